@@ -1,0 +1,123 @@
+# lkprobot — build, test and install.
+#   make deps     install the Debian packages needed to build and test (apt-get)
+#   make          build ./lkprobot
+#   make check    build with ASan/UBSan and run every test
+#   make demo     the README's main command
+#   make install  PREFIX=/usr/local (DESTDIR supported)
+#   make bench    build and run the benchmarks in bench/
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PREFIX ?= /usr/local
+DATADIR ?= $(PREFIX)/share/lkprobot
+VERSION := 0.1.0
+
+# Libraries with a .pc file in Debian 12, and the two without one.
+PKGS := yaml-0.1 libcurl libgit2 libpmem sqlite3 libmicrohttpd
+NOPC_LIBS := -lpfm -lmbedtls -lmbedx509 -lmbedcrypto
+
+# Debian packages: to build, to test, and the tools lkprobot drives.
+DEB_BUILD := build-essential pkg-config libyaml-dev libcurl4-openssl-dev \
+	libgit2-dev libpmem-dev libsqlite3-dev libmicrohttpd-dev libpfm4-dev \
+	libmbedtls-dev
+DEB_TEST := libcmocka-dev
+DEB_TOOLS :=
+
+ifneq ($(filter-out deps help clean distclean,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+ifeq ($(PKG_LIBS),)
+$(error libraries not found with pkg-config ($(PKGS)); run 'make deps' first)
+endif
+endif
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
+	-Wmissing-prototypes -Wstrict-prototypes
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(PKG_CFLAGS) \
+	-DLKPROBOT_VERSION='"$(VERSION)"' -DLKPROBOT_DATADIR='"$(DATADIR)"' $(CFLAGS)
+LDLIBS_ALL = -Wl,--as-needed $(PKG_LIBS) $(NOPC_LIBS)
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+LIB_SRC := $(sort $(wildcard lib/*.c lib/programs/*.c))
+ROBOT_SRC := $(sort $(wildcard robot/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+
+REL_LIB_OBJ := $(LIB_SRC:%.c=build/rel/%.o)
+REL_ROBOT_OBJ := $(ROBOT_SRC:%.c=build/rel/%.o)
+SAN_LIB_OBJ := $(LIB_SRC:%.c=build/san/%.o)
+SAN_ROBOT_OBJ := $(ROBOT_SRC:%.c=build/san/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=build/rel/bench/%)
+
+.PHONY: all deps check unit cli demo install bench clean help
+all: lkprobot
+
+help:
+	@sed -n '2,7p' Makefile | sed 's/^# *//'
+
+build/rel/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -MMD -MP -c -o $@ $<
+
+build/rel/liblkp.a: $(REL_LIB_OBJ)
+	$(AR) rcs $@ $^
+
+build/san/liblkp.a: $(SAN_LIB_OBJ)
+	$(AR) rcs $@ $^
+
+lkprobot: $(REL_ROBOT_OBJ) build/rel/liblkp.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+build/san/lkprobot: $(SAN_ROBOT_OBJ) build/san/liblkp.a
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS_ALL)
+
+build/san/tests/%: tests/unit/%.c build/san/liblkp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes -o $@ $< build/san/liblkp.a \
+		$(LDLIBS_ALL) $(shell $(PKG_CONFIG) --libs cmocka)
+
+build/rel/bench/%: bench/%.c build/rel/liblkp.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< build/rel/liblkp.a $(LDLIBS_ALL)
+
+deps:
+	@missing=$$(for p in $(DEB_BUILD) $(DEB_TEST) $(DEB_TOOLS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
+	echo "deps: installing $$missing"; \
+	SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	$$SUDO apt-get update -q && \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing
+
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+
+cli: build/san/lkprobot
+	@LKPROBOT=$(CURDIR)/build/san/lkprobot sh tests/cli/run.sh
+
+check: $(UNIT_BIN) build/san/lkprobot
+	@sh tests/run-all.sh $(UNIT_BIN)
+
+demo: deps
+	@$(MAKE) --no-print-directory lkprobot
+	@sh tests/demo.sh
+
+bench: $(BENCH_BIN) lkprobot
+	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+
+install: lkprobot
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/share/doc/lkprobot
+	install -m 755 lkprobot $(DESTDIR)$(PREFIX)/bin/lkprobot
+	cp -R jobs hosts $(DESTDIR)$(DATADIR)/
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/lkprobot/README.md
+
+clean:
+	rm -rf build lkprobot
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,57 @@
+/*
+ * program: the table of LKP programs lkprobot knows — setups, tests,
+ * daemons, monitors and stats-only parsers — with the options each one
+ * declares. The option lists match lkp-tests' programs so that a job file
+ * expands to the same atomic jobs and path_params as under lkp-tests.
+ *
+ * Adding a program: one file in lib/programs/ defining a
+ * `const struct program program_<name>` and one line in program.c's table
+ * (kept sorted by name; program_check() verifies the table at start-up).
+ * This module knows nothing about job files.
+ */
+#ifndef LKP_PROGRAM_H
+#define LKP_PROGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PROGRAM_VERSION 1
+
+enum program_kind {
+	PROGRAM_SETUP,		/* runs before the test (disk, fs, fio-setup-basic) */
+	PROGRAM_TEST,		/* the workload itself (fio, vm-scalability) */
+	PROGRAM_DAEMON,		/* background service the test talks to */
+	PROGRAM_MONITOR,	/* samples while the test runs (vmstat, perf-stat) */
+	PROGRAM_STATS,		/* parser only: output produced by others (time) */
+	PROGRAM_WRAPPER,	/* options every test accepts (nr_instances, ...) */
+};
+
+struct program {
+	int version;
+	const char *name;
+	enum program_kind kind;
+	const char *summary;
+	/* NULL-terminated; a leading '=' marks a "key=value" option in path_params */
+	const char *const *options;
+};
+
+extern const struct program *const program_table[];
+extern const size_t program_table_size;
+/* The options every test accepts; not a job key itself. */
+extern const struct program program_wrapper;
+
+/* Look a program up by its job key; NULL when lkprobot does not know it. */
+const struct program *program_find(const char *name);
+
+/* Does the program declare `opt`? Sets *eq for '=' options. */
+bool program_has_option(const struct program *p, const char *opt, bool *eq);
+
+/* setup, test and daemon programs: their options shape path_params */
+bool program_is_workload(const struct program *p);
+
+const char *program_kind_name(enum program_kind kind);
+
+/* Verify the table (sorted, versions, options well-formed); 0 or -1 with a message. */
+int program_check(char *msg, size_t msglen);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * strbuf: growable NUL-terminated strings. Every path, YAML line and error
+ * message in lkprobot is built with one of these.
+ *
+ * Invariants: after STRBUF_INIT or strbuf_init() `buf` is never NULL and is
+ * always NUL-terminated; `len` excludes the NUL. Allocation failure aborts
+ * (there is nothing sensible a test robot can do without memory).
+ * Ownership: strbuf_detach() hands the buffer to the caller (free() it) and
+ * leaves the strbuf empty and reusable.
+ */
+#ifndef LKP_STRBUF_H
+#define LKP_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct strbuf {
+	size_t len;
+	size_t alloc;
+	char *buf;
+};
+
+extern char strbuf_empty[];
+#define STRBUF_INIT { 0, 0, strbuf_empty }
+
+void strbuf_init(struct strbuf *sb, size_t hint);
+void strbuf_release(struct strbuf *sb);
+char *strbuf_detach(struct strbuf *sb);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_setlen(struct strbuf *sb, size_t len);
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, int c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* Replace the contents with a formatted string. */
+void strbuf_setf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Read a whole file; returns 0, or -1 with errno set (sb unchanged). */
+int strbuf_read_file(struct strbuf *sb, const char *path);
+
+/* Remove trailing whitespace. */
+void strbuf_rtrim(struct strbuf *sb);
+
+/* xmalloc family: abort with a message on allocation failure. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow an array (`arr`, count `nr`, capacity `alloc`) to hold `need` items. */
+#define ALLOC_GROW(arr, need, alloc)                                         \
+	do {                                                                 \
+		if ((need) > (alloc)) {                                      \
+			size_t ag_n_ = (alloc) < 8 ? 8 : (alloc) * 2;        \
+			while (ag_n_ < (need))                               \
+				ag_n_ *= 2;                                  \
+			(arr) = xrealloc((arr), ag_n_ * sizeof(*(arr)));     \
+			(alloc) = ag_n_;                                     \
+		}                                                            \
+	} while (0)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

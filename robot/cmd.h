@@ -1,0 +1,62 @@
+/*
+ * cmd: the lkprobot subcommands.
+ *
+ * Adding a subcommand:
+ *   1. write robot/cmd_<name>.c exporting cmd_<name>() below; it parses its
+ *      options, calls lib/ modules and prints — no SQL, HTTP or libgit2 here;
+ *   2. add a row to the sorted commands[] table in robot/main.c;
+ *   3. give it `--help` text with its exit codes and a tests/cli script;
+ *   4. document it in README.md.
+ * Commands return the process exit status (see below); only robot/ exits.
+ */
+#ifndef LKP_CMD_H
+#define LKP_CMD_H
+
+#include "../lib/node.h"
+#include "../lib/strbuf.h"
+
+#include <stdbool.h>
+
+/* Exit codes shared by every command. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,		/* the work failed (a test, a build, the machine) */
+	EXIT_USAGE = 2,		/* bad input: options, job files, values */
+};
+
+struct lkp_ctx {
+	const char *data_dir;	/* holds jobs/ (with include/) and hosts/ */
+	const char *cmd;	/* the running subcommand's name */
+};
+
+int cmd_help(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_programs(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx);
+
+/* Print "lkprobot: <msg>" on stderr; returns `code`. */
+int cmd_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Options shared by the commands that read job files: overrides given as
+ * `key=value` arguments or `-s 'key: value'`, the test box, defaults.
+ */
+struct jobopts {
+	struct node *overrides;	/* map, never NULL */
+	const char *testbox;
+	bool no_defaults;
+	bool compatible;
+	char **files;		/* job files named on the command line */
+	size_t nfiles;
+};
+
+void jobopts_init(struct jobopts *jo);
+void jobopts_release(struct jobopts *jo);
+/* Add a "key: value" YAML text to the overrides; -1 with err set if malformed. */
+int jobopts_set(struct jobopts *jo, const char *yaml, struct strbuf *err);
+/* Sort a positional argument into a job file or a key=value override. */
+int jobopts_arg(struct jobopts *jo, char *arg, struct strbuf *err);
+
+#endif

@@ -1,0 +1,163 @@
+/*
+ * lkprobot: the command table and the process-wide set-up (where the data
+ * directory is, program table check). Each command lives in cmd_<name>.c.
+ */
+#include "cmd.h"
+#include "../lib/program.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef LKPROBOT_VERSION
+#define LKPROBOT_VERSION "0.1.0"
+#endif
+#ifndef LKPROBOT_DATADIR
+#define LKPROBOT_DATADIR "/usr/local/share/lkprobot"
+#endif
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct lkp_ctx *ctx);
+	const char *summary;
+};
+
+static const struct cmd commands[] = {
+	{ "help", cmd_help, "show the commands, or one command's help" },
+	{ "job-path", cmd_job_path, "print the result path of each atomic job of a job file" },
+	{ "programs", cmd_programs, "list the programs (setups, tests, monitors) and their options" },
+	{ "show-job", cmd_show_job, "print a job fully merged (includes, defaults, overrides) as YAML" },
+	{ "split-job", cmd_split_job, "expand a job file into atomic jobs, named as lkp-tests names them" },
+};
+
+int cmd_error(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("lkprobot: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+void cmd_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("lkprobot: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool has_jobs(const char *dir)
+{
+	struct stat st;
+	char *p = xasprintf("%s/jobs", dir);
+	bool ok = !stat(p, &st) && S_ISDIR(st.st_mode);
+	free(p);
+	return ok;
+}
+
+/* $LKPROBOT_DATA, else next to the binary (a source tree), else the install. */
+static char *find_data_dir(void)
+{
+	const char *env = getenv("LKPROBOT_DATA");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			/* the binary sits at the top of a source tree, or in build/<kind>/ */
+			const char *up[] = { "%s", "%s/..", "%s/../..", "%s/../share/lkprobot" };
+			for (size_t i = 0; i < ARRAY_SIZE(up); i++) {
+				struct strbuf d = STRBUF_INIT;
+				strbuf_addf(&d, up[i], exe);
+				char *real = realpath(d.buf, NULL);
+				strbuf_release(&d);
+				if (real && has_jobs(real))
+					return real;
+				free(real);
+			}
+		}
+	}
+	return xstrdup(LKPROBOT_DATADIR);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: lkprobot <command> [options]\n"
+		     "       lkprobot --version\n\n"
+		     "commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'lkprobot <command> --help' shows a command's options.\n"
+		     "exit codes: 0 success, 1 the work failed, 2 bad input or usage\n");
+}
+
+int cmd_help(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	(void)ctx;
+	if (argc > 1) {
+		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+			if (!strcmp(argv[1], commands[i].name) && commands[i].fn != cmd_help) {
+				char *args[] = { argv[1], (char *)"--help", NULL };
+				struct lkp_ctx c = *ctx;
+				c.cmd = argv[1];
+				return commands[i].fn(2, args, &c);
+			}
+		if (strcmp(argv[1], "help"))
+			return cmd_error(EXIT_USAGE, "'%s' is not a command; 'lkprobot help' lists them", argv[1]);
+	}
+	usage(stdout);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct lkp_ctx ctx = { 0 };
+	char msg[256];
+	int ret;
+
+	if (program_check(msg, sizeof(msg)))
+		return cmd_error(EXIT_FAIL, "internal error: %s", msg);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("lkprobot %s\n", LKPROBOT_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		char *data = find_data_dir();
+		ctx.data_dir = data;
+		ctx.cmd = commands[i].name;
+		ret = commands[i].fn(argc - 1, argv + 1, &ctx);
+		free(data);
+		if (fflush(stdout) || ferror(stdout))
+			return cmd_error(EXIT_FAIL, "cannot write the output: %s", strerror(errno));
+		return ret;
+	}
+	return cmd_error(EXIT_USAGE, "'%s' is not a command; 'lkprobot help' lists them", argv[1]);
+}
