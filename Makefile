@@ -31,6 +31,15 @@ $(error libraries not found with pkg-config ($(PKGS)); run 'make deps' first)
 endif
 endif
 
+V ?= 0
+ifeq ($(V),0)
+Q := @
+msg = @printf '  %-6s %s\n' $(1) $(2)
+else
+Q :=
+msg =
+endif
+
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 	-Wmissing-prototypes -Wstrict-prototypes
@@ -59,32 +68,38 @@ help:
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 build/san/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -MMD -MP -c -o $@ $<
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SAN) -MMD -MP -c -o $@ $<
 
 build/rel/liblkp.a: $(REL_LIB_OBJ)
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 build/san/liblkp.a: $(SAN_LIB_OBJ)
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 lkprobot: $(REL_ROBOT_OBJ) build/rel/liblkp.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 build/san/lkprobot: $(SAN_ROBOT_OBJ) build/san/liblkp.a
-	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS_ALL)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS_ALL)
 
 build/san/tests/%: tests/unit/%.c build/san/liblkp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes -o $@ $< build/san/liblkp.a \
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes -o $@ $< build/san/liblkp.a \
 		$(LDLIBS_ALL) $(shell $(PKG_CONFIG) --libs cmocka)
 
 build/rel/bench/%: bench/%.c build/rel/liblkp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< build/rel/liblkp.a $(LDLIBS_ALL)
+	$(call msg,BENCH,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/rel/liblkp.a $(LDLIBS_ALL)
 
 deps:
 	@missing=$$(for p in $(DEB_BUILD) $(DEB_TEST) $(DEB_TOOLS); do \

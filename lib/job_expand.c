@@ -274,6 +274,7 @@ static void revise(struct node *original, const struct node *revisions, bool ove
 struct incdir {
 	char *key;
 	char *dir;
+	struct sset files;	/* regular files in dir, read once */
 };
 
 struct parsed {
@@ -291,10 +292,30 @@ struct expander {
 	struct parsed *cache;
 	size_t ncache, acache;
 	struct sset loaded;	/* include files merged into this document */
-	struct sset dims;	/* keys whose lists expand */
+	program_mask ref;	/* the workload programs the job names */
 	struct sset warned;	/* keys already warned about */
 	int ret;
 };
+
+static void list_files(struct incdir *inc)
+{
+	DIR *d = opendir(inc->dir);
+	struct dirent *de;
+	struct strbuf p = STRBUF_INIT;
+	struct stat st;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		strbuf_setf(&p, "%s/%s", inc->dir, de->d_name);
+		if (!stat(p.buf, &st) && S_ISREG(st.st_mode))
+			sset_add(&inc->files, de->d_name);
+	}
+	closedir(d);
+	strbuf_release(&p);
+}
 
 static void scan_includes(struct expander *ex)
 {
@@ -310,10 +331,13 @@ static void scan_includes(struct expander *ex)
 				continue;
 			strbuf_addf(&p, "%s/%s", root, de->d_name);
 			if (!stat(p.buf, &st) && S_ISDIR(st.st_mode)) {
+				struct incdir *inc;
 				ALLOC_GROW(ex->incs, ex->nincs + 1, ex->aincs);
-				ex->incs[ex->nincs].key = xstrdup(de->d_name);
-				ex->incs[ex->nincs].dir = strbuf_detach(&p);
-				ex->nincs++;
+				inc = &ex->incs[ex->nincs++];
+				memset(inc, 0, sizeof(*inc));
+				inc->key = xstrdup(de->d_name);
+				inc->dir = strbuf_detach(&p);
+				list_files(inc);
 			}
 			strbuf_release(&p);
 		}
@@ -373,13 +397,12 @@ static int try_default(struct expander *ex, struct sset *loaded, const struct in
 {
 	struct strbuf p = STRBUF_INIT;
 	const struct node *doc;
-	struct stat st;
 	int ret = 0;
 
-	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+	if (!sset_has(&inc->files, name))
 		return 0;
 	strbuf_addf(&p, "%s/%s", inc->dir, name);
-	if (stat(p.buf, &st) || !S_ISREG(st.st_mode) || sset_has(loaded, p.buf))
+	if (sset_has(loaded, p.buf))
 		goto out;
 	if (load_cached(ex, p.buf, &doc)) {
 		ret = -1;
@@ -411,112 +434,133 @@ static bool plain_number(const struct node *v)
 
 static bool referenced(const struct node *job, const char *name);
 
-static int defaults_walk(struct expander *ex, struct sset *loaded, const struct node *root,
-			 const struct node *m, struct node *defaults)
+/*
+ * lkp-tests' params/ mappings that decide which defaults apply: a scalar
+ * "disk: 2pmem" reads as {nr_pmem: 2}, "fs: xfs" as {fs: xfs}. Returns a
+ * new node, or NULL when the key is not mapped.
+ */
+static struct node *map_param(const char *k, const struct node *v)
 {
-	for (size_t i = 0; i < m->n; i++) {
-		const char *k = m->keys[i];
-		const struct node *v = m->vals[i];
-		const struct incdir *inc;
-
-		if (v->comment)
-			continue;
-		if ((inc = find_incdir(ex, k))) {
-			const struct program *p = program_find(k);
-			int r = 0;
-
-			if (p && program_is_workload(p) && referenced(root, k)) {
-				r = try_default(ex, loaded, inc, k, defaults);
-				if (r < 0)
-					return -1;
-				if (r == 0 && v->type == NODE_MAP)
-					for (size_t j = 0; j < v->n; j++)
-						if (!v->vals[j]->comment &&
-						    program_has_option(p, v->keys[j], NULL) &&
-						    try_default(ex, loaded, inc, v->keys[j], defaults) < 0)
-							return -1;
-			}
-			if (v->type == NODE_SCALAR && !plain_number(v)) {
-				bool hit = false;
-				struct strbuf prefix = STRBUF_INIT;
-				const char *s = v->str;
-				for (;;) {
-					size_t seg = strcspn(s, ":-");
-					strbuf_add(&prefix, s, seg);
-					r = try_default(ex, loaded, inc, prefix.buf, defaults);
-					if (r < 0) {
-						strbuf_release(&prefix);
-						return -1;
-					}
-					hit |= r > 0;
-					s += seg;
-					if (!*s)
-						break;
-					strbuf_addch(&prefix, *s++);
-				}
-				strbuf_release(&prefix);
-				if (!hit && try_default(ex, loaded, inc, "OTHERS", defaults) < 0)
-					return -1;
-				if (try_default(ex, loaded, inc, "ALL", defaults) < 0)
-					return -1;
-			}
-		}
-		if (v->type == NODE_MAP && defaults_walk(ex, loaded, root, v, defaults))
-			return -1;
-	}
-	return 0;
-}
-
-/* lkp-tests' params/ mappings that decide which defaults apply. */
-static void map_params(struct node *view)
-{
-	for (size_t i = 0; i < view->n; i++) {
-		const char *k = view->keys[i];
-		struct node *v = view->vals[i];
-
-		if (v->comment)
-			continue;
-		if (!strcmp(k, "disk") && node_str(v)) {
-			struct units_disk d;
-			struct strbuf e = STRBUF_INIT;
-			if (!units_disk(v->str, &d, &e)) {
-				struct node *m = node_new(NODE_MAP);
-				char num[32];
+	if (!strcmp(k, "disk") && node_str(v)) {
+		struct units_disk d;
+		struct strbuf e = STRBUF_INIT;
+		struct node *m = NULL;
+		if (!units_disk(v->str, &d, &e)) {
+			char num[32];
+			m = node_new(NODE_MAP);
 #define DISK_KEY(field, name)                                                  \
 	if (d.field) {                                                         \
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)d.field); \
 		node_append(m, name, node_new_scalar(num));                    \
 	}
-				DISK_KEY(nr_hdd, "nr_hdd")
-				DISK_KEY(nr_ssd, "nr_ssd")
-				DISK_KEY(nr_brd, "nr_brd")
-				DISK_KEY(nr_srd, "nr_srd")
-				DISK_KEY(ramdisk_size, "ramdisk_size")
-				DISK_KEY(scsi_ram, "scsi_ram")
-				DISK_KEY(nr_pmem, "nr_pmem")
+			DISK_KEY(nr_hdd, "nr_hdd")
+			DISK_KEY(nr_ssd, "nr_ssd")
+			DISK_KEY(nr_brd, "nr_brd")
+			DISK_KEY(nr_srd, "nr_srd")
+			DISK_KEY(ramdisk_size, "ramdisk_size")
+			DISK_KEY(scsi_ram, "scsi_ram")
+			DISK_KEY(nr_pmem, "nr_pmem")
 #undef DISK_KEY
-				node_free(v);
-				view->vals[i] = m;
-			}
-			strbuf_release(&e);
-		} else if ((!strcmp(k, "fs") || !strcmp(k, "fs1") || !strcmp(k, "fs2")) && node_str(v)) {
-			struct node *m = node_new(NODE_MAP);
-			node_append(m, "fs", v);
-			view->vals[i] = m;
 		}
+		strbuf_release(&e);
+		return m;
 	}
+	if ((!strcmp(k, "fs") || !strcmp(k, "fs1") || !strcmp(k, "fs2")) && node_str(v)) {
+		struct node *m = node_new(NODE_MAP);
+		node_append(m, "fs", node_dup(v));
+		return m;
+	}
+	return NULL;
 }
 
-static void drop_lists(struct node *m, const struct sset *dims)
+static int defaults_walk(struct expander *ex, struct sset *loaded, const struct node *root,
+			 const struct node *m, struct node *defaults);
+
+/* One entry of the walk; `v` is already mapped (map_param). */
+static int defaults_entry(struct expander *ex, struct sset *loaded, const struct node *root,
+			  const char *k, const struct node *v, struct node *defaults);
+
+static int defaults_walk(struct expander *ex, struct sset *loaded, const struct node *root,
+			 const struct node *m, struct node *defaults)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct node *v = m->vals[i];
+		struct node *mapped;
+		int r;
+
+		if (v->comment)
+			continue;
+		mapped = m == root ? map_param(m->keys[i], v) : NULL;
+		r = defaults_entry(ex, loaded, root, m->keys[i], mapped ? mapped : v, defaults);
+		node_free(mapped);
+		if (r)
+			return -1;
+	}
+	return 0;
+}
+
+static int defaults_entry(struct expander *ex, struct sset *loaded, const struct node *root,
+			  const char *k, const struct node *v, struct node *defaults)
+{
+	const struct incdir *inc;
+
+	if ((inc = find_incdir(ex, k))) {
+		const struct program *p = program_find(k);
+		int r = 0;
+
+		if (p && program_is_workload(p) && referenced(root, k)) {
+			r = try_default(ex, loaded, inc, k, defaults);
+			if (r < 0)
+				return -1;
+			if (r == 0 && v->type == NODE_MAP)
+				for (size_t j = 0; j < v->n; j++)
+					if (!v->vals[j]->comment &&
+					    program_has_option(p, v->keys[j], NULL) &&
+					    try_default(ex, loaded, inc, v->keys[j], defaults) < 0)
+						return -1;
+		}
+		if (v->type == NODE_SCALAR && !plain_number(v)) {
+			bool hit = false;
+			struct strbuf prefix = STRBUF_INIT;
+			const char *s = v->str;
+			for (;;) {
+				size_t seg = strcspn(s, ":-");
+				strbuf_add(&prefix, s, seg);
+				r = try_default(ex, loaded, inc, prefix.buf, defaults);
+				if (r < 0) {
+					strbuf_release(&prefix);
+					return -1;
+				}
+				hit |= r > 0;
+				s += seg;
+				if (!*s)
+					break;
+				strbuf_addch(&prefix, *s++);
+			}
+			strbuf_release(&prefix);
+			if (!hit && try_default(ex, loaded, inc, "OTHERS", defaults) < 0)
+				return -1;
+			if (try_default(ex, loaded, inc, "ALL", defaults) < 0)
+				return -1;
+		}
+	}
+	if (v->type == NODE_MAP && defaults_walk(ex, loaded, root, v, defaults))
+		return -1;
+	return 0;
+}
+
+static bool is_dim(const char *k, program_mask ref);
+
+static void drop_lists(struct node *m, program_mask ref)
 {
 	for (size_t i = 0; i < m->n;) {
 		struct node *v = m->vals[i];
-		if (!v->comment && v->type == NODE_SEQ && sset_has(dims, m->keys[i])) {
+		if (!v->comment && v->type == NODE_SEQ && is_dim(m->keys[i], ref)) {
 			node_del(m, m->keys[i]);
 			continue;
 		}
 		if (v->type == NODE_MAP)
-			drop_lists(v, dims);
+			drop_lists(v, ref);
 		i++;
 	}
 }
@@ -541,54 +585,55 @@ static bool referenced(const struct node *job, const char *name)
 	return referenced_in(job, name);
 }
 
-static void collect_programs(const struct node *m, struct sset *progs)
+static const struct program *workload(const char *k)
 {
+	const struct program *p = program_find(k);
+	return p && program_is_workload(p) ? p : NULL;
+}
+
+/* The workload programs named anywhere in the job. */
+static program_mask workload_mask(const struct node *m)
+{
+	program_mask mask = 0;
+
 	for (size_t i = 0; i < m->n; i++) {
 		const struct program *p;
 		if (m->vals[i]->comment)
 			continue;
-		if ((p = program_find(m->keys[i])) && program_is_workload(p))
-			sset_add(progs, p->name);
+		if ((p = workload(m->keys[i])))
+			mask |= program_bit(p);
 		if (m->vals[i]->type == NODE_MAP)
-			collect_programs(m->vals[i], progs);
+			mask |= workload_mask(m->vals[i]);
 	}
+	return mask;
 }
 
-/* Options of the job's workload programs and the test wrapper. */
-static void job_options(const struct node *job, struct sset *opts, struct sset *eq_opts,
-			struct sset *progs)
+/* An option of one of the job's programs or of the test wrapper? */
+static bool is_option(const char *k, program_mask ref)
 {
-	struct sset local = { 0 };
-	struct sset *ps = progs ? progs : &local;
+	static program_mask wrapper;
 
-	collect_programs(job, ps);
-	for (size_t i = 0; i < ps->cap; i++) {
-		const struct program *p;
-		if (!ps->slot[i] || !(p = program_find(ps->slot[i])))
-			continue;
-		for (const char *const *o = p->options; o && *o; o++) {
-			sset_add(opts, **o == '=' ? *o + 1 : *o);
-			if (**o == '=' && eq_opts)
-				sset_add(eq_opts, *o + 1);
-		}
-	}
-	for (const char *const *o = program_wrapper.options; *o; o++)
-		sset_add(opts, *o);
-	sset_release(&local);
+	if (!wrapper)
+		wrapper = program_bit(&program_wrapper);
+	return program_option_mask(k) & (ref | wrapper);
 }
 
-static void compute_dims(const struct node *job, struct sset *dims)
+static bool is_eq_option(const char *k, program_mask ref)
 {
-	struct sset progs = { 0 };
+	return program_option_eq_mask(k) & (ref | program_bit(&program_wrapper));
+}
 
-	sset_release(dims);
+/* Does a list under `k` expand (lkp-tests' EXPAND_DIMS, programs, options)? */
+static bool is_dim(const char *k, program_mask ref)
+{
+	if (is_option(k, ref) || workload(k))
+		return true;
+	if (strcmp(k, "kconfig") && strcmp(k, "rootfs") && !strstr(k, "commit"))
+		return false;
 	for (const char *const *d = job_expand_dims; *d; d++)
-		sset_add(dims, *d);
-	job_options(job, dims, NULL, &progs);
-	for (size_t i = 0; i < progs.cap; i++)
-		if (progs.slot[i])
-			sset_add(dims, progs.slot[i]);
-	sset_release(&progs);
+		if (!strcmp(k, *d))
+			return true;
+	return false;
 }
 
 /* ---- defaults ---- */
@@ -601,20 +646,18 @@ static int merge_defaults(struct expander *ex, struct node *job, const struct no
 	int ret = 0;
 
 	if (!ex->env->no_defaults) {
-		view = node_dup(job);
-		if (job2)
-			revise(view, job2, true);
-		if (ov)
-			revise(view, ov, true);
+		/* an atomic job already has the overrides and no lists */
+		view = NULL;
 		if (first_time) {
-			struct sset dims = { 0 };
-			compute_dims(view, &dims);
-			drop_lists(view, &dims);
-			sset_release(&dims);
+			view = node_dup(job);
+			if (job2)
+				revise(view, job2, true);
+			if (ov)
+				revise(view, ov, true);
+			drop_lists(view, workload_mask(view));
 		}
-		map_params(view);
 		defaults = node_new(NODE_MAP);
-		ret = defaults_walk(ex, loaded, view, view, defaults);
+		ret = defaults_walk(ex, loaded, view ? view : job, view ? view : job, defaults);
 		if (!ret)
 			revise(job, defaults, false);
 		node_free(defaults);
@@ -718,7 +761,7 @@ static const char *nearest_option(const struct program *p, const char *k)
 	return best;
 }
 
-static int validate_map(struct expander *ex, const struct node *m, const struct sset *opts,
+static int validate_map(struct expander *ex, const struct node *m, program_mask ref,
 			const struct program *parent)
 {
 	static const char *const scalars[] = {
@@ -735,7 +778,7 @@ static int validate_map(struct expander *ex, const struct node *m, const struct 
 			continue;
 		if (parent && parent->kind == PROGRAM_MONITOR)
 			continue;	/* monitor options: checked by the monitor */
-		if (parent && !program_has_option(parent, k, NULL) && !sset_has(opts, k)) {
+		if (parent && !program_has_option(parent, k, NULL) && !is_option(k, ref)) {
 			const char *near = nearest_option(parent, k);
 			if (near)
 				return errat(ex, v, k, "not an option of '%s'; did you mean '%s'? ('lkprobot programs %s' lists them)",
@@ -748,14 +791,14 @@ static int validate_map(struct expander *ex, const struct node *m, const struct 
 				return errat(ex, v, k, "%s '%s' takes a value or a mapping of options, not %s",
 					     program_kind_name(p->kind), k, node_type_name(v));
 			if (v->type == NODE_MAP) {
-				if (validate_map(ex, v, opts, p))
+				if (validate_map(ex, v, ref, p))
 					return -1;
 			} else if (check_value(ex, k, v)) {
 				return -1;
 			}
 			continue;
 		}
-		if (sset_has(opts, k)) {
+		if (is_option(k, ref)) {
 			if (check_value(ex, k, v))
 				return -1;
 			continue;
@@ -765,6 +808,9 @@ static int validate_map(struct expander *ex, const struct node *m, const struct 
 		for (const char *const *s = scalars; *s; s++)
 			if (!parent && !strcmp(k, *s))
 				goto scalar;
+		/* a key with a notation (runtime, test_size, ...) means it anywhere */
+		if (!parent && units_kind_of(k) && check_value(ex, k, v))
+			return -1;
 		continue;
 scalar:
 		if (v->type == NODE_SEQ || v->type == NODE_MAP)
@@ -775,7 +821,7 @@ scalar:
 }
 
 /* A top-level mapping under a name that is no program: options nobody reads. */
-static void warn_unknown(struct expander *ex, const struct node *job, const struct sset *opts)
+static void warn_unknown(struct expander *ex, const struct node *job, program_mask ref)
 {
 	static const char *const known_maps[] = { "boot_params", "need_kconfig", "hw", NULL };
 
@@ -786,7 +832,7 @@ static void warn_unknown(struct expander *ex, const struct node *job, const stru
 		const struct node *v = job->vals[i];
 		bool known = false;
 
-		if (v->comment || v->type != NODE_MAP || program_find(k) || sset_has(opts, k))
+		if (v->comment || v->type != NODE_MAP || program_find(k) || is_option(k, ref))
 			continue;
 		for (const char *const *m = known_maps; *m; m++)
 			known |= !strcmp(k, *m);
@@ -804,34 +850,30 @@ static void warn_unknown(struct expander *ex, const struct node *job, const stru
 
 static int validate(struct expander *ex, const struct node *job)
 {
-	struct sset opts = { 0 };
-	int ret;
+	program_mask ref = workload_mask(job);
 
 	for (size_t i = 0; i < job->n; i++)
 		if (!job->vals[i]->comment && check_braces(ex, job->keys[i], job->vals[i]))
 			return -1;
-	job_options(job, &opts, NULL, NULL);
-	warn_unknown(ex, job, &opts);
-	ret = validate_map(ex, job, &opts, NULL);
-	sset_release(&opts);
-	return ret;
+	warn_unknown(ex, job, ref);
+	return validate_map(ex, job, ref, NULL);
 }
 
 /* ---- expansion ---- */
 
 /* Depth-first: the first list under an expandable key. */
-static bool find_list(struct node *m, const struct sset *dims, struct node **map, size_t *idx)
+static bool find_list(struct node *m, program_mask ref, struct node **map, size_t *idx)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		struct node *v = m->vals[i];
 		if (v->comment)
 			continue;
-		if (v->type == NODE_SEQ && sset_has(dims, m->keys[i])) {
+		if (v->type == NODE_SEQ && is_dim(m->keys[i], ref)) {
 			*map = m;
 			*idx = i;
 			return true;
 		}
-		if (v->type == NODE_MAP && find_list(v, dims, map, idx))
+		if (v->type == NODE_MAP && find_list(v, ref, map, idx))
 			return true;
 	}
 	return false;
@@ -842,7 +884,7 @@ static int expand(struct expander *ex, struct node *job)
 	struct node *map, *list;
 	size_t idx;
 
-	if (find_list(job, &ex->dims, &map, &idx)) {
+	if (find_list(job, ex->ref, &map, &idx)) {
 		list = map->vals[idx];
 		if (!list->n) {
 			int r = errat(ex, list, map->keys[idx],
@@ -879,6 +921,7 @@ static void release_expander(struct expander *ex)
 	for (size_t i = 0; i < ex->nincs; i++) {
 		free(ex->incs[i].key);
 		free(ex->incs[i].dir);
+		sset_release(&ex->incs[i].files);
 	}
 	free(ex->incs);
 	for (size_t i = 0; i < ex->ncache; i++) {
@@ -887,7 +930,6 @@ static void release_expander(struct expander *ex)
 	}
 	free(ex->cache);
 	sset_release(&ex->loaded);
-	sset_release(&ex->dims);
 	sset_release(&ex->warned);
 }
 
@@ -953,7 +995,7 @@ int job_expand(const struct jobfile *jf, const struct job_env *env,
 		sset_release(&ex.loaded);
 		ret = merge_defaults(&ex, job, d ? jf->docs[d] : NULL, true, &ex.loaded);
 		if (!ret) {
-			compute_dims(job, &ex.dims);
+			ex.ref = workload_mask(job);
 			ret = expand(&ex, job);
 		}
 		node_free(job);
@@ -987,22 +1029,12 @@ struct node *job_merged(const struct jobfile *jf, const struct job_env *env,
 	return job;
 }
 
-static bool has_lists(const struct node *m, const struct sset *dims)
+bool job_is_atomic(const struct node *job)
 {
 	struct node *map;
 	size_t idx;
-	return find_list((struct node *)m, dims, &map, &idx);
-}
 
-bool job_is_atomic(const struct node *job)
-{
-	struct sset dims = { 0 };
-	bool atomic;
-
-	compute_dims(job, &dims);
-	atomic = !has_lists(job, &dims);
-	sset_release(&dims);
-	return atomic;
+	return !find_list((struct node *)job, workload_mask(job), &map, &idx);
 }
 
 /* ---- path_params ---- */
@@ -1076,8 +1108,8 @@ struct params {
 	size_t n, alloc;
 };
 
-static void collect_params(const struct node *m, const char *pk, const struct sset *set,
-			   const struct sset *eq, struct params *ps)
+static void collect_params(const struct node *m, const char *pk, program_mask ref,
+			   struct params *ps)
 {
 	const struct program *pp = pk ? program_find(pk) : NULL;
 
@@ -1087,14 +1119,14 @@ static void collect_params(const struct node *m, const char *pk, const struct ss
 
 		if (v->comment)
 			continue;
-		if (sset_has(set, k) && v->type != NODE_MAP &&
+		if ((is_option(k, ref) || workload(k)) && v->type != NODE_MAP &&
 		    !(pp && pp->kind == PROGRAM_MONITOR)) {
 			ALLOC_GROW(ps->v, ps->n + 1, ps->alloc);
-			ps->v[ps->n] = (struct param){ k, v, sset_has(eq, k), ps->n };
+			ps->v[ps->n] = (struct param){ k, v, is_eq_option(k, ref), ps->n };
 			ps->n++;
 		}
 		if (v->type == NODE_MAP)
-			collect_params(v, k, set, eq, ps);
+			collect_params(v, k, ref, ps);
 	}
 }
 
@@ -1107,16 +1139,11 @@ static int cmp_param(const void *a, const void *b)
 
 void job_path_params(const struct node *job, bool compatible, struct strbuf *out)
 {
-	struct sset set = { 0 }, eq = { 0 };
 	struct params ps = { 0 };
 	struct strbuf raw = STRBUF_INIT, val = STRBUF_INIT;
 
-	job_options(job, &set, &eq, NULL);
-	for (size_t i = 0; i < program_table_size; i++)
-		if (program_is_workload(program_table[i]))
-			sset_add(&set, program_table[i]->name);
-	collect_params(job, NULL, &set, &eq, &ps);
-	if (!compatible)
+	collect_params(job, NULL, workload_mask(job), &ps);
+	if (!compatible && ps.n)
 		qsort(ps.v, ps.n, sizeof(*ps.v), cmp_param);
 	for (size_t i = 0; i < ps.n; i++) {
 		const struct param *p = &ps.v[i];
@@ -1160,8 +1187,6 @@ void job_path_params(const struct node *job, bool compatible, struct strbuf *out
 	strbuf_release(&raw);
 	strbuf_release(&val);
 	free(ps.v);
-	sset_release(&set);
-	sset_release(&eq);
 }
 
 const char *job_get_str(const struct node *job, const char *key)

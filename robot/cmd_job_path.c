@@ -88,7 +88,7 @@ int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx)
 
 	jobopts_init(&jo);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+t:s:r:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:s:r:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't': jo.testbox = optarg; break;
 		case 's':

@@ -39,7 +39,7 @@ int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx)
 
 	jobopts_init(&jo);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+t:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't': jo.testbox = optarg; break;
 		case 's':

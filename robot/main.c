@@ -112,6 +112,11 @@ static void usage(FILE *out)
 int cmd_help(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	(void)ctx;
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("usage: lkprobot help [COMMAND]\n\nList the commands, or show one command's help.\n"
+		       "exit codes: 0 shown, 2 unknown command\n");
+		return EXIT_OK;
+	}
 	if (argc > 1) {
 		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 			if (!strcmp(argv[1], commands[i].name) && commands[i].fn != cmd_help) {

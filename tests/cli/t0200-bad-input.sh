@@ -1,0 +1,77 @@
+#!/bin/sh
+# Bad input: one clear line naming file:line:col (or the key), exit 2, and
+# nothing written in -o.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$TMP/jobs/sub" "$TMP/out"
+bad() {	# name, content
+	printf "$2" >"$TMP/jobs/$1"
+}
+bad malformed.yaml 'testcase: x\nfio-setup-basic:\n  rw: [read\n'
+bad unknown.yaml 'testcase: x\nfio-setup-basic:\n  rww: read\nfio:\n'
+bad wrongtype.yaml 'testcase: x\nfio-setup-basic:\n  bs:\n    a: 1\nfio:\n'
+bad array.yaml 'testcase:\n- a\n- b\nfio:\n'
+bad unit.yaml 'testcase: x\nruntime: 5x\nfio:\n'
+bad size.yaml 'testcase: x\nfio-setup-basic:\n  test_size: [1G, 2Q]\nfio:\n'
+bad disk.yaml 'testcase: x\ndisk: 2floppy\nfio:\n'
+bad cycle-a.yaml '<<: cycle-b.yaml\ntestcase: x\n'
+bad cycle-b.yaml '<<: cycle-a.yaml\nfio:\n'
+bad missing.yaml 'testcase: x\n<<: nothere.yaml\n'
+bad erb.yaml 'testcase: x\n%% if true\nfio:\n%% end\n'
+bad expr.yaml 'testcase: x\nfio-setup-basic:\n  rw: "{{ 1 + 1 }}"\nfio:\n'
+bad empty-list.yaml 'testcase: x\nfio-setup-basic:\n  rw: []\nfio:\n'
+echo "secret: 1" >"$TMP/outside.yaml"
+bad sub/escape.yaml 'testcase: x\n<<: ../../outside.yaml\nfio:\n'
+
+check() {	# file, pattern
+	expect_exit 2 lkprobot split-job -t x -o "$TMP/out" "$TMP/jobs/$1" &&
+	one_line_error "$2" &&
+	[ -z "$(ls -A "$TMP/out")" ]
+}
+
+test_expect_success 'malformed YAML' 'check malformed.yaml "malformed.yaml:3:1: .*fix the YAML syntax"'
+test_expect_success 'unknown option under a program, with a suggestion' \
+	'check unknown.yaml "unknown.yaml:3:8: rww: not an option of .fio-setup-basic.; did you mean .rw.\?"'
+test_expect_success 'a mapping where a value is needed' 'check wrongtype.yaml "wrongtype.yaml:4:5: bs: a mapping where a single value is needed"'
+test_expect_success 'a list where a scalar is needed' 'check array.yaml "array.yaml:2:1: testcase: a list where a single value is needed"'
+test_expect_success 'a duration that does not parse' 'check unit.yaml "unit.yaml:2:10: runtime: .5x. is not a duration"'
+test_expect_success 'a size that does not parse, after expansion' 'check size.yaml "size.yaml:3:.*: test_size: .2Q. is not a size"'
+test_expect_success 'a disk that does not parse' 'check disk.yaml "disk.yaml:2:7: disk: .2floppy. is not a disk"'
+test_expect_success 'an include cycle' 'check cycle-a.yaml "cycle-b.yaml:1:1: include cycle"'
+test_expect_success 'a missing include' 'check missing.yaml "missing.yaml:2:5: included file .nothere.yaml. not found"'
+test_expect_success 'ERB templates' 'check erb.yaml "erb.yaml:2:1: ERB template lines"'
+test_expect_success '{{ }} expressions' 'check expr.yaml "expr.yaml:3:7: rw: .\{\{ ... \}\}. expressions are not supported"'
+test_expect_success 'an empty list' 'check empty-list.yaml "empty-list.yaml:3:7: rw: an empty list"'
+test_expect_success 'an include outside the jobs tree via ../..' \
+	'check sub/escape.yaml "escape.yaml:2:5: included file .\.\./\.\./outside.yaml. resolves to .*outside the jobs tree"'
+
+test_expect_success 'no such job file' '
+	expect_exit 2 lkprobot split-job -o "$TMP/out" "$TMP/nope.yaml" &&
+	one_line_error "nope.yaml: no such job file" && [ -z "$(ls -A "$TMP/out")" ]
+'
+
+test_expect_success 'a bad override' '
+	expect_exit 2 lkprobot split-job -o "$TMP/out" -s "a: [1" jobs/fio-basic/fio-basic-smoke.yaml &&
+	one_line_error "override" && [ -z "$(ls -A "$TMP/out")" ]
+'
+
+test_expect_success 'one bad job among good ones writes nothing' '
+	expect_exit 2 lkprobot split-job -t x -o "$TMP/out" jobs/fio-basic/fio-basic-smoke.yaml "$TMP/jobs/unit.yaml" &&
+	[ -z "$(ls -A "$TMP/out")" ]
+'
+
+test_expect_success 'an output path that is a file' '
+	: >"$TMP/afile" &&
+	expect_exit 2 lkprobot split-job -o "$TMP/afile" jobs/fio-basic/fio-basic-smoke.yaml &&
+	one_line_error "cannot create the output directory"
+'
+
+test_expect_success 'a value with shell metacharacters is data, kept literally' '
+	printf "testcase: x\nfio-setup-basic:\n  bs: \"2M; touch $TMP/pwned\"\nfio:\n" >"$TMP/jobs/meta.yaml" &&
+	lkprobot split-job -t x -o "$TMP/meta" "$TMP/jobs/meta.yaml" >/dev/null &&
+	[ ! -e "$TMP/pwned" ] &&
+	grep -qx "  bs: 2M; touch $TMP/pwned" "$TMP/meta"/*.yaml &&
+	ls "$TMP/meta" | grep -q "meta-2M__touch__"
+'
+
+test_done
