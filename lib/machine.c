@@ -162,6 +162,28 @@ out:
 	return ret;
 }
 
+int machine_get(struct machine *m, const char *data_dir, const char *testbox,
+		struct strbuf *err)
+{
+	struct strbuf g = STRBUF_INIT;
+	int r;
+
+	if (!testbox) {
+		machine_detect(m);
+		return 0;
+	}
+	r = machine_load(m, data_dir, testbox, err);
+	if (r <= 0)
+		return r;
+	machine_detect(m);
+	free(m->hostname);
+	m->hostname = xstrdup(testbox);
+	job_tbox_group(testbox, &g);
+	free(m->tbox_group);
+	m->tbox_group = strbuf_detach(&g);
+	return 0;
+}
+
 void machine_release(struct machine *m)
 {
 	free(m->hostname);

@@ -38,6 +38,14 @@ void machine_detect(struct machine *m);
 int machine_load(struct machine *m, const char *data_dir, const char *name,
 		 struct strbuf *err);
 
+/*
+ * The machine called `testbox`: its hosts/ file when there is one, else
+ * this machine's description under that name; this machine when testbox
+ * is NULL. Returns 0, or -1 with err set (a malformed host file).
+ */
+int machine_get(struct machine *m, const char *data_dir, const char *testbox,
+		struct strbuf *err);
+
 void machine_release(struct machine *m);
 
 /* "56 threads Intel(R) ... with 256G memory", as reports describe a box. */

@@ -50,13 +50,36 @@ struct jobopts {
 	bool compatible;
 	char **files;		/* job files named on the command line */
 	size_t nfiles;
+	const char *current;	/* the file jobopts_expand() is expanding */
 };
+
+/* The long options every job command takes; their short forms are "t:s:". */
+#define JOBOPTS_LONGOPTS                                          \
+	{ "testbox", required_argument, NULL, 't' },              \
+	{ "set", required_argument, NULL, 's' },                  \
+	{ "no-defaults", no_argument, NULL, JOBOPTS_NO_DEFAULTS }, \
+	{ "help", no_argument, NULL, 'h' }
+#define JOBOPTS_COMPATIBLE { "compatible", no_argument, NULL, JOBOPTS_COMPAT }
+enum { JOBOPTS_NO_DEFAULTS = 0x100, JOBOPTS_COMPAT };
 
 void jobopts_init(struct jobopts *jo);
 void jobopts_release(struct jobopts *jo);
 /* Add a "key: value" YAML text to the overrides; -1 with err set if malformed. */
 int jobopts_set(struct jobopts *jo, const char *yaml, struct strbuf *err);
-/* Sort a positional argument into a job file or a key=value override. */
-int jobopts_arg(struct jobopts *jo, char *arg, struct strbuf *err);
+/* Handle a shared option: 1 handled, 0 not ours, -1 with err set. */
+int jobopts_option(struct jobopts *jo, int c, const char *arg, struct strbuf *err);
+/*
+ * The positional arguments from optind on: job files and key=value
+ * overrides; at least one job file is needed. -1 with err set otherwise.
+ */
+int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
+		 struct strbuf *err);
+/* Fill a job_env from the options (warnings go to stderr). */
+struct job_env;
+void jobopts_env(const struct jobopts *jo, const struct lkp_ctx *ctx, struct job_env *env);
+/* Load and expand every job file in turn; 0, or -1 with err set. */
+int jobopts_expand(struct jobopts *jo, const struct job_env *env,
+		   int (*fn)(const struct node *atomic, void *arg, struct strbuf *err),
+		   void *arg, struct strbuf *err);
 
 #endif

@@ -9,7 +9,6 @@
 #include "../lib/sset.h"
 
 #include <getopt.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,34 +70,29 @@ out:
 int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
-		{ "testbox", required_argument, NULL, 't' },
-		{ "set", required_argument, NULL, 's' },
+		JOBOPTS_LONGOPTS,
+		JOBOPTS_COMPATIBLE,
 		{ "result-root", required_argument, NULL, 'r' },
 		{ "path-params", no_argument, NULL, 'P' },
-		{ "no-defaults", no_argument, NULL, 'D' },
-		{ "compatible", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct jobopts jo;
+	struct job_env env;
 	struct paths ps = { 0 };
 	struct machine m = { 0 };
 	struct strbuf err = STRBUF_INIT;
-	int ret = EXIT_USAGE, c;
+	int ret = EXIT_USAGE, c, r;
 
 	jobopts_init(&jo);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "t:s:r:h", longopts, NULL)) != -1) {
+		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
+			goto bad;
+		if (r)
+			continue;
 		switch (c) {
-		case 't': jo.testbox = optarg; break;
-		case 's':
-			if (jobopts_set(&jo, optarg, &err))
-				goto bad;
-			break;
 		case 'r': ps.prefix = optarg; break;
 		case 'P': ps.short_form = true; break;
-		case 'D': jo.no_defaults = true; break;
-		case 'C': jo.compatible = true; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
@@ -108,50 +102,16 @@ int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx)
 			goto out;
 		}
 	}
-	for (int i = optind; i < argc; i++)
-		if (jobopts_arg(&jo, argv[i], &err))
-			goto bad;
-	if (!jo.nfiles) {
-		cmd_error(EXIT_USAGE, "job-path needs a job file; 'lkprobot job-path --help' shows how");
-		goto out;
-	}
-	if (jo.testbox) {
-		int r = machine_load(&m, ctx->data_dir, jo.testbox, &err);
-		if (r < 0)
-			goto bad;
-		if (r > 0) {
-			/* no host file: this machine's defaults under the given name */
-			struct strbuf g = STRBUF_INIT;
-			machine_detect(&m);
-			free(m.hostname);
-			m.hostname = xstrdup(jo.testbox);
-			job_tbox_group(jo.testbox, &g);
-			free(m.tbox_group);
-			m.tbox_group = strbuf_detach(&g);
-		}
-	} else {
-		machine_detect(&m);
-		jo.testbox = m.hostname;
-	}
+	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
+		goto bad;
+	if (machine_get(&m, ctx->data_dir, jo.testbox, &err))
+		goto bad;
+	jo.testbox = m.hostname;
 	ps.m = &m;
 	ps.compatible = jo.compatible;
-
-	struct job_env env = {
-		.data_dir = ctx->data_dir,
-		.no_defaults = jo.no_defaults,
-		.overrides = jo.overrides,
-		.testbox = jo.testbox,
-		.compatible = jo.compatible,
-	};
-	for (size_t f = 0; f < jo.nfiles; f++) {
-		struct jobfile jf;
-		if (job_load(&jf, jo.files[f], &env, &err))
-			goto bad;
-		int r = job_expand(&jf, &env, one_path, &ps, &err);
-		job_release(&jf);
-		if (r)
-			goto bad;
-	}
+	jobopts_env(&jo, ctx, &env);
+	if (jobopts_expand(&jo, &env, one_path, &ps, &err))
+		goto bad;
 	ret = EXIT_OK;
 	goto out;
 bad:

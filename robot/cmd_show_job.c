@@ -27,49 +27,37 @@ static const char usage_text[] =
 int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
-		{ "testbox", required_argument, NULL, 't' },
-		{ "set", required_argument, NULL, 's' },
-		{ "no-defaults", no_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
+		JOBOPTS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct jobopts jo;
+	struct job_env env;
+	struct jobfile jf;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	int ret = EXIT_USAGE, c;
+	int ret = EXIT_USAGE, c, r;
 
 	jobopts_init(&jo);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "t:s:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't': jo.testbox = optarg; break;
-		case 's':
-			if (jobopts_set(&jo, optarg, &err))
-				goto bad;
-			break;
-		case 'D': jo.no_defaults = true; break;
-		case 'h':
+		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
+			goto bad;
+		if (r)
+			continue;
+		if (c == 'h') {
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
-			goto out;
-		default:
+		} else {
 			fputs(usage_text, stderr);
-			goto out;
 		}
-	}
-	for (int i = optind; i < argc; i++)
-		if (jobopts_arg(&jo, argv[i], &err))
-			goto bad;
-	if (jo.nfiles != 1) {
-		cmd_error(EXIT_USAGE, "show-job takes one job file; 'lkprobot show-job --help' shows how");
 		goto out;
 	}
-	struct job_env env = {
-		.data_dir = ctx->data_dir,
-		.no_defaults = jo.no_defaults,
-		.overrides = jo.overrides,
-		.testbox = jo.testbox,
-	};
-	struct jobfile jf;
+	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
+		goto bad;
+	if (jo.nfiles != 1) {
+		strbuf_setf(&err, "show-job takes one job file, not %zu", jo.nfiles);
+		goto bad;
+	}
+	jobopts_env(&jo, ctx, &env);
 	if (job_load(&jf, jo.files[0], &env, &err))
 		goto bad;
 	for (size_t d = 0; d < jf.ndocs; d++) {

@@ -49,7 +49,8 @@ struct pending {
 };
 
 struct split {
-	const char *base;
+	struct jobopts *jo;
+	char *base;		/* the current job file's name without .yaml */
 	const char *jobfile;
 	bool compatible;
 	bool dry_run;
@@ -86,6 +87,18 @@ static int one_atomic(const struct node *atomic, void *arg, struct strbuf *err)
 	struct strbuf name = STRBUF_INIT;
 	int ret = -1;
 
+	if (sp->jobfile != sp->jo->current) {
+		/* a new job file: its atomic jobs are named after it */
+		const char *file = sp->jo->current, *slash = strrchr(file, '/');
+		size_t blen;
+
+		free(sp->base);
+		sp->base = xstrdup(slash ? slash + 1 : file);
+		blen = strlen(sp->base);
+		if (blen > 5 && !strcmp(sp->base + blen - 5, ".yaml"))
+			sp->base[blen - 5] = '\0';
+		sp->jobfile = file;
+	}
 	job_atomic_name(atomic, sp->base, sp->compatible, &name);
 	if (strchr(name.buf, '/')) {
 		/* only commit values reach the name unfiltered, as in lkp-tests */
@@ -128,11 +141,6 @@ out:
 	return ret;
 }
 
-static void warn_line(const char *msg)
-{
-	cmd_warn("%s", msg);
-}
-
 static int mkdir_p(const char *dir)
 {
 	struct strbuf p = STRBUF_INIT;
@@ -162,43 +170,38 @@ static int mkdir_p(const char *dir)
 int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
+		JOBOPTS_LONGOPTS,
+		JOBOPTS_COMPATIBLE,
 		{ "output", required_argument, NULL, 'o' },
-		{ "testbox", required_argument, NULL, 't' },
-		{ "set", required_argument, NULL, 's' },
 		{ "kconfig", required_argument, NULL, 'c' },
 		{ "commit", required_argument, NULL, 'k' },
-		{ "no-defaults", no_argument, NULL, 'D' },
-		{ "compatible", no_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct jobopts jo;
-	struct split sp = { 0 };
+	struct job_env env;
+	struct split sp = { .jo = &jo };
 	struct strbuf err = STRBUF_INIT;
 	struct machine local = { 0 };
 	const char *outdir = ".";
-	int ret = EXIT_USAGE, c;
+	int ret = EXIT_USAGE, c, r;
 
 	jobopts_init(&jo);
 	strbuf_init(&sp.arena, 1 << 16);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:t:s:c:k:nh", longopts, NULL)) != -1) {
+		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
+			goto usage_err;
+		if (r)
+			continue;
 		switch (c) {
 		case 'o': outdir = optarg; break;
-		case 't': jo.testbox = optarg; break;
-		case 's':
-			if (jobopts_set(&jo, optarg, &err))
-				goto usage_err;
-			break;
 		case 'c':
 			node_set(jo.overrides, "kconfig", node_new_scalar(optarg));
 			break;
 		case 'k':
 			node_set(jo.overrides, "commit", node_new_scalar(optarg));
 			break;
-		case 'D': jo.no_defaults = true; break;
-		case 'C': jo.compatible = true; break;
 		case 'n': sp.dry_run = true; break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -209,13 +212,8 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 			goto out;
 		}
 	}
-	for (int i = optind; i < argc; i++)
-		if (jobopts_arg(&jo, argv[i], &err))
-			goto usage_err;
-	if (!jo.nfiles) {
-		cmd_error(EXIT_USAGE, "split-job needs a job file; 'lkprobot split-job --help' shows how");
-		goto out;
-	}
+	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
+		goto usage_err;
 	if (!jo.testbox) {
 		machine_detect(&local);
 		jo.testbox = local.hostname;
@@ -226,35 +224,9 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 		cmd_error(EXIT_USAGE, "%s: cannot create the output directory: %s", outdir, strerror(errno));
 		goto out;
 	}
-
-	struct job_env env = {
-		.data_dir = ctx->data_dir,
-		.no_defaults = jo.no_defaults,
-		.overrides = jo.overrides,
-		.testbox = jo.testbox,
-		.compatible = jo.compatible,
-		.warn = warn_line,
-	};
-	for (size_t f = 0; f < jo.nfiles; f++) {
-		struct jobfile jf;
-		const char *file = jo.files[f], *slash = strrchr(file, '/');
-		size_t blen;
-		char *base;
-
-		if (job_load(&jf, file, &env, &err))
-			goto job_err;
-		base = xstrdup(slash ? slash + 1 : file);
-		blen = strlen(base);
-		if (blen > 5 && !strcmp(base + blen - 5, ".yaml"))
-			base[blen - 5] = '\0';
-		sp.base = base;
-		sp.jobfile = file;
-		int r = job_expand(&jf, &env, one_atomic, &sp, &err);
-		free(base);
-		job_release(&jf);
-		if (r)
-			goto job_err;
-	}
+	jobopts_env(&jo, ctx, &env);
+	if (jobopts_expand(&jo, &env, one_atomic, &sp, &err))
+		goto usage_err;
 
 	/* everything is valid: write the atomic jobs */
 	ret = EXIT_OK;
@@ -276,9 +248,6 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	goto out;
 
-job_err:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
-	goto out;
 usage_err:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
@@ -287,6 +256,7 @@ out:
 		free(sp.v[i].origin);
 	}
 	free(sp.v);
+	free(sp.base);
 	sset_release(&sp.names);
 	strbuf_release(&sp.arena);
 	strbuf_release(&err);

@@ -2,10 +2,12 @@
  * jobopts: the options shared by commands that read job files.
  */
 #include "cmd.h"
+#include "../lib/job.h"
 #include "../lib/yml.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
 #include <sys/stat.h>
 
 void jobopts_init(struct jobopts *jo)
@@ -40,7 +42,7 @@ int jobopts_set(struct jobopts *jo, const char *yaml, struct strbuf *err)
 	return 0;
 }
 
-int jobopts_arg(struct jobopts *jo, char *arg, struct strbuf *err)
+static int jobopts_arg(struct jobopts *jo, char *arg, struct strbuf *err)
 {
 	struct stat st;
 	char *eq = strchr(arg, '=');
@@ -58,5 +60,72 @@ int jobopts_arg(struct jobopts *jo, char *arg, struct strbuf *err)
 	}
 	jo->files = xrealloc(jo->files, (jo->nfiles + 1) * sizeof(*jo->files));
 	jo->files[jo->nfiles++] = arg;
+	return 0;
+}
+
+int jobopts_option(struct jobopts *jo, int c, const char *arg, struct strbuf *err)
+{
+	switch (c) {
+	case 't':
+		jo->testbox = arg;
+		return 1;
+	case 's':
+		return jobopts_set(jo, arg, err) ? -1 : 1;
+	case JOBOPTS_NO_DEFAULTS:
+		jo->no_defaults = true;
+		return 1;
+	case JOBOPTS_COMPAT:
+		jo->compatible = true;
+		return 1;
+	}
+	return 0;
+}
+
+int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
+		 struct strbuf *err)
+{
+	for (int i = optind; i < argc; i++)
+		if (jobopts_arg(jo, argv[i], err))
+			return -1;
+	if (!jo->nfiles) {
+		strbuf_setf(err, "%s needs a job file; 'lkprobot %s --help' shows how", cmd, cmd);
+		return -1;
+	}
+	return 0;
+}
+
+static void warn_line(const char *msg)
+{
+	cmd_warn("%s", msg);
+}
+
+void jobopts_env(const struct jobopts *jo, const struct lkp_ctx *ctx, struct job_env *env)
+{
+	memset(env, 0, sizeof(*env));
+	env->data_dir = ctx->data_dir;
+	env->no_defaults = jo->no_defaults;
+	env->overrides = jo->overrides;
+	env->testbox = jo->testbox;
+	env->compatible = jo->compatible;
+	env->warn = warn_line;
+}
+
+int jobopts_expand(struct jobopts *jo, const struct job_env *env,
+		   int (*fn)(const struct node *atomic, void *arg, struct strbuf *err),
+		   void *arg, struct strbuf *err)
+{
+	for (size_t f = 0; f < jo->nfiles; f++) {
+		struct jobfile jf;
+		int r;
+
+		jo->current = jo->files[f];
+		if (job_load(&jf, jo->files[f], env, err))
+			return -1;
+		r = job_expand(&jf, env, fn, arg, err);
+		job_release(&jf);
+		if (r)
+			return -1;
+	}
+	jo->current = NULL;
 	return 0;
 }
