@@ -14,7 +14,7 @@ VERSION := 0.1.0
 
 # Libraries with a .pc file in Debian 12, and the two without one.
 PKGS := yaml-0.1 libcurl libgit2 libpmem sqlite3 libmicrohttpd
-NOPC_LIBS := -lpfm -lmbedtls -lmbedx509 -lmbedcrypto
+NOPC_LIBS := -lpfm -lmbedtls -lmbedx509 -lmbedcrypto -lm
 
 # Debian packages: to build, to test, and the tools lkprobot drives.
 DEB_BUILD := build-essential pkg-config libyaml-dev libcurl4-openssl-dev \

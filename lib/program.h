@@ -15,6 +15,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct run;
+struct stats_samples;
+struct strbuf;
+
 #define PROGRAM_VERSION 1
 
 enum program_kind {
@@ -33,6 +37,29 @@ struct program {
 	const char *summary;
 	/* NULL-terminated; a leading '=' marks a "key=value" option in path_params */
 	const char *const *options;
+
+	/*
+	 * What lkprobot does with the program (all optional; a program
+	 * without them is declared for job compatibility only):
+	 *   setup    prepare the machine before the monitors start (in the
+	 *            lkprobot process); 0, or -1 with err set;
+	 *   run      the test, in a child process of its own whose rusage is
+	 *            the test's; returns the exit status (0 = passed);
+	 *   monitor  in a child process: sample until SIGTERM, writing the raw
+	 *            output to out_fd; returns the exit status;
+	 *   parse    raw output text -> samples (lkp-tests' "key: value"
+	 *            protocol); -1 with err set on malformed or truncated input,
+	 *            never a wrong number.
+	 */
+	int (*setup)(struct run *r, const struct program *p, struct strbuf *err);
+	int (*run)(struct run *r, const struct program *p);
+	int (*monitor)(struct run *r, const struct program *p, int out_fd);
+	int (*parse)(const char *text, size_t len, struct stats_samples *out,
+		     struct strbuf *err);
+	/* Raw file in the result root that parse reads (default: the name). */
+	const char *raw;
+	/* Debian packages the program needs on the test box (NULL-terminated). */
+	const char *const *debs;
 };
 
 extern const struct program *const program_table[];
