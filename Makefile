@@ -20,8 +20,8 @@ NOPC_LIBS := -lpfm -lmbedtls -lmbedx509 -lmbedcrypto -lm
 DEB_BUILD := build-essential pkg-config libyaml-dev libcurl4-openssl-dev \
 	libgit2-dev libpmem-dev libsqlite3-dev libmicrohttpd-dev libpfm4-dev \
 	libmbedtls-dev
-DEB_TEST := libcmocka-dev
-DEB_TOOLS :=
+DEB_TEST := libcmocka-dev python3 sqlite3
+DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod
 
 ifneq ($(filter-out deps help clean distclean,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)

@@ -260,6 +260,16 @@ static int spawn_wait(char *const argv[], int in_fd, int out_fd, int err_fd, str
 	return WEXITSTATUS(status);
 }
 
+int run_exec(char *const argv[], int out_fd, int err_fd, struct strbuf *err)
+{
+	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int ret = spawn_wait(argv, in_fd, out_fd, err_fd, err);
+
+	if (in_fd >= 0)
+		close(in_fd);
+	return ret;
+}
+
 int run_cmd(const struct run *r, char *const argv[], const char *in_file,
 	    const char *out_file, const char *err_file, struct strbuf *err)
 {
@@ -334,4 +344,47 @@ int run_capture(const struct run *r, char *const argv[], struct strbuf *out, str
 			return -1;
 	ret = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 	return ret;
+}
+
+void run_list_add(char ***list, size_t *n, const char *s)
+{
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = xstrdup(s);
+}
+
+int run_write_sys(const struct run *r, const char *path, const char *value, struct strbuf *err)
+{
+	struct strbuf line = STRBUF_INIT;
+	char *rp = run_path(r, "reproduce.sh");
+	int fd;
+	ssize_t w;
+
+	strbuf_addstr(&line, "echo ");
+	shell_quote(&line, value);
+	strbuf_addstr(&line, " > ");
+	shell_quote(&line, path);
+	strbuf_addch(&line, '\n');
+	if ((fd = open(rp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0755)) >= 0) {
+		if (write(fd, line.buf, line.len) < 0) {
+			/* reproduce.sh is a courtesy */
+		}
+		close(fd);
+	}
+	free(rp);
+	strbuf_release(&line);
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		strbuf_setf(err, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	w = write(fd, value, strlen(value));
+	if (w < 0 || (size_t)w != strlen(value)) {
+		strbuf_setf(err, "cannot write '%s' to '%s': %s", value, path,
+			    w < 0 ? strerror(errno) : "short write");
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
 }

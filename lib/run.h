@@ -28,6 +28,8 @@ struct run {
 	char *root;			/* this run's result root directory */
 	char *tmpdir;			/* scratch space, removed after the run */
 	bool loop_disks;		/* back the job's disks by loop devices (no spare disks) */
+	uint64_t loop_size;		/* size of each loop device's sparse backing file */
+	const char *fs_root;		/* where file systems are mounted: <fs_root>/<dev> (/fs) */
 	bool verbose;
 
 	/* set by setups, read by later setups and the test */
@@ -61,6 +63,9 @@ int run_param_bytes(const struct run *r, const struct program *p, const char *op
 int run_param_tasks(const struct run *r, const struct program *p, const char *opt,
 		    uint64_t def, uint64_t *out, struct strbuf *err);
 
+/* Remember a string in one of the run's lists (partitions, mounts, ...). */
+void run_list_add(char ***list, size_t *n, const char *s);
+
 /* Note that something could not be measured or set, and why. */
 void run_unavailable(struct run *r, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -73,6 +78,8 @@ int run_write(const struct run *r, const char *name, const char *data, size_t le
 	      struct strbuf *err);
 /* Append a command line, quoted for a shell reader, to reproduce.sh. */
 void run_log_cmd(const struct run *r, char *const argv[]);
+/* Write `value` to a sysfs/procfs file, and log it to reproduce.sh. */
+int run_write_sys(const struct run *r, const char *path, const char *value, struct strbuf *err);
 
 /*
  * Run argv (argv[0] looked up in PATH) and wait for it. stdout goes to
@@ -86,6 +93,13 @@ int run_cmd(const struct run *r, char *const argv[], const char *in_file,
 	    const char *out_file, const char *err_file, struct strbuf *err);
 /* Run argv and capture its stdout into out (stderr to the result root's "stderr"). */
 int run_capture(const struct run *r, char *const argv[], struct strbuf *out, struct strbuf *err);
+
+/*
+ * Run argv outside any job (no result root, not logged): stdin /dev/null,
+ * stdout and stderr to the given fds (-1: inherited). Same return values
+ * as run_cmd().
+ */
+int run_exec(char *const argv[], int out_fd, int err_fd, struct strbuf *err);
 
 /* Is a command available in PATH? */
 bool run_have(const char *cmd);

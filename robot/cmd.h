@@ -30,9 +30,12 @@ struct lkp_ctx {
 };
 
 int cmd_help(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_install(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_programs(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_run(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx);
 
 /* Print "lkprobot: <msg>" on stderr; returns `code`. */

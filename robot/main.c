@@ -29,10 +29,13 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "help", cmd_help, "show the commands, or one command's help" },
+	{ "install", cmd_install, "install the Debian packages a job needs; say what cannot be installed" },
 	{ "job-path", cmd_job_path, "print the result path of each atomic job of a job file" },
 	{ "programs", cmd_programs, "list the programs (setups, tests, monitors) and their options" },
+	{ "run", cmd_run, "run jobs on this machine into LKP result roots (setups, monitors, test, stats)" },
 	{ "show-job", cmd_show_job, "print a job fully merged (includes, defaults, overrides) as YAML" },
 	{ "split-job", cmd_split_job, "expand a job file into atomic jobs, named as lkp-tests names them" },
+	{ "stats", cmd_stats, "re-extract a run's stats from its raw files; rebuild the store (--reindex)" },
 };
 
 int cmd_error(int code, const char *fmt, ...)

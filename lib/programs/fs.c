@@ -1,12 +1,132 @@
 /*
- * fs: the file system made and mounted on the job's devices.
- * Option names follow lkp-tests' program of the same name.
+ * fs: make a file system on each of the job's devices and mount it under
+ * <fs_root>/<dev> (lkp-tests: /fs/<dev>) with the job's mount_option, after
+ * lkp-tests' programs/fs/setup. xfs is made with -m reflink=0 (reflink and
+ * DAX do not mix). When mount_option asks for dax, DAX is verified
+ * (daxcheck.h): a kernel turns it off silently where the device cannot do
+ * it, and results measured without DAX must not carry a DAX label.
  */
+#include "../daxcheck.h"
 #include "../program.h"
+#include "../run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 static const char *const fs_options[] = {
 	"fs", "format", "mkfs", "mount", "mount_option", "nr_tmpfs", NULL,
 };
+
+/* The file system type: "fs: xfs" or "fs: {fs: xfs, ...}". */
+static const char *fs_type(const struct run *r, const struct program *p)
+{
+	const struct node *v = node_get(r->job, p->name);
+
+	if (node_str(v))
+		return v->str;
+	return run_param(r, p, "fs");
+}
+
+static int mkfs(const struct run *r, const char *type, const char *dev, struct strbuf *err)
+{
+	char *xfs[] = { "mkfs.xfs", "-f", "-q", "-m", "reflink=0", (char *)dev, NULL };
+	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", (char *)dev, NULL };
+	char *ext2[] = { "mkfs.ext2", "-q", "-F", (char *)dev, NULL };
+	char *btrfs[] = { "mkfs.btrfs", "-f", "-q", (char *)dev, NULL };
+	char **argv;
+	int rc;
+
+	if (!strcmp(type, "xfs"))
+		argv = xfs;
+	else if (!strcmp(type, "ext4"))
+		argv = ext4;
+	else if (!strcmp(type, "ext2"))
+		argv = ext2;
+	else if (!strcmp(type, "btrfs"))
+		argv = btrfs;
+	else {
+		strbuf_setf(err, "fs: file system '%s' is not one lkprobot makes (xfs, ext4, ext2, btrfs)", type);
+		return -1;
+	}
+	rc = run_cmd(r, argv, NULL, "stderr", NULL, err);
+	if (rc > 0)
+		strbuf_setf(err, "fs: %s %s failed (exit %d); see 'stderr' in the result root", argv[0], dev, rc);
+	return rc ? -1 : 0;
+}
+
+static int fs_setup(struct run *r, const struct program *p, struct strbuf *err)
+{
+	const char *type = fs_type(r, p);
+	const char *opts = run_param(r, p, "mount_option");
+	bool want_dax = false;
+
+	if (!type)
+		return 0;
+	if (!r->npartitions) {
+		strbuf_setf(err, "fs: no device to make '%s' on; the job needs disk: (e.g. disk: 1HDD)", type);
+		return -1;
+	}
+	if (opts) {
+		char *copy = xstrdup(opts);
+		for (char *o = strtok(copy, ","); o; o = strtok(NULL, ","))
+			want_dax |= !strcmp(o, "dax") || !strcmp(o, "dax=always");
+		free(copy);
+	}
+	free(r->fs);
+	r->fs = xstrdup(type);
+	if (mkdir(r->fs_root, 0755) && errno != EEXIST) {
+		strbuf_setf(err, "fs: cannot create '%s': %s", r->fs_root, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < r->npartitions; i++) {
+		const char *dev = r->partitions[i];
+		const char *base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+		char *dir = xasprintf("%s/%s", r->fs_root, base);
+		int rc;
+
+		if (mkfs(r, type, dev, err)) {
+			free(dir);
+			return -1;
+		}
+		if (mkdir(dir, 0755) && errno != EEXIST) {
+			strbuf_setf(err, "fs: cannot create '%s': %s", dir, strerror(errno));
+			free(dir);
+			return -1;
+		}
+		char *with[] = { "mount", "-t", (char *)type, "-o", (char *)opts, (char *)dev, dir, NULL };
+		char *without[] = { "mount", "-t", (char *)type, (char *)dev, dir, NULL };
+		rc = run_cmd(r, opts ? with : without, NULL, "stderr", NULL, err);
+		if (rc) {
+			if (rc > 0)
+				strbuf_setf(err, "fs: mounting %s on %s (-o %s) failed (exit %d); see 'stderr' in the result root",
+					    dev, dir, opts ? opts : "defaults", rc);
+			free(dir);
+			return -1;
+		}
+		run_list_add(&r->mount_points, &r->nmounts, dir);
+		if (want_dax) {
+			struct daxcheck d;
+			if (daxcheck_mount(dev, dir, &d, err)) {
+				free(dir);
+				return -1;
+			}
+			run_fact(r, "dax", d.why);
+			if (!daxcheck_on(&d)) {
+				strbuf_setf(err, "fs: mount_option asks for DAX but it is off on %s (%s): the device cannot do DAX (a loop device, or a raw NVDIMM namespace: 'ndctl create-namespace -m fsdax' converts it); results without DAX would be mislabelled",
+					    dir, d.why);
+				free(dir);
+				return -1;
+			}
+			r->dax = true;
+		}
+		free(dir);
+	}
+	return 0;
+}
+
+static const char *const fs_debs[] = { "xfsprogs", "e2fsprogs", "util-linux", NULL };
 
 const struct program program_fs = {
 	.version = PROGRAM_VERSION,
@@ -14,10 +134,8 @@ const struct program program_fs = {
 	.kind = PROGRAM_SETUP,
 	.summary = "make a file system on each device and mount it under /fs/<dev>",
 	.options = fs_options,
-};
-
-static const char *const fs1_options[] = {
-	"fs", "format", "mkfs", "mount", "mount_option", "nr_tmpfs", NULL,
+	.setup = fs_setup,
+	.debs = fs_debs,
 };
 
 const struct program program_fs1 = {
@@ -25,11 +143,7 @@ const struct program program_fs1 = {
 	.name = "fs1",
 	.kind = PROGRAM_SETUP,
 	.summary = "a second file system setup (as fs), for jobs with two file systems",
-	.options = fs1_options,
-};
-
-static const char *const fs2_options[] = {
-	"fs", "format", "mkfs", "mount", "mount_option", "nr_tmpfs", NULL,
+	.options = fs_options,
 };
 
 const struct program program_fs2 = {
@@ -37,5 +151,5 @@ const struct program program_fs2 = {
 	.name = "fs2",
 	.kind = PROGRAM_SETUP,
 	.summary = "a third file system setup (as fs), e.g. NFS on top of a local file system",
-	.options = fs2_options,
+	.options = fs_options,
 };

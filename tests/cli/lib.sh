@@ -4,7 +4,8 @@
 : "${LKPROBOT:?set LKPROBOT to the lkprobot binary under test}"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d /tmp/lkp-cli.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# never rm -rf into a file system a failed test left mounted
+trap 'grep -o " $TMP/[^ ]*" /proc/mounts | xargs -r umount -l 2>/dev/null; rm -rf "$TMP"' EXIT
 export LKPROBOT SRC TMP
 PASSED=0
 FAILED=0

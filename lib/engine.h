@@ -1,0 +1,63 @@
+/*
+ * engine: run one atomic job on this machine, as `lkp run job.yaml` does on
+ * a test box, and leave an LKP result root.
+ *
+ * Order: setups (in job order), monitors started (each a child process
+ * writing its raw file), the test (a child process in its own process
+ * group, timed, killed at runtime + margin), monitors stopped, the run's
+ * devices and mounts released, stats extracted, the commit's matrix
+ * rebuilt. A test that fails, is killed or runs out of time still leaves a
+ * result root whose job.yaml says which (job_state) with the monitors' data
+ * up to then. The engine knows nothing about the store, QEMU or mail.
+ */
+#ifndef LKP_ENGINE_H
+#define LKP_ENGINE_H
+
+#include "machine.h"
+#include "node.h"
+#include "strbuf.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct engine_opts {
+	const char *result_dir;		/* RESULT_ROOT_DIR: /lkp/result by default */
+	bool loop_disks;		/* stand loop devices in for the job's disks */
+	uint64_t loop_size;		/* their size (default 1 GiB) */
+	const char *fs_root;		/* mount points go under it (default /fs) */
+	unsigned timeout_margin;	/* seconds past runtime before the test is killed */
+	bool progress;			/* one-line progress on stderr (a terminal) */
+};
+
+struct engine_result {
+	char *rt;			/* the commit directory (_rt) */
+	char *run_dir;			/* rt/<run> */
+	int run_no;
+	const char *job_state;		/* finished, failed, timeout, killed */
+	char *reason;			/* one line when not finished */
+	double start_time, end_time;	/* epoch seconds */
+	double test_seconds;		/* wall time of the test itself */
+	struct node *stats;		/* stats.json */
+	struct node *unavailable;	/* what could not be measured or set, and why */
+	struct node *facts;		/* dax, disk stand-ins, governor, ... */
+	struct node *problems;		/* raw files a parser rejected */
+};
+
+/*
+ * Can this job run here at all (atomic, a test lkprobot runs, setups it
+ * implements, root where needed)? 0, or -1 with one line in err. Nothing
+ * is touched.
+ */
+int engine_check(const struct node *job, struct strbuf *err);
+
+/*
+ * Run the job. Returns 0 when a result root was made (whatever job_state
+ * says), -1 with err set when the job could not start (see engine_check,
+ * or the result root cannot be created).
+ */
+int engine_run(const struct node *job, const struct machine *m, const struct engine_opts *o,
+	       struct engine_result *res, struct strbuf *err);
+
+void engine_result_release(struct engine_result *res);
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * store: the SQLite index of result roots. Result roots on disk are the
+ * source of truth for raw data; the store indexes them (machines, commits,
+ * atomic jobs, runs, their stats and what could not be measured) so that
+ * compare, bisect and the dashboard query instead of walking directories.
+ * Later issues add the queue, bisections and the mail outbox as new schema
+ * versions. This module is the only code that speaks SQL or includes
+ * sqlite3.h; it knows nothing about job files, programs or providers.
+ *
+ * Concurrency: one store file may be shared by several lkprobot processes
+ * (a farm). It is kept in WAL mode, every write is one short IMMEDIATE
+ * transaction, and a writer waits up to STORE_BUSY_TIMEOUT_MS for another
+ * one instead of failing. A struct store itself is not thread-safe: use one
+ * per thread.
+ *
+ * Errors: functions return -1 (or NULL) with one line in err saying which
+ * store, what was being done and SQLite's reason; nothing is half-written
+ * (each write is a transaction that is rolled back on any error).
+ */
+#ifndef LKP_STORE_H
+#define LKP_STORE_H
+
+#include "node.h"
+#include "strbuf.h"
+
+#include <stdint.h>
+
+/* The schema version this binary writes (PRAGMA user_version). */
+#define STORE_SCHEMA_VERSION 1
+/* How long a write waits for another process's write to finish. */
+#define STORE_BUSY_TIMEOUT_MS 10000
+
+struct store;
+
+/*
+ * Open (creating it if needed) the store at path, or ":memory:" for a
+ * private in-memory store (tests). Brings the schema up to
+ * STORE_SCHEMA_VERSION, one migration per version, each in its own
+ * transaction; a failed migration leaves the store at the last version that
+ * completed. Refused, and left untouched: a store written by a newer
+ * lkprobot (user_version above STORE_SCHEMA_VERSION; it is never
+ * downgraded), a file that is not an SQLite database, and a database that
+ * is not an lkprobot store. May wait for other processes (busy timeout).
+ * Returns the store (close with store_close()) or NULL with err set.
+ */
+struct store *store_open(const char *path, struct strbuf *err);
+/* Close the store and free it; NULL is a no-op. */
+void store_close(struct store *s);
+
+/* The path the store was opened with. */
+const char *store_path(const struct store *s);
+
+/*
+ * One run to record, as found in its result root. Only the pointers are
+ * read: the caller keeps ownership. Required: result_root, testcase,
+ * tbox_group and commit; NULL strings and 0 numbers mean "unknown".
+ */
+struct store_run {
+	const char *result_root;	/* unique key; trailing '/' ignored */
+	int run_no;			/* the run number: the last part of an LKP result root */
+	const char *testcase;
+	const char *path_params;	/* NULL: "defaults" */
+	const char *job_yaml;		/* the atomic job's text (deduplicated); NULL: "" */
+	const char *commit;		/* a sha, or a kernel release for a local run */
+	const char *kconfig, *compiler, *rootfs;
+	const char *tbox_group;
+	/* the test box; machine NULL: not recorded */
+	const char *machine;		/* its name (testbox), e.g. lkp-hsw-ep6-2 */
+	int nr_cpu;
+	uint64_t memory;		/* bytes */
+	const char *model, *brand;
+	const char *job_state;		/* "finished", "failed", ... */
+	int64_t start_time, end_time;	/* seconds since the epoch */
+	/*
+	 * Maps, each may be NULL. stats: metric -> number as text ("68766",
+	 * "0.70", "1.43e+13"; is_float when the text has '.', 'e' or 'E');
+	 * a value that is not a finite number is an error. unavailable:
+	 * what -> why. facts: key -> value (accel, dax, ...). Values must be
+	 * scalars (null reads as ""); comment entries are skipped; a key given
+	 * twice keeps the later value.
+	 */
+	const struct node *stats;
+	const struct node *unavailable;
+	const struct node *facts;
+};
+
+/*
+ * Record (insert or replace) a run, keyed by its result root, in one
+ * transaction: the run's row is updated in place (its id and creation time
+ * kept) and its stats, unavailable and facts rows are replaced by the given
+ * ones, so recording the same result root twice leaves the same rows
+ * (`lkprobot stats --reindex`). On error nothing changes.
+ * Returns 0, or -1 with err set.
+ */
+int store_record_run(struct store *s, const struct store_run *run, struct strbuf *err);
+
+/*
+ * Forget every run whose result root is dir or under it (path prefix at a
+ * '/' boundary: "a/b" covers "a/b/0" but not "a/bc/0"), with their stats.
+ * Machines, commits and jobs stay. Returns the number of runs forgotten,
+ * or -1 with err set (then nothing is forgotten).
+ */
+long store_forget_under(struct store *s, const char *dir, struct strbuf *err);
+
+/* Which runs: each field NULL means any. */
+struct store_query {
+	const char *testcase, *path_params, *tbox_group, *commit;
+	const char *under;		/* result roots that are this directory or under it */
+};
+
+/* How many runs match q (NULL: all runs). Returns the count or -1 with err set. */
+long store_count_runs(struct store *s, const struct store_query *q, struct strbuf *err);
+
+/*
+ * The runs matching q (NULL: all), ordered by testcase, path_params,
+ * tbox_group, rootfs, kconfig, compiler, commit and run number. *out is a
+ * new sequence (caller node_free()s it) of maps with the keys result_root,
+ * run, testcase, path_params, tbox_group, machine, commit, kconfig,
+ * compiler, rootfs, job_state, start_time, end_time (unknown ones left
+ * out), stats (the number of metrics), and unavailable and facts (maps,
+ * when not empty). Strings are quoted scalars, numbers plain ones, ready
+ * for json_emit(). Returns 0, or -1 with err set (*out NULL).
+ */
+int store_list_runs(struct store *s, const struct store_query *q, struct node **out,
+		    struct strbuf *err);
+
+/*
+ * The stats of the run at result_root as a new map metric -> number, in
+ * metric name order, numbers written as stats.json has them (caller
+ * node_free()s it). Returns 0, 1 when no run has that result root (*out
+ * NULL, err untouched), or -1 with err set.
+ */
+int store_run_stats(struct store *s, const char *result_root, struct node **out,
+		    struct strbuf *err);
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * lkprobot install: what a job needs on this machine — the Debian packages
+ * of its programs and file systems — installed with apt-get, and what no
+ * package can fix (no pmem, not root) said plainly.
+ */
+#include "cmd.h"
+#include "../lib/job.h"
+#include "../lib/program.h"
+#include "../lib/run.h"
+#include "../lib/sset.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: lkprobot install [options] JOB.yaml... [key=value...]\n"
+	"\n"
+	"List the Debian packages the jobs need (their programs' tools, mkfs for\n"
+	"their file systems, ndctl for pmem), install the missing ones with\n"
+	"apt-get, and say what installing cannot fix (no pmem devices, not root).\n"
+	"\n"
+	"  -n, --dry-run          list what is missing, install nothing\n"
+	"  -t, --testbox NAME     merge hosts/<NAME> as split-job does\n"
+	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
+	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"exit codes: 0 everything needed is installed, 1 installing failed or\n"
+	"something cannot be fixed by installing, 2 bad job file or usage\n";
+
+struct needs {
+	struct sset debs;
+	char **order;		/* first-seen order for stable output */
+	size_t n;
+	bool pmem, root;
+};
+
+static void need(struct needs *nd, const char *deb)
+{
+	if (sset_add(&nd->debs, deb)) {
+		nd->order = xrealloc(nd->order, (nd->n + 1) * sizeof(*nd->order));
+		nd->order[nd->n++] = xstrdup(deb);
+	}
+}
+
+static int collect(const struct node *job, void *arg, struct strbuf *err)
+{
+	struct needs *nd = arg;
+	(void)err;
+
+	for (size_t i = 0; i < job->n; i++) {
+		const struct program *p;
+		if (job->vals[i]->comment || !(p = program_find(job->keys[i])))
+			continue;
+		for (const char *const *d = p->debs; d && *d; d++)
+			need(nd, *d);
+		if (p->kind == PROGRAM_SETUP && p->setup && strcmp(p->name, "boot_params") &&
+		    strcmp(p->name, "fio-setup-basic"))
+			nd->root = true;
+	}
+	const char *fs = job_get_str(job, "fs");
+	const struct node *fsn = node_get(job, "fs");
+	if (!fs && fsn && fsn->type == NODE_MAP)
+		fs = node_str(node_get(fsn, "fs"));
+	if (fs && (!strcmp(fs, "ext4") || !strcmp(fs, "ext2")))
+		need(nd, "e2fsprogs");
+	else if (fs && !strcmp(fs, "xfs"))
+		need(nd, "xfsprogs");
+	else if (fs && !strcmp(fs, "btrfs"))
+		need(nd, "btrfs-progs");
+	const char *disk = job_get_str(job, "disk");
+	const struct node *dn = node_get(job, "disk");
+	if ((disk && strstr(disk, "pmem")) || (dn && dn->type == NODE_MAP && node_get(dn, "nr_pmem"))) {
+		need(nd, "ndctl");
+		nd->pmem = true;
+	}
+	return 0;
+}
+
+static bool installed(const char *deb)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char *argv[] = { "dpkg-query", "-W", "-f=${Status}", (char *)deb, NULL };
+	int pfd[2];
+	bool ok = false;
+
+	if (pipe(pfd))
+		return false;
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int rc = run_exec(argv, pfd[1], devnull, &err);
+	close(pfd[1]);
+	if (devnull >= 0)
+		close(devnull);
+	char buf[256];
+	ssize_t n;
+	while ((n = read(pfd[0], buf, sizeof(buf))) > 0)
+		strbuf_add(&out, buf, (size_t)n);
+	close(pfd[0]);
+	ok = rc == 0 && strstr(out.buf, "install ok installed");
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return ok;
+}
+
+static bool have_pmem(void)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *de;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while ((de = readdir(d)))
+		found |= !strncmp(de->d_name, "pmem", 4);
+	closedir(d);
+	return found;
+}
+
+int cmd_install(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		JOBOPTS_LONGOPTS,
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct jobopts jo;
+	struct job_env env;
+	struct needs nd = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	char **missing = NULL;
+	size_t nmissing = 0;
+	bool dry = false;
+	int ret = EXIT_USAGE, c, r;
+
+	jobopts_init(&jo);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:s:nh", longopts, NULL)) != -1) {
+		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
+			goto bad;
+		if (r)
+			continue;
+		if (c == 'n') {
+			dry = true;
+			continue;
+		}
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			ret = EXIT_OK;
+		} else {
+			fputs(usage_text, stderr);
+		}
+		goto out;
+	}
+	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
+		goto bad;
+	jobopts_env(&jo, ctx, &env);
+	if (jobopts_expand(&jo, &env, collect, &nd, &err))
+		goto bad;
+
+	ret = EXIT_OK;
+	for (size_t i = 0; i < nd.n; i++) {
+		bool ok = installed(nd.order[i]);
+		printf("%-16s %s\n", nd.order[i], ok ? "installed" : "missing");
+		if (!ok) {
+			missing = xrealloc(missing, (nmissing + 2) * sizeof(*missing));
+			missing[nmissing++] = nd.order[i];
+		}
+	}
+	if (nmissing && !dry) {
+		if (geteuid()) {
+			cmd_error(EXIT_FAIL, "not root: cannot install %zu missing package(s); run 'lkprobot install' as root", nmissing);
+			ret = EXIT_FAIL;
+		} else {
+			char **av = xcalloc(nmissing + 7, sizeof(*av));
+			size_t k = 0;
+			av[k++] = "apt-get";
+			av[k++] = "install";
+			av[k++] = "-y";
+			av[k++] = "-q";
+			av[k++] = "--no-install-recommends";
+			for (size_t i = 0; i < nmissing; i++)
+				av[k++] = missing[i];
+			setenv("DEBIAN_FRONTEND", "noninteractive", 1);
+			int rc = run_exec(av, -1, -1, &err);
+			if (rc) {
+				/* the package lists may be missing on a fresh machine */
+				char *upd[] = { "apt-get", "update", "-q", NULL };
+				if (!run_exec(upd, -1, -1, &err))
+					rc = run_exec(av, -1, -1, &err);
+			}
+			if (rc) {
+				cmd_error(EXIT_FAIL, "apt-get could not install the missing packages%s%s",
+					  rc < 0 ? ": " : "", rc < 0 ? err.buf : "");
+				ret = EXIT_FAIL;
+			}
+			free(av);
+		}
+	}
+	if (nd.pmem && !have_pmem()) {
+		printf("cannot fix by installing: the job needs pmem and this machine has none (/sys/block/pmem*); "
+		       "boot a kernel with memmap= or NVDIMMs ('lkprobot qemu'), or run with --loop-disks for a functional check\n");
+		ret = EXIT_FAIL;
+	}
+	if (nd.root && geteuid()) {
+		printf("cannot fix by installing: the job's setups (disks, file systems, sysfs) need root\n");
+		ret = EXIT_FAIL;
+	}
+	goto out;
+bad:
+	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+out:
+	for (size_t i = 0; i < nd.n; i++)
+		free(nd.order[i]);
+	free(nd.order);
+	free(missing);
+	sset_release(&nd.debs);
+	strbuf_release(&err);
+	jobopts_release(&jo);
+	return ret;
+}

@@ -1,0 +1,230 @@
+/*
+ * lkprobot stats: re-extract a run's statistics from its raw files, and
+ * rebuild the store's view of result roots (--reindex). Result roots are the
+ * source of truth; this is how a changed parser reaches old runs and how a
+ * lost or stale store is rebuilt.
+ */
+#include "cmd.h"
+#include "../lib/result.h"
+#include "../lib/yml.h"
+#include "runstore.h"
+#include "../lib/store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: lkprobot stats [options] RUN_DIR...\n"
+	"       lkprobot stats --reindex DIR [options]\n"
+	"\n"
+	"Re-parse the raw files of result roots (RUN_DIR = .../<commit>/<run>) into\n"
+	"<program>.json and stats.json, rebuild their commit's matrix.json, avg.json\n"
+	"and stddev.json, and record them in the store. With --reindex, find every\n"
+	"result root under DIR and rebuild the store's rows for them from what is on\n"
+	"disk (runs no longer on disk are forgotten).\n"
+	"\n"
+	"      --reindex DIR      rebuild the store's view of DIR\n"
+	"      --db FILE          the store (default: lkprobot.db in DIR or in the\n"
+	"                         nearest directory above RUN_DIR that has one)\n"
+	"      --no-store         only rewrite the files\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"exit codes: 0 done, 1 a raw file was rejected by its parser or the store\n"
+	"could not be written, 2 not a result root or usage\n";
+
+enum { OPT_REINDEX = 0x300, OPT_DB, OPT_NOSTORE };
+
+static bool is_run_dir(const char *dir)
+{
+	const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+	char *jy = xasprintf("%s/job.yaml", dir);
+	bool ok = *base && strspn(base, "0123456789") == strlen(base) && !access(jy, R_OK);
+	free(jy);
+	return ok;
+}
+
+/* Re-extract one run: its stats.json and its commit's matrix. */
+static int restat(const char *run_dir, struct strbuf *err)
+{
+	char *jp = xasprintf("%s/job.yaml", run_dir);
+	struct strbuf text = STRBUF_INIT;
+	struct node *job = NULL, *problems = node_new(NODE_MAP);
+	int ret = -1;
+
+	if (strbuf_read_file(&text, jp) || !(job = yml_load_one(text.buf, jp, err))) {
+		if (!err->len)
+			strbuf_setf(err, "%s: cannot read job.yaml", run_dir);
+		goto out;
+	}
+	if (result_extract(run_dir, job, problems, NULL, err))
+		goto out;
+	char *rt = xstrdup(run_dir);
+	char *slash = strrchr(rt, '/');
+	if (slash)
+		*slash = '\0';
+	ret = result_update_matrix(rt, err);
+	free(rt);
+	for (size_t i = 0; !ret && i < problems->n; i++) {
+		strbuf_setf(err, "%s/%s: %s", run_dir, problems->keys[i], problems->vals[i]->str);
+		ret = 1;
+	}
+out:
+	node_free(job);
+	node_free(problems);
+	free(jp);
+	strbuf_release(&text);
+	return ret;
+}
+
+/* The nearest lkprobot.db at or above dir. */
+static char *find_db(const char *dir)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(dir, real))
+		return NULL;
+	for (;;) {
+		char *db = xasprintf("%s/lkprobot.db", real);
+		if (!access(db, F_OK))
+			return db;
+		free(db);
+		char *slash = strrchr(real, '/');
+		if (!slash || slash == real)
+			return NULL;
+		*slash = '\0';
+	}
+}
+
+static void walk(const char *dir, int depth, struct runstore *rs, long *found, long *failed)
+{
+	DIR *d;
+	struct dirent *de;
+	struct strbuf err = STRBUF_INIT;
+
+	if (depth > 12)
+		return;
+	if (is_run_dir(dir)) {
+		char *sp = xasprintf("%s/stats.json", dir);
+		if (access(sp, R_OK) && restat(dir, &err) < 0) {
+			cmd_warn("%s", err.buf);
+			(*failed)++;
+		}
+		free(sp);
+		strbuf_reset(&err);
+		if (runstore_record_dir(rs, dir, &err)) {
+			cmd_warn("%s", err.buf);
+			(*failed)++;
+		} else {
+			(*found)++;
+		}
+		strbuf_release(&err);
+		return;
+	}
+	if (!(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s", dir, de->d_name);
+		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
+			walk(p, depth + 1, rs, found, failed);
+		free(p);
+	}
+	closedir(d);
+}
+
+int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		{ "reindex", required_argument, NULL, OPT_REINDEX },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "no-store", no_argument, NULL, OPT_NOSTORE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *reindex = NULL, *db = NULL;
+	bool use_store = true;
+	struct strbuf err = STRBUF_INIT;
+	struct runstore rs = { 0 };
+	int ret = EXIT_USAGE, c;
+
+	(void)ctx;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_REINDEX: reindex = optarg; break;
+		case OPT_DB: db = optarg; break;
+		case OPT_NOSTORE: use_store = false; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			fputs(usage_text, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (reindex) {
+		struct stat st;
+		long found = 0, failed = 0;
+		if (stat(reindex, &st) || !S_ISDIR(st.st_mode))
+			return cmd_error(EXIT_USAGE, "%s: not a directory of result roots", reindex);
+		if (runstore_open(&rs, true, db, reindex, &err))
+			return cmd_error(EXIT_FAIL, "%s", err.buf);
+		char real[PATH_MAX];
+		if (!realpath(reindex, real) || store_forget_under(rs.store, real, &err) < 0) {
+			runstore_close(&rs);
+			return cmd_error(EXIT_FAIL, "%s", err.buf);
+		}
+		walk(real, 0, &rs, &found, &failed);
+		printf("%ld result root(s) recorded in %s%s\n", found, store_path(rs.store),
+		       failed ? "" : "");
+		runstore_close(&rs);
+		return failed ? EXIT_FAIL : EXIT_OK;
+	}
+	if (optind >= argc)
+		return cmd_error(EXIT_USAGE, "stats needs a result root (.../<commit>/<run>) or --reindex DIR");
+	ret = EXIT_OK;
+	for (int i = optind; i < argc; i++) {
+		const char *dir = argv[i];
+		size_t len = strlen(dir);
+		char *d = xstrdup(dir);
+		while (len > 1 && d[len - 1] == '/')
+			d[--len] = '\0';
+		if (!is_run_dir(d)) {
+			free(d);
+			ret = cmd_error(EXIT_USAGE, "%s: not a result root (a <run> directory with job.yaml)", dir);
+			continue;
+		}
+		strbuf_reset(&err);
+		int r = restat(d, &err);
+		if (r) {
+			cmd_error(EXIT_FAIL, "%s", err.buf);
+			ret = EXIT_FAIL;
+		}
+		if (r >= 0 && use_store) {
+			char *found = db ? xstrdup(db) : find_db(d);
+			if (found) {
+				strbuf_reset(&err);
+				if (runstore_open(&rs, true, found, NULL, &err) || runstore_record_dir(&rs, d, &err)) {
+					cmd_error(EXIT_FAIL, "%s", err.buf);
+					ret = EXIT_FAIL;
+				}
+				runstore_close(&rs);
+				free(found);
+			}
+		}
+		if (r >= 0)
+			printf("%s/stats.json\n", d);
+		free(d);
+	}
+	strbuf_release(&err);
+	return ret;
+}

@@ -1,0 +1,141 @@
+/*
+ * runstore: result roots into the store. See runstore.h.
+ */
+#include "runstore.h"
+#include "../lib/json.h"
+#include "../lib/node.h"
+#include "../lib/result.h"
+#include "../lib/store.h"
+#include "../lib/units.h"
+#include "../lib/yml.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int runstore_open(struct runstore *rs, bool use, const char *db, const char *result_dir,
+		  struct strbuf *err)
+{
+	rs->store = NULL;
+	if (!use)
+		return 0;
+	char *path = db ? xstrdup(db) : xasprintf("%s/lkprobot.db", result_dir);
+	if (!db)
+		mkdir(result_dir, 0755);
+	rs->store = store_open(path, err);
+	free(path);
+	return rs->store ? 0 : -1;
+}
+
+void runstore_close(struct runstore *rs)
+{
+	store_close(rs->store);
+	rs->store = NULL;
+}
+
+static const char *str(const struct node *job, const char *k)
+{
+	return node_str(node_get(job, k));
+}
+
+int runstore_record_dir(struct runstore *rs, const char *run_dir, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	char real[PATH_MAX];
+	char *parts[8] = { 0 };
+	struct node *job = NULL, *stats = NULL;
+	int ret = -1;
+
+	if (!rs->store)
+		return 0;
+	if (!realpath(run_dir, real)) {
+		strbuf_setf(err, "%s: %s", run_dir, strerror(errno));
+		return -1;
+	}
+	/* .../<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>/<run> */
+	char *p = real + strlen(real);
+	for (int i = 7; i >= 0; i--) {
+		char *slash = p;
+		while (slash > real && slash[-1] != '/')
+			slash--;
+		if (slash <= real + 1) {
+			strbuf_setf(err, "%s: not an LKP result root (<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>/<run>)",
+				    run_dir);
+			goto out;
+		}
+		parts[i] = slash;
+		slash[-1] = '\0';
+		p = slash - 1;
+	}
+	char *job_path = xasprintf("%s/%s/%s/%s/%s/%s/%s/%s/%s/job.yaml", real, parts[0], parts[1],
+				   parts[2], parts[3], parts[4], parts[5], parts[6], parts[7]);
+	char *root = xasprintf("%s/%s/%s/%s/%s/%s/%s/%s/%s", real, parts[0], parts[1], parts[2],
+			       parts[3], parts[4], parts[5], parts[6], parts[7]);
+	if (strbuf_read_file(&text, job_path)) {
+		strbuf_setf(err, "%s: cannot read job.yaml: %s", root, strerror(errno));
+		goto out2;
+	}
+	if (!(job = yml_load_one(text.buf, job_path, err)) || job->type != NODE_MAP) {
+		if (job)
+			strbuf_setf(err, "%s: job.yaml is not a job", root);
+		goto out2;
+	}
+	char *sp = xasprintf("%s/stats.json", root);
+	struct strbuf e = STRBUF_INIT;
+	if (result_load_json(sp, &stats, &e))
+		stats = NULL;	/* a run that died before its stats: recorded without */
+	strbuf_release(&e);
+	free(sp);
+
+	/* the atomic job as it was split: without what the run added to job.yaml */
+	static const char *const run_keys[] = { "job_state", "job_state_reason", "start_time",
+						"end_time", "loadavg", "lkprobot_version", "facts",
+						"unavailable", "stats_problems", NULL };
+	struct node *atomic = node_dup(job);
+	struct strbuf atomic_yaml = STRBUF_INIT;
+	for (const char *const *k = run_keys; *k; k++)
+		node_del(atomic, *k);
+	yml_emit(&atomic_yaml, atomic);
+	node_free(atomic);
+
+	uint64_t mem = 0;
+	struct strbuf me = STRBUF_INIT;
+	if (str(job, "memory") && units_bytes(str(job, "memory"), &mem, &me))
+		mem = 0;
+	strbuf_release(&me);
+	struct store_run sr = {
+		.result_root = root,
+		.run_no = atoi(parts[7]),
+		.testcase = parts[0],
+		.path_params = parts[1],
+		.job_yaml = atomic_yaml.buf,
+		.tbox_group = parts[2],
+		.rootfs = parts[3],
+		.kconfig = parts[4],
+		.compiler = parts[5],
+		.commit = parts[6],
+		.machine = str(job, "testbox"),
+		.nr_cpu = str(job, "nr_cpu") ? atoi(str(job, "nr_cpu")) : 0,
+		.memory = mem,
+		.model = str(job, "model"),
+		.brand = str(job, "brand"),
+		.job_state = str(job, "job_state"),
+		.start_time = str(job, "start_time") ? atoll(str(job, "start_time")) : 0,
+		.end_time = str(job, "end_time") ? atoll(str(job, "end_time")) : 0,
+		.stats = stats,
+		.unavailable = node_get(job, "unavailable"),
+		.facts = node_get(job, "facts"),
+	};
+	ret = store_record_run(rs->store, &sr, err);
+	strbuf_release(&atomic_yaml);
+out2:
+	free(job_path);
+	free(root);
+out:
+	node_free(job);
+	node_free(stats);
+	strbuf_release(&text);
+	return ret;
+}
