@@ -7,6 +7,7 @@
 #include "program.h"
 #include "programs/programs.h"
 #include "result.h"
+#include "stats.h"
 #include "run.h"
 #include "units.h"
 #include "yml.h"
@@ -545,6 +546,8 @@ stop:
 
 	if (result_extract(res->run_dir, job, res->problems, &res->stats, &e))
 		run_unavailable(&r, "stats", "%s", e.buf);
+	else if (o->older_names && !result_add_older_names(res->run_dir, &e))
+		stats_add_older_names(res->stats);
 	if (write_job_yaml(&r, job, state, res, &e))
 		run_unavailable(&r, "job.yaml", "%s", e.buf);
 	if (result_update_matrix(res->rt, &e))

@@ -27,6 +27,7 @@ struct engine_opts {
 	const char *fs_root;		/* mount points go under it (default /fs) */
 	unsigned timeout_margin;	/* seconds past runtime before the test is killed */
 	bool progress;			/* one-line progress on stderr (a terminal) */
+	bool older_names;		/* also the metric names of older reports */
 };
 
 struct engine_result {

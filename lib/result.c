@@ -213,6 +213,21 @@ out:
 	return ret;
 }
 
+int result_add_older_names(const char *run_dir, struct strbuf *err)
+{
+	char *sp = xasprintf("%s/stats.json", run_dir);
+	struct node *stats;
+	int ret = -1;
+
+	if (!result_load_json(sp, &stats, err)) {
+		stats_add_older_names(stats);
+		ret = result_save_json(sp, stats, err);
+		node_free(stats);
+	}
+	free(sp);
+	return ret;
+}
+
 static int cmp_int_names(const void *a, const void *b)
 {
 	return atoi(*(const char *const *)a) - atoi(*(const char *const *)b);

@@ -29,6 +29,9 @@ int result_claim_run(const char *rt, char **run_dir, int *run_no, struct strbuf 
 int result_extract(const char *run_dir, const struct node *job, struct node *problems,
 		   struct node **stats, struct strbuf *err);
 
+/* Add the older metric names to <run_dir>/stats.json (stats_add_older_names). */
+int result_add_older_names(const char *run_dir, struct strbuf *err);
+
 /* Rebuild <rt>/matrix.json, avg.json and stddev.json from its runs. */
 int result_update_matrix(const char *rt, struct strbuf *err);
 

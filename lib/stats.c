@@ -370,3 +370,33 @@ void stats_matrix_summary(const struct node *matrix, struct node *avg, struct no
 		node_set(stddev, matrix->keys[i], stats_number(sqrt(sq / (double)n), true));
 	}
 }
+
+void stats_add_older_names(struct node *stats)
+{
+	size_t n = stats->n;	/* only the metrics that were there before */
+	struct strbuf k = STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = stats->keys[i];
+		double v;
+		size_t len = strlen(name);
+
+		if (stats->vals[i]->comment || !json_number(stats->vals[i], &v))
+			continue;
+		if (!strncmp(name, "fio.", 4) && strstr(name, "_clat_") && len > 3 &&
+		    !strcmp(name + len - 3, "_ns")) {
+			strbuf_reset(&k);
+			strbuf_add(&k, name, len - 3);
+			strbuf_addstr(&k, "_us");
+			node_set(stats, k.buf, stats_number(v / 1000.0, true));
+		} else if (!strncmp(name, "perf-stat.overall.", 18)) {
+			strbuf_setf(&k, "perf-stat.%s", name + 18);
+			node_set(stats, k.buf, node_dup(stats->vals[i]));
+		} else if (!strncmp(name, "perf-stat.total.", 16)) {
+			strbuf_setf(&k, "perf-stat.%s", name + 16);
+			if (node_index(stats, k.buf) < 0)
+				node_set(stats, k.buf, node_dup(stats->vals[i]));
+		}
+	}
+	strbuf_release(&k);
+}

@@ -70,6 +70,14 @@ void stats_reduce(const struct node *program_json, struct node *stats);
 bool stats_is_event_counter(const char *metric);
 bool stats_is_independent_counter(const char *metric);
 
+/*
+ * Add the names older reports used, next to today's (lkp-tests renamed
+ * them): fio.<op>_clat_{mean,90%,95%,99%}_ns also as ..._us in
+ * microseconds (before 2024-03), and perf-stat.overall.<ratio> and
+ * perf-stat.total.<event> also as perf-stat.<name> (before 2018-12).
+ */
+void stats_add_older_names(struct node *stats);
+
 /* A number node as lkprobot writes metrics. */
 struct node *stats_number(double v, bool is_float);
 

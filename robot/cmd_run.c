@@ -37,6 +37,8 @@ static const char usage_text[] =
 	"                         the runtime itself, at least 60)\n"
 	"      --db FILE          the store (default <RESULT_ROOT_DIR>/lkprobot.db)\n"
 	"      --no-store         do not record the runs in the store\n"
+	"      --compatible-names also write the metric names of older reports\n"
+	"                         (fio.write_clat_mean_us, perf-stat.ipc, ...)\n"
 	"  -t, --testbox NAME     convert units against hosts/<NAME> (default: this machine)\n"
 	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
 	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
@@ -45,7 +47,7 @@ static const char usage_text[] =
 	"exit codes: 0 every run finished, 1 a run failed, timed out or was\n"
 	"interrupted (its result root says which in job.yaml), 2 bad job file or usage\n";
 
-enum { OPT_RUNS = 0x200, OPT_LOOP, OPT_FSROOT, OPT_MARGIN, OPT_DB, OPT_NOSTORE };
+enum { OPT_RUNS = 0x200, OPT_LOOP, OPT_FSROOT, OPT_MARGIN, OPT_DB, OPT_NOSTORE, OPT_OLDNAMES };
 
 struct atomic_list {
 	struct node **v;
@@ -93,6 +95,7 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "timeout-margin", required_argument, NULL, OPT_MARGIN },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "no-store", no_argument, NULL, OPT_NOSTORE },
+		{ "compatible-names", no_argument, NULL, OPT_OLDNAMES },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct jobopts jo;
@@ -142,6 +145,7 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 			break;
 		case OPT_DB: db = optarg; break;
 		case OPT_NOSTORE: use_store = false; break;
+		case OPT_OLDNAMES: eo.older_names = true; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;

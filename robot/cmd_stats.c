@@ -8,6 +8,7 @@
 #include "../lib/result.h"
 #include "../lib/yml.h"
 #include "runstore.h"
+#include "../lib/sset.h"
 #include "../lib/store.h"
 
 #include <dirent.h>
@@ -34,12 +35,15 @@ static const char usage_text[] =
 	"      --db FILE          the store (default: lkprobot.db in DIR or in the\n"
 	"                         nearest directory above RUN_DIR that has one)\n"
 	"      --no-store         only rewrite the files\n"
+	"      --compatible-names also write the metric names of older reports\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 done, 1 a raw file was rejected by its parser or the store\n"
 	"could not be written, 2 not a result root or usage\n";
 
-enum { OPT_REINDEX = 0x300, OPT_DB, OPT_NOSTORE };
+enum { OPT_REINDEX = 0x300, OPT_DB, OPT_NOSTORE, OPT_OLDNAMES };
+
+static bool older_names;
 
 static bool is_run_dir(const char *dir)
 {
@@ -50,7 +54,7 @@ static bool is_run_dir(const char *dir)
 	return ok;
 }
 
-/* Re-extract one run: its stats.json and its commit's matrix. */
+/* Re-extract one run's <program>.json and stats.json (not the matrix). */
 static int restat(const char *run_dir, struct strbuf *err)
 {
 	char *jp = xasprintf("%s/job.yaml", run_dir);
@@ -65,13 +69,10 @@ static int restat(const char *run_dir, struct strbuf *err)
 	}
 	if (result_extract(run_dir, job, problems, NULL, err))
 		goto out;
-	char *rt = xstrdup(run_dir);
-	char *slash = strrchr(rt, '/');
-	if (slash)
-		*slash = '\0';
-	ret = result_update_matrix(rt, err);
-	free(rt);
-	for (size_t i = 0; !ret && i < problems->n; i++) {
+	if (older_names && result_add_older_names(run_dir, err))
+		goto out;
+	ret = 0;
+	for (size_t i = 0; i < problems->n; i++) {
 		strbuf_setf(err, "%s/%s: %s", run_dir, problems->keys[i], problems->vals[i]->str);
 		ret = 1;
 	}
@@ -147,6 +148,7 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "reindex", required_argument, NULL, OPT_REINDEX },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "no-store", no_argument, NULL, OPT_NOSTORE },
+		{ "compatible-names", no_argument, NULL, OPT_OLDNAMES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -163,6 +165,7 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_REINDEX: reindex = optarg; break;
 		case OPT_DB: db = optarg; break;
 		case OPT_NOSTORE: use_store = false; break;
+		case OPT_OLDNAMES: older_names = true; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
@@ -192,6 +195,7 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 	if (optind >= argc)
 		return cmd_error(EXIT_USAGE, "stats needs a result root (.../<commit>/<run>) or --reindex DIR");
 	ret = EXIT_OK;
+	struct sset commits = { 0 };
 	for (int i = optind; i < argc; i++) {
 		const char *dir = argv[i];
 		size_t len = strlen(dir);
@@ -221,10 +225,25 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 				free(found);
 			}
 		}
-		if (r >= 0)
+		if (r >= 0) {
+			char real[PATH_MAX];
 			printf("%s/stats.json\n", d);
+			if (realpath(d, real) && strrchr(real, '/') != real) {
+				*strrchr(real, '/') = '\0';
+				sset_add(&commits, real);
+			}
+		}
 		free(d);
 	}
+	/* each commit's matrix once, after all its runs were re-extracted */
+	for (size_t i = 0; i < commits.cap; i++) {
+		if (!commits.slot[i])
+			continue;
+		strbuf_reset(&err);
+		if (result_update_matrix(commits.slot[i], &err))
+			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+	}
+	sset_release(&commits);
 	strbuf_release(&err);
 	return ret;
 }

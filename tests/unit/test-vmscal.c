@@ -667,14 +667,14 @@ static void test_vm_scalability_run_runtime_bounds(void **state)
 	uint64_t t0 = vmscal_now_ns();
 	(void)state;
 
-	/* reading 2 x 512 GiB of zero pages takes minutes; runtime says 1 s */
-	run_case("vm-scalability:\n  test: anon-r-seq\n  size: 1T\nnr_task: 2\nruntime: 1\n", &raw, &ss);
+	/* reading 2 x 32 GiB of zero pages takes seconds; runtime says 1 s */
+	run_case("vm-scalability:\n  test: anon-r-seq\n  size: 64G\nnr_task: 2\nruntime: 1\n", &raw, &ss);
 	double secs = (double)(vmscal_now_ns() - t0) / 1e9;
 	usemem_lines(raw.buf, &u);
 	assert_int_equal(u.n, 2);
 	assert_true(secs < 30);
 	for (size_t i = 0; i < u.n; i++) {
-		assert_true(u.bytes[i] < (512ULL << 30));
+		assert_true(u.bytes[i] < (32ULL << 30));
 		assert_true(u.usecs[i] >= 900000);	/* the deadline was set just before the start */
 	}
 	stats_samples_release(&ss);
@@ -696,9 +696,12 @@ static void test_vm_scalability_run_drops_cut_run(void **state)
 	assert_true(u.cases >= 1 && u.cases < 100);
 	assert_int_equal(u.n, 2 * u.cases);
 	assert_int_equal(u.frees, 2 * u.cases);
+	/* the first run may be cut (usemem --runtime); later ones are whole */
 	for (size_t i = 0; i < u.n; i++)
-		assert_true(u.bytes[i] == (32ULL << 20) + (32ULL << 20) / 8);
-	assert_non_null(strstr(raw.buf, "\nruntime exceeded, consider adjust size configuration\n"));
+		assert_true(i < 2 ? u.bytes[i] <= (32ULL << 20) + (32ULL << 20) / 8
+				  : u.bytes[i] == (32ULL << 20) + (32ULL << 20) / 8);
+	if (u.cases > 1)
+		assert_non_null(strstr(raw.buf, "\nruntime exceeded, consider adjust size configuration\n"));
 	stats_samples_release(&ss);
 	strbuf_release(&raw);
 }
