@@ -110,6 +110,17 @@ test_expect_success 'stats RUN_DIR re-parses the raw files into the same stats.j
 	cmp "$TMP/stats.before" "$R/stats.json"
 '
 
+test_expect_success '--compatible-names adds the older names next to the current ones' '
+	R=$(cat "$TMP/root") &&
+	lkprobot stats --no-store --compatible-names "$R" >/dev/null &&
+	python3 -c "import json,sys
+s=json.load(open(sys.argv[1]))
+assert abs(s[\"fio.write_clat_mean_us\"] - s[\"fio.write_clat_mean_ns\"]/1000) < 1e-9
+assert \"fio.write_clat_99%_us\" in s
+assert \"perf-stat.task-clock\" in s and s[\"perf-stat.task-clock\"] == s[\"perf-stat.total.task-clock\"]
+" "$R/stats.json"
+'
+
 test_expect_success 'a truncated raw file is rejected by its parser, never half-read' '
 	R=$(cat "$TMP/root") && mkdir -p "$TMP/trunc/t/p/g/r/k/c/x" &&
 	cp -r "$R" "$TMP/trunc/t/p/g/r/k/c/x/0" && T="$TMP/trunc/t/p/g/r/k/c/x/0" &&
