@@ -441,28 +441,14 @@ static void test_vmscal_run_nothing_to_do(void **state)
 
 /* ---- parse ------------------------------------------------------------- */
 
-static void test_vm_scalability_parse_lkp_fixtures(void **state)
-{
-	(void)state;
-	/* lkp-tests' spec/fixtures/stats/vm-scalability: truncate, swapin, truncate-seq */
-	same_as_lkp_fixture("lkp-spec-1");
-	same_as_lkp_fixture("lkp-spec-2");
-	same_as_lkp_fixture("lkp-spec-3");
-}
-
 static void test_vm_scalability_parse_lkp_fault_and_free(void **state)
 {
 	struct strbuf text = STRBUF_INIT;
 	struct stats_samples ss;
 	(void)state;
 
-	load(&text, "lkp-spec-3");
-	parse_ok(text.buf, text.len, &ss);
-	assert_non_null(stats_find(&ss, "throughput_fault"));
-	assert_non_null(stats_find(&ss, "median_fault_stddev%"));
-	assert_null(stats_find(&ss, "free_time"));
-	stats_samples_release(&ss);
-	load(&text, "lkp-spec-2");
+	/* our workers print usemem's "usecs to free memory" lines, no "faulted" ones */
+	load(&text, "anon-w-seq.out");
 	parse_ok(text.buf, text.len, &ss);
 	assert_true(value(&ss, "free_time") > 0);
 	assert_true(stats_find(&ss, "workload")->is_float);
@@ -809,8 +795,8 @@ static void test_vm_scalability_run_upstream_checkout(void **state)
 	(void)state;
 
 	assert_non_null(mkdtemp(dir));
-	/* stands in for upstream: prints lkp-tests' swapin test data, says its environment */
-	strbuf_addf(&script, "#!/bin/sh\ngrep -v ./case- '%s/lkp-spec-2'\n"
+	/* stands in for upstream: prints a captured run's lines, says its environment */
+	strbuf_addf(&script, "#!/bin/sh\ngrep -v ./case- '%s/anon-w-seq.out'\n"
 			     "echo \"cwd=$(pwd) nr_task=$nr_task runtime=$runtime unit_size=$unit_size\" >&2\n",
 		    fixture_dir);
 	char *path = xasprintf("%s/case-anon-w-seq", dir);
@@ -832,7 +818,7 @@ static void test_vm_scalability_run_upstream_checkout(void **state)
 	job_run_file(&jr, "vm-scalability", &raw);
 	assert_non_null(strstr(raw.buf, "  ./case-anon-w-seq\n"));
 	parse_ok(raw.buf, raw.len, &ss);
-	same_as_lkp(&ss, "lkp-spec-2.lkp");
+	same_as_lkp(&ss, "anon-w-seq.out.lkp");
 	stats_samples_release(&ss);
 	job_run_file(&jr, "stderr", &text);
 	char *want = xasprintf("cwd=%s nr_task=2 runtime=300 unit_size=67108864\n", dir);
@@ -912,7 +898,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_vmscal_check_swap),
 		cmocka_unit_test(test_vmscal_run_lines),
 		cmocka_unit_test(test_vmscal_run_nothing_to_do),
-		cmocka_unit_test(test_vm_scalability_parse_lkp_fixtures),
 		cmocka_unit_test(test_vm_scalability_parse_lkp_fault_and_free),
 		cmocka_unit_test(test_vm_scalability_parse_our_output),
 		cmocka_unit_test(test_vm_scalability_parse_rejects),
