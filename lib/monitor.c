@@ -3,6 +3,7 @@
  * spawning for the monitor programs. See monitor.h.
  */
 #include "monitor.h"
+#include "program.h"
 #include "programs/programs.h"
 #include "run.h"
 #include "sset.h"
@@ -419,4 +420,20 @@ int monitor_capture(char *const argv[], struct strbuf *out, struct strbuf *err)
 			return -1;
 		}
 	return monitor_status(status);
+}
+
+int monitor_proc_file(const struct run *r, const struct program *p, const char *path,
+		      double def_interval, unsigned flags, int out_fd)
+{
+	struct strbuf err = STRBUF_INIT;
+	double interval;
+
+	monitor_catch_stop();
+	if (monitor_interval(r, p, def_interval, &interval, &err)) {
+		fprintf(stderr, "%s: %s\n", p->name, err.buf);
+		strbuf_release(&err);
+		return 2;
+	}
+	strbuf_release(&err);
+	return monitor_snapshots(p->name, path, interval, flags, out_fd);
 }

@@ -69,6 +69,14 @@ int monitor_snapshot(const char *path, unsigned flags, int out_fd, struct strbuf
 int monitor_snapshots(const char *name, const char *path, double interval, unsigned flags,
 		      int out_fd);
 
+/*
+ * A whole /proc snapshot monitor (interrupts, proc-vmstat, meminfo): catch
+ * the stop, read the `interval` option (default def_interval seconds),
+ * then monitor_snapshots() of `path` under the program's name.
+ */
+int monitor_proc_file(const struct run *r, const struct program *p, const char *path,
+		      double def_interval, unsigned flags, int out_fd);
+
 /* monitor_exec flags */
 #define MONITOR_EXEC_STDERR	1	/* stderr to out_fd too (turbostat prints there; lkp: 2>&1) */
 #define MONITOR_EXEC_UTC	2	/* TZ=UTC in its environment (vmstat --timestamp) */

@@ -2,6 +2,7 @@
  * result: result roots, extraction and matrices. See result.h.
  */
 #include "result.h"
+#include "fsutil.h"
 #include "job.h"
 #include "json.h"
 #include "program.h"
@@ -18,30 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int mkdir_p(const char *dir)
-{
-	struct strbuf p = STRBUF_INIT;
-	int ret = 0;
-
-	strbuf_addstr(&p, dir);
-	for (size_t i = 1; i <= p.len; i++) {
-		if (p.buf[i] != '/' && p.buf[i] != '\0')
-			continue;
-		char c = p.buf[i];
-		p.buf[i] = '\0';
-		if (mkdir(p.buf, 0755) && errno != EEXIST)
-			ret = -1;
-		p.buf[i] = c;
-		if (ret)
-			break;
-	}
-	strbuf_release(&p);
-	return ret;
-}
-
 int result_claim_run(const char *rt, char **run_dir, int *run_no, struct strbuf *err)
 {
-	if (mkdir_p(rt)) {
+	if (fsutil_mkdir_p(rt)) {
 		strbuf_setf(err, "cannot create the result root '%s': %s", rt, strerror(errno));
 		return -1;
 	}
@@ -64,33 +44,7 @@ int result_claim_run(const char *rt, char **run_dir, int *run_no, struct strbuf 
 
 int result_save_text(const char *path, const char *text, size_t len, struct strbuf *err)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int ret = -1;
-
-	if (fd < 0)
-		goto fail;
-	while (len) {
-		ssize_t w = write(fd, text, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			goto fail;
-		}
-		text += w;
-		len -= (size_t)w;
-	}
-	if (close(fd) || rename(tmp, path))
-		goto fail;
-	ret = 0;
-	goto out;
-fail:
-	strbuf_setf(err, "cannot write '%s': %s", path, strerror(errno));
-	unlink(tmp);
-out:
-	free(tmp);
-	return ret;
+	return fsutil_write_atomic(path, text, len, err);
 }
 
 int result_save_json(const char *path, const struct node *n, struct strbuf *err)

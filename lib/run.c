@@ -3,6 +3,7 @@
  * reproduce.sh and spawning commands from argv. See run.h.
  */
 #include "run.h"
+#include "fsutil.h"
 #include "job.h"
 #include "program.h"
 #include "units.h"
@@ -125,32 +126,8 @@ int run_write(const struct run *r, const char *name, const char *data, size_t le
 	      struct strbuf *err)
 {
 	char *path = run_path(r, name);
-	char *tmp = xasprintf("%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int ret = -1;
+	int ret = fsutil_write_atomic(path, data, len, err);
 
-	if (fd < 0)
-		goto fail;
-	while (len) {
-		ssize_t w = write(fd, data, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			goto fail;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-	if (close(fd) || rename(tmp, path))
-		goto fail;
-	ret = 0;
-	goto out;
-fail:
-	strbuf_setf(err, "cannot write '%s': %s", path, strerror(errno));
-	unlink(tmp);
-out:
-	free(tmp);
 	free(path);
 	return ret;
 }

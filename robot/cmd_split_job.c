@@ -8,6 +8,7 @@
  * the time for 10,000 jobs.)
  */
 #include "cmd.h"
+#include "../lib/fsutil.h"
 #include "../lib/job.h"
 #include "../lib/machine.h"
 #include "../lib/sset.h"
@@ -59,27 +60,6 @@ struct split {
 	size_t n, alloc;
 	struct strbuf arena;	/* every atomic job's YAML, back to back */
 };
-
-static int write_file(const char *path, const char *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	while (len) {
-		ssize_t w = write(fd, data, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-	return close(fd);
-}
 
 static int one_atomic(const struct node *atomic, void *arg, struct strbuf *err)
 {
@@ -141,32 +121,6 @@ out:
 	return ret;
 }
 
-static int mkdir_p(const char *dir)
-{
-	struct strbuf p = STRBUF_INIT;
-	int ret = 0;
-
-	strbuf_addstr(&p, dir);
-	for (size_t i = 1; i <= p.len; i++) {
-		if (p.buf[i] != '/' && p.buf[i] != '\0')
-			continue;
-		char c = p.buf[i];
-		p.buf[i] = '\0';
-		if (mkdir(p.buf, 0755) && errno != EEXIST)
-			ret = -1;
-		p.buf[i] = c;
-		if (ret)
-			break;
-	}
-	struct stat st;
-	if (!ret && (stat(p.buf, &st) || !S_ISDIR(st.st_mode))) {
-		errno = ENOTDIR;
-		ret = -1;
-	}
-	strbuf_release(&p);
-	return ret;
-}
-
 int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
@@ -220,7 +174,7 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	sp.compatible = jo.compatible;
 
-	if (!sp.dry_run && mkdir_p(outdir)) {
+	if (!sp.dry_run && fsutil_mkdir_p(outdir)) {
 		cmd_error(EXIT_USAGE, "%s: cannot create the output directory: %s", outdir, strerror(errno));
 		goto out;
 	}
@@ -237,7 +191,7 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 		}
 		struct strbuf to = STRBUF_INIT;
 		strbuf_addf(&to, "%s/%s", outdir, sp.v[i].name);
-		if (write_file(to.buf, sp.arena.buf + sp.v[i].off, sp.v[i].len)) {
+		if (fsutil_write(to.buf, sp.arena.buf + sp.v[i].off, sp.v[i].len)) {
 			ret = cmd_error(EXIT_FAIL, "cannot write '%s': %s (%zu of %zu atomic jobs written)",
 					to.buf, strerror(errno), i, sp.n);
 			strbuf_release(&to);

@@ -2,6 +2,7 @@
  * runstore: result roots into the store. See runstore.h.
  */
 #include "runstore.h"
+#include "../lib/fsutil.h"
 #include "../lib/json.h"
 #include "../lib/node.h"
 #include "../lib/result.h"
@@ -23,7 +24,7 @@ int runstore_open(struct runstore *rs, bool use, const char *db, const char *res
 		return 0;
 	char *path = db ? xstrdup(db) : xasprintf("%s/lkprobot.db", result_dir);
 	if (!db)
-		mkdir(result_dir, 0755);
+		fsutil_mkdir_p(result_dir);
 	rs->store = store_open(path, err);
 	free(path);
 	return rs->store ? 0 : -1;

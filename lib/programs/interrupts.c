@@ -183,18 +183,8 @@ out:
 
 static int interrupts_monitor(struct run *r, const struct program *p, int out_fd)
 {
-	struct strbuf err = STRBUF_INIT;
-	double interval;
-
-	monitor_catch_stop();
 	/* lkp-tests: no interval = one snapshot before and one after the test */
-	if (monitor_interval(r, p, 0, &interval, &err)) {
-		fprintf(stderr, "interrupts: %s\n", err.buf);
-		strbuf_release(&err);
-		return 2;
-	}
-	strbuf_release(&err);
-	return monitor_snapshots("interrupts", "/proc/interrupts", interval, MONITOR_SNAP_NSEC, out_fd);
+	return monitor_proc_file(r, p, "/proc/interrupts", 0, MONITOR_SNAP_NSEC, out_fd);
 }
 
 const struct program program_interrupts = {

@@ -106,17 +106,7 @@ out:
 
 static int meminfo_monitor(struct run *r, const struct program *p, int out_fd)
 {
-	struct strbuf err = STRBUF_INIT;
-	double interval;
-
-	monitor_catch_stop();
-	if (monitor_interval(r, p, 1, &interval, &err)) {
-		fprintf(stderr, "meminfo: %s\n", err.buf);
-		strbuf_release(&err);
-		return 2;
-	}
-	strbuf_release(&err);
-	return monitor_snapshots("meminfo", "/proc/meminfo", interval, 0, out_fd);
+	return monitor_proc_file(r, p, "/proc/meminfo", 1, 0, out_fd);
 }
 
 const struct program program_meminfo = {

@@ -83,17 +83,7 @@ out:
 
 static int proc_vmstat_monitor(struct run *r, const struct program *p, int out_fd)
 {
-	struct strbuf err = STRBUF_INIT;
-	double interval;
-
-	monitor_catch_stop();
-	if (monitor_interval(r, p, 1, &interval, &err)) {
-		fprintf(stderr, "proc-vmstat: %s\n", err.buf);
-		strbuf_release(&err);
-		return 2;
-	}
-	strbuf_release(&err);
-	return monitor_snapshots("proc-vmstat", "/proc/vmstat", interval, MONITOR_SNAP_DEDUP, out_fd);
+	return monitor_proc_file(r, p, "/proc/vmstat", 1, MONITOR_SNAP_DEDUP, out_fd);
 }
 
 const struct program program_proc_vmstat = {
