@@ -102,6 +102,7 @@ static int parse_string(struct jp *p, const char **cur, struct strbuf *out)
 		case 't': strbuf_addch(out, '\t'); break;
 		case 'u': {
 			unsigned cp, lo;
+			const char *u = c;
 			if (p->end - c < 5 || hex4(c + 1, &cp))
 				return jp_fail(p, c, "bad \\u escape");
 			c += 4;
@@ -109,6 +110,9 @@ static int parse_string(struct jp *p, const char **cur, struct strbuf *out)
 			    c[2] == 'u' && !hex4(c + 3, &lo) && lo >= 0xdc00 && lo < 0xe000) {
 				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 				c += 6;
+			} else if (cp >= 0xd800 && cp < 0xe000) {
+				/* no UTF-8 for half a pair: it would be invalid bytes */
+				return jp_fail(p, u, "lone surrogate in a \\u escape");
 			}
 			if (!cp)
 				return jp_fail(p, c, "NUL in a string");
@@ -299,7 +303,8 @@ const struct node *json_path(const struct node *n, ...)
 		} else if (n->type == NODE_SEQ) {
 			char *end;
 			unsigned long i = strtoul(k, &end, 10);
-			n = (*end || i >= n->n) ? NULL : n->vals[i];
+			/* only digits: "", " 1", "+1" and "-1" are no index */
+			n = (!isdigit((unsigned char)*k) || *end || i >= n->n) ? NULL : n->vals[i];
 		} else {
 			n = NULL;
 		}

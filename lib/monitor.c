@@ -7,6 +7,7 @@
 #include "programs/programs.h"
 #include "run.h"
 #include "sset.h"
+#include "stats.h"
 #include "units.h"
 
 #include <errno.h>
@@ -436,4 +437,29 @@ int monitor_proc_file(const struct run *r, const struct program *p, const char *
 	}
 	strbuf_release(&err);
 	return monitor_snapshots(p->name, path, interval, flags, out_fd);
+}
+
+int monitor_snapshot_line(const char **p, const char *end, size_t *lineno, struct strbuf *line,
+			  const char *name, struct stats_samples *out, struct strbuf *err)
+{
+	while (*p < end) {
+		const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+
+		(*lineno)++;
+		if (!nl) {
+			strbuf_setf(err, "%s: line %zu has no end (truncated file)", name, *lineno);
+			return -1;
+		}
+		strbuf_reset(line);
+		strbuf_add(line, *p, (size_t)(nl - *p));
+		*p = nl + 1;
+		if (strncmp(line->buf, "time:", 5))
+			return 1;
+		if (stats_add_text(out, "time", line->buf + 5, err)) {
+			strbuf_setf(err, "%s: line %zu: bad time line '%s'", name, *lineno, line->buf);
+			return -1;
+		}
+		return 2;
+	}
+	return 0;
 }

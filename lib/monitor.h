@@ -69,6 +69,17 @@ int monitor_snapshot(const char *path, unsigned flags, int out_fd, struct strbuf
 int monitor_snapshots(const char *name, const char *path, double interval, unsigned flags,
 		      int out_fd);
 
+struct stats_samples;
+/*
+ * Read a snapshot monitor's raw file line by line: the next line into
+ * `line` (1), a "time: <epoch>" line taken as a `time` sample, i.e. a new
+ * snapshot starts (2), the end (0), or -1 with "<name>: line N ..." in err
+ * for a line cut short.
+ * *p walks from the start of the text to `end`.
+ */
+int monitor_snapshot_line(const char **p, const char *end, size_t *lineno, struct strbuf *line,
+			  const char *name, struct stats_samples *out, struct strbuf *err);
+
 /*
  * A whole /proc snapshot monitor (interrupts, proc-vmstat, meminfo): catch
  * the stop, read the `interval` option (default def_interval seconds),

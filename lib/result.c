@@ -85,6 +85,7 @@ static int extract_one(const char *run_dir, const struct program *p, const char 
 		       const char *group, struct node *problems, struct strbuf *err)
 {
 	char *path = xasprintf("%s/%s", run_dir, raw);
+	char *json = xasprintf("%s/%s.json", run_dir, group);
 	struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
 	struct stats_samples ss;
 	int ret = 0;
@@ -94,18 +95,18 @@ static int extract_one(const char *run_dir, const struct program *p, const char 
 		goto out;	/* the program wrote nothing: nothing to parse */
 	if (p->parse(text.buf, text.len, &ss, &e)) {
 		problem(problems, raw, e.buf);
+		unlink(json);	/* no numbers: not an older extraction's either */
 		goto out;
 	}
 	struct node *pj = stats_program_json(&ss, group);
-	char *json = xasprintf("%s/%s.json", run_dir, group);
 	if (pj) {
 		ret = result_save_json(json, pj, err) ? -1 : 1;
 		node_free(pj);
 	} else {
 		unlink(json);
 	}
-	free(json);
 out:
+	free(json);
 	stats_samples_release(&ss);
 	strbuf_release(&text);
 	strbuf_release(&e);

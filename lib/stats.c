@@ -86,7 +86,8 @@ int stats_add_text(struct stats_samples *ss, const char *key, const char *value,
 	v = strtod(s, &end);
 	while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')
 		end++;
-	if (*end || end == s || isalpha((unsigned char)*s)) {
+	/* strtod also reads hex ("0x10"), which dump-stat would turn into 0 */
+	if (*end || end == s || isalpha((unsigned char)*s) || strpbrk(s, "xX")) {
 		strbuf_setf(err, "stats value of '%s' is not a number: '%s'", key, value);
 		return -1;
 	}
@@ -138,13 +139,10 @@ struct node *stats_program_json(const struct stats_samples *ss, const char *grou
 	struct node *out = node_new(NODE_MAP);
 	struct strbuf key = STRBUF_INIT;
 
+	/* over every series, the zero ones dropped below included: dump-stat
+	 * measures the lengths before it drops them */
 	for (size_t i = 0; i < ss->n; i++) {
 		const struct stats_series *se = &ss->s[i];
-		double sum = 0;
-		for (size_t k = 0; k < se->n; k++)
-			sum += se->v[k];
-		if (se->n && se->v[0] == 0 && se->v[se->n - 1] == 0 && sum == 0)
-			continue;	/* all zero: dropped */
 		if (se->n > maxn)
 			maxn = se->n;
 		if (se->n < minn)
@@ -239,8 +237,13 @@ bool stats_is_event_counter(const char *metric)
 static bool add_max(const char *k)
 {
 	size_t n = strlen(k);
-	/* etc/add-max-latency: .*time.elapsed_time and iostat await-like stats */
+	/* etc/add-max-latency: .*time.elapsed_time, iostat await-like stats and
+	 * numa-meminfo.node<N>.AnonPages */
 	if (n >= 17 && !strcmp(k + n - 17, "time.elapsed_time"))
+		return true;
+	/* numa-meminfo\.node[0-9]\.AnonPages */
+	if (n == 28 && !strncmp(k, "numa-meminfo.node", 17) && isdigit((unsigned char)k[17]) &&
+	    !strcmp(k + 18, ".AnonPages"))
 		return true;
 	if (!strncmp(k, "iostat.", 7)) {
 		static const char *const sfx[] = { ".await", ".r_await", ".w_await", ".svctm", ".avgqu-sz", NULL };
@@ -262,13 +265,13 @@ void stats_reduce(const struct node *pj, struct node *stats)
 	for (size_t i = 0; i < pj->n; i++) {
 		const char *k = pj->keys[i];
 		const struct node *arr = pj->vals[i];
-		bool is_float = false;
+		bool is_float = false, samples_float;
 		double v, sum = 0, first = 0, last = 0, max = -INFINITY;
 		size_t n = 0;
 
 		if (arr->type != NODE_SEQ || !arr->n)
 			continue;
-		if (glen && !strcmp(k + glen, ".time") && !strncmp(k, pj->keys[0], glen))
+		if (glen && !strncmp(k, pj->keys[0], glen) && !strcmp(k + glen, ".time"))
 			continue;
 		for (size_t j = 0; j < arr->n; j++) {
 			if (!json_number(arr->vals[j], &v))
@@ -284,6 +287,7 @@ void stats_reduce(const struct node *pj, struct node *stats)
 		}
 		if (!n)
 			continue;
+		samples_float = is_float;	/* the max is a sample: its type */
 		if (n == 1)
 			v = first;
 		else if (stats_is_independent_counter(k))
@@ -298,7 +302,7 @@ void stats_reduce(const struct node *pj, struct node *stats)
 		if (add_max(k)) {
 			struct strbuf mk = STRBUF_INIT;
 			strbuf_addf(&mk, "%s.max", k);
-			node_set(stats, mk.buf, stats_number(max, is_float));
+			node_set(stats, mk.buf, stats_number(max, samples_float));
 			strbuf_release(&mk);
 		}
 	}

@@ -71,23 +71,13 @@ static int interrupts_parse(const char *text, size_t len, struct stats_samples *
 		strbuf_setf(err, "interrupts: the file has NUL bytes; not /proc/interrupts text");
 		return -1;
 	}
-	for (const char *p = text, *end = text + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
+	const char *p = text, *end = text + len;
+	int rc;
+
+	while ((rc = monitor_snapshot_line(&p, end, &lineno, &line, "interrupts", out, err)) > 0) {
 		size_t n;
 
-		lineno++;
-		if (!nl) {
-			strbuf_setf(err, "interrupts: line %zu has no end (truncated file)", lineno);
-			goto out;
-		}
-		strbuf_reset(&line);
-		strbuf_add(&line, p, (size_t)(nl - p));
-		p = nl + 1;
-		if (!strncmp(line.buf, "time:", 5)) {
-			if (stats_add_text(out, "time", line.buf + 5, err)) {
-				strbuf_setf(err, "interrupts: line %zu: bad time line '%s'", lineno, line.buf);
-				goto out;
-			}
+		if (rc == 2) {	/* a new snapshot */
 			continue;
 		}
 		n = interrupts_split(line.buf, &w, &walloc);
@@ -169,6 +159,8 @@ static int interrupts_parse(const char *text, size_t len, struct stats_samples *
 		if (stats_add(out, key.buf, (double)sum, false, err))
 			goto out;
 	}
+	if (rc < 0)
+		goto out;
 	ret = 0;
 out:
 	for (size_t i = 0; i < ncpus; i++)

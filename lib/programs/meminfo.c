@@ -37,23 +37,13 @@ static int meminfo_parse(const char *text, size_t len, struct stats_samples *out
 		strbuf_setf(err, "meminfo: the file has NUL bytes; not /proc/meminfo text");
 		return -1;
 	}
-	for (const char *p = text, *end = text + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
+	const char *p = text, *end = text + len;
+	int rc;
+
+	while ((rc = monitor_snapshot_line(&p, end, &lineno, &line, "meminfo", out, err)) > 0) {
 		char *save = NULL, *name, *val, *u, *e;
 
-		lineno++;
-		if (!nl) {
-			strbuf_setf(err, "meminfo: line %zu has no end (truncated file)", lineno);
-			goto out;
-		}
-		strbuf_reset(&line);
-		strbuf_add(&line, p, (size_t)(nl - p));
-		p = nl + 1;
-		if (!strncmp(line.buf, "time:", 5)) {
-			if (stats_add_text(out, "time", line.buf + 5, err)) {
-				strbuf_setf(err, "meminfo: line %zu: bad time line '%s'", lineno, line.buf);
-				goto out;
-			}
+		if (rc == 2) {	/* a new snapshot */
 			continue;
 		}
 		/* kselftests' livepatch tests replace /proc/meminfo now and then (lkp-tests skips these) */
@@ -96,6 +86,8 @@ static int meminfo_parse(const char *text, size_t len, struct stats_samples *out
 				goto out;
 		}
 	}
+	if (rc < 0)
+		goto out;
 	ret = 0;
 out:
 	strbuf_release(&line);

@@ -36,23 +36,13 @@ static int proc_vmstat_parse(const char *text, size_t len, struct stats_samples 
 		strbuf_setf(err, "proc-vmstat: the file has NUL bytes; not /proc/vmstat text");
 		return -1;
 	}
-	for (const char *p = text, *end = text + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
+	const char *p = text, *end = text + len;
+	int rc;
+
+	while ((rc = monitor_snapshot_line(&p, end, &lineno, &line, "proc-vmstat", out, err)) > 0) {
 		char *save = NULL, *key, *val;
 
-		lineno++;
-		if (!nl) {
-			strbuf_setf(err, "proc-vmstat: line %zu has no end (truncated file)", lineno);
-			goto out;
-		}
-		strbuf_reset(&line);
-		strbuf_add(&line, p, (size_t)(nl - p));
-		p = nl + 1;
-		if (!strncmp(line.buf, "time:", 5)) {
-			if (stats_add_text(out, "time", line.buf + 5, err)) {
-				strbuf_setf(err, "proc-vmstat: line %zu: bad time line '%s'", lineno, line.buf);
-				goto out;
-			}
+		if (rc == 2) {	/* a new snapshot */
 			sset_release(&seen);
 			continue;
 		}
@@ -74,6 +64,8 @@ static int proc_vmstat_parse(const char *text, size_t len, struct stats_samples 
 			goto out;
 		}
 	}
+	if (rc < 0)
+		goto out;
 	ret = 0;
 out:
 	sset_release(&seen);
