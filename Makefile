@@ -48,7 +48,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(PKG_CFLAGS) \
 LDLIBS_ALL = -Wl,--as-needed $(PKG_LIBS) $(NOPC_LIBS)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-LIB_SRC := $(sort $(wildcard lib/*.c lib/programs/*.c))
+LIB_SRC := $(sort $(wildcard lib/*.c lib/programs/*.c providers/*.c))
 ROBOT_SRC := $(sort $(wildcard robot/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))

@@ -477,6 +477,9 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 	r.fs_root = o->fs_root ? o->fs_root : "/fs";
 	res->start_time = now_epoch();
 	res->problems = node_new(NODE_MAP);
+	for (size_t i = 0; o->facts && i < o->facts->n; i++)
+		if (node_str(o->facts->vals[i]))
+			run_fact(&r, o->facts->keys[i], o->facts->vals[i]->str);
 
 	static const char header[] = "#!/bin/sh\n# The commands lkprobot ran for this job, in order.\nset -e\n";
 	run_write(&r, "reproduce.sh", header, sizeof(header) - 1, &e);

@@ -28,6 +28,7 @@ struct engine_opts {
 	unsigned timeout_margin;	/* seconds past runtime before the test is killed */
 	bool progress;			/* one-line progress on stderr (a terminal) */
 	bool older_names;		/* also the metric names of older reports */
+	const struct node *facts;	/* known before the run (accel: tcg), a map or NULL */
 };
 
 struct engine_result {

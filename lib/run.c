@@ -207,13 +207,16 @@ static int open_for(const struct run *r, const char *name, int flags)
 	return fd;
 }
 
-static int spawn_wait(char *const argv[], int in_fd, int out_fd, int err_fd, struct strbuf *err)
+static int spawn_wait_in(const char *dir, char *const argv[], int in_fd, int out_fd, int err_fd,
+			 struct strbuf *err)
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int status, rc;
 
 	posix_spawn_file_actions_init(&fa);
+	if (dir)
+		posix_spawn_file_actions_addchdir_np(&fa, dir);
 	if (in_fd >= 0)
 		posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
 	if (out_fd >= 0)
@@ -235,6 +238,59 @@ static int spawn_wait(char *const argv[], int in_fd, int out_fd, int err_fd, str
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+static int spawn_wait(char *const argv[], int in_fd, int out_fd, int err_fd, struct strbuf *err)
+{
+	return spawn_wait_in(NULL, argv, in_fd, out_fd, err_fd, err);
+}
+
+int run_exec_in(const char *dir, char *const argv[], int out_fd, int err_fd, struct strbuf *err)
+{
+	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int ret = spawn_wait_in(dir, argv, in_fd, out_fd, err_fd, err);
+
+	if (in_fd >= 0)
+		close(in_fd);
+	return ret;
+}
+
+int run_exec_capture(char *const argv[], struct strbuf *out, struct strbuf *err)
+{
+	int pfd[2], status, rc;
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+	char buf[4096];
+	ssize_t n;
+
+	if (pipe2(pfd, O_CLOEXEC)) {
+		strbuf_setf(err, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	if (rc) {
+		close(pfd[0]);
+		strbuf_setf(err, "cannot run '%s': %s", argv[0], strerror(rc));
+		return -1;
+	}
+	while ((n = read(pfd[0], buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		strbuf_add(out, buf, (size_t)n);
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
 int run_exec(char *const argv[], int out_fd, int err_fd, struct strbuf *err)

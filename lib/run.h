@@ -100,6 +100,10 @@ int run_capture(const struct run *r, char *const argv[], struct strbuf *out, str
  * as run_cmd().
  */
 int run_exec(char *const argv[], int out_fd, int err_fd, struct strbuf *err);
+/* The same with `dir` as its working directory. */
+int run_exec_in(const char *dir, char *const argv[], int out_fd, int err_fd, struct strbuf *err);
+/* The same capturing stdout into out (stderr inherited). */
+int run_exec_capture(char *const argv[], struct strbuf *out, struct strbuf *err);
 
 /* Is a command available in PATH? */
 bool run_have(const char *cmd);

@@ -84,9 +84,10 @@ struct node *stats_number(double v, bool is_float);
 /*
  * Add one run's stats.json (a map) as a new column of a commit's matrix
  * (a map metric -> [values per run], with "stats_source" -> [paths]); a
- * metric absent from earlier runs is left-padded, one absent from this run
- * gets no value (lkp-tests' matrix keeps columns per metric). Then avg/stddev
- * (population) are recomputed from the matrix.
+ * metric absent from earlier runs is left-padded with 0, and one absent from
+ * this run gets 0, so every column is one run (lkp-tests fills missing values
+ * with zeros the same way when it compares). avg/stddev (population) are
+ * recomputed from the matrix by stats_matrix_summary().
  */
 void stats_matrix_add(struct node *matrix, const struct node *stats, const char *source);
 void stats_matrix_summary(const struct node *matrix, struct node *avg, struct node *stddev);

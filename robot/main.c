@@ -24,14 +24,16 @@
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct lkp_ctx *ctx);
-	const char *summary;
+	const char *summary;	/* NULL: internal, not listed */
 };
 
 static const struct cmd commands[] = {
+	{ "guest", cmd_guest, NULL },
 	{ "help", cmd_help, "show the commands, or one command's help" },
 	{ "install", cmd_install, "install the Debian packages a job needs; say what cannot be installed" },
 	{ "job-path", cmd_job_path, "print the result path of each atomic job of a job file" },
 	{ "programs", cmd_programs, "list the programs (setups, tests, monitors) and their options" },
+	{ "qemu", cmd_qemu, "boot a kernel in QEMU with emulated NVDIMMs and run jobs in it" },
 	{ "run", cmd_run, "run jobs on this machine into LKP result roots (setups, monitors, test, stats)" },
 	{ "show-job", cmd_show_job, "print a job fully merged (includes, defaults, overrides) as YAML" },
 	{ "split-job", cmd_split_job, "expand a job file into atomic jobs, named as lkp-tests names them" },
@@ -107,7 +109,8 @@ static void usage(FILE *out)
 		     "       lkprobot --version\n\n"
 		     "commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		if (commands[i].summary)
+			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'lkprobot <command> --help' shows a command's options.\n"
 		     "exit codes: 0 success, 1 the work failed, 2 bad input or usage\n");
 }

@@ -1,0 +1,340 @@
+/*
+ * qemu: booting a kernel with emulated NVDIMMs and running a job in it.
+ * See qemu.h. The guest's side is `lkprobot guest` (robot/cmd_guest.c).
+ *
+ * Markers on the serial console tell the host how far the guest got:
+ *   "@@LKPROBOT initramfs"          the kernel reached our initramfs
+ *   "@@LKPROBOT guest"              lkprobot runs as the guest's init
+ *   "@@LKPROBOT RESULT <dir> <state>"  the job ran into that result root
+ *   "@@LKPROBOT ERROR <why>"        the guest could not run the job
+ * "Kernel panic" ends the run as a panic: the guest boots with panic=-1
+ * and QEMU with -no-reboot, so a panic stops QEMU.
+ */
+#include "qemu.h"
+#include "../lib/fsutil.h"
+#include "../lib/job.h"
+#include "../lib/run.h"
+#include "../lib/units.h"
+#include "../lib/yml.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool qemu_kvm_usable(struct strbuf *why)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		strbuf_setf(why, "/dev/kvm: %s", strerror(errno));
+		return false;
+	}
+	int v = ioctl(fd, KVM_GET_API_VERSION, 0);
+	close(fd);
+	if (v != KVM_API_VERSION) {
+		strbuf_setf(why, "/dev/kvm answers API version %d", v);
+		return false;
+	}
+	return true;
+}
+
+void qemu_result_release(struct qemu_result *res)
+{
+	free(res->run_dir);
+	free(res->reason);
+	free(res->accel);
+	memset(res, 0, sizeof(*res));
+}
+
+/* How many pmem devices the job's disk asks for. */
+static int job_pmem(const struct node *job)
+{
+	const struct node *d = node_get(job, "disk");
+	struct units_disk ud;
+	struct strbuf e = STRBUF_INIT;
+	int n = 0;
+
+	if (node_str(d) && !units_disk(d->str, &ud, &e))
+		n = ud.nr_pmem;
+	else if (d && d->type == NODE_MAP && node_str(node_get(d, "nr_pmem")))
+		n = atoi(node_str(node_get(d, "nr_pmem")));
+	strbuf_release(&e);
+	return n;
+}
+
+static void addv(char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 2) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+	(*v)[*n] = NULL;
+}
+
+static void freev(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* No spaces or quotes: these paths travel on the kernel command line. */
+static int cmdline_safe(const char *what, const char *s, struct strbuf *err)
+{
+	if (strpbrk(s, " \t\n\"'")) {
+		strbuf_setf(err, "%s '%s' has a space or quote, which the guest's kernel command line cannot carry; use a path without them",
+			    what, s);
+		return -1;
+	}
+	return 0;
+}
+
+int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
+		 struct qemu_result *res, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT, append = STRBUF_INIT, line = STRBUF_INIT,
+		      console = STRBUF_INIT, yaml = STRBUF_INIT;
+	char **argv = NULL;
+	size_t argc = 0;
+	int npmem = job_pmem(job), ret = -1, pfd[2] = { -1, -1 };
+	uint64_t pmem = o->pmem_size ? o->pmem_size : 1ULL << 30;
+	uint64_t mem = o->memory ? o->memory : 2ULL << 30;
+	char *work = NULL, *jobfile = NULL, *initrd = NULL;
+	pid_t pid = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (cmdline_safe("the result directory", o->result_dir, err) ||
+	    cmdline_safe("lkprobot", o->lkprobot, err) || cmdline_safe("the data directory", o->data_dir, err))
+		return -1;
+	work = xasprintf("%s/.lkprobot-qemu.XXXXXX", o->result_dir);
+	if (fsutil_mkdir_p(o->result_dir) || !mkdtemp(work)) {
+		strbuf_setf(err, "cannot create a work directory in '%s': %s", o->result_dir, strerror(errno));
+		goto out;
+	}
+	jobfile = xasprintf("%s/job.yaml", work);
+	yml_emit(&yaml, job);
+	if (fsutil_write_atomic(jobfile, yaml.buf, yaml.len, err))
+		goto out;
+	initrd = xasprintf("%s/initramfs-%s.cpio", o->cache, k->release);
+	if (fsutil_mkdir_p(o->cache)) {
+		strbuf_setf(err, "cannot create the cache '%s': %s", o->cache, strerror(errno));
+		goto out;
+	}
+	if (qemu_initramfs(k, initrd, err))
+		goto out;
+
+	bool kvm = qemu_kvm_usable(&why);
+	res->accel = xstrdup(kvm ? "kvm" : "tcg");
+	addv(&argv, &argc, "qemu-system-x86_64");
+	addv(&argv, &argc, "-accel");
+	addv(&argv, &argc, kvm ? "kvm" : "tcg");
+	addv(&argv, &argc, "-cpu");
+	addv(&argv, &argc, kvm ? "host" : "max");
+	char num[64];
+	snprintf(num, sizeof(num), "%d", o->cpus > 0 ? o->cpus : 2);
+	addv(&argv, &argc, "-smp");
+	addv(&argv, &argc, num);
+	addv(&argv, &argc, "-machine");
+	addv(&argv, &argc, npmem ? "q35,nvdimm=on" : "q35");
+	char *m = npmem ? xasprintf("%lluM,slots=%d,maxmem=%lluM", (unsigned long long)(mem >> 20), npmem,
+				    (unsigned long long)((mem + pmem * (uint64_t)npmem + (1ULL << 30)) >> 20))
+			: xasprintf("%lluM", (unsigned long long)(mem >> 20));
+	addv(&argv, &argc, "-m");
+	addv(&argv, &argc, m);
+	free(m);
+	for (int i = 0; i < npmem; i++) {
+		char *img = xasprintf("%s/nvdimm%d.img", o->cache, i);
+		int fd = open(img, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) || ((uint64_t)st.st_size != pmem && ftruncate(fd, (off_t)pmem))) {
+			strbuf_setf(err, "cannot make the NVDIMM backing file '%s': %s", img, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			free(img);
+			goto out;
+		}
+		close(fd);
+		char *obj = xasprintf("memory-backend-file,id=mem%d,share=on,mem-path=%s,size=%lluM", i, img,
+				      (unsigned long long)(pmem >> 20));
+		char *dev = xasprintf("nvdimm,id=nv%d,memdev=mem%d", i, i);
+		addv(&argv, &argc, "-object");
+		addv(&argv, &argc, obj);
+		addv(&argv, &argc, "-device");
+		addv(&argv, &argc, dev);
+		free(obj);
+		free(dev);
+		free(img);
+	}
+	static const char *const fixed[] = {
+		"-nodefaults", "-no-user-config", "-no-reboot", "-display", "none", "-serial", "stdio",
+		"-monitor", "none",
+		"-fsdev", "local,id=rootfs,path=/,security_model=none,readonly=on,multidevs=remap",
+		"-device", "virtio-9p-pci,fsdev=rootfs,mount_tag=root", NULL,
+	};
+	for (const char *const *f = fixed; *f; f++)
+		addv(&argv, &argc, *f);
+	char *outfs = xasprintf("local,id=outfs,path=%s,security_model=none", o->result_dir);
+	addv(&argv, &argc, "-fsdev");
+	addv(&argv, &argc, outfs);
+	free(outfs);
+	addv(&argv, &argc, "-device");
+	addv(&argv, &argc, "virtio-9p-pci,fsdev=outfs,mount_tag=out");
+	addv(&argv, &argc, "-kernel");
+	addv(&argv, &argc, k->image);
+	addv(&argv, &argc, "-initrd");
+	addv(&argv, &argc, initrd);
+	strbuf_addf(&append, "console=ttyS0 quiet panic=-1 oops=panic random.trust_cpu=on "
+			     "lkprobot.init=%s lkprobot.job=%s lkprobot.result=%s lkprobot.data=%s lkprobot.accel=%s",
+		    o->lkprobot, jobfile, o->result_dir, o->data_dir, res->accel);
+	addv(&argv, &argc, "-append");
+	addv(&argv, &argc, append.buf);
+
+	if (pipe2(pfd, O_CLOEXEC)) {
+		strbuf_setf(err, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	fflush(NULL);
+	double t0 = now_mono();
+	pid = fork();
+	if (pid < 0) {
+		strbuf_setf(err, "cannot fork QEMU: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		/* QEMU never outlives lkprobot, even if lkprobot is killed */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		signal(SIGINT, SIG_IGN);
+		execvp(argv[0], argv);
+		fprintf(stderr, "@@LKPROBOT ERROR cannot run qemu-system-x86_64: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	pfd[1] = -1;
+	ret = 0;
+
+	double boot_deadline = t0 + (o->boot_timeout ? o->boot_timeout : 120);
+	double job_deadline = 0;
+	bool started = false, panic = false, done = false;
+	const char *state = NULL;
+	char buf[4096];
+	for (;;) {
+		struct pollfd p = { pfd[0], POLLIN, 0 };
+		int pr = poll(&p, 1, 200);
+		if (pr > 0) {
+			ssize_t n = read(pfd[0], buf, sizeof(buf));
+			if (n <= 0)
+				break;	/* QEMU closed the console: it exited */
+			strbuf_add(&console, buf, (size_t)n);
+			for (ssize_t i = 0; i < n; i++) {
+				if (buf[i] != '\n') {
+					strbuf_addch(&line, buf[i]);
+					continue;
+				}
+				strbuf_rtrim(&line);
+				if (o->progress)
+					fprintf(stderr, "\r\033[K%.70s", line.buf);
+				const char *mark = strstr(line.buf, "@@LKPROBOT ");
+				if (mark && !strncmp(mark + 11, "guest", 5) && !started) {
+					started = true;
+					res->boot_seconds = now_mono() - t0;
+					job_deadline = now_mono() + (o->job_timeout ? o->job_timeout : 600);
+				} else if (mark && !strncmp(mark + 11, "RESULT ", 7)) {
+					char dir[4096], st[64];
+					if (sscanf(mark + 18, "%4095s %63s", dir, st) == 2) {
+						free(res->run_dir);
+						res->run_dir = xstrdup(dir);
+						state = !strcmp(st, "finished") ? "finished" : !strcmp(st, "timeout") ? "timeout"
+							: !strcmp(st, "killed") ? "killed" : "failed";
+					}
+					done = true;
+				} else if (mark && !strncmp(mark + 11, "ERROR ", 6)) {
+					free(res->reason);
+					res->reason = xstrdup(mark + 17);
+					state = "failed";
+				} else if (strstr(line.buf, "Kernel panic")) {
+					panic = true;
+					if (!res->reason)
+						res->reason = xstrdup(strstr(line.buf, "Kernel panic"));
+				}
+				strbuf_reset(&line);
+			}
+		}
+		double t = now_mono();
+		if ((!started && t > boot_deadline) || (started && !done && t > job_deadline)) {
+			kill(pid, SIGKILL);
+			state = started ? "timeout" : "boot_failed";
+			free(res->reason);
+			res->reason = started ? xasprintf("the guest ran the job for more than %u s: QEMU killed",
+							  o->job_timeout ? o->job_timeout : 600)
+					      : xasprintf("the guest did not start lkprobot within %u s of booting: QEMU killed (see dmesg)",
+							  o->boot_timeout ? o->boot_timeout : 120);
+			break;
+		}
+	}
+	if (o->progress)
+		fprintf(stderr, "\r\033[K");
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	pid = -1;
+	res->wall_seconds = now_mono() - t0;
+	if (panic) {
+		state = "panic";
+	} else if (!state) {
+		state = started ? "failed" : "boot_failed";
+		if (!res->reason)
+			res->reason = xasprintf("QEMU exited (%s %d) before the guest reported a result",
+						WIFSIGNALED(status) ? "signal" : "status",
+						WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	}
+	res->job_state = state;
+	/* the serial console is the guest's dmesg */
+	char *dmesg = res->run_dir ? xasprintf("%s/dmesg", res->run_dir) : xasprintf("%s/dmesg", work);
+	if (fsutil_write_atomic(dmesg, console.buf, console.len, &why))
+		fprintf(stderr, "lkprobot: warning: %s\n", why.buf);
+	free(dmesg);
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (jobfile)
+		unlink(jobfile);
+	if (work && res->run_dir)
+		rmdir(work);
+	freev(argv, argc);
+	free(work);
+	free(jobfile);
+	free(initrd);
+	strbuf_release(&why);
+	strbuf_release(&append);
+	strbuf_release(&line);
+	strbuf_release(&console);
+	strbuf_release(&yaml);
+	return ret;
+}

@@ -1,0 +1,85 @@
+/*
+ * qemu: the QEMU provider — a job runs in a freshly booted kernel with
+ * emulated NVDIMMs, the same way `lkp qemu` runs it, with lkprobot itself as
+ * the guest's agent.
+ *
+ * The host's root is shared read-only over 9p (cache=loose) and becomes the
+ * guest's root after a small generated initramfs (busybox-static and, for a
+ * modular kernel, the modules needed to reach the root and the pmem) has
+ * mounted it; the result directory is shared writable at the same path, so
+ * the guest's `lkprobot guest` writes the result root where the host
+ * expects it. One NVDIMM per pmem the job asks for, backed by sparse files
+ * in the cache; label-less NVDIMMs come up as raw namespaces, which the
+ * guest converts to fsdax once (the info block persists in the file).
+ * KVM is used when it works, TCG otherwise; TCG results are marked as
+ * functional checks, not performance.
+ */
+#ifndef LKP_QEMU_H
+#define LKP_QEMU_H
+
+#include "../lib/node.h"
+#include "../lib/strbuf.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct qemu_kernel {
+	char *image;		/* what -kernel boots (an uncompressed vmlinux when we have one) */
+	char *release;		/* uname -r of that kernel */
+	char *modules;		/* its /lib/modules/<release> (depmod'ed), NULL: all built in */
+	char *source;		/* where it came from, said to the user */
+	char *commit;		/* the result path's <commit> */
+	char *kconfig;		/* the result path's <kconfig> */
+};
+
+/*
+ * Debian's packaged kernel, the one linux-image-amd64 depends on: fetched
+ * with `apt-get download`, unpacked, depmod'ed and its vmlinux extracted,
+ * all once, under <cache>/debian/. 0, or -1 with err set.
+ */
+int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *err);
+/* A kernel image given by the user (-k); modules may be NULL. */
+int qemu_kernel_file(struct qemu_kernel *k, const char *image, const char *modules,
+		     struct strbuf *err);
+void qemu_kernel_release(struct qemu_kernel *k);
+
+/* The initramfs for k at `path` (uncompressed newc cpio). 0, or -1 with err. */
+int qemu_initramfs(const struct qemu_kernel *k, const char *path, struct strbuf *err);
+
+/* Does KVM work here? Says why not in `why` (e.g. "/dev/kvm: No such file"). */
+bool qemu_kvm_usable(struct strbuf *why);
+
+struct qemu_opts {
+	const char *cache;		/* kernels, initramfs, NVDIMM backing files */
+	const char *result_dir;		/* RESULT_ROOT_DIR, shared writable with the guest */
+	const char *data_dir;		/* jobs/ and hosts/ (read by the guest's lkprobot) */
+	const char *lkprobot;		/* this binary, run as the guest's agent */
+	uint64_t pmem_size;		/* each NVDIMM (default 1 GiB) */
+	uint64_t memory;		/* guest RAM (default 2 GiB) */
+	int cpus;			/* guest CPUs (default 2) */
+	unsigned boot_timeout;		/* seconds until the guest agent starts (default 120) */
+	unsigned job_timeout;		/* seconds for the whole job in the guest */
+	bool progress;
+};
+
+struct qemu_result {
+	char *run_dir;			/* the result root the guest wrote (NULL if none) */
+	const char *job_state;		/* finished, failed, timeout, killed, panic, boot_failed */
+	char *reason;
+	char *accel;			/* kvm or tcg */
+	double boot_seconds;		/* qemu start to the guest agent's start */
+	double wall_seconds;
+};
+
+/*
+ * Boot k with the NVDIMMs the atomic `job` asks for and run it in the
+ * guest. The QEMU process never outlives this call (nor lkprobot: it dies
+ * with its parent). The serial console is saved as `dmesg` in the result
+ * root. Returns 0 when QEMU ran (the state says how it went), -1 with err
+ * set when it could not start.
+ */
+int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
+		 struct qemu_result *res, struct strbuf *err);
+void qemu_result_release(struct qemu_result *res);
+
+#endif

@@ -1,0 +1,362 @@
+/*
+ * qemu kernels: Debian's packaged kernel (fetched and unpacked once into
+ * the cache), user-given images, and the initramfs that reaches the 9p
+ * root. See qemu.h.
+ *
+ * The XZ-compressed vmlinuz of Debian costs 4-5 s to decompress under TCG
+ * at every boot; the uncompressed vmlinux boots through its PVH entry, so
+ * it is extracted once (the XZ stream inside vmlinuz, by `xz`).
+ */
+#include "qemu.h"
+#include "../lib/cpio.h"
+#include "../lib/fsutil.h"
+#include "../lib/run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void qemu_kernel_release(struct qemu_kernel *k)
+{
+	free(k->image);
+	free(k->release);
+	free(k->modules);
+	free(k->source);
+	free(k->commit);
+	free(k->kconfig);
+	memset(k, 0, sizeof(*k));
+}
+
+static bool exists(const char *p)
+{
+	return !access(p, F_OK);
+}
+
+/* Extract the XZ stream of a bzImage/vmlinuz into `out`. */
+static int extract_vmlinux(const char *vmlinuz, const char *out, struct strbuf *err)
+{
+	struct strbuf img = STRBUF_INIT;
+	static const char magic[] = { (char)0xfd, '7', 'z', 'X', 'Z', 0 };
+	char *tail = xasprintf("%s.xz", out), *tmp = xasprintf("%s.tmp", out);
+	int ret = -1;
+
+	if (strbuf_read_file(&img, vmlinuz)) {
+		strbuf_setf(err, "cannot read '%s': %s", vmlinuz, strerror(errno));
+		goto out;
+	}
+	const char *m = memmem(img.buf, img.len, magic, sizeof(magic));
+	if (!m) {
+		strbuf_setf(err, "'%s' has no XZ stream; give an uncompressed vmlinux with -k", vmlinuz);
+		goto out;
+	}
+	if (fsutil_write(tail, m, img.len - (size_t)(m - img.buf))) {
+		strbuf_setf(err, "cannot write '%s': %s", tail, strerror(errno));
+		goto out;
+	}
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char *argv[] = { "xz", "-dc", "--single-stream", tail, NULL };
+	int rc = fd < 0 ? -1 : run_exec(argv, fd, -1, err);
+	if (fd >= 0)
+		close(fd);
+	if (rc || rename(tmp, out)) {
+		if (rc > 0)
+			strbuf_setf(err, "xz could not decompress the kernel in '%s' (exit %d)", vmlinuz, rc);
+		unlink(tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	unlink(tail);
+	free(tail);
+	free(tmp);
+	strbuf_release(&img);
+	return ret;
+}
+
+int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *err)
+{
+	struct strbuf deps = STRBUF_INIT;
+	char *release = NULL, *dir = NULL, *root = NULL;
+	int ret = -1;
+
+	memset(k, 0, sizeof(*k));
+	char *q[] = { "apt-cache", "depends", "linux-image-amd64", NULL };
+	if (run_exec_capture(q, &deps, err) < 0)
+		goto out;
+	const char *d = strstr(deps.buf, "Depends: linux-image-");
+	if (!d) {
+		strbuf_setf(err, "cannot tell which kernel linux-image-amd64 depends on (apt-cache depends); run 'apt-get update'");
+		goto out;
+	}
+	d += strlen("Depends: linux-image-");
+	release = xstrndup(d, strcspn(d, " \n"));
+	dir = xasprintf("%s/debian/%s", cache, release);
+	root = xasprintf("%s/root", dir);
+	char *vmlinuz = xasprintf("%s/boot/vmlinuz-%s", root, release);
+	char *vmlinux = xasprintf("%s/vmlinux", dir);
+	char *moddir = xasprintf("%s/lib/modules/%s", root, release);
+	char *depfile = xasprintf("%s/modules.dep", moddir);
+
+	if (!exists(vmlinux) || !exists(depfile)) {
+		char *pkg = xasprintf("linux-image-%s", release);
+		if (fsutil_mkdir_p(dir)) {
+			strbuf_setf(err, "cannot create '%s': %s", dir, strerror(errno));
+			free(pkg);
+			goto out2;
+		}
+		char *dl[] = { "apt-get", "download", "-q", pkg, NULL };
+		int rc = run_exec_in(dir, dl, -1, -1, err);
+		free(pkg);
+		if (rc) {
+			if (rc > 0)
+				strbuf_setf(err, "apt-get download linux-image-%s failed (exit %d)", release, rc);
+			goto out2;
+		}
+		DIR *dd = opendir(dir);
+		struct dirent *de;
+		char *deb = NULL;
+		while (dd && (de = readdir(dd)))
+			if (strstr(de->d_name, ".deb") && !deb)
+				deb = xasprintf("%s/%s", dir, de->d_name);
+		if (dd)
+			closedir(dd);
+		if (!deb) {
+			strbuf_setf(err, "apt-get download left no .deb in '%s'", dir);
+			goto out2;
+		}
+		char *x[] = { "dpkg-deb", "-x", deb, root, NULL };
+		rc = run_exec(x, -1, -1, err);
+		unlink(deb);
+		free(deb);
+		if (rc) {
+			if (rc > 0)
+				strbuf_setf(err, "dpkg-deb could not unpack linux-image-%s", release);
+			goto out2;
+		}
+		char *dm[] = { "depmod", "-b", root, release, NULL };
+		if (run_exec(dm, -1, -1, err)) {
+			strbuf_setf(err, "depmod failed for '%s'; is kmod installed?", root);
+			goto out2;
+		}
+		if (extract_vmlinux(vmlinuz, vmlinux, err))
+			goto out2;
+	}
+	k->image = xstrdup(vmlinux);
+	k->release = xstrdup(release);
+	k->modules = xstrdup(moddir);
+	k->source = xasprintf("Debian's linux-image-%s (the kernel linux-image-amd64 depends on)", release);
+	k->commit = xstrdup(release);
+	k->kconfig = xasprintf("debian-%s", release);
+	ret = 0;
+out2:
+	free(vmlinuz);
+	free(vmlinux);
+	free(moddir);
+	free(depfile);
+out:
+	free(release);
+	free(dir);
+	free(root);
+	strbuf_release(&deps);
+	return ret;
+}
+
+int qemu_kernel_file(struct qemu_kernel *k, const char *image, const char *modules,
+		     struct strbuf *err)
+{
+	memset(k, 0, sizeof(*k));
+	if (access(image, R_OK)) {
+		strbuf_setf(err, "%s: %s; give a kernel image (vmlinux or bzImage)", image, strerror(errno));
+		return -1;
+	}
+	k->image = xstrdup(image);
+	if (modules)
+		k->modules = xstrdup(modules);
+	k->source = xasprintf("%s (-k)", image);
+	const char *base = strrchr(modules ? modules : "", '/');
+	k->release = xstrdup(base ? base + 1 : "unknown");
+	k->commit = xstrdup(k->release);
+	k->kconfig = xstrdup("custom");
+	return 0;
+}
+
+/* ---- initramfs ---- */
+
+/* What the guest needs before its root exists, and for pmem, DAX, file systems. */
+static const char *const wanted_modules[] = {
+	"virtio_pci", "9pnet_virtio", "9p", "overlay", "crc32c_generic", "libcrc32c",
+	"nfit", "nd_pmem", "nd_btt", "nd_e820", "xfs", "ext4", "loop", "msr", NULL,
+};
+
+struct modlist {
+	char **v;
+	size_t n;
+};
+
+static bool in_list(const struct modlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+/* The modules.dep line of a module: "kernel/fs/xfs/xfs.ko: dep dep". */
+static const char *dep_line(const char *dep, const char *name)
+{
+	char *ko = xasprintf("/%s.ko:", name);
+	const char *hit = NULL;
+
+	for (const char *p = dep; *p;) {
+		const char *nl = strchr(p, '\n');
+		const char *colon = strchr(p, ':');
+		if (colon && (!nl || colon < nl)) {
+			/* compare the basename, with '-' and '_' the same */
+			const char *slash = p;
+			for (const char *c = p; c < colon; c++)
+				if (*c == '/')
+					slash = c;
+			size_t n = (size_t)(colon - slash) + 1, m = strlen(ko);
+			bool same = n == m;
+			for (size_t i = 0; same && i < n; i++) {
+				char a = slash[i] == '-' ? '_' : slash[i], b = ko[i] == '-' ? '_' : ko[i];
+				same = a == b;
+			}
+			if (same) {
+				hit = p;
+				break;
+			}
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	free(ko);
+	return hit;
+}
+
+/* Add a module path and its dependencies (first) to the load order. */
+static void add_module(const char *dep, const char *rel, struct modlist *order, int depth)
+{
+	if (depth > 16 || in_list(order, rel))
+		return;
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	char *name = xstrndup(base, strcspn(base, "."));
+	const char *line = dep_line(dep, name);
+	free(name);
+	if (line) {
+		const char *colon = strchr(line, ':'), *nl = strchr(line, '\n');
+		char *deps = xstrndup(colon + 1, (size_t)((nl ? nl : colon + strlen(colon)) - colon - 1));
+		/* modules.dep lists the deepest dependency last: load from the end */
+		char *words[64];
+		size_t nw = 0;
+		for (char *w = strtok(deps, " "); w && nw < 64; w = strtok(NULL, " "))
+			words[nw++] = w;
+		for (size_t i = nw; i-- > 0;)
+			add_module(dep, words[i], order, depth + 1);
+		free(deps);
+	}
+	if (!in_list(order, rel)) {
+		order->v = xrealloc(order->v, (order->n + 1) * sizeof(*order->v));
+		order->v[order->n++] = xstrdup(rel);
+	}
+}
+
+static const char init_script[] =
+	"#!/bin/sh\n"
+	"# lkprobot's initramfs: load the modules, mount the host's root (9p),\n"
+	"# hand over to lkprobot as the guest's agent.\n"
+	"export PATH=/bin\n"
+	"mount -t proc proc /proc\n"
+	"mount -t sysfs sys /sys\n"
+	"mount -t devtmpfs dev /dev\n"
+	"echo '@@LKPROBOT initramfs'\n"
+	"for m in $(cat /modules.order); do insmod /mods/$m 2>/dev/null || echo \"insmod $m failed\"; done\n"
+	"init=\n"
+	"for a in $(cat /proc/cmdline); do case \"$a\" in lkprobot.init=*) init=${a#lkprobot.init=};; esac; done\n"
+	"n=0\n"
+	"until mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=524288,cache=loose root /newroot 2>/dev/null; do\n"
+	"  n=$((n+1)); [ $n -gt 200 ] && { echo '@@LKPROBOT ERROR the 9p root did not come up'; poweroff -f; }\n"
+	"  sleep 0.05\n"
+	"done\n"
+	"mount --move /dev /newroot/dev\n"
+	"umount /proc /sys\n"
+	"exec switch_root /newroot \"$init\" guest\n";
+
+int qemu_initramfs(const struct qemu_kernel *k, const char *path, struct strbuf *err)
+{
+	struct cpio c;
+	struct strbuf bb = STRBUF_INIT, dep = STRBUF_INIT, order = STRBUF_INIT, file = STRBUF_INIT;
+	struct modlist mods = { 0 };
+	int ret = -1;
+	static const char *const applets[] = {
+		"sh", "mount", "umount", "insmod", "switch_root", "cat", "echo", "sleep",
+		"poweroff", "ls", "mkdir", NULL,
+	};
+
+	if (strbuf_read_file(&bb, "/bin/busybox") || bb.len < 4 || memcmp(bb.buf, "\177ELF", 4)) {
+		strbuf_setf(err, "the initramfs needs /bin/busybox from busybox-static; apt-get install busybox-static");
+		goto out;
+	}
+	cpio_init(&c);
+	static const char *const dirs[] = { "bin", "dev", "proc", "sys", "newroot", "mods", NULL };
+	for (const char *const *d = dirs; *d; d++)
+		cpio_dir(&c, *d, 0755);
+	cpio_file(&c, "bin/busybox", 0755, bb.buf, bb.len);
+	for (const char *const *a = applets; *a; a++) {
+		char *p = xasprintf("bin/%s", *a);
+		cpio_symlink(&c, p, "busybox");
+		free(p);
+	}
+	cpio_file(&c, "init", 0755, init_script, sizeof(init_script) - 1);
+	if (k->modules) {
+		char *dp = xasprintf("%s/modules.dep", k->modules);
+		int r = strbuf_read_file(&dep, dp);
+		free(dp);
+		if (r) {
+			strbuf_setf(err, "%s/modules.dep is missing; run depmod for that kernel", k->modules);
+			strbuf_release(&c.out);
+			goto out;
+		}
+		for (const char *const *w = wanted_modules; *w; w++) {
+			const char *line = dep_line(dep.buf, *w);
+			if (line)
+				add_module(dep.buf, xstrndup(line, strcspn(line, ":")) , &mods, 0);
+		}
+		for (size_t i = 0; i < mods.n; i++) {
+			char *src = xasprintf("%s/%s", k->modules, mods.v[i]);
+			const char *base = strrchr(mods.v[i], '/') ? strrchr(mods.v[i], '/') + 1 : mods.v[i];
+			char *dst = xasprintf("mods/%02zu-%s", i, base);
+			strbuf_reset(&file);
+			if (strbuf_read_file(&file, src)) {
+				strbuf_setf(err, "cannot read module '%s': %s", src, strerror(errno));
+				free(src);
+				free(dst);
+				strbuf_release(&c.out);
+				goto out;
+			}
+			cpio_file(&c, dst, 0644, file.buf, file.len);
+			strbuf_addf(&order, "%s\n", dst + 5);
+			free(src);
+			free(dst);
+		}
+	}
+	cpio_file(&c, "modules.order", 0644, order.buf, order.len);
+	cpio_finish(&c);
+	ret = fsutil_write_atomic(path, c.out.buf, c.out.len, err);
+	strbuf_release(&c.out);
+out:
+	for (size_t i = 0; i < mods.n; i++)
+		free(mods.v[i]);
+	free(mods.v);
+	strbuf_release(&bb);
+	strbuf_release(&dep);
+	strbuf_release(&order);
+	strbuf_release(&file);
+	return ret;
+}

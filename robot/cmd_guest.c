@@ -1,0 +1,164 @@
+/*
+ * lkprobot guest: the agent inside a guest booted by `lkprobot qemu`. It
+ * runs as the guest's init, on the host's root shared read-only over 9p:
+ * it makes the writable places a run needs (tmpfs, overlays), mounts the
+ * host's result directory, turns raw NVDIMM namespaces into fsdax ones,
+ * runs the job with the same engine as `lkprobot run`, says on the console
+ * where the result root is, and powers the guest off.
+ */
+#include "cmd.h"
+#include "../lib/engine.h"
+#include "../lib/fsutil.h"
+#include "../lib/machine.h"
+#include "../lib/run.h"
+#include "../lib/yml.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void power_off(void)
+{
+	fflush(NULL);
+	sync();
+	reboot(RB_POWER_OFF);
+	_exit(0);
+}
+
+static void fatal(const char *fmt, const char *arg)
+{
+	printf("@@LKPROBOT ERROR ");
+	printf(fmt, arg);
+	printf("\n");
+	power_off();
+}
+
+static char *cmdline_param(const char *cmdline, const char *key)
+{
+	size_t n = strlen(key);
+	for (const char *p = cmdline; (p = strstr(p, key)); p += n)
+		if ((p == cmdline || p[-1] == ' ') && p[n] == '=')
+			return xstrndup(p + n + 1, strcspn(p + n + 1, " \n"));
+	return NULL;
+}
+
+static void must_mount(const char *src, const char *dst, const char *type, const char *opts)
+{
+	fsutil_mkdir_p(dst);
+	if (mount(src, dst, type, 0, opts)) {
+		char *m = xasprintf("mount %s on %s: %s", type, dst, strerror(errno));
+		fatal("%s", m);
+	}
+}
+
+/* Host paths stay as they are; these become writable in the guest. */
+static void writable_places(void)
+{
+	static const char *const tmpfs[] = { "/run", "/var/tmp", "/var/log", "/root", "/mnt", "/var/lib/ndctl", NULL };
+	static const char *const overlay[] = { "/etc", "/tmp", NULL };
+
+	for (const char *const *d = tmpfs; *d; d++)
+		if (!access(*d, F_OK))
+			must_mount("tmpfs", *d, "tmpfs", "mode=0755");
+	for (const char *const *d = overlay; *d; d++) {
+		char *up = xasprintf("/run/ov%s/upper", *d), *wk = xasprintf("/run/ov%s/work", *d);
+		char *opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s", *d, up, wk);
+		fsutil_mkdir_p(up);
+		fsutil_mkdir_p(wk);
+		must_mount("overlay", *d, "overlay", opts);
+		free(up);
+		free(wk);
+		free(opts);
+	}
+}
+
+/* QEMU's label-less NVDIMMs are raw namespaces: DAX needs fsdax. */
+static void fsdax_namespaces(void)
+{
+	DIR *d = opendir("/sys/bus/nd/devices");
+	struct dirent *de;
+	struct strbuf mode = STRBUF_INIT, err = STRBUF_INIT;
+
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "namespace", 9))
+			continue;
+		char *p = xasprintf("/sys/bus/nd/devices/%s/mode", de->d_name);
+		strbuf_reset(&mode);
+		if (!strbuf_read_file(&mode, p) && !strncmp(mode.buf, "raw", 3)) {
+			char *argv[] = { "ndctl", "create-namespace", "-f", "-e", de->d_name, "-m", "fsdax", NULL };
+			printf("@@LKPROBOT fsdax %s\n", de->d_name);
+			fflush(stdout);
+			if (run_exec(argv, -1, -1, &err))
+				printf("@@LKPROBOT note: ndctl could not make %s fsdax: %s\n", de->d_name, err.buf);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	strbuf_release(&mode);
+	strbuf_release(&err);
+}
+
+int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	struct strbuf cmdline = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT;
+	struct engine_result res;
+	struct machine m;
+	(void)argc;
+	(void)argv;
+	(void)ctx;
+
+	if (getpid() != 1)
+		return cmd_error(EXIT_USAGE, "guest is the init of a guest booted by 'lkprobot qemu'; it is not run by hand");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("@@LKPROBOT guest\n");
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	if (strbuf_read_file(&cmdline, "/proc/cmdline"))
+		fatal("%s", "cannot read /proc/cmdline");
+	char *job_path = cmdline_param(cmdline.buf, "lkprobot.job");
+	char *result = cmdline_param(cmdline.buf, "lkprobot.result");
+	char *data = cmdline_param(cmdline.buf, "lkprobot.data");
+	char *accel = cmdline_param(cmdline.buf, "lkprobot.accel");
+	if (!job_path || !result || !data)
+		fatal("%s", "lkprobot.job, lkprobot.result and lkprobot.data must be on the kernel command line");
+	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	setenv("HOME", "/root", 1);
+	setenv("LKPROBOT_DATA", data, 1);
+	writable_places();
+	must_mount("out", result, "9p", "trans=virtio,version=9p2000.L,msize=524288");
+	fsdax_namespaces();
+
+	if (strbuf_read_file(&text, job_path))
+		fatal("cannot read the job '%s'", job_path);
+	struct node *job = yml_load_one(text.buf, job_path, &err);
+	if (!job)
+		fatal("%s", err.buf);
+	machine_detect(&m);
+	struct node *facts = node_new(NODE_MAP);
+	if (accel) {
+		struct node *v = node_new_scalar(!strcmp(accel, "tcg")
+			? "tcg: an emulated CPU; the numbers are a functional check, not a performance figure"
+			: accel);
+		v->quoted = 1;
+		node_set(facts, "accel", v);
+	}
+	struct engine_opts eo = {
+		.result_dir = result,
+		.fs_root = "/run/fs",
+		.facts = facts,
+	};
+	if (engine_run(job, &m, &eo, &res, &err))
+		fatal("%s", err.buf);
+	printf("@@LKPROBOT RESULT %s %s\n", res.run_dir, res.job_state);
+	sync();
+	umount(result);
+	power_off();
+	return 0;
+}

@@ -1,0 +1,247 @@
+/*
+ * lkprobot qemu: run job files in a kernel booted under QEMU with emulated
+ * NVDIMMs, as `lkp qemu` does: one boot per run, the same engine as
+ * `lkprobot run` inside the guest, the result root written where the host
+ * keeps its results, and the run recorded in the store by the host.
+ */
+#include "cmd.h"
+#include "../lib/engine.h"
+#include "../lib/fsutil.h"
+#include "../lib/job.h"
+#include "../lib/json.h"
+#include "../lib/machine.h"
+#include "../lib/program.h"
+#include "../lib/result.h"
+#include "../lib/units.h"
+#include "../providers/qemu.h"
+#include "runstore.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: lkprobot qemu [options] JOB.yaml... [key=value...]\n"
+	"\n"
+	"Boot a kernel in QEMU with one emulated NVDIMM per pmem the job asks for\n"
+	"and run each atomic job in it (one boot per run). The host's root is the\n"
+	"guest's root (9p, read-only); results go to <RESULT_ROOT_DIR>/... as with\n"
+	"'lkprobot run', plus the serial console as dmesg. KVM when it works, TCG\n"
+	"otherwise: TCG runs are functional checks, and job.yaml says so.\n"
+	"\n"
+	"  -o, --result-root DIR  RESULT_ROOT_DIR (default /lkp/result)\n"
+	"  -k, --kernel IMAGE     boot this vmlinux/bzImage (default: Debian's\n"
+	"                         packaged kernel, fetched once into the cache)\n"
+	"      --modules DIR      the /lib/modules/<release> of -k's kernel\n"
+	"      --runs N           boot and run each atomic job N times\n"
+	"      --cache DIR        kernels and NVDIMM files (default $LKPROBOT_CACHE,\n"
+	"                         /var/cache/lkprobot as root, else ~/.cache/lkprobot)\n"
+	"      --pmem-size SIZE   each NVDIMM (default 1G)\n"
+	"      --memory SIZE      guest RAM (default 2G)\n"
+	"      --cpus N           guest CPUs (default 2)\n"
+	"      --boot-timeout S   seconds for the guest to start lkprobot (default 120)\n"
+	"      --db FILE, --no-store   the store, as for 'lkprobot run'\n"
+	"  -t, --testbox NAME     the test box (default qemu-pmem: hosts/qemu-pmem)\n"
+	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
+	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"exit codes: 0 every run finished, 1 a run failed, timed out, panicked or\n"
+	"did not boot, 2 bad job file or usage\n";
+
+enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES };
+
+struct atomic_list {
+	struct node **v;
+	size_t n;
+};
+
+static int keep_atomic(const struct node *atomic, void *arg, struct strbuf *err)
+{
+	struct atomic_list *l = arg;
+	(void)err;
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = node_dup(atomic);
+	return 0;
+}
+
+static char *default_cache(void)
+{
+	const char *env = getenv("LKPROBOT_CACHE"), *home = getenv("HOME");
+
+	if (env && *env)
+		return xstrdup(env);
+	if (!geteuid())
+		return xstrdup("/var/cache/lkprobot");
+	return xasprintf("%s/.cache/lkprobot", home ? home : "/tmp");
+}
+
+static void print_run(const struct qemu_result *qr)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct node *stats = NULL;
+
+	printf("%s %s (boot %.1f s, total %.1f s, %s)\n", qr->job_state,
+	       qr->run_dir ? qr->run_dir : "(no result root)", qr->boot_seconds, qr->wall_seconds, qr->accel);
+	if (qr->reason)
+		printf("  reason: %s\n", qr->reason);
+	if (qr->run_dir) {
+		char *sp = xasprintf("%s/stats.json", qr->run_dir);
+		if (!result_load_json(sp, &stats, &err)) {
+			for (size_t i = 0; i < stats->n; i++) {
+				const char *k = stats->keys[i];
+				if (strstr(k, "bw_MBps") || strstr(k, "_iops") || strstr(k, "throughput"))
+					printf("  %-40s %s\n", k, stats->vals[i]->str);
+			}
+			node_free(stats);
+		}
+		free(sp);
+	}
+	if (!strcmp(qr->accel ? qr->accel : "", "tcg"))
+		printf("  accel: tcg — an emulated CPU: these numbers are a functional check, not a performance figure\n");
+	strbuf_release(&err);
+}
+
+int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		JOBOPTS_LONGOPTS,
+		{ "result-root", required_argument, NULL, 'o' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "modules", required_argument, NULL, OPT_MODULES },
+		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "pmem-size", required_argument, NULL, OPT_PMEM },
+		{ "memory", required_argument, NULL, OPT_MEM },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "boot-timeout", required_argument, NULL, OPT_BOOT },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "no-store", no_argument, NULL, OPT_NOSTORE },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct jobopts jo;
+	struct job_env env;
+	struct atomic_list jobs = { 0 };
+	struct qemu_kernel k = { 0 };
+	struct qemu_opts qo = { .result_dir = "/lkp/result" };
+	struct strbuf err = STRBUF_INIT;
+	const char *image = NULL, *modules = NULL, *db = NULL;
+	char *cache = NULL, exe[PATH_MAX], data_real[PATH_MAX], res_real[PATH_MAX];
+	bool use_store = true;
+	long runs = 1;
+	int ret = EXIT_USAGE, c, r;
+	char *end;
+
+	jobopts_init(&jo);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:k:t:s:h", longopts, NULL)) != -1) {
+		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
+			goto bad;
+		if (r)
+			continue;
+		switch (c) {
+		case 'o': qo.result_dir = optarg; break;
+		case 'k': image = optarg; break;
+		case OPT_MODULES: modules = optarg; break;
+		case OPT_RUNS:
+			runs = strtol(optarg, &end, 10);
+			if (*end || runs < 1 || runs > 1000) {
+				strbuf_setf(&err, "--runs: '%s' is not a number of runs (1-1000)", optarg);
+				goto bad;
+			}
+			break;
+		case OPT_CACHE: cache = xstrdup(optarg); break;
+		case OPT_PMEM:
+		case OPT_MEM:
+			if (units_bytes(optarg, c == OPT_PMEM ? &qo.pmem_size : &qo.memory, &err))
+				goto bad;
+			break;
+		case OPT_CPUS: qo.cpus = atoi(optarg); break;
+		case OPT_BOOT: qo.boot_timeout = (unsigned)atoi(optarg); break;
+		case OPT_DB: db = optarg; break;
+		case OPT_NOSTORE: use_store = false; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			ret = EXIT_OK;
+			goto out;
+		default:
+			fputs(usage_text, stderr);
+			goto out;
+		}
+	}
+	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
+		goto bad;
+	if (!jo.testbox)
+		jo.testbox = "qemu-pmem";
+	jobopts_env(&jo, ctx, &env);
+	if (jobopts_expand(&jo, &env, keep_atomic, &jobs, &err))
+		goto bad;
+	for (size_t i = 0; i < jobs.n; i++)
+		if (engine_check(jobs.v[i], &err))
+			goto bad;
+	if (!cache)
+		cache = default_cache();
+	qo.cache = cache;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0 || !realpath(ctx->data_dir, data_real)) {
+		strbuf_setf(&err, "cannot tell where lkprobot and its data are");
+		goto bad;
+	}
+	exe[n] = '\0';
+	qo.lkprobot = exe;
+	qo.data_dir = data_real;
+	if (fsutil_mkdir_p(qo.result_dir) || !realpath(qo.result_dir, res_real)) {
+		strbuf_setf(&err, "%s: cannot create the result directory", qo.result_dir);
+		goto bad;
+	}
+	qo.result_dir = res_real;
+	qo.progress = isatty(2);
+
+	if (image ? qemu_kernel_file(&k, image, modules, &err) : qemu_kernel_debian(&k, cache, &err)) {
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		goto out;
+	}
+	fprintf(stderr, "lkprobot: kernel: %s\n", k.source);
+
+	struct runstore rs;
+	if (runstore_open(&rs, use_store, db, qo.result_dir, &err))
+		goto bad;
+	ret = EXIT_OK;
+	for (size_t i = 0; i < jobs.n; i++) {
+		struct node *job = jobs.v[i];
+		/* the result path names the kernel that ran */
+		if (!node_get(job, "commit"))
+			node_set(job, "commit", node_new_scalar(k.commit));
+		if (!node_get(job, "kconfig"))
+			node_set(job, "kconfig", node_new_scalar(k.kconfig));
+		for (long run = 0; run < runs; run++) {
+			struct qemu_result qr;
+			if (qemu_run_job(&k, job, &qo, &qr, &err)) {
+				ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+				continue;
+			}
+			print_run(&qr);
+			if (qr.run_dir && runstore_record_dir(&rs, qr.run_dir, &err))
+				cmd_warn("%s", err.buf);
+			if (strcmp(qr.job_state, "finished"))
+				ret = EXIT_FAIL;
+			qemu_result_release(&qr);
+		}
+	}
+	runstore_close(&rs);
+	goto out;
+bad:
+	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+out:
+	for (size_t i = 0; i < jobs.n; i++)
+		node_free(jobs.v[i]);
+	free(jobs.v);
+	qemu_kernel_release(&k);
+	free(cache);
+	strbuf_release(&err);
+	jobopts_release(&jo);
+	return ret;
+}
