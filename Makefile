@@ -21,7 +21,8 @@ DEB_BUILD := build-essential pkg-config libyaml-dev libcurl4-openssl-dev \
 	libgit2-dev libpmem-dev libsqlite3-dev libmicrohttpd-dev libpfm4-dev \
 	libmbedtls-dev
 DEB_TEST := libcmocka-dev python3 sqlite3
-DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod
+DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod \
+	qemu-system-x86 busybox-static xz-utils ndctl
 
 ifneq ($(filter-out deps help clean distclean,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -119,6 +120,48 @@ cli: build/san/lkprobot
 check: $(UNIT_BIN) build/san/lkprobot
 	@sh tests/run-all.sh $(UNIT_BIN)
 
+# make check-kernel: a real kernel build, not part of `make check` (it takes
+# 10-20 minutes on 2 cores and 1.5 GB of disk). Installs Debian's
+# linux-source-6.1 and the kernel's build dependencies, unpacks the source
+# into a scratch git repository (KERNEL_SCRATCH, made once), builds it with
+# `lkprobot build --kconfig x86_64-pmem` in a fresh cache, commits a
+# one-line change to one file, builds again (the same O= directory: only
+# that file is recompiled), asks a third time (a cache hit), and prints the
+# times.
+KERNEL_SCRATCH ?= /var/tmp/lkprobot-linux
+DEB_KERNEL := linux-source-6.1 bc bison flex libelf-dev libssl-dev
+.PHONY: check-kernel
+check-kernel: lkprobot
+	@missing=$$(for p in $(DEB_KERNEL); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "check-kernel: installing $$missing"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing || exit 1; \
+	fi
+	@set -e; src=$(KERNEL_SCRATCH)/linux-source-6.1; cache=$(KERNEL_SCRATCH)/cache; \
+	git="git -C $$src -c user.name=lkprobot -c user.email=lkprobot@localhost"; \
+	if [ ! -d $$src/.git ]; then \
+		echo "check-kernel: unpacking /usr/src/linux-source-6.1.tar.xz into $$src"; \
+		rm -rf $$src; mkdir -p $(KERNEL_SCRATCH); \
+		tar -C $(KERNEL_SCRATCH) -xf /usr/src/linux-source-6.1.tar.xz; \
+		$$git init -q; $$git add -f -A .; $$git commit -q -m 'linux-source-6.1 (Debian)'; \
+	fi; \
+	rm -rf $$cache; \
+	./lkprobot build --tree $$src --commit HEAD --kconfig x86_64-pmem --cache $$cache >$(KERNEL_SCRATCH)/clean.out; \
+	echo "/* lkprobot check-kernel: $$(date -u +%FT%TZ) */" >>$$src/drivers/nvdimm/pmem.c; \
+	$$git commit -q -a -m 'nvdimm/pmem: a comment (lkprobot check-kernel)'; \
+	./lkprobot build --tree $$src --commit HEAD --kconfig x86_64-pmem --cache $$cache >$(KERNEL_SCRATCH)/change.out; \
+	./lkprobot build --tree $$src --commit HEAD --kconfig x86_64-pmem --cache $$cache >$(KERNEL_SCRATCH)/again.out; \
+	dir=$$(sed -n 1p $(KERNEL_SCRATCH)/change.out); \
+	test -s $$dir/bzImage; \
+	grep -q ' CC .*drivers/nvdimm/pmem.o' $$dir/build.log; \
+	sed -n 2p $(KERNEL_SCRATCH)/again.out | grep -qx cached; \
+	echo "check-kernel: clean build:      $$(sed -n 2p $(KERNEL_SCRATCH)/clean.out) ($$(sed -n 1p $(KERNEL_SCRATCH)/clean.out))"; \
+	echo "check-kernel: one file changed: $$(sed -n 2p $(KERNEL_SCRATCH)/change.out), $$(grep -c '^  CC ' $$dir/build.log) object(s) compiled ($$dir)"; \
+	echo "check-kernel: the same again:   cached"
+
 demo: deps
 	@$(MAKE) --no-print-directory lkprobot
 	@sh tests/demo.sh
@@ -129,7 +172,7 @@ bench: $(BENCH_BIN) lkprobot
 install: lkprobot
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/share/doc/lkprobot
 	install -m 755 lkprobot $(DESTDIR)$(PREFIX)/bin/lkprobot
-	cp -R jobs hosts $(DESTDIR)$(DATADIR)/
+	cp -R jobs hosts kconfig $(DESTDIR)$(DATADIR)/
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/lkprobot/README.md
 
 clean:

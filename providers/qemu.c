@@ -105,6 +105,20 @@ static int cmdline_safe(const char *what, const char *s, struct strbuf *err)
 	return 0;
 }
 
+/* The job's boot_params (bp1_memmap: 104G!8G -> memmap=104G!8G), as lkp-tests' scheduler adds them. */
+static void append_boot_params(struct strbuf *append, const struct node *job)
+{
+	const struct node *bp = node_get(job, "boot_params");
+
+	for (size_t i = 0; bp && bp->type == NODE_MAP && i < bp->n; i++) {
+		const char *k = bp->keys[i], *v = node_str(bp->vals[i]);
+		const char *name = strchr(k, '_');
+		if (bp->vals[i]->comment || !name || !v || strpbrk(v, " \t\n\"'"))
+			continue;
+		strbuf_addf(append, " %s=%s", name + 1, v);
+	}
+}
+
 int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
 		 struct qemu_result *res, struct strbuf *err)
 {
@@ -202,6 +216,9 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	strbuf_addf(&append, "console=ttyS0 quiet panic=-1 oops=panic random.trust_cpu=on "
 			     "lkprobot.init=%s lkprobot.job=%s lkprobot.result=%s lkprobot.data=%s lkprobot.accel=%s",
 		    o->lkprobot, jobfile, o->result_dir, o->data_dir, res->accel);
+	append_boot_params(&append, job);
+	if (o->append)
+		strbuf_addf(&append, " %s", o->append);
 	addv(&argv, &argc, "-append");
 	addv(&argv, &argc, append.buf);
 

@@ -59,6 +59,7 @@ struct qemu_opts {
 	int cpus;			/* guest CPUs (default 2) */
 	unsigned boot_timeout;		/* seconds until the guest agent starts (default 120) */
 	unsigned job_timeout;		/* seconds for the whole job in the guest */
+	const char *append;		/* more kernel parameters (boot_params, tests) */
 	bool progress;
 };
 

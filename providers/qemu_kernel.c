@@ -325,8 +325,11 @@ int qemu_initramfs(const struct qemu_kernel *k, const char *path, struct strbuf 
 		}
 		for (const char *const *w = wanted_modules; *w; w++) {
 			const char *line = dep_line(dep.buf, *w);
-			if (line)
-				add_module(dep.buf, xstrndup(line, strcspn(line, ":")) , &mods, 0);
+			if (line) {
+				char *rel = xstrndup(line, strcspn(line, ":"));
+				add_module(dep.buf, rel, &mods, 0);
+				free(rel);
+			}
 		}
 		for (size_t i = 0; i < mods.n; i++) {
 			char *src = xasprintf("%s/%s", k->modules, mods.v[i]);

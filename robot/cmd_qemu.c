@@ -43,6 +43,9 @@ static const char usage_text[] =
 	"      --memory SIZE      guest RAM (default 2G)\n"
 	"      --cpus N           guest CPUs (default 2)\n"
 	"      --boot-timeout S   seconds for the guest to start lkprobot (default 120)\n"
+	"      --job-timeout S    seconds for the job once the guest runs it (default:\n"
+	"                         its runtime + 600)\n"
+	"      --append ARGS      more kernel parameters (the job's boot_params are added)\n"
 	"      --db FILE, --no-store   the store, as for 'lkprobot run'\n"
 	"  -t, --testbox NAME     the test box (default qemu-pmem: hosts/qemu-pmem)\n"
 	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
@@ -52,7 +55,7 @@ static const char usage_text[] =
 	"exit codes: 0 every run finished, 1 a run failed, timed out, panicked or\n"
 	"did not boot, 2 bad job file or usage\n";
 
-enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES };
+enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT };
 
 struct atomic_list {
 	struct node **v;
@@ -120,6 +123,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "boot-timeout", required_argument, NULL, OPT_BOOT },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "no-store", no_argument, NULL, OPT_NOSTORE },
+		{ "append", required_argument, NULL, OPT_APPEND },
+		{ "job-timeout", required_argument, NULL, OPT_JOBTIMEOUT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct jobopts jo;
@@ -163,6 +168,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_BOOT: qo.boot_timeout = (unsigned)atoi(optarg); break;
 		case OPT_DB: db = optarg; break;
 		case OPT_NOSTORE: use_store = false; break;
+		case OPT_APPEND: qo.append = optarg; break;
+		case OPT_JOBTIMEOUT: qo.job_timeout = (unsigned)atoi(optarg); break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
@@ -217,9 +224,19 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 			node_set(job, "commit", node_new_scalar(k.commit));
 		if (!node_get(job, "kconfig"))
 			node_set(job, "kconfig", node_new_scalar(k.kconfig));
+		struct qemu_opts jq = qo;
+		if (!jq.job_timeout) {
+			uint64_t rt = 300;
+			struct strbuf e = STRBUF_INIT;
+			const char *v = node_str(node_get(job, "runtime"));
+			if (v && units_seconds(v, &rt, &e))
+				rt = 300;
+			strbuf_release(&e);
+			jq.job_timeout = (unsigned)rt + 600;
+		}
 		for (long run = 0; run < runs; run++) {
 			struct qemu_result qr;
-			if (qemu_run_job(&k, job, &qo, &qr, &err)) {
+			if (qemu_run_job(&k, job, &jq, &qr, &err)) {
 				ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 				continue;
 			}

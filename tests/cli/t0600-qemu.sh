@@ -1,0 +1,62 @@
+#!/bin/sh
+# lkprobot qemu: Debian's packaged kernel (fetched with apt-get download the
+# first time) booted under QEMU — TCG here, KVM where it works — with two
+# emulated NVDIMMs, the smoke fio job on xfs -o dax run inside by the same
+# engine as 'lkprobot run'; and kernels that panic or never come up. Needs
+# root, qemu-system-x86, busybox-static, ndctl.
+. "$(dirname "$0")/lib.sh"
+
+RES="$TMP/result"
+CACHE=${LKPROBOT_TEST_CACHE:-/var/cache/lkprobot-test}
+q() { lkprobot qemu -o "$RES" --cache "$CACHE" --db "$TMP/store.db" "$@"; }
+
+test_expect_success 'two NVDIMMs, xfs with DAX, the smoke fio job: a complete result root' '
+	q jobs/fio-basic/fio-basic-smoke.yaml >"$TMP/q.out" 2>"$TMP/q.err" &&
+	cat "$TMP/q.out" &&
+	R=$(sed -n "s/^finished \([^ ]*\) .*/\1/p" "$TMP/q.out") && [ -d "$R" ] && echo "$R" >"$TMP/root" &&
+	case "$R" in "$RES"/fio-basic/2M-2pmem-xfs-sync-dax-2-5s-randwrite-256M-tb/qemu-pmem/*) ;; *) exit 1;; esac &&
+	grep -q "kernel: Debian.s linux-image-" "$TMP/q.err" &&
+	for f in job.yaml dmesg fio.task fio.output stats.json vmstat.json; do
+		[ -s "$R/$f" ] || { echo "missing $f"; exit 1; }
+	done &&
+	grep -qx "job_state: finished" "$R/job.yaml"
+'
+
+test_expect_success 'fio wrote, and its numbers are in stats.json' '
+	R=$(cat "$TMP/root") &&
+	python3 -c "import json,sys
+s=json.load(open(sys.argv[1])); f=json.load(open(sys.argv[2]))
+bw=f[\"jobs\"][0][\"write\"][\"bw\"]
+assert s[\"fio.write_bw_MBps\"] > 0
+assert abs(s[\"fio.write_bw_MBps\"] - bw/1024) < 1e-9*max(1,bw)
+" "$R/stats.json" "$R/fio.output"
+'
+
+test_expect_success 'DAX was really on (queue, mount, statx, libpmem), and the run says TCG is no benchmark' '
+	R=$(cat "$TMP/root") &&
+	grep -q "^  dax: pmem[01] queue/dax=1, /proc/mounts dax, STATX_ATTR_DAX set" "$R/job.yaml" &&
+	accel=$(sed -n "s/^  accel: .\(kvm\|tcg\).*/\1/p" "$R/job.yaml") && [ -n "$accel" ] &&
+	if [ "$accel" = tcg ]; then grep -q "functional check, not a performance figure" "$R/job.yaml"; fi &&
+	grep -q "@@LKPROBOT fsdax namespace" "$R/dmesg" || grep -q "dax" "$R/dmesg"
+'
+
+test_expect_success 'the host recorded the run in the store' '
+	[ "$(sqlite3 "$TMP/store.db" "select count(*) from runs where job_state = '\''finished'\''")" = 1 ]
+'
+
+test_expect_success 'a kernel that panics: job_state panic, with the console kept' '
+	expect_exit 1 q --append rdinit=/bin/echo jobs/fio-basic/fio-basic-smoke.yaml &&
+	grep -q "^panic " "$TMP/.stdout" &&
+	grep -q "Kernel panic" "$TMP/.stdout" &&
+	ls "$RES"/.lkprobot-qemu.*/dmesg >/dev/null &&
+	! pgrep -f "qemu-system-x86_64.*$RES" >/dev/null
+'
+
+test_expect_success 'a guest that never comes up: boot timeout, QEMU killed' '
+	expect_exit 1 q --boot-timeout 1 jobs/fio-basic/fio-basic-smoke.yaml &&
+	grep -q "^boot_failed " "$TMP/.stdout" &&
+	grep -q "did not start lkprobot within 1 s" "$TMP/.stdout" &&
+	! pgrep -f "qemu-system-x86_64.*$RES" >/dev/null
+'
+
+test_done
