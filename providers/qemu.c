@@ -58,6 +58,12 @@ bool qemu_kvm_usable(struct strbuf *why)
 
 void qemu_result_release(struct qemu_result *res)
 {
+	for (size_t i = 0; i < res->nruns; i++) {
+		free(res->run_dirs[i]);
+		free(res->states[i]);
+	}
+	free(res->run_dirs);
+	free(res->states);
 	free(res->run_dir);
 	free(res->reason);
 	free(res->accel);
@@ -216,6 +222,8 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	strbuf_addf(&append, "console=ttyS0 quiet panic=-1 oops=panic random.trust_cpu=on "
 			     "lkprobot.init=%s lkprobot.job=%s lkprobot.result=%s lkprobot.data=%s lkprobot.accel=%s",
 		    o->lkprobot, jobfile, o->result_dir, o->data_dir, res->accel);
+	if (o->runs > 1)
+		strbuf_addf(&append, " lkprobot.runs=%d", o->runs);
 	append_boot_params(&append, job);
 	if (o->append)
 		strbuf_addf(&append, " %s", o->append);
@@ -281,10 +289,17 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 					if (sscanf(mark + 18, "%4095s %63s", dir, st) == 2) {
 						free(res->run_dir);
 						res->run_dir = xstrdup(dir);
-						state = !strcmp(st, "finished") ? "finished" : !strcmp(st, "timeout") ? "timeout"
+						res->run_dirs = xrealloc(res->run_dirs, (res->nruns + 1) * sizeof(char *));
+						res->states = xrealloc(res->states, (res->nruns + 1) * sizeof(char *));
+						res->run_dirs[res->nruns] = xstrdup(dir);
+						res->states[res->nruns++] = xstrdup(st);
+						/* the worst state of the boot's runs */
+						const char *this = !strcmp(st, "finished") ? "finished" : !strcmp(st, "timeout") ? "timeout"
 							: !strcmp(st, "killed") ? "killed" : "failed";
+						if (!state || !strcmp(state, "finished"))
+							state = this;
 					}
-					done = true;
+					done = (int)res->nruns >= (o->runs > 1 ? o->runs : 1);
 				} else if (mark && !strncmp(mark + 11, "ERROR ", 6)) {
 					free(res->reason);
 					res->reason = xstrdup(mark + 17);
@@ -326,11 +341,15 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 						WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	}
 	res->job_state = state;
-	/* the serial console is the guest's dmesg */
-	char *dmesg = res->run_dir ? xasprintf("%s/dmesg", res->run_dir) : xasprintf("%s/dmesg", work);
-	if (fsutil_write_atomic(dmesg, console.buf, console.len, &why))
-		fprintf(stderr, "lkprobot: warning: %s\n", why.buf);
-	free(dmesg);
+	/* the serial console is the guest's dmesg, in every run of this boot */
+	for (size_t i = 0; i <= res->nruns; i++) {
+		if (i == res->nruns && res->nruns)
+			break;
+		char *dmesg = res->nruns ? xasprintf("%s/dmesg", res->run_dirs[i]) : xasprintf("%s/dmesg", work);
+		if (fsutil_write_atomic(dmesg, console.buf, console.len, &why))
+			fprintf(stderr, "lkprobot: warning: %s\n", why.buf);
+		free(dmesg);
+	}
 out:
 	if (pid > 0) {
 		kill(pid, SIGKILL);

@@ -60,11 +60,15 @@ struct qemu_opts {
 	unsigned boot_timeout;		/* seconds until the guest agent starts (default 120) */
 	unsigned job_timeout;		/* seconds for the whole job in the guest */
 	const char *append;		/* more kernel parameters (boot_params, tests) */
+	int runs;			/* runs in this one boot (--reuse-boot); default 1 */
 	bool progress;
 };
 
 struct qemu_result {
-	char *run_dir;			/* the result root the guest wrote (NULL if none) */
+	char *run_dir;			/* the (last) result root the guest wrote (NULL if none) */
+	char **run_dirs;		/* every result root of this boot, in order */
+	char **states;			/* and each one's job_state */
+	size_t nruns;
 	const char *job_state;		/* finished, failed, timeout, killed, panic, boot_failed */
 	char *reason;
 	char *accel;			/* kvm or tcg */

@@ -154,9 +154,14 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 		.fs_root = "/run/fs",
 		.facts = facts,
 	};
-	if (engine_run(job, &m, &eo, &res, &err))
-		fatal("%s", err.buf);
-	printf("@@LKPROBOT RESULT %s %s\n", res.run_dir, res.job_state);
+	char *runs_s = cmdline_param(cmdline.buf, "lkprobot.runs");
+	int runs = runs_s ? atoi(runs_s) : 1;
+	for (int i = 0; i < (runs > 0 ? runs : 1); i++) {
+		if (engine_run(job, &m, &eo, &res, &err))
+			fatal("%s", err.buf);
+		printf("@@LKPROBOT RESULT %s %s\n", res.run_dir, res.job_state);
+		engine_result_release(&res);
+	}
 	sync();
 	umount(result);
 	power_off();

@@ -37,6 +37,7 @@ static const char usage_text[] =
 	"                         packaged kernel, fetched once into the cache)\n"
 	"      --modules DIR      the /lib/modules/<release> of -k's kernel\n"
 	"      --runs N           boot and run each atomic job N times\n"
+	"      --reuse-boot       one boot for the N runs (lkp-tests reboots between runs)\n"
 	"      --cache DIR        kernels and NVDIMM files (default $LKPROBOT_CACHE,\n"
 	"                         /var/cache/lkprobot as root, else ~/.cache/lkprobot)\n"
 	"      --pmem-size SIZE   each NVDIMM (default 1G)\n"
@@ -55,7 +56,7 @@ static const char usage_text[] =
 	"exit codes: 0 every run finished, 1 a run failed, timed out, panicked or\n"
 	"did not boot, 2 bad job file or usage\n";
 
-enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT };
+enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT, OPT_REUSE };
 
 struct atomic_list {
 	struct node **v;
@@ -87,6 +88,8 @@ static void print_run(const struct qemu_result *qr)
 	struct strbuf err = STRBUF_INIT;
 	struct node *stats = NULL;
 
+	for (size_t i = 0; i + 1 < qr->nruns; i++)
+		printf("%s %s (the same boot)\n", qr->states[i], qr->run_dirs[i]);
 	printf("%s %s (boot %.1f s, total %.1f s, %s)\n", qr->job_state,
 	       qr->run_dir ? qr->run_dir : "(no result root)", qr->boot_seconds, qr->wall_seconds, qr->accel);
 	if (qr->reason)
@@ -125,6 +128,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "no-store", no_argument, NULL, OPT_NOSTORE },
 		{ "append", required_argument, NULL, OPT_APPEND },
 		{ "job-timeout", required_argument, NULL, OPT_JOBTIMEOUT },
+		{ "reuse-boot", no_argument, NULL, OPT_REUSE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct jobopts jo;
@@ -135,7 +139,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	struct strbuf err = STRBUF_INIT;
 	const char *image = NULL, *modules = NULL, *db = NULL;
 	char *cache = NULL, exe[PATH_MAX], data_real[PATH_MAX], res_real[PATH_MAX];
-	bool use_store = true;
+	bool use_store = true, reuse = false;
 	long runs = 1;
 	int ret = EXIT_USAGE, c, r;
 	char *end;
@@ -170,6 +174,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_NOSTORE: use_store = false; break;
 		case OPT_APPEND: qo.append = optarg; break;
 		case OPT_JOBTIMEOUT: qo.job_timeout = (unsigned)atoi(optarg); break;
+		case OPT_REUSE: reuse = true; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
@@ -234,15 +239,20 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 			strbuf_release(&e);
 			jq.job_timeout = (unsigned)rt + 600;
 		}
-		for (long run = 0; run < runs; run++) {
+		if (reuse) {
+			jq.runs = (int)runs;
+			jq.job_timeout *= (unsigned)runs;
+		}
+		for (long run = 0; run < (reuse ? 1 : runs); run++) {
 			struct qemu_result qr;
 			if (qemu_run_job(&k, job, &jq, &qr, &err)) {
 				ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 				continue;
 			}
 			print_run(&qr);
-			if (qr.run_dir && runstore_record_dir(&rs, qr.run_dir, &err))
-				cmd_warn("%s", err.buf);
+			for (size_t d = 0; d < qr.nruns; d++)
+				if (runstore_record_dir(&rs, qr.run_dirs[d], &err))
+					cmd_warn("%s", err.buf);
 			if (strcmp(qr.job_state, "finished"))
 				ret = EXIT_FAIL;
 			qemu_result_release(&qr);

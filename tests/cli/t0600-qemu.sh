@@ -44,6 +44,14 @@ test_expect_success 'the host recorded the run in the store' '
 	[ "$(sqlite3 "$TMP/store.db" "select count(*) from runs where job_state = '\''finished'\''")" = 1 ]
 '
 
+test_expect_success '--runs 2 --reuse-boot: two runs in one boot, two matrix columns' '
+	q --runs 2 --reuse-boot jobs/fio-basic/fio-basic-smoke.yaml runtime=2s >"$TMP/r.out" &&
+	[ $(grep -c "^finished " "$TMP/r.out") = 2 ] &&
+	grep -q "(the same boot)" "$TMP/r.out" &&
+	R=$(sed -n "s/^finished \([^ ]*\) (boot.*/\1/p" "$TMP/r.out") &&
+	[ "$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))[\"stats_source\"]))" "$(dirname "$R")/matrix.json")" = 2 ]
+'
+
 test_expect_success 'a kernel that panics: job_state panic, with the console kept' '
 	expect_exit 1 q --append rdinit=/bin/echo jobs/fio-basic/fio-basic-smoke.yaml &&
 	grep -q "^panic " "$TMP/.stdout" &&
