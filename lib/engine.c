@@ -337,6 +337,8 @@ static const char *run_test(struct run *r, const struct program *p, const struct
 	int out = open(outp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	free(outp);
 
+	if (o->markers)
+		printf("@@LKPROBOT test-start %s\n", p->name);
 	fflush(NULL);
 	double t0 = now_mono();
 	pid_t pid = fork();
@@ -398,6 +400,10 @@ static const char *run_test(struct run *r, const struct program *p, const struct
 	if (o->progress)
 		fprintf(stderr, "\r\033[K");
 	res->test_seconds = now_mono() - t0;
+	if (o->markers) {
+		printf("@@LKPROBOT test-end %s\n", p->name);
+		fflush(stdout);
+	}
 	/*
 	 * The test's own children (fio's job processes) may outlive it after a
 	 * kill: the file systems can be unmounted only when they are gone.

@@ -29,6 +29,7 @@ struct engine_opts {
 	bool progress;			/* one-line progress on stderr (a terminal) */
 	bool older_names;		/* also the metric names of older reports */
 	const struct node *facts;	/* known before the run (accel: tcg), a map or NULL */
+	bool markers;			/* "@@LKPROBOT test-start/test-end" on stdout (the guest's console) */
 };
 
 struct engine_result {

@@ -284,6 +284,10 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 					started = true;
 					res->boot_seconds = now_mono() - t0;
 					job_deadline = now_mono() + (o->job_timeout ? o->job_timeout : 600);
+				} else if (mark && !strncmp(mark + 11, "test-start", 10)) {
+					res->test_start = now_mono() - t0;
+				} else if (mark && !strncmp(mark + 11, "test-end", 8)) {
+					res->test_end = now_mono() - t0;
 				} else if (mark && !strncmp(mark + 11, "RESULT ", 7)) {
 					char dir[4096], st[64];
 					if (sscanf(mark + 18, "%4095s %63s", dir, st) == 2) {

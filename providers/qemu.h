@@ -73,6 +73,7 @@ struct qemu_result {
 	char *reason;
 	char *accel;			/* kvm or tcg */
 	double boot_seconds;		/* qemu start to the guest agent's start */
+	double test_start, test_end;	/* qemu start to the (last) test's start and end */
 	double wall_seconds;
 };
 

@@ -153,6 +153,7 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 		.result_dir = result,
 		.fs_root = "/run/fs",
 		.facts = facts,
+		.markers = true,
 	};
 	char *runs_s = cmdline_param(cmdline.buf, "lkprobot.runs");
 	int runs = runs_s ? atoi(runs_s) : 1;

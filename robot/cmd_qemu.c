@@ -90,8 +90,9 @@ static void print_run(const struct qemu_result *qr)
 
 	for (size_t i = 0; i + 1 < qr->nruns; i++)
 		printf("%s %s (the same boot)\n", qr->states[i], qr->run_dirs[i]);
-	printf("%s %s (boot %.1f s, total %.1f s, %s)\n", qr->job_state,
-	       qr->run_dir ? qr->run_dir : "(no result root)", qr->boot_seconds, qr->wall_seconds, qr->accel);
+	printf("%s %s (boot %.1f s, test %.1f..%.1f s, total %.1f s, %s)\n", qr->job_state,
+	       qr->run_dir ? qr->run_dir : "(no result root)", qr->boot_seconds, qr->test_start,
+	       qr->test_end, qr->wall_seconds, qr->accel);
 	if (qr->reason)
 		printf("  reason: %s\n", qr->reason);
 	if (qr->run_dir) {
