@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -137,6 +138,7 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	uint64_t mem = o->memory ? o->memory : 2ULL << 30;
 	char *work = NULL, *jobfile = NULL, *initrd = NULL;
 	pid_t pid = -1;
+	int lock_fd = -1;
 
 	memset(res, 0, sizeof(*res));
 	if (cmdline_safe("the result directory", o->result_dir, err) ||
@@ -178,8 +180,29 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	addv(&argv, &argc, "-m");
 	addv(&argv, &argc, m);
 	free(m);
+	/*
+	 * NVDIMM backing files are shared (share=on) with the guest: two QEMUs
+	 * on one set would write each other's pmem. Each run takes a free slot
+	 * of files, held by a lock for as long as its QEMU runs.
+	 */
+	int slot = -1;
+	for (int s = 0; npmem && s < 64 && slot < 0; s++) {
+		char *lp = xasprintf("%s/nvdimm-%d.lock", o->cache, s);
+		int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		free(lp);
+		if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB)) {
+			slot = s;
+			lock_fd = fd;
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	}
+	if (npmem && slot < 0) {
+		strbuf_setf(err, "64 QEMU runs hold NVDIMM slots in '%s' already; wait for one to end", o->cache);
+		goto out;
+	}
 	for (int i = 0; i < npmem; i++) {
-		char *img = xasprintf("%s/nvdimm%d.img", o->cache, i);
+		char *img = xasprintf("%s/nvdimm-%d-%d.img", o->cache, slot, i);
 		int fd = open(img, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		struct stat st;
 		if (fd < 0 || fstat(fd, &st) || ((uint64_t)st.st_size != pmem && ftruncate(fd, (off_t)pmem))) {
@@ -363,6 +386,8 @@ out:
 		close(pfd[0]);
 	if (pfd[1] >= 0)
 		close(pfd[1]);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	if (jobfile)
 		unlink(jobfile);
 	if (work && res->run_dir)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,7 +83,7 @@ int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *
 {
 	struct strbuf deps = STRBUF_INIT;
 	char *release = NULL, *dir = NULL, *root = NULL;
-	int ret = -1;
+	int ret = -1, lock_fd = -1;
 
 	memset(k, 0, sizeof(*k));
 	char *q[] = { "apt-cache", "depends", "linux-image-amd64", NULL };
@@ -102,6 +103,13 @@ int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *
 	char *moddir = xasprintf("%s/lib/modules/%s", root, release);
 	char *depfile = xasprintf("%s/modules.dep", moddir);
 
+	/* one fetch at a time: concurrent runs wait for the first to unpack it */
+	char *lockp = xasprintf("%s/debian.lock", cache);
+	fsutil_mkdir_p(cache);
+	lock_fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	free(lockp);
+	if (lock_fd >= 0)
+		flock(lock_fd, LOCK_EX);
 	if (!exists(vmlinux) || !exists(depfile)) {
 		char *pkg = xasprintf("linux-image-%s", release);
 		if (fsutil_mkdir_p(dir)) {
@@ -159,6 +167,8 @@ out2:
 	free(moddir);
 	free(depfile);
 out:
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(release);
 	free(dir);
 	free(root);
