@@ -474,10 +474,11 @@ static int checkout_full(struct co *co)
 
 static int checkout_diff(struct co *co, git_tree *old)
 {
-	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	git_diff_options opts;
 	git_diff *diff = NULL;
 	int ret = -1;
 
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
 	if (git_diff_tree_to_tree(&diff, co->r->repo, old, co->tree, &opts))
 		return git_fail(co->err, "cannot compare trees in '%s'", co->r->path);

@@ -29,6 +29,7 @@ struct lkp_ctx {
 	const char *cmd;	/* the running subcommand's name */
 };
 
+int cmd_build(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_help(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_install(int argc, char **argv, struct lkp_ctx *ctx);

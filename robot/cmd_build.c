@@ -1,0 +1,123 @@
+/*
+ * lkprobot build: build a kernel from a git commit into the kernel cache
+ * (lib/kbuild), or find it there. Prints the kernel's directory, then
+ * "cached", "built in N s" or "failed: <first error line>".
+ */
+#include "cmd.h"
+#include "../lib/kbuild.h"
+#include "../lib/machine.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: lkprobot build --tree DIR --commit REV [options]\n"
+	"\n"
+	"Check REV of the git repository DIR out into the kernel cache's work tree,\n"
+	"configure it (a base config merged with the robot's fragment\n"
+	"kconfig/" KBUILD_FRAGMENT ".config) and make bzImage in a build directory\n"
+	"reused across commits, with ccache when it is installed. bzImage, vmlinux,\n"
+	".config, build.log and a result file are kept in\n"
+	"<cache>/kernels/<commit>-<config hash>/, whose path is printed first. A\n"
+	"kernel (or failure) already in the cache is not built again.\n"
+	"\n"
+	"  -C, --tree DIR         the git repository (a work tree or a bare repository)\n"
+	"  -k, --commit REV       what to build: an id, branch, tag or HEAD~2\n"
+	"  -c, --kconfig CONFIG   defconfig (make defconfig + fragment), a name from\n"
+	"                         kconfig/ built with make allnoconfig (default: " KBUILD_DEFAULT_KCONFIG ",\n"
+	"                         a minimal kernel for QEMU with NVDIMMs), or a .config\n"
+	"                         file (+ fragment, make olddefconfig)\n"
+	"      --cache DIR        the kernel cache (default: $LKPROBOT_CACHE, else\n"
+	"                         /var/cache/lkprobot as root, else ~/.cache/lkprobot)\n"
+	"  -j, --jobs N           make -jN (default: the number of CPUs)\n"
+	"      --rebuild          build even if the cache has the kernel or its failure\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"Builds in one cache run one at a time (they share its work tree).\n"
+	"On a terminal a line shows the build's progress.\n"
+	"\n"
+	"exit codes: 0 built or cached, 1 the build failed (recorded in the cache\n"
+	"with its first error line) or the cache cannot be written, 2 no such tree,\n"
+	"revision or kconfig, or usage\n";
+
+enum { OPT_CACHE = 0x500, OPT_REBUILD };
+
+int cmd_build(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		{ "tree", required_argument, NULL, 'C' },
+		{ "commit", required_argument, NULL, 'k' },
+		{ "kconfig", required_argument, NULL, 'c' },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "rebuild", no_argument, NULL, OPT_REBUILD },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kbuild_opts o = { .data_dir = ctx->data_dir };
+	struct kbuild_result res;
+	struct strbuf err = STRBUF_INIT;
+	struct machine local = { 0 };
+	int c, ret;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "C:k:c:j:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C': o.tree = optarg; break;
+		case 'k': o.rev = optarg; break;
+		case 'c': o.kconfig = optarg; break;
+		case OPT_CACHE: o.cache = optarg; break;
+		case OPT_REBUILD: o.rebuild = true; break;
+		case 'j': {
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 4096)
+				return cmd_error(EXIT_USAGE, "--jobs: '%s' is not a number of jobs; write a whole number like 4",
+						 optarg);
+			o.jobs = (int)n;
+			break;
+		}
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			fputs(usage_text, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return cmd_error(EXIT_USAGE, "build: unexpected argument '%s'; see 'lkprobot build --help'",
+				 argv[optind]);
+	if (!o.tree || !o.rev)
+		return cmd_error(EXIT_USAGE, "build: --tree DIR and --commit REV are both needed");
+
+	machine_detect(&local);
+	o.compiler = local.compiler;
+	o.progress = isatty(STDOUT_FILENO);
+	ret = kbuild_build(&o, &res, &err);
+	if (ret == KBUILD_EINPUT) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	} else if (ret) {
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+	} else {
+		printf("%s\n", res.dir);
+		if (res.built && res.cached)
+			printf("cached\n");
+		else if (res.built)
+			printf("built in %ld s\n", res.seconds);
+		else
+			printf("failed%s: %s\n", res.cached ? " (cached; --rebuild tries again)" : "",
+			       res.error ? res.error : "");
+		ret = EXIT_OK;
+		if (!res.built)
+			ret = cmd_error(EXIT_FAIL, "the build of %.12s failed; its log is %s/build.log",
+					res.commit, res.dir);
+	}
+	kbuild_result_release(&res);
+	machine_release(&local);
+	strbuf_release(&err);
+	return ret;
+}
