@@ -8,6 +8,7 @@
 #include "../lib/engine.h"
 #include "../lib/fsutil.h"
 #include "../lib/job.h"
+#include "../lib/kbuild.h"
 #include "../lib/json.h"
 #include "../lib/machine.h"
 #include "../lib/program.h"
@@ -16,7 +17,10 @@
 #include "../providers/qemu.h"
 #include "runstore.h"
 
+#include <dirent.h>
 #include <getopt.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +37,11 @@ static const char usage_text[] =
 	"otherwise: TCG runs are functional checks, and job.yaml says so.\n"
 	"\n"
 	"  -o, --result-root DIR  RESULT_ROOT_DIR (default /lkp/result)\n"
-	"  -k, --kernel IMAGE     boot this vmlinux/bzImage (default: Debian's\n"
-	"                         packaged kernel, fetched once into the cache)\n"
+	"  -k, --kernel IMAGE     boot this vmlinux/bzImage\n"
+	"      --tree DIR --commit REV [--kconfig NAME|FILE]\n"
+	"                         build that commit first ('lkprobot build'), boot it\n"
+	"                         (default kernel: the newest built in the kernel\n"
+	"                         cache, else Debian's packaged kernel, fetched once)\n"
 	"      --modules DIR      the /lib/modules/<release> of -k's kernel\n"
 	"      --runs N           boot and run each atomic job N times\n"
 	"      --reuse-boot       one boot for the N runs (lkp-tests reboots between runs)\n"
@@ -56,7 +63,7 @@ static const char usage_text[] =
 	"exit codes: 0 every run finished, 1 a run failed, timed out, panicked or\n"
 	"did not boot, 2 bad job file or usage\n";
 
-enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT, OPT_REUSE };
+enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT, OPT_REUSE, OPT_TREE, OPT_COMMIT, OPT_KCONFIG };
 
 struct atomic_list {
 	struct node **v;
@@ -72,15 +79,34 @@ static int keep_atomic(const struct node *atomic, void *arg, struct strbuf *err)
 	return 0;
 }
 
-static char *default_cache(void)
+/* The newest kernel built in the cache (<cache>/kernels/<commit>-<config>/vmlinux). */
+static char *newest_cached_kernel(const char *cache, char **commit, char **kconfig)
 {
-	const char *env = getenv("LKPROBOT_CACHE"), *home = getenv("HOME");
+	char *dir = xasprintf("%s/kernels", cache), *best = NULL;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	time_t best_t = 0;
 
-	if (env && *env)
-		return xstrdup(env);
-	if (!geteuid())
-		return xstrdup("/var/cache/lkprobot");
-	return xasprintf("%s/.cache/lkprobot", home ? home : "/tmp");
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.')
+			continue;
+		char *v = xasprintf("%s/%s/vmlinux", dir, de->d_name);
+		if (!stat(v, &st) && st.st_mtime >= best_t) {
+			best_t = st.st_mtime;
+			free(best);
+			best = v;
+			free(*commit);
+			*commit = xstrndup(de->d_name, strcspn(de->d_name, "-"));
+		} else {
+			free(v);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	(void)kconfig;
+	return best;
 }
 
 static void print_run(const struct qemu_result *qr)
@@ -130,6 +156,9 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "append", required_argument, NULL, OPT_APPEND },
 		{ "job-timeout", required_argument, NULL, OPT_JOBTIMEOUT },
 		{ "reuse-boot", no_argument, NULL, OPT_REUSE },
+		{ "tree", required_argument, NULL, OPT_TREE },
+		{ "commit", required_argument, NULL, OPT_COMMIT },
+		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct jobopts jo;
@@ -138,7 +167,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	struct qemu_kernel k = { 0 };
 	struct qemu_opts qo = { .result_dir = "/lkp/result" };
 	struct strbuf err = STRBUF_INIT;
-	const char *image = NULL, *modules = NULL, *db = NULL;
+	const char *image = NULL, *modules = NULL, *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL;
 	char *cache = NULL, exe[PATH_MAX], data_real[PATH_MAX], res_real[PATH_MAX];
 	bool use_store = true, reuse = false;
 	long runs = 1;
@@ -176,6 +205,9 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_APPEND: qo.append = optarg; break;
 		case OPT_JOBTIMEOUT: qo.job_timeout = (unsigned)atoi(optarg); break;
 		case OPT_REUSE: reuse = true; break;
+		case OPT_TREE: tree = optarg; break;
+		case OPT_COMMIT: rev = optarg; break;
+		case OPT_KCONFIG: kconfig = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
@@ -195,9 +227,16 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	for (size_t i = 0; i < jobs.n; i++)
 		if (engine_check(jobs.v[i], &err))
 			goto bad;
-	if (!cache)
-		cache = default_cache();
+	if (!cache) {
+		struct strbuf cd = STRBUF_INIT;
+		kbuild_cache_dir(&cd);
+		cache = strbuf_detach(&cd);
+	}
 	qo.cache = cache;
+	if ((tree || rev) && !(tree && rev)) {
+		strbuf_setf(&err, "--tree and --commit go together: the repository and the commit to build");
+		goto bad;
+	}
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0 || !realpath(ctx->data_dir, data_real)) {
 		strbuf_setf(&err, "cannot tell where lkprobot and its data are");
@@ -213,9 +252,69 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	qo.result_dir = res_real;
 	qo.progress = isatty(2);
 
-	if (image ? qemu_kernel_file(&k, image, modules, &err) : qemu_kernel_debian(&k, cache, &err)) {
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
-		goto out;
+	if (tree) {
+		struct kbuild_opts ko = { .tree = tree, .rev = rev, .kconfig = kconfig, .data_dir = data_real,
+					  .cache = cache, .progress = isatty(1) };
+		struct kbuild_result kr;
+		int br = kbuild_build(&ko, &kr, &err);
+		if (br) {
+			kbuild_result_release(&kr);
+			ret = cmd_error(br == KBUILD_EINPUT ? EXIT_USAGE : EXIT_FAIL, "%s", err.buf);
+			goto out;
+		}
+		if (!kr.built) {
+			printf("build_failed %s\n  reason: %s\n", kr.dir, kr.error ? kr.error : "see build.log");
+			kbuild_result_release(&kr);
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		char *img = xasprintf("%s/vmlinux", kr.dir);
+		if (access(img, R_OK)) {
+			free(img);
+			img = xasprintf("%s/bzImage", kr.dir);
+		}
+		int kf = qemu_kernel_file(&k, img, NULL, &err);
+		free(img);
+		if (!kf) {
+			free(k.commit);
+			k.commit = xstrdup(kr.commit);
+			free(k.kconfig);
+			k.kconfig = xstrdup(kconfig ? (strrchr(kconfig, '/') ? strrchr(kconfig, '/') + 1 : kconfig)
+						    : KBUILD_DEFAULT_KCONFIG);
+			free(k.source);
+			k.source = xasprintf("commit %s of %s, %s (%s)", kr.commit, tree,
+					     kr.cached ? "from the kernel cache" : "built now", kr.dir);
+		}
+		kbuild_result_release(&kr);
+		if (kf) {
+			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+			goto out;
+		}
+	} else if (image) {
+		if (qemu_kernel_file(&k, image, modules, &err)) {
+			ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+			goto out;
+		}
+	} else {
+		char *commit = NULL, *kc = NULL;
+		char *cached = newest_cached_kernel(cache, &commit, &kc);
+		int kr = cached ? qemu_kernel_file(&k, cached, NULL, &err) : qemu_kernel_debian(&k, cache, &err);
+		if (cached && !kr) {
+			free(k.commit);
+			k.commit = commit;
+			commit = NULL;
+			free(k.kconfig);
+			k.kconfig = xstrdup(KBUILD_DEFAULT_KCONFIG);
+			free(k.source);
+			k.source = xasprintf("%s (the newest kernel in the kernel cache)", cached);
+		}
+		free(commit);
+		free(kc);
+		free(cached);
+		if (kr) {
+			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+			goto out;
+		}
 	}
 	fprintf(stderr, "lkprobot: kernel: %s\n", k.source);
 

@@ -67,4 +67,16 @@ test_expect_success 'a guest that never comes up: boot timeout, QEMU killed' '
 	! pgrep -f "qemu-system-x86_64.*$RES" >/dev/null
 '
 
+test_expect_success '--tree/--commit: a commit that does not build ends as build_failed' '
+	REPO="$TMP/repo" && mkdir -p "$REPO" &&
+	printf ".PHONY: allnoconfig olddefconfig defconfig bzImage\nallnoconfig defconfig olddefconfig:\n\t@echo CONFIG_X=y > \$(O)/.config\nbzImage:\n\t@echo \"pmem.c:3:5: error: expected ; before }\" >&2\n\t@false\n" >"$REPO/Makefile" &&
+	git -C "$REPO" init -q -b main && git -C "$REPO" add -A &&
+	git -C "$REPO" -c user.name=T -c user.email=t@example.org commit -q -m broken &&
+	expect_exit 1 q --tree "$REPO" --commit HEAD jobs/fio-basic/fio-basic-smoke.yaml &&
+	grep -q "^build_failed " "$TMP/.stdout" &&
+	grep -q "reason: pmem.c:3:5: error: expected ; before }" "$TMP/.stdout" &&
+	expect_exit 2 q --tree "$REPO" jobs/fio-basic/fio-basic-smoke.yaml &&
+	one_line_error "go together"
+'
+
 test_done
