@@ -230,8 +230,14 @@ static void teardown(struct run *r)
 
 	for (size_t i = r->nmounts; i-- > 0;) {
 		char *argv[] = { "umount", r->mount_points[i], NULL };
-		if (run_cmd(r, argv, NULL, "stderr", NULL, &e)) {
-			/* busy? a lazy unmount still frees the device for losetup -d */
+		int rc = run_cmd(r, argv, NULL, "stderr", NULL, &e);
+		/* a killed test's I/O may keep the file system busy a moment */
+		for (int tries = 0; rc && tries < 25; tries++) {
+			sleep_ms(200);
+			rc = run_cmd(r, argv, NULL, "stderr", NULL, &e);
+		}
+		if (rc) {
+			/* still busy: a lazy unmount frees the device once its users go */
 			char *lazy[] = { "umount", "-l", r->mount_points[i], NULL };
 			run_cmd(r, lazy, NULL, "stderr", NULL, &e);
 		}
@@ -243,7 +249,13 @@ static void teardown(struct run *r)
 	}
 	for (size_t i = 0; i < r->nloops; i++) {
 		char *argv[] = { "losetup", "-d", r->loops[i], NULL };
+		const char *base = strrchr(r->loops[i], '/') ? strrchr(r->loops[i], '/') + 1 : r->loops[i];
+		char *backing = xasprintf("/sys/block/%s/loop/backing_file", base);
 		run_cmd(r, argv, NULL, "stderr", NULL, &e);
+		/* detaching is asynchronous while the device is still in use */
+		for (int tries = 0; !access(backing, F_OK) && tries < 50; tries++)
+			sleep_ms(100);
+		free(backing);
 	}
 	if (r->tmpdir)
 		nftw(r->tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

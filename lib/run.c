@@ -255,7 +255,8 @@ int run_exec_in(const char *dir, char *const argv[], int out_fd, int err_fd, str
 	return ret;
 }
 
-int run_exec_capture(char *const argv[], struct strbuf *out, struct strbuf *err)
+/* Spawn argv with stdout into out, stderr to err_fd (-1: inherited), and wait. */
+static int capture(char *const argv[], int err_fd, struct strbuf *out, struct strbuf *err)
 {
 	int pfd[2], status, rc;
 	pid_t pid;
@@ -270,6 +271,8 @@ int run_exec_capture(char *const argv[], struct strbuf *out, struct strbuf *err)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	if (err_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
 	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[1]);
@@ -291,6 +294,11 @@ int run_exec_capture(char *const argv[], struct strbuf *out, struct strbuf *err)
 		if (errno != EINTR)
 			return -1;
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+int run_exec_capture(char *const argv[], struct strbuf *out, struct strbuf *err)
+{
+	return capture(argv, -1, out, err);
 }
 
 int run_exec(char *const argv[], int out_fd, int err_fd, struct strbuf *err)
@@ -333,49 +341,17 @@ out:
 	return ret;
 }
 
+static int capture(char *const argv[], int err_fd, struct strbuf *out, struct strbuf *err);
+
 int run_capture(const struct run *r, char *const argv[], struct strbuf *out, struct strbuf *err)
 {
-	int pfd[2], err_fd, ret;
-	pid_t pid;
-	posix_spawn_file_actions_t fa;
-	int status, rc;
-	char buf[4096];
-	ssize_t n;
+	int err_fd, ret;
 
 	run_log_cmd(r, argv);
-	if (pipe2(pfd, O_CLOEXEC)) {
-		strbuf_setf(err, "pipe: %s", strerror(errno));
-		return -1;
-	}
 	err_fd = open_for(r, "stderr", O_WRONLY | O_CREAT | O_APPEND);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	if (err_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
+	ret = capture(argv, err_fd, out, err);
 	if (err_fd >= 0)
 		close(err_fd);
-	if (rc) {
-		close(pfd[0]);
-		strbuf_setf(err, "cannot run '%s': %s", argv[0], strerror(rc));
-		return -1;
-	}
-	while ((n = read(pfd[0], buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		strbuf_add(out, buf, (size_t)n);
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	ret = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 	return ret;
 }
 

@@ -83,6 +83,15 @@ int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
 /* Fill a job_env from the options (warnings go to stderr). */
 struct job_env;
 void jobopts_env(const struct jobopts *jo, const struct lkp_ctx *ctx, struct job_env *env);
+/* Every atomic job of the job files, copied (jobopts_atomic_release frees). */
+struct atomic_list {
+	struct node **v;
+	size_t n;
+};
+int jobopts_atomic_jobs(struct jobopts *jo, const struct job_env *env, struct atomic_list *l,
+			struct strbuf *err);
+void jobopts_atomic_release(struct atomic_list *l);
+
 /* Load and expand every job file in turn; 0, or -1 with err set. */
 int jobopts_expand(struct jobopts *jo, const struct job_env *env,
 		   int (*fn)(const struct node *atomic, void *arg, struct strbuf *err),

@@ -65,19 +65,6 @@ static const char usage_text[] =
 
 enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT, OPT_REUSE, OPT_TREE, OPT_COMMIT, OPT_KCONFIG };
 
-struct atomic_list {
-	struct node **v;
-	size_t n;
-};
-
-static int keep_atomic(const struct node *atomic, void *arg, struct strbuf *err)
-{
-	struct atomic_list *l = arg;
-	(void)err;
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = node_dup(atomic);
-	return 0;
-}
 
 /* The newest kernel built in the cache (<cache>/kernels/<commit>-<config>/vmlinux). */
 static char *newest_cached_kernel(const char *cache, char **commit, char **kconfig)
@@ -222,7 +209,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	if (!jo.testbox)
 		jo.testbox = "qemu-pmem";
 	jobopts_env(&jo, ctx, &env);
-	if (jobopts_expand(&jo, &env, keep_atomic, &jobs, &err))
+	if (jobopts_atomic_jobs(&jo, &env, &jobs, &err))
 		goto bad;
 	for (size_t i = 0; i < jobs.n; i++)
 		if (engine_check(jobs.v[i], &err))
@@ -377,9 +364,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
-	for (size_t i = 0; i < jobs.n; i++)
-		node_free(jobs.v[i]);
-	free(jobs.v);
+	jobopts_atomic_release(&jobs);
 	qemu_kernel_release(&k);
 	free(cache);
 	strbuf_release(&err);

@@ -49,19 +49,6 @@ static const char usage_text[] =
 
 enum { OPT_RUNS = 0x200, OPT_LOOP, OPT_FSROOT, OPT_MARGIN, OPT_DB, OPT_NOSTORE, OPT_OLDNAMES };
 
-struct atomic_list {
-	struct node **v;
-	size_t n;
-};
-
-static int keep_atomic(const struct node *atomic, void *arg, struct strbuf *err)
-{
-	struct atomic_list *l = arg;
-	(void)err;
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = node_dup(atomic);
-	return 0;
-}
 
 /* The test's own key metrics, the ones a report leads with. */
 static void print_key_metrics(const struct node *job, const struct node *stats)
@@ -162,7 +149,7 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 	if (!jo.testbox)
 		jo.testbox = m.hostname;
 	jobopts_env(&jo, ctx, &env);
-	if (jobopts_expand(&jo, &env, keep_atomic, &jobs, &err))
+	if (jobopts_atomic_jobs(&jo, &env, &jobs, &err))
 		goto bad;
 	/* refuse what cannot run before running anything */
 	for (size_t i = 0; i < jobs.n; i++)
@@ -202,9 +189,7 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
-	for (size_t i = 0; i < jobs.n; i++)
-		node_free(jobs.v[i]);
-	free(jobs.v);
+	jobopts_atomic_release(&jobs);
 	machine_release(&m);
 	strbuf_release(&err);
 	jobopts_release(&jo);

@@ -129,3 +129,27 @@ int jobopts_expand(struct jobopts *jo, const struct job_env *env,
 	jo->current = NULL;
 	return 0;
 }
+
+static int keep_atomic(const struct node *atomic, void *arg, struct strbuf *err)
+{
+	struct atomic_list *l = arg;
+	(void)err;
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = node_dup(atomic);
+	return 0;
+}
+
+int jobopts_atomic_jobs(struct jobopts *jo, const struct job_env *env, struct atomic_list *l,
+			struct strbuf *err)
+{
+	return jobopts_expand(jo, env, keep_atomic, l, err);
+}
+
+void jobopts_atomic_release(struct atomic_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		node_free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}

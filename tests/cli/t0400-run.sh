@@ -23,7 +23,7 @@ print(d)' "$@"
 }
 no_leftovers() {	# nothing of ours stays mounted or attached
 	! grep -q " $FSROOT/" /proc/mounts &&
-	! losetup -a | grep -q "$TMPDIR/"
+	! losetup -a | grep -q "$TMPDIR/" || { cat /proc/mounts; losetup -a; false; }
 }
 
 test_expect_success 'fio smoke on a loop-backed xfs: a complete LKP result root' '
