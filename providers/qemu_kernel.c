@@ -117,7 +117,8 @@ int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *
 			free(pkg);
 			goto out2;
 		}
-		char *dl[] = { "apt-get", "download", "-q", pkg, NULL };
+		/* root downloads into the cache itself: no _apt sandbox user */
+		char *dl[] = { "apt-get", "download", "-q", "-o", "APT::Sandbox::User=root", pkg, NULL };
 		int rc = run_exec_in(dir, dl, -1, -1, err);
 		free(pkg);
 		if (rc) {
