@@ -126,6 +126,27 @@ static void append_boot_params(struct strbuf *append, const struct node *job)
 	}
 }
 
+/*
+ * Legacy pmem: the end of the highest memmap=SIZE!START reservation in the
+ * job's boot_params, 0 when there is none. The guest needs RAM past it.
+ */
+static uint64_t memmap_end(const struct node *job)
+{
+	const struct node *bp = node_get(job, "boot_params");
+	uint64_t end = 0;
+
+	for (size_t i = 0; bp && bp->type == NODE_MAP && i < bp->n; i++) {
+		uint64_t size, start;
+		struct strbuf e = STRBUF_INIT;
+		const char *v = node_str(bp->vals[i]);
+		if (!bp->vals[i]->comment && v && strstr(bp->keys[i], "_memmap") &&
+		    !units_memmap(v, &size, &start, &e) && start + size > end)
+			end = start + size;
+		strbuf_release(&e);
+	}
+	return end;
+}
+
 int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
 		 struct qemu_result *res, struct strbuf *err)
 {
@@ -141,6 +162,13 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	int lock_fd = -1;
 
 	memset(res, 0, sizeof(*res));
+	/* memmap= pmem (lkp-tests' way) instead of NVDIMMs: RAM must reach past it */
+	uint64_t mm = memmap_end(job);
+	if (mm) {
+		npmem = 0;
+		if (mem < mm + (1ULL << 30))
+			mem = mm + (1ULL << 30);
+	}
 	if (cmdline_safe("the result directory", o->result_dir, err) ||
 	    cmdline_safe("lkprobot", o->lkprobot, err) || cmdline_safe("the data directory", o->data_dir, err))
 		return -1;

@@ -40,8 +40,16 @@ test_expect_success 'DAX was really on (queue, mount, statx, libpmem), and the r
 	grep -q "@@LKPROBOT fsdax namespace" "$R/dmesg" || grep -q "dax" "$R/dmesg"
 '
 
+test_expect_success 'legacy pmem from the job.s boot_params (memmap=), no NVDIMMs: DAX too' '
+	q -s "boot_params: {bp1_memmap: 512M!512M, bp2_memmap: 512M!1G}" jobs/fio-basic/fio-basic-smoke.yaml runtime=2s >"$TMP/mm.out" &&
+	R=$(sed -n "s/^finished \([^ ]*\) .*/\1/p" "$TMP/mm.out") && [ -d "$R" ] &&
+	case "$R" in "$RES"/fio-basic/512M_512M-512M_1G-2M-2pmem-*) ;; *) exit 1;; esac &&
+	grep -q "^  dax: pmem[01] queue/dax=1, /proc/mounts dax, STATX_ATTR_DAX set" "$R/job.yaml" &&
+	! grep -q "fsdax namespace" "$R/dmesg"
+'
+
 test_expect_success 'the host recorded the run in the store' '
-	[ "$(sqlite3 "$TMP/store.db" "select count(*) from runs where job_state = '\''finished'\''")" = 1 ]
+	[ "$(sqlite3 "$TMP/store.db" "select count(*) from runs where job_state = '\''finished'\''")" = 2 ]
 '
 
 test_expect_success '--runs 2 --reuse-boot: two runs in one boot, two matrix columns' '
