@@ -75,6 +75,13 @@ test_expect_success 'a guest that never comes up: boot timeout, QEMU killed' '
 	! pgrep -f "qemu-system-x86_64.*$RES" >/dev/null
 '
 
+test_expect_success 'a guest stuck in its job past --job-timeout: timeout, QEMU killed' '
+	expect_exit 1 q --job-timeout 4 jobs/fio-basic/fio-basic-smoke.yaml runtime=120s &&
+	grep -q "^timeout " "$TMP/.stdout" &&
+	grep -q "ran the job for more than 4 s: QEMU killed" "$TMP/.stdout" &&
+	! pgrep -f "qemu-system-x86_64.*$RES" >/dev/null
+'
+
 test_expect_success '--tree/--commit: a commit that does not build ends as build_failed' '
 	REPO="$TMP/repo" && mkdir -p "$REPO" &&
 	printf ".PHONY: allnoconfig olddefconfig defconfig bzImage\nallnoconfig defconfig olddefconfig:\n\t@echo CONFIG_X=y > \$(O)/.config\nbzImage:\n\t@echo \"pmem.c:3:5: error: expected ; before }\" >&2\n\t@false\n" >"$REPO/Makefile" &&
