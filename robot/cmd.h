@@ -80,6 +80,8 @@ int jobopts_option(struct jobopts *jo, int c, const char *arg, struct strbuf *er
  */
 int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
 		 struct strbuf *err);
+/* Parse --runs N (1-1000); -1 with err set otherwise. */
+int jobopts_runs(const char *arg, long *runs, struct strbuf *err);
 /* Fill a job_env from the options (warnings go to stderr). */
 struct job_env;
 void jobopts_env(const struct jobopts *jo, const struct lkp_ctx *ctx, struct job_env *env);

@@ -159,7 +159,6 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	bool use_store = true, reuse = false;
 	long runs = 1;
 	int ret = EXIT_USAGE, c, r;
-	char *end;
 
 	jobopts_init(&jo);
 	optind = 1;
@@ -173,11 +172,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		case 'k': image = optarg; break;
 		case OPT_MODULES: modules = optarg; break;
 		case OPT_RUNS:
-			runs = strtol(optarg, &end, 10);
-			if (*end || runs < 1 || runs > 1000) {
-				strbuf_setf(&err, "--runs: '%s' is not a number of runs (1-1000)", optarg);
+			if (jobopts_runs(optarg, &runs, &err))
 				goto bad;
-			}
 			break;
 		case OPT_CACHE: cache = xstrdup(optarg); break;
 		case OPT_PMEM:

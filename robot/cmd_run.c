@@ -107,11 +107,8 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 		switch (c) {
 		case 'o': eo.result_dir = optarg; break;
 		case OPT_RUNS:
-			runs = strtol(optarg, &end, 10);
-			if (*end || runs < 1 || runs > 1000) {
-				strbuf_setf(&err, "--runs: '%s' is not a number of runs (1-1000)", optarg);
+			if (jobopts_runs(optarg, &runs, &err))
 				goto bad;
-			}
 			break;
 		case OPT_LOOP:
 			eo.loop_disks = true;

@@ -153,3 +153,16 @@ void jobopts_atomic_release(struct atomic_list *l)
 	l->v = NULL;
 	l->n = 0;
 }
+
+int jobopts_runs(const char *arg, long *runs, struct strbuf *err)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (!*arg || *end || n < 1 || n > 1000) {
+		strbuf_setf(err, "--runs: '%s' is not a number of runs (1-1000)", arg);
+		return -1;
+	}
+	*runs = n;
+	return 0;
+}
