@@ -98,6 +98,9 @@ struct machine;
 int job_result_path(const struct node *job, const struct machine *m, bool compatible,
 		    struct strbuf *out, struct strbuf *err);
 
+/* lkp-tests' rootfs_filename: the last run of [a-zA-Z0-9._-] of a rootfs value. */
+void job_rootfs_filename(const char *rootfs, struct strbuf *out);
+
 /* lkp-tests' tbox_group of a host name: "lkp-hsw-ep6-2" -> "lkp-hsw-ep6". */
 void job_tbox_group(const char *hostname, struct strbuf *out);
 

@@ -432,8 +432,6 @@ static bool plain_number(const struct node *v)
 	return *s && strspn(s, "0123456789._") == strlen(s);
 }
 
-static bool referenced(const struct node *job, const char *name);
-
 /*
  * lkp-tests' params/ mappings that decide which defaults apply: a scalar
  * "disk: 2pmem" reads as {nr_pmem: 2}, "fs: xfs" as {fs: xfs}. Returns a
@@ -508,7 +506,8 @@ static int defaults_entry(struct expander *ex, struct sset *loaded, const struct
 		const struct program *p = program_find(k);
 		int r = 0;
 
-		if (p && program_is_workload(p) && referenced(root, k)) {
+		/* k is a key of the job being walked: the program is referenced */
+		if (p && program_is_workload(p)) {
 			r = try_default(ex, loaded, inc, k, defaults);
 			if (r < 0)
 				return -1;
@@ -566,24 +565,6 @@ static void drop_lists(struct node *m, program_mask ref)
 }
 
 /* ---- which keys are programs, options and dimensions ---- */
-
-static bool referenced_in(const struct node *m, const char *name)
-{
-	for (size_t i = 0; i < m->n; i++) {
-		if (m->vals[i]->comment)
-			continue;
-		if (!strcmp(m->keys[i], name))
-			return true;
-		if (m->vals[i]->type == NODE_MAP && referenced_in(m->vals[i], name))
-			return true;
-	}
-	return false;
-}
-
-static bool referenced(const struct node *job, const char *name)
-{
-	return referenced_in(job, name);
-}
 
 static const struct program *workload(const char *k)
 {
@@ -1222,14 +1203,19 @@ void job_atomic_name(const struct node *job, const char *base, bool compatible,
 	}
 	const char *rootfs = job_get_str(job, "rootfs");
 	if (rootfs) {
-		/* lkp-tests' rootfs_filename: the last run of [a-zA-Z0-9._-] */
-		const char *end = rootfs + strlen(rootfs), *b = end;
-		while (b > rootfs && (isalnum((unsigned char)b[-1]) || strchr("._-", b[-1])))
-			b--;
 		strbuf_addch(out, '-');
-		strbuf_add(out, b, (size_t)(end - b));
+		job_rootfs_filename(rootfs, out);
 	}
 	strbuf_addstr(out, ".yaml");
+}
+
+void job_rootfs_filename(const char *rootfs, struct strbuf *out)
+{
+	const char *end = rootfs + strlen(rootfs), *b = end;
+
+	while (b > rootfs && (isalnum((unsigned char)b[-1]) || strchr("._-", b[-1])))
+		b--;
+	strbuf_add(out, b, (size_t)(end - b));
 }
 
 void job_tbox_group(const char *hostname, struct strbuf *out)

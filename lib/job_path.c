@@ -5,7 +5,6 @@
 #include "job.h"
 #include "machine.h"
 
-#include <ctype.h>
 #include <string.h>
 
 static int add_axis(struct strbuf *out, const char *axis, const char *v, struct strbuf *err)
@@ -41,12 +40,8 @@ int job_result_path(const struct node *job, const struct machine *m, bool compat
 		strbuf_setf(err, "the job has no 'testcase'; add testcase: <name> (e.g. fio-basic)");
 		return -1;
 	}
-	if (r) {
-		const char *end = r + strlen(r), *b = end;
-		while (b > r && (isalnum((unsigned char)b[-1]) || strchr("._-", b[-1])))
-			b--;
-		strbuf_add(&rootfs, b, (size_t)(end - b));
-	}
+	if (r)
+		job_rootfs_filename(r, &rootfs);
 	job_path_params(job, compatible, &pp);
 	if (add_axis(out, "testcase", testcase, err) ||
 	    add_axis(out, "path_params", pp.buf, err) ||
