@@ -330,6 +330,18 @@ static int write_job_yaml(const struct run *r, const struct node *job, const cha
 	return ret;
 }
 
+void engine_marker(bool on, const char *what, const char *name)
+{
+	struct timespec ts;
+
+	if (!on)
+		return;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	printf("@@LKPROBOT %s%s%s (%.2f s since boot)\n", what, *name ? " " : "", name,
+	       (double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
+	fflush(stdout);
+}
+
 /* Run one test program; returns the job state. */
 static const char *run_test(struct run *r, const struct program *p, const struct engine_opts *o,
 			    struct engine_result *res)
@@ -349,8 +361,7 @@ static const char *run_test(struct run *r, const struct program *p, const struct
 	int out = open(outp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	free(outp);
 
-	if (o->markers)
-		printf("@@LKPROBOT test-start %s\n", p->name);
+	engine_marker(o->markers, "test-start", p->name);
 	fflush(NULL);
 	double t0 = now_mono();
 	pid_t pid = fork();
@@ -412,10 +423,7 @@ static const char *run_test(struct run *r, const struct program *p, const struct
 	if (o->progress)
 		fprintf(stderr, "\r\033[K");
 	res->test_seconds = now_mono() - t0;
-	if (o->markers) {
-		printf("@@LKPROBOT test-end %s\n", p->name);
-		fflush(stdout);
-	}
+	engine_marker(o->markers, "test-end", p->name);
 	/*
 	 * The test's own children (fio's job processes) may outlive it after a
 	 * kill: the file systems can be unmounted only when they are gone.
@@ -517,6 +525,7 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 		if (job->vals[i]->comment || !(p = program_find(job->keys[i])) ||
 		    p->kind != PROGRAM_SETUP || !p->setup)
 			continue;
+		engine_marker(o->markers, "setup", p->name);
 		if (p->setup(&r, p, &e)) {
 			size_t n = strlen(p->name);
 			/* "fs: ..." from the fs setup reads "setup fs: ..." */
@@ -528,6 +537,7 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 		}
 	}
 	/* monitors */
+	engine_marker(o->markers, "monitors", "");
 	for (size_t i = 0; i < job->n; i++) {
 		const struct program *p;
 		if (job->vals[i]->comment || !(p = program_find(job->keys[i])) ||
@@ -565,13 +575,15 @@ stop:
 	res->end_time = now_epoch();
 	res->job_state = state;
 
-	if (result_extract(res->run_dir, job, res->problems, &res->stats, &e))
+	if (o->raw_only)
+		;	/* the host extracts */
+	else if (result_extract(res->run_dir, job, res->problems, &res->stats, &e))
 		run_unavailable(&r, "stats", "%s", e.buf);
 	else if (o->older_names && !result_add_older_names(res->run_dir, &e))
 		stats_add_older_names(res->stats);
 	if (write_job_yaml(&r, job, state, res, &e))
 		run_unavailable(&r, "job.yaml", "%s", e.buf);
-	if (result_update_matrix(res->rt, &e))
+	if (!o->raw_only && result_update_matrix(res->rt, &e))
 		run_unavailable(&r, "matrix", "%s", e.buf);
 	res->unavailable = r.unavailable ? node_dup(r.unavailable) : node_new(NODE_MAP);
 	res->facts = r.facts ? node_dup(r.facts) : node_new(NODE_MAP);

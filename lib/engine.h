@@ -30,6 +30,7 @@ struct engine_opts {
 	bool older_names;		/* also the metric names of older reports */
 	const struct node *facts;	/* known before the run (accel: tcg), a map or NULL */
 	bool markers;			/* "@@LKPROBOT test-start/test-end" on stdout (the guest's console) */
+	bool raw_only;			/* leave stats and matrix to the host (result_restat) */
 };
 
 struct engine_result {
@@ -62,5 +63,12 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 	       struct engine_result *res, struct strbuf *err);
 
 void engine_result_release(struct engine_result *res);
+
+/*
+ * With on, print "@@LKPROBOT <what> <name> (<uptime> s since boot)" on
+ * stdout: a guest's progress on its console. The host times the boot with
+ * these lines; the uptime in them shows where a slow boot goes.
+ */
+void engine_marker(bool on, const char *what, const char *name);
 
 #endif

@@ -168,6 +168,37 @@ out:
 	return ret;
 }
 
+int result_restat(const char *run_dir, bool older_names, struct node *problems, struct strbuf *err)
+{
+	char *jp = xasprintf("%s/job.yaml", run_dir);
+	struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
+	struct node *job = NULL;
+	int ret = -1;
+
+	if (strbuf_read_file(&text, jp)) {
+		strbuf_setf(err, "%s: cannot read job.yaml: %s", run_dir, strerror(errno));
+		goto out;
+	}
+	if (!(job = yml_load_one(text.buf, jp, err)))
+		goto out;
+	node_del(job, "stats_problems");
+	if (result_extract(run_dir, job, problems, NULL, err))
+		goto out;
+	if (older_names && result_add_older_names(run_dir, err))
+		goto out;
+	if (problems->n)
+		node_set(job, "stats_problems", node_dup(problems));
+	strbuf_addstr(&out, "---\n");
+	yml_emit(&out, job);
+	ret = result_save_text(jp, out.buf, out.len, err);
+out:
+	node_free(job);
+	free(jp);
+	strbuf_release(&text);
+	strbuf_release(&out);
+	return ret;
+}
+
 int result_add_older_names(const char *run_dir, struct strbuf *err)
 {
 	char *sp = xasprintf("%s/stats.json", run_dir);

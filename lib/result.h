@@ -17,6 +17,8 @@
 #include "node.h"
 #include "strbuf.h"
 
+#include <stdbool.h>
+
 /* Create <rt>/<N> for the first unused N (created atomically with mkdir). */
 int result_claim_run(const char *rt, char **run_dir, int *run_no, struct strbuf *err);
 
@@ -28,6 +30,15 @@ int result_claim_run(const char *rt, char **run_dir, int *run_no, struct strbuf 
  */
 int result_extract(const char *run_dir, const struct node *job, struct node *problems,
 		   struct node **stats, struct strbuf *err);
+
+/*
+ * Extract a run made elsewhere (a guest's raw outputs, or `lkprobot stats`
+ * re-extracting): the job is read from <run_dir>/job.yaml, the parsers'
+ * complaints are written into it as stats_problems (replacing earlier
+ * ones) and also left in `problems`. With older_names, the older metric
+ * names too. 0, or -1 with err set (no job.yaml, nothing written).
+ */
+int result_restat(const char *run_dir, bool older_names, struct node *problems, struct strbuf *err);
 
 /* Add the older metric names to <run_dir>/stats.json (stats_add_older_names). */
 int result_add_older_names(const char *run_dir, struct strbuf *err);

@@ -150,7 +150,7 @@ static void shell_quote(struct strbuf *out, const char *s)
 	strbuf_addch(out, '\'');
 }
 
-void run_log_cmd(const struct run *r, char *const argv[])
+static void log_line(const struct run *r, char *const argv[], const char *suffix)
 {
 	struct strbuf line = STRBUF_INIT;
 	char *path = run_path(r, "reproduce.sh");
@@ -161,6 +161,7 @@ void run_log_cmd(const struct run *r, char *const argv[])
 			strbuf_addch(&line, ' ');
 		shell_quote(&line, argv[i]);
 	}
+	strbuf_addstr(&line, suffix);
 	strbuf_addch(&line, '\n');
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0755);
 	if (fd >= 0) {
@@ -171,6 +172,11 @@ void run_log_cmd(const struct run *r, char *const argv[])
 	}
 	free(path);
 	strbuf_release(&line);
+}
+
+void run_log_cmd(const struct run *r, char *const argv[])
+{
+	log_line(r, argv, "");
 }
 
 bool run_have(const char *cmd)
@@ -338,6 +344,57 @@ out:
 		close(out_fd);
 	if (err_fd >= 0)
 		close(err_fd);
+	return ret;
+}
+
+int run_cmds(const struct run *r, char **const argvs[], size_t n, const char *out_file, int codes[],
+	     struct strbuf *err)
+{
+	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int out_fd = out_file ? open_for(r, out_file, O_WRONLY | O_CREAT | O_APPEND) : -1;
+	pid_t *pids = xcalloc(n ? n : 1, sizeof(*pids));
+	int ret = 0;
+
+	if (in_fd < 0 || (out_file && out_fd < 0)) {
+		strbuf_setf(err, "cannot open '%s': %s", in_fd < 0 ? "/dev/null" : out_file, strerror(errno));
+		ret = -1;
+	}
+	for (size_t i = 0; i < n && !ret; i++) {
+		posix_spawn_file_actions_t fa;
+		log_line(r, argvs[i], " &");
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+		if (out_fd >= 0) {
+			posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+			posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
+		}
+		int rc = posix_spawnp(&pids[i], argvs[i][0], &fa, NULL, argvs[i], environ);
+		posix_spawn_file_actions_destroy(&fa);
+		if (rc) {
+			strbuf_setf(err, "cannot run '%s': %s%s", argvs[i][0], strerror(rc),
+				    rc == ENOENT ? "; 'lkprobot install JOB' installs what a job needs" : "");
+			pids[i] = 0;
+			ret = -1;
+		}
+	}
+	if (n) {
+		char *wait_argv[] = { "wait", NULL };
+		log_line(r, wait_argv, "");
+	}
+	for (size_t i = 0; i < n; i++) {
+		int status = 0;
+		codes[i] = -1;
+		if (!pids[i])
+			continue;
+		while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR)
+			;
+		codes[i] = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	}
+	if (in_fd >= 0)
+		close(in_fd);
+	if (out_fd >= 0)
+		close(out_fd);
+	free(pids);
 	return ret;
 }
 

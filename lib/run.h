@@ -91,6 +91,16 @@ int run_write_sys(const struct run *r, const char *path, const char *value, stru
  */
 int run_cmd(const struct run *r, char *const argv[], const char *in_file,
 	    const char *out_file, const char *err_file, struct strbuf *err);
+/*
+ * Run n commands at once and wait for them all, as lkp-tests' setups do
+ * with `cmd & ... wait` (mkfs on each device): stdin /dev/null, stdout and
+ * stderr to out_file (NULL: inherited), each logged to reproduce.sh with
+ * " &" and a "wait" after them. codes[i] is command i's status as run_cmd
+ * returns it (-1: not started). Returns 0, or -1 with err set when one
+ * could not be started.
+ */
+int run_cmds(const struct run *r, char **const argvs[], size_t n, const char *out_file, int codes[],
+	     struct strbuf *err);
 /* Run argv and capture its stdout into out (stderr to the result root's "stderr"). */
 int run_capture(const struct run *r, char *const argv[], struct strbuf *out, struct strbuf *err);
 

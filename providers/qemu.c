@@ -147,6 +147,28 @@ static uint64_t memmap_end(const struct node *job)
 	return end;
 }
 
+int qemu_check_job(const struct node *job, struct strbuf *err)
+{
+	const struct node *bp = node_get(job, "boot_params");
+	const uint64_t g = 1ULL << 30;
+
+	for (size_t i = 0; bp && bp->type == NODE_MAP && i < bp->n; i++) {
+		uint64_t size, start;
+		struct strbuf e = STRBUF_INIT;
+		const char *v = node_str(bp->vals[i]);
+		bool bad = !bp->vals[i]->comment && v && strstr(bp->keys[i], "_memmap") &&
+			   !units_memmap(v, &size, &start, &e) && start < 4 * g && start + size > 2 * g;
+		strbuf_release(&e);
+		if (bad) {
+			strbuf_setf(err, "boot_params: %s: memmap=%s reaches into the 2G-4G hole of QEMU's q35 machine, "
+				    "which is not RAM; reserve below 2G or from 4G up (e.g. memmap=%.*s!4G)",
+				    bp->keys[i], v, (int)strcspn(v, "!"), v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
 		 struct qemu_result *res, struct strbuf *err)
 {
@@ -181,12 +203,14 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	yml_emit(&yaml, job);
 	if (fsutil_write_atomic(jobfile, yaml.buf, yaml.len, err))
 		goto out;
-	initrd = xasprintf("%s/initramfs-%s.cpio", o->cache, k->release);
+	/* made per boot (a few ms): its modules depend on the job */
+	initrd = xasprintf("%s/initramfs.cpio", work);
 	if (fsutil_mkdir_p(o->cache)) {
 		strbuf_setf(err, "cannot create the cache '%s': %s", o->cache, strerror(errno));
 		goto out;
 	}
-	if (qemu_initramfs(k, initrd, err))
+	struct qemu_initramfs_needs need = { .nvdimm = npmem > 0, .memmap = mm > 0 };
+	if (qemu_initramfs(k, job, &need, initrd, err))
 		goto out;
 
 	bool kvm = qemu_kvm_usable(&why);
@@ -418,6 +442,8 @@ out:
 		close(lock_fd);
 	if (jobfile)
 		unlink(jobfile);
+	if (initrd)
+		unlink(initrd);
 	if (work && res->run_dir)
 		rmdir(work);
 	freev(argv, argc);

@@ -43,8 +43,19 @@ int qemu_kernel_file(struct qemu_kernel *k, const char *image, const char *modul
 		     struct strbuf *err);
 void qemu_kernel_release(struct qemu_kernel *k);
 
-/* The initramfs for k at `path` (uncompressed newc cpio). 0, or -1 with err. */
-int qemu_initramfs(const struct qemu_kernel *k, const char *path, struct strbuf *err);
+/* What the guest's devices need from a modular kernel. */
+struct qemu_initramfs_needs {
+	bool nvdimm;		/* emulated NVDIMMs (nfit, nd_pmem) */
+	bool memmap;		/* legacy memmap= pmem (nd_e820, nd_pmem) */
+};
+
+/*
+ * The initramfs for k and this job at `path` (uncompressed newc cpio): with
+ * a modular kernel, only the modules the job needs (its file systems,
+ * pmem drivers, msr for turbostat). 0, or -1 with err.
+ */
+int qemu_initramfs(const struct qemu_kernel *k, const struct node *job, const struct qemu_initramfs_needs *need,
+		   const char *path, struct strbuf *err);
 
 /* Does KVM work here? Says why not in `why` (e.g. "/dev/kvm: No such file"). */
 bool qemu_kvm_usable(struct strbuf *why);
@@ -84,6 +95,13 @@ struct qemu_result {
  * root. Returns 0 when QEMU ran (the state says how it went), -1 with err
  * set when it could not start.
  */
+/*
+ * What QEMU cannot give the job, said before booting: a memmap= pmem
+ * reservation in q35's 2G-4G PCI hole (mkfs would then see garbage).
+ * 0, or -1 with err set.
+ */
+int qemu_check_job(const struct node *job, struct strbuf *err);
+
 int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
 		 struct qemu_result *res, struct strbuf *err);
 void qemu_result_release(struct qemu_result *res);

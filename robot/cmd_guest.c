@@ -21,6 +21,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void power_off(void)
@@ -105,6 +106,25 @@ static void fsdax_namespaces(void)
 	strbuf_release(&err);
 }
 
+/*
+ * The initramfs loads the job's modules (file systems, msr) in the
+ * background from /dev/.lkprobot-late, removing each file once loaded.
+ */
+static void wait_late_modules(void)
+{
+	static const char dir[] = "/dev/.lkprobot-late";
+
+	for (int i = 0; rmdir(dir) && errno == ENOTEMPTY; i++) {
+		if (i == 6000) {
+			printf("@@LKPROBOT note: the job's kernel modules still load after 60 s; going on\n");
+			break;
+		}
+		usleep(10000);
+	}
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;	/* the loader, now ours */
+}
+
 int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	struct strbuf cmdline = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT;
@@ -117,7 +137,7 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 	if (getpid() != 1)
 		return cmd_error(EXIT_USAGE, "guest is the init of a guest booted by 'lkprobot qemu'; it is not run by hand");
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("@@LKPROBOT guest\n");
+	engine_marker(true, "guest", "");
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	if (strbuf_read_file(&cmdline, "/proc/cmdline"))
@@ -134,6 +154,8 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 	writable_places();
 	must_mount("out", result, "9p", "trans=virtio,version=9p2000.L,msize=524288");
 	fsdax_namespaces();
+	wait_late_modules();
+	engine_marker(true, "ready", "");
 
 	if (strbuf_read_file(&text, job_path))
 		fatal("cannot read the job '%s'", job_path);
@@ -154,13 +176,16 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 		.fs_root = "/run/fs",
 		.facts = facts,
 		.markers = true,
+		.raw_only = true,
 	};
 	char *runs_s = cmdline_param(cmdline.buf, "lkprobot.runs");
 	int runs = runs_s ? atoi(runs_s) : 1;
 	for (int i = 0; i < (runs > 0 ? runs : 1); i++) {
 		if (engine_run(job, &m, &eo, &res, &err))
 			fatal("%s", err.buf);
-		printf("@@LKPROBOT RESULT %s %s\n", res.run_dir, res.job_state);
+		char *what = xasprintf("RESULT %s", res.run_dir);
+		engine_marker(true, what, res.job_state);
+		free(what);
 		engine_result_release(&res);
 	}
 	sync();

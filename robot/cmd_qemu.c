@@ -208,7 +208,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	if (jobopts_atomic_jobs(&jo, &env, &jobs, &err))
 		goto bad;
 	for (size_t i = 0; i < jobs.n; i++)
-		if (engine_check(jobs.v[i], &err))
+		if (engine_check(jobs.v[i], &err) || qemu_check_job(jobs.v[i], &err))
 			goto bad;
 	if (!cache) {
 		struct strbuf cd = STRBUF_INIT;
@@ -335,7 +335,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 			/* the guest wrote raw outputs; the host's parsers make the stats */
 			for (size_t d = 0; d < qr.nruns; d++) {
 				struct node *problems = node_new(NODE_MAP);
-				if (result_extract(qr.run_dirs[d], job, problems, NULL, &err))
+				if (result_restat(qr.run_dirs[d], false, problems, &err))
 					cmd_warn("%s", err.buf);
 				node_free(problems);
 			}

@@ -55,32 +55,17 @@ static bool is_run_dir(const char *dir)
 }
 
 /* Re-extract one run's <program>.json and stats.json (not the matrix). */
+/* Re-extract one run: 0, 1 when a raw file was rejected (err says which), -1 */
 static int restat(const char *run_dir, struct strbuf *err)
 {
-	char *jp = xasprintf("%s/job.yaml", run_dir);
-	struct strbuf text = STRBUF_INIT;
-	struct node *job = NULL, *problems = node_new(NODE_MAP);
-	int ret = -1;
+	struct node *problems = node_new(NODE_MAP);
+	int ret = result_restat(run_dir, older_names, problems, err);
 
-	if (strbuf_read_file(&text, jp) || !(job = yml_load_one(text.buf, jp, err))) {
-		if (!err->len)
-			strbuf_setf(err, "%s: cannot read job.yaml", run_dir);
-		goto out;
-	}
-	if (result_extract(run_dir, job, problems, NULL, err))
-		goto out;
-	if (older_names && result_add_older_names(run_dir, err))
-		goto out;
-	ret = 0;
-	for (size_t i = 0; i < problems->n; i++) {
+	for (size_t i = 0; !ret && i < problems->n; i++) {
 		strbuf_setf(err, "%s/%s: %s", run_dir, problems->keys[i], problems->vals[i]->str);
 		ret = 1;
 	}
-out:
-	node_free(job);
 	node_free(problems);
-	free(jp);
-	strbuf_release(&text);
 	return ret;
 }
 

@@ -29,31 +29,57 @@ static const char *fs_type(const struct run *r, const struct program *p)
 	return run_param(r, p, "fs");
 }
 
-static int mkfs(const struct run *r, const char *type, const char *dev, struct strbuf *err)
+/* mkfs's words for `type` on dev into argv[8]; -1 for a type lkprobot does not make */
+static int mkfs_argv(const char *type, const char *dev, char *argv[8])
 {
-	char *xfs[] = { "mkfs.xfs", "-f", "-q", "-m", "reflink=0", (char *)dev, NULL };
-	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", (char *)dev, NULL };
-	char *ext2[] = { "mkfs.ext2", "-q", "-F", (char *)dev, NULL };
-	char *btrfs[] = { "mkfs.btrfs", "-f", "-q", (char *)dev, NULL };
-	char **argv;
-	int rc;
+	static const char *const words[][7] = {
+		{ "xfs", "mkfs.xfs", "-f", "-q", "-m", "reflink=0", NULL },
+		{ "ext4", "mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", NULL },
+		{ "ext2", "mkfs.ext2", "-q", "-F", NULL },
+		{ "btrfs", "mkfs.btrfs", "-f", "-q", NULL },
+	};
 
-	if (!strcmp(type, "xfs"))
-		argv = xfs;
-	else if (!strcmp(type, "ext4"))
-		argv = ext4;
-	else if (!strcmp(type, "ext2"))
-		argv = ext2;
-	else if (!strcmp(type, "btrfs"))
-		argv = btrfs;
-	else {
-		strbuf_setf(err, "fs: file system '%s' is not one lkprobot makes (xfs, ext4, ext2, btrfs)", type);
-		return -1;
+	for (size_t t = 0; t < sizeof(words) / sizeof(words[0]); t++) {
+		if (strcmp(type, words[t][0]))
+			continue;
+		size_t n = 0;
+		for (size_t i = 1; i < 7 && words[t][i]; i++)
+			argv[n++] = (char *)words[t][i];
+		argv[n++] = (char *)dev;
+		argv[n] = NULL;
+		return 0;
 	}
-	rc = run_cmd(r, argv, NULL, "stderr", NULL, err);
-	if (rc > 0)
-		strbuf_setf(err, "fs: %s %s failed (exit %d); see 'stderr' in the result root", argv[0], dev, rc);
-	return rc ? -1 : 0;
+	return -1;
+}
+
+/* mkfs on every device at once, as lkp-tests' fs setup does */
+static int mkfs_all(const struct run *r, const char *type, struct strbuf *err)
+{
+	size_t n = r->npartitions;
+	char *(*words)[8] = xcalloc(n, sizeof(*words));
+	char ***argvs = xcalloc(n, sizeof(*argvs));
+	int *codes = xcalloc(n, sizeof(*codes));
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		argvs[i] = words[i];
+		if (mkfs_argv(type, r->partitions[i], words[i])) {
+			strbuf_setf(err, "fs: file system '%s' is not one lkprobot makes (xfs, ext4, ext2, btrfs)", type);
+			ret = -1;
+		}
+	}
+	if (!ret)
+		ret = run_cmds(r, argvs, n, "stderr", codes, err);
+	for (size_t i = 0; i < n && !ret; i++)
+		if (codes[i]) {
+			strbuf_setf(err, "fs: %s %s failed (exit %d); see 'stderr' in the result root", argvs[i][0],
+				    r->partitions[i], codes[i]);
+			ret = -1;
+		}
+	free(words);
+	free(argvs);
+	free(codes);
+	return ret;
 }
 
 static int fs_setup(struct run *r, const struct program *p, struct strbuf *err)
@@ -80,16 +106,14 @@ static int fs_setup(struct run *r, const struct program *p, struct strbuf *err)
 		strbuf_setf(err, "fs: cannot create '%s': %s", r->fs_root, strerror(errno));
 		return -1;
 	}
+	if (mkfs_all(r, type, err))
+		return -1;
 	for (size_t i = 0; i < r->npartitions; i++) {
 		const char *dev = r->partitions[i];
 		const char *base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
 		char *dir = xasprintf("%s/%s", r->fs_root, base);
 		int rc;
 
-		if (mkfs(r, type, dev, err)) {
-			free(dir);
-			return -1;
-		}
 		if (mkdir(dir, 0755) && errno != EEXIST) {
 			strbuf_setf(err, "fs: cannot create '%s': %s", dir, strerror(errno));
 			free(dir);

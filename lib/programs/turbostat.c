@@ -9,8 +9,9 @@
  * raw file with stdout (lkp-tests' 2>&1). It needs the msr driver
  * (/dev/cpu/N/msr); without it, or when a first `turbostat --quiet true`
  * fails (a VM without APERF/MPERF, a container that may not raise
- * RLIMIT_NOFILE), the monitor says why on stderr and exits
- * MONITOR_UNAVAILABLE.
+ * RLIMIT_NOFILE), or when that check prints no Busy% column (a CPU without
+ * APERF/MPERF, as under QEMU's TCG), the monitor says why on stderr and
+ * exits MONITOR_UNAVAILABLE.
  *
  * The parser takes the first header line containing "Busy%" and the line
  * after it (the system summary row), aligns the values to the right of the
@@ -171,6 +172,12 @@ static int turbostat_monitor(struct run *r, const struct program *p, int out_fd)
 	if (st) {
 		fprintf(stderr, "turbostat: does not work here: %s\n",
 			st < 0 ? err.buf : turbostat_last_line(&msg));
+		goto out;
+	}
+	if (!strstr(msg.buf, "Busy%")) {
+		/* the table lkp-tests parses starts at Busy% */
+		fprintf(stderr, "turbostat: the CPU has no APERF/MPERF counters (an emulated or virtual CPU): "
+				"no Busy%%, Bzy_MHz or C-state columns to report\n");
 		goto out;
 	}
 

@@ -48,6 +48,29 @@ test_expect_success 'legacy pmem from the job.s boot_params (memmap=), no NVDIMM
 	! grep -q "fsdax namespace" "$R/dmesg"
 '
 
+test_expect_success 'the guest loaded only the job.s modules, mkfs ran on both NVDIMMs at once, the host extracted' '
+	R=$(cat "$TMP/root") &&
+	! grep "insmod .* failed" "$R/dmesg" &&
+	grep -q "^@@LKPROBOT ready (" "$R/dmesg" &&
+	grep -q "^@@LKPROBOT setup fs (" "$R/dmesg" &&
+	grep -qx "mkfs.xfs -f -q -m reflink=0 /dev/pmem0 &" "$R/reproduce.sh" &&
+	grep -qx "mkfs.xfs -f -q -m reflink=0 /dev/pmem1 &" "$R/reproduce.sh" &&
+	grep -qx "wait" "$R/reproduce.sh" &&
+	! grep -q "^stats_problems:" "$R/job.yaml" &&
+	[ -s "$R/fio.json" ] && [ -s "$(dirname "$R")/matrix.json" ]
+'
+
+test_expect_success 'turbostat: numbers, or (an emulated CPU) unavailable with the reason, never a parse failure' '
+	R=$(cat "$TMP/root") &&
+	! grep -q "^  turbostat:.*no header line" "$R/job.yaml" &&
+	{ grep -q "^  turbostat: .*no APERF/MPERF" "$R/job.yaml" || grep -q "\"turbostat.Busy%\"" "$R/stats.json"; }
+'
+
+test_expect_success 'a memmap= reservation in q35.s 2G-4G hole is refused before booting (exit 2)' '
+	expect_exit 2 q -s "boot_params: {bp1_memmap: 4G!2G}" jobs/fio-basic/fio-basic-smoke.yaml &&
+	one_line_error "bp1_memmap: memmap=4G!2G reaches into the 2G-4G hole.*memmap=4G!4G"
+'
+
 test_expect_success 'the host recorded the run in the store' '
 	[ "$(sqlite3 "$TMP/store.db" "select count(*) from runs where job_state = '\''finished'\''")" = 2 ]
 '
