@@ -35,6 +35,7 @@ int cmd_help(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_install(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_programs(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_run(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx);

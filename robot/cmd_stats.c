@@ -54,7 +54,6 @@ static bool is_run_dir(const char *dir)
 	return ok;
 }
 
-/* Re-extract one run's <program>.json and stats.json (not the matrix). */
 /* Re-extract one run: 0, 1 when a raw file was rejected (err says which), -1 */
 static int restat(const char *run_dir, struct strbuf *err)
 {

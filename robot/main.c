@@ -29,6 +29,7 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "build", cmd_build, "build a kernel from a git commit into the kernel cache (or find it there)" },
+	{ "compare", cmd_compare, "compare the runs of commits metric by metric, as lkp ncompare (or the classic layout, JSON)" },
 	{ "guest", cmd_guest, NULL },
 	{ "help", cmd_help, "show the commands, or one command's help" },
 	{ "install", cmd_install, "install the Debian packages a job needs; say what cannot be installed" },

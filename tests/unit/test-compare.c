@@ -1,0 +1,232 @@
+/*
+ * Unit tests: lib/compare — lkp-tests' "changed" rules (separation, run
+ * counts, the 1 % / 5 % floors, failure stats), ncompare's number formats
+ * (as lib/compare.rb prints them under Ruby 3.1), directions and verdicts,
+ * and properties: swapping the sides keeps the changed set and flips the
+ * changes, identical sides never change.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/compare.h"
+#include "../../lib/node.h"
+
+/* a matrix from "metric", n, samples... groups; NULL ends */
+static struct node *matrix(const char *first, ...)
+{
+	struct node *m = node_new(NODE_MAP);
+	va_list ap;
+
+	va_start(ap, first);
+	for (const char *k = first; k; k = va_arg(ap, const char *)) {
+		int n = va_arg(ap, int);
+		struct node *col = node_new(NODE_SEQ);
+		for (int i = 0; i < n; i++) {
+			char num[64];
+			snprintf(num, sizeof(num), "%.17g", va_arg(ap, double));
+			node_push(col, node_new_scalar(num));
+		}
+		node_set(m, k, col);
+	}
+	va_end(ap);
+	return m;
+}
+
+static const struct compare_row *row(const struct compare_result *r, const char *metric)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		if (!strcmp(r->rows[i].metric, metric))
+			return &r->rows[i];
+	fail_msg("no row %s", metric);
+	return NULL;
+}
+
+/* the rows keep copies of the samples: the matrices may go (own) */
+static void compare2(struct node *a, struct node *b, struct compare_result *res, bool own)
+{
+	const struct node *m[2] = { a, b };
+	const char *l[2] = { "base", "new" };
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(compare_matrices(m, l, 2, NULL, res, &err), 0);
+	strbuf_release(&err);
+	if (own) {
+		node_free(a);
+		node_free(b);
+	}
+}
+
+static void run_compare(struct node *a, struct node *b, struct compare_result *res)
+{
+	compare2(a, b, res, true);
+}
+
+static void test_formats(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	/* Ruby: format('%10.2f'/'%10d'/'%10.4g', ...) as Compare.show_perf_change picks them */
+	compare_format_value(&sb, 0.7);
+	compare_format_value(&sb, 68766.9);
+	compare_format_value(&sb, 1.431e13);
+	compare_format_value(&sb, -999.994);
+	assert_string_equal(sb.buf, "      0.70     68766 1.431e+13   -999.99");
+	strbuf_reset(&sb);
+	compare_format_change(&sb, -43.33, false);
+	compare_format_change(&sb, 144445.5, false);
+	compare_format_change(&sb, -0.71, true);
+	compare_format_change(&sb, NAN, false);
+	assert_string_equal(sb.buf, "     -43.3%   +1.4e+05%       -0.7         n/a  ");
+	strbuf_release(&sb);
+}
+
+static void test_separation_and_counts(void **state)
+{
+	struct compare_result r;
+	(void)state;
+
+	run_compare(matrix("fio.write_bw_MBps", 3, 100.0, 101.0, 102.0, "fio.read_bw_MBps", 3, 100.0, 110.0, 120.0,
+			   "fio.write_iops", 2, 100.0, 101.0, NULL),
+		    matrix("fio.write_bw_MBps", 3, 50.0, 51.0, 52.0, "fio.read_bw_MBps", 3, 105.0, 115.0, 125.0,
+			   "fio.write_iops", 2, 50.0, 51.0, NULL),
+		    &r);
+	const struct compare_row *w = row(&r, "fio.write_bw_MBps");
+	assert_true(w->changed);
+	assert_int_equal(w->verdict, -1);	/* bandwidth down: a regression */
+	assert_true(fabs(w->change[1] - (51.0 - 101.0) / 101.0 * 100) < 1e-9);
+	assert_false(row(&r, "fio.read_bw_MBps")->changed);	/* overlapping ranges */
+	assert_string_equal(row(&r, "fio.write_iops")->why, "fewer than 3 runs on both sides");
+	/* changed rows come first */
+	assert_string_equal(r.rows[0].metric, "fio.write_bw_MBps");
+	assert_int_equal(r.nchanged, 1);
+	compare_result_release(&r);
+}
+
+static void test_small_changes(void **state)
+{
+	struct compare_result r;
+	(void)state;
+
+	/* 3 % apart, separated: a perf metric counts, another metric does not */
+	run_compare(matrix("perf-stat.cache-misses", 3, 1000.0, 1000.0, 1000.0, "meminfo.Foo", 3, 100000.0, 100000.0,
+			   100000.0, "vmstat.system.cs", 3, 1000.0, 1000.0, 1000.0, NULL),
+		    matrix("perf-stat.cache-misses", 3, 1030.0, 1030.0, 1030.0, "meminfo.Foo", 3, 103000.0, 103000.0,
+			   103000.0, "vmstat.system.cs", 3, 1005.0, 1005.0, 1005.0, NULL),
+		    &r);
+	assert_true(row(&r, "perf-stat.cache-misses")->changed);
+	assert_string_equal(row(&r, "meminfo.Foo")->why, "a change of 5 % or less in a metric that is not a perf metric");
+	assert_string_equal(row(&r, "vmstat.system.cs")->why, "a change of 1 % or less");
+	assert_int_equal(row(&r, "perf-stat.cache-misses")->verdict, 0);	/* no direction */
+	compare_result_release(&r);
+}
+
+static void test_failure_and_absolute(void **state)
+{
+	struct compare_result r;
+	struct strbuf out = STRBUF_INIT;
+	(void)state;
+
+	run_compare(matrix("dmesg.WARNING:at_foo", 4, 0.0, 0.0, 0.0, 0.0, "mpstat.cpu.all.sys%", 3, 9.0, 9.5, 9.6,
+			   NULL),
+		    matrix("dmesg.WARNING:at_foo", 4, 1.0, 0.0, 0.0, 0.0, "mpstat.cpu.all.sys%", 3, 20.0, 20.5, 21.0,
+			   NULL),
+		    &r);
+	const struct compare_row *d = row(&r, "dmesg.WARNING:at_foo");
+	assert_int_equal(d->kind, COMPARE_FAILURE);
+	assert_true(d->changed);
+	assert_true(fabs(d->change[1] - 25) < 1e-9);
+	const struct compare_row *m = row(&r, "mpstat.cpu.all.sys%");
+	assert_true(m->absolute);
+	assert_true(fabs(m->change[1] - (20.5 - 9.366666666666667)) < 1e-9);
+	compare_render_ncompare(&out, &r, NULL, NULL, false);
+	/* lib/compare.rb: failure rows first, "%reproduction", fails blank when 0 */
+	assert_non_null(strstr(out.buf, "       fail:runs  %reproduction    fail:runs\n"));
+	assert_non_null(strstr(out.buf, "           :4           25%           1:4     dmesg.WARNING:at_foo\n"));
+	assert_non_null(strstr(out.buf, "      9.37 ±  2%     +11.1       20.50 ±  1%  mpstat.cpu.all.sys%\n") ||
+			strstr(out.buf, "      9.37 ±  2%     +11.1       20.50        mpstat.cpu.all.sys%\n"));
+	strbuf_release(&out);
+	compare_result_release(&r);
+}
+
+static void test_properties(void **state)
+{
+	struct compare_result ab, ba, aa;
+	(void)state;
+
+	srand(7);
+	for (int round = 0; round < 20; round++) {
+		struct node *a = node_new(NODE_MAP), *b = node_new(NODE_MAP);
+		static const char *const names[] = { "fio.read_iops", "perf-stat.ipc", "vmstat.system.in",
+						     "fio.time.elapsed_time", "turbostat.Busy%" };
+		for (size_t k = 0; k < 5; k++) {
+			struct node *ca = node_new(NODE_SEQ), *cb = node_new(NODE_SEQ);
+			double base = 1 + rand() % 1000, shift = 1 + (rand() % 3) * 0.2;
+			for (int i = 0; i < 3 + rand() % 5; i++) {
+				char num[64];
+				snprintf(num, sizeof(num), "%.6g", base * (0.97 + 0.06 * rand() / RAND_MAX));
+				node_push(ca, node_new_scalar(num));
+				snprintf(num, sizeof(num), "%.6g", base * shift * (0.97 + 0.06 * rand() / RAND_MAX));
+				node_push(cb, node_new_scalar(num));
+			}
+			node_set(a, names[k], ca);
+			node_set(b, names[k], cb);
+		}
+		compare2(a, b, &ab, false);
+		compare2(b, a, &ba, false);
+		compare2(a, a, &aa, false);
+		assert_int_equal(ab.nchanged, ba.nchanged);
+		assert_int_equal(aa.nchanged, 0);
+		for (size_t i = 0; i < ab.nrows; i++) {
+			const struct compare_row *x = &ab.rows[i], *y = row(&ba, x->metric);
+			assert_int_equal(x->changed, y->changed);
+			if (x->absolute)
+				assert_true(fabs(x->change[1] + y->change[1]) < 1e-9);
+			else if (x->change[1] != 0)
+				assert_true((x->change[1] > 0) != (y->change[1] > 0));
+			assert_true(fabs(x->p_mwu - y->p_mwu) < 1e-12);
+			assert_int_equal(x->verdict, -y->verdict);
+		}
+		compare_result_release(&ab);
+		compare_result_release(&ba);
+		compare_result_release(&aa);
+		node_free(a);
+		node_free(b);
+	}
+}
+
+static void test_directions(void **state)
+{
+	(void)state;
+	assert_int_equal(compare_direction("fio.write_bw_MBps"), 1);
+	assert_int_equal(compare_direction("fio.read_clat_95%_us"), -1);
+	assert_int_equal(compare_direction("vm-scalability.throughput"), 1);
+	assert_int_equal(compare_direction("vm-scalability.time.elapsed_time"), -1);
+	assert_int_equal(compare_direction("perf-stat.cache-misses"), 0);
+	assert_true(compare_is_failure("dmesg.BUG:unable_to_handle_page_fault"));
+	assert_true(compare_is_failure("xfstests.generic.001.fail"));
+	assert_false(compare_is_failure("fio.time.elapsed_time"));
+	assert_true(compare_is_perf_metric("fio.time.user_time"));
+	assert_true(compare_is_perf_metric("fio.write_iops"));	/* the test's own */
+	assert_false(compare_is_perf_metric("meminfo.MemFree"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_separation_and_counts),
+		cmocka_unit_test(test_small_changes),
+		cmocka_unit_test(test_failure_and_absolute),
+		cmocka_unit_test(test_properties),
+		cmocka_unit_test(test_directions),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
