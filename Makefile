@@ -162,6 +162,13 @@ check-kernel: lkprobot
 	echo "check-kernel: one file changed: $$(sed -n 2p $(KERNEL_SCRATCH)/change.out), $$(grep -c '^  CC ' $$dir/build.log) object(s) compiled ($$dir)"; \
 	echo "check-kernel: the same again:   cached"
 
+# make check-bisect-kernel: lkprobot bisect --provider qemu over 16 real
+# kernel commits, one of which slows pmem down (tests/bisect-kernel.sh; not
+# in `make check`: it builds and boots kernels; needs `make check-kernel`'s tree).
+.PHONY: check-bisect-kernel
+check-bisect-kernel: lkprobot
+	@sh tests/bisect-kernel.sh
+
 demo: deps
 	@$(MAKE) --no-print-directory lkprobot
 	@sh tests/demo.sh

@@ -54,7 +54,7 @@ static size_t metric_base_len(const char *m)
 	return dot ? (size_t)(dot - m) : strlen(m);
 }
 
-static bool is_test_metric(const char *m)
+bool compare_is_test_metric(const char *m)
 {
 	char base[64];
 	size_t n = metric_base_len(m);
@@ -81,13 +81,13 @@ bool compare_is_perf_metric(const char *m)
 	for (const char *const *p = prefixes; *p; p++)
 		if (has_prefix(m, *p))
 			return true;
-	return strstr(m, ".time.") || is_test_metric(m);
+	return strstr(m, ".time.") || compare_is_test_metric(m);
 }
 
 /*
  * Our KPI table: which way is better. Patterns are fnmatch(3) globs on the
  * metric name, first match wins; the tests' throughput-like figures, their
- * latencies and times. A metric not here has no direction: a change in it
+ * latencies and times, instructions per cycle, power. A metric not here has no direction: a change in it
  * is reported as a change, never as a regression or an improvement.
  */
 static const struct {
@@ -112,6 +112,10 @@ static const struct {
 	{ "perf-stat.overall.ipc", +1 },
 	{ "perf-stat.cpi", -1 },
 	{ "perf-stat.overall.cpi", -1 },
+	/* power: less is better (lkp-tests' power index) */
+	{ "turbostat.PkgWatt", -1 },
+	{ "turbostat.RAMWatt", -1 },
+	{ "turbostat.CorWatt", -1 },
 };
 
 int compare_direction(const char *metric)
@@ -317,7 +321,7 @@ static void sort_rows(struct compare_result *res)
 			if (res->rows[j].changed && metric_base_len(res->rows[j].metric) == bl &&
 			    !strncmp(res->rows[j].metric, r->metric, bl))
 				count++;
-		if (is_test_metric(r->metric))
+		if (compare_is_test_metric(r->metric))
 			count = 0;
 		items[i].group = (r->kind == COMPARE_FAILURE ? -10000 : 0) + count;
 	}
@@ -465,6 +469,43 @@ void compare_result_release(struct compare_result *res)
 	free(res->labels);
 	free(res->rows);
 	memset(res, 0, sizeof(*res));
+}
+
+/* How far a row moved: |ln(new/base)| for percentages, so -75 % and +300 % weigh alike */
+static double moved(const struct compare_row *r, size_t last)
+{
+	double c = r->change[last];
+
+	if (r->absolute)
+		return fabs(c) / 100;
+	return 1 + c / 100 > 0 ? fabs(log(1 + c / 100)) : INFINITY;
+}
+
+/*
+ * Throughput-like metrics (higher is better) lead, as the reports led with
+ * fio.write_bw_MBps or vm-scalability.throughput; then latencies and times.
+ */
+static int headline_rank(const struct compare_row *r)
+{
+	return (compare_is_test_metric(r->metric) ? 4 : 0) + (r->direction > 0 ? 2 : r->direction < 0 ? 1 : 0);
+}
+
+const struct compare_row *compare_headline(const struct compare_result *cmp, bool need_direction)
+{
+	const struct compare_row *best = NULL;
+	size_t last = cmp->nsides - 1;
+
+	for (size_t i = 0; i < cmp->nrows; i++) {
+		const struct compare_row *r = &cmp->rows[i];
+		if (!r->changed || r->kind != COMPARE_PERF || !isfinite(r->change[last]) || (need_direction && !r->verdict))
+			continue;
+		if (!need_direction && !compare_is_test_metric(r->metric))
+			continue;
+		if (!best || headline_rank(r) > headline_rank(best) ||
+		    (headline_rank(r) == headline_rank(best) && moved(r, last) > moved(best, last)))
+			best = r;
+	}
+	return best;
 }
 
 /* ---- ncompare ---- */

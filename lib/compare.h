@@ -71,10 +71,21 @@ int compare_matrices(const struct node *const *matrices, const char *const *labe
 		     const struct compare_opts *o, struct compare_result *res, struct strbuf *err);
 void compare_result_release(struct compare_result *res);
 
+/*
+ * The row a report or a bisection is about: among the changed rows (with a
+ * direction, when need_direction; else the test's own metrics), the test's
+ * own throughput-like ones first (higher is better), then latencies and
+ * times, then the largest move (|ln(new/base)|, so -75 % and +300 % weigh
+ * alike). NULL: none.
+ */
+const struct compare_row *compare_headline(const struct compare_result *cmp, bool need_direction);
+
 /* +1 higher is better, -1 lower is better, 0 unknown (our KPI table). */
 int compare_direction(const char *metric);
 /* A failure stat (dmesg.*, kmsg.*, last_state.*, stderr.*, *.fail/.error/.warn)? */
 bool compare_is_failure(const char *metric);
+/* A metric of a test program itself (fio.*, vm-scalability.*)? */
+bool compare_is_test_metric(const char *metric);
 /* A metric for which changes of 1–5 % count (perf-stat.*, the tests' own, *.time.* ...)? */
 bool compare_is_perf_metric(const char *metric);
 

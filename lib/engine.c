@@ -434,6 +434,7 @@ static const char *run_test(struct run *r, const struct program *p, const struct
 		sleep_ms(20);
 	}
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	res->test_status = code;
 	if (!strcmp(state, "finished") && code) {
 		state = "failed";
 		res->reason = xasprintf("%s exited with status %d; see 'output' in the result root",
@@ -501,6 +502,7 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 	r.loop_disks = o->loop_disks;
 	r.loop_size = o->loop_size ? o->loop_size : 1ULL << 30;
 	r.fs_root = o->fs_root ? o->fs_root : "/fs";
+	r.src_dir = o->src_dir;
 	res->start_time = now_epoch();
 	res->problems = node_new(NODE_MAP);
 	for (size_t i = 0; o->facts && i < o->facts->n; i++)

@@ -31,6 +31,7 @@ struct engine_opts {
 	const struct node *facts;	/* known before the run (accel: tcg), a map or NULL */
 	bool markers;			/* "@@LKPROBOT test-start/test-end" on stdout (the guest's console) */
 	bool raw_only;			/* leave stats and matrix to the host (result_restat) */
+	const char *src_dir;		/* the source tree programs like `command` work in (NULL: cwd) */
 };
 
 struct engine_result {
@@ -41,6 +42,7 @@ struct engine_result {
 	char *reason;			/* one line when not finished */
 	double start_time, end_time;	/* epoch seconds */
 	double test_seconds;		/* wall time of the test itself */
+	int test_status;		/* the test's exit status (125: it could not be built) */
 	struct node *stats;		/* stats.json */
 	struct node *unavailable;	/* what could not be measured or set, and why */
 	struct node *facts;		/* dax, disk stand-ins, governor, ... */

@@ -120,6 +120,79 @@ int gitrepo_resolve(struct gitrepo *r, const char *rev, char id[GITREPO_HEXSZ + 
 	return 0;
 }
 
+int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool first_parent,
+		  struct gitrepo_range *out, struct strbuf *err)
+{
+	git_revwalk *walk = NULL;
+	git_commit *g = NULL, *b = NULL;
+	git_oid oid;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (lookup_commit(r, good, &g, err) || lookup_commit(r, bad, &b, err))
+		goto out;
+	if (git_revwalk_new(&walk, r->repo)) {
+		git_fail(err, "cannot walk '%s'", r->path);
+		goto out;
+	}
+	/* parents before children, so that each commit's ancestors come first */
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+	if (first_parent)
+		git_revwalk_simplify_first_parent(walk);
+	if (git_revwalk_push(walk, git_commit_id(b)) || git_revwalk_hide(walk, git_commit_id(g))) {
+		git_fail(err, "cannot walk from '%s' to '%s'", good, bad);
+		goto out;
+	}
+	while (!git_revwalk_next(&oid, walk)) {
+		git_commit *c;
+		if (git_commit_lookup(&c, r->repo, &oid)) {
+			git_fail(err, "cannot read a commit of '%s'", r->path);
+			goto out;
+		}
+		size_t i = out->n++;
+		out->id = xrealloc(out->id, out->n * sizeof(*out->id));
+		out->parents = xrealloc(out->parents, out->n * sizeof(*out->parents));
+		out->nparents = xrealloc(out->nparents, out->n * sizeof(*out->nparents));
+		git_oid_tostr(out->id[i], GITREPO_HEXSZ + 1, &oid);
+		size_t np = first_parent && git_commit_parentcount(c) ? 1 : git_commit_parentcount(c);
+		out->nparents[i] = 0;
+		out->parents[i] = xcalloc(np ? np : 1, sizeof(**out->parents));
+		for (size_t k = 0; k < np; k++) {
+			char pid[GITREPO_HEXSZ + 1];
+			git_oid_tostr(pid, sizeof(pid), git_commit_parent_id(c, (unsigned)k));
+			/* parents come earlier: an index, or none when outside the range */
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(out->id[j], pid)) {
+					out->parents[i][out->nparents[i]++] = j;
+					break;
+				}
+		}
+		git_commit_free(c);
+	}
+	if (!out->n || strcmp(out->id[out->n - 1], git_oid_tostr_s(git_commit_id(b)))) {
+		strbuf_setf(err, "'%s' is not a descendant of '%s' in '%s': nothing to bisect", bad, good, r->path);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret)
+		gitrepo_range_release(out);
+	git_revwalk_free(walk);
+	git_commit_free(g);
+	git_commit_free(b);
+	return ret;
+}
+
+void gitrepo_range_release(struct gitrepo_range *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->parents[i]);
+	free(g->parents);
+	free(g->nparents);
+	free(g->id);
+	memset(g, 0, sizeof(*g));
+}
+
 static char *dup_or_empty(const char *s)
 {
 	return xstrdup(s ? s : "");

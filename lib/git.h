@@ -55,6 +55,23 @@ int gitrepo_commit_info(struct gitrepo *r, const char *rev, struct gitrepo_commi
 			struct strbuf *err);
 void gitrepo_commit_release(struct gitrepo_commit *c);
 
+/*
+ * The commits a bisection from good to bad looks at: ancestors of bad that
+ * are not ancestors of good, merges included (first_parent: only the first
+ * parent of each), parents before children; the last is bad. parents[i]
+ * holds the indices of commit i's parents inside the range.
+ */
+struct gitrepo_range {
+	size_t n;
+	char (*id)[GITREPO_HEXSZ + 1];
+	size_t **parents;
+	size_t *nparents;
+};
+/* 0, or -1 with one line in err (bad is not a descendant of good, ...). */
+int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool first_parent,
+		  struct gitrepo_range *out, struct strbuf *err);
+void gitrepo_range_release(struct gitrepo_range *g);
+
 struct gitrepo_checkout_stats {
 	bool incremental;	/* only the difference to the previous checkout was applied */
 	size_t written;		/* files (and symlinks) written */

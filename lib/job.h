@@ -84,6 +84,13 @@ bool job_is_atomic(const struct node *job);
 /* lkp-tests' path_params of an atomic job ("defaults" when empty). */
 void job_path_params(const struct node *job, bool compatible, struct strbuf *out);
 
+/*
+ * The parameters that make up path_params, key -> value as text, in the
+ * job's order (the "with following parameters:" of a report), into the map
+ * out.
+ */
+void job_params(const struct node *job, struct node *out);
+
 /* "<base>-<path_params>[-<commit>...][-<rootfs>]", as split-job names files. */
 void job_atomic_name(const struct node *job, const char *base, bool compatible,
 		     struct strbuf *out);

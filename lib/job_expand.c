@@ -1170,6 +1170,29 @@ void job_path_params(const struct node *job, bool compatible, struct strbuf *out
 	free(ps.v);
 }
 
+void job_params(const struct node *job, struct node *out)
+{
+	struct params ps = { 0 };
+	struct strbuf val = STRBUF_INIT;
+
+	collect_params(job, NULL, workload_mask(job), &ps);
+	for (size_t i = 0; i < ps.n; i++) {
+		const struct param *p = &ps.v[i];
+		strbuf_reset(&val);
+		if (node_str(p->val))
+			ruby_str(p->val, &val);
+		else if (p->val->type == NODE_SEQ)
+			strbuf_addstr(&val, "[list]");
+		else if (node_is_null(p->val) && !p->eq)
+			continue;
+		struct node *v = node_new_scalar(val.buf);
+		v->quoted = 1;
+		node_set(out, p->key, v);
+	}
+	strbuf_release(&val);
+	free(ps.v);
+}
+
 const char *job_get_str(const struct node *job, const char *key)
 {
 	return node_str(node_get(job, key));

@@ -11,7 +11,7 @@
 
 extern const struct program program_bdi_dev_mapping, program_boot_params,
 	program_boot_time, program_cgroup2, program_cpufreq_stats, program_cpufreq_governor,
-	program_cpuidle, program_debug_setup, program_disk, program_diskstats, program_fio,
+	program_command, program_cpuidle, program_debug_setup, program_disk, program_diskstats, program_fio,
 	program_fio_setup_basic, program_fs, program_fs1, program_fs2, program_heartbeat,
 	program_interrupts, program_iostat, program_kmsg, program_lock_stat,
 	program_meminfo, program_mpstat, program_nfsstat,
@@ -29,6 +29,7 @@ const struct program *const program_table[] = {
 	&program_boot_time,
 	&program_boot_params,
 	&program_cgroup2,
+	&program_command,
 	&program_cpufreq_stats,
 	&program_cpufreq_governor,
 	&program_cpuidle,

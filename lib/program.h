@@ -60,6 +60,9 @@ struct program {
 	const char *raw;
 	/* Debian packages the program needs on the test box (NULL-terminated). */
 	const char *const *debs;
+	/* Tests: what the reports say of them ("test-description:", "test-url:"). */
+	const char *description;
+	const char *url;
 };
 
 extern const struct program *const program_table[];

@@ -30,6 +30,7 @@ struct run {
 	bool loop_disks;		/* back the job's disks by loop devices (no spare disks) */
 	uint64_t loop_size;		/* size of each loop device's sparse backing file */
 	const char *fs_root;		/* where file systems are mounted: <fs_root>/<dev> (/fs) */
+	const char *src_dir;		/* the source tree `command` builds and runs in (NULL: cwd) */
 	bool verbose;
 
 	/* set by setups, read by later setups and the test */

@@ -114,8 +114,27 @@ static const char migration_1[] =
 	") STRICT, WITHOUT ROWID;\n"
 	"PRAGMA application_id = 1818980466;\n";	/* STORE_APPLICATION_ID */
 
+/* Bisections: their arguments (to resume one) and how they ended. */
+static const char migration_2[] =
+	"CREATE TABLE bisections (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  tree TEXT NOT NULL,\n"
+	"  good TEXT NOT NULL,\n"
+	"  bad TEXT NOT NULL,\n"
+	"  job TEXT NOT NULL,\n"
+	"  overrides TEXT NOT NULL,\n"
+	"  provider TEXT NOT NULL,\n"
+	"  first_parent INTEGER NOT NULL,\n"
+	"  metric TEXT,\n"
+	"  status TEXT NOT NULL,\n"
+	"  culprit TEXT,\n"
+	"  created INTEGER NOT NULL,\n"
+	"  updated INTEGER NOT NULL\n"
+	") STRICT;\n";
+
 static const struct migration migrations[] = {
 	{ "runs, stats, machines, commits and jobs", migration_1 },
+	{ "bisections", migration_2 },
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION,
@@ -164,10 +183,20 @@ enum stmt_id {
 	ST_RUN_UNAV,
 	ST_RUN_FACTS,
 	ST_FORGET,
+	ST_BISECT_ADD,
+	ST_BISECT_GET,
+	ST_BISECT_END,
 	ST_NR
 };
 
 static const char *const stmt_sql[ST_NR] = {
+	[ST_BISECT_ADD] = "INSERT INTO bisections(tree, good, bad, job, overrides, provider, first_parent,"
+		" metric, status, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9, ?9)"
+		" RETURNING id",
+	[ST_BISECT_GET] = "SELECT tree, good, bad, job, overrides, provider, first_parent, metric, status,"
+		" culprit FROM bisections WHERE id = ?1",
+	[ST_BISECT_END] = "UPDATE bisections SET metric = ?2, status = ?3, culprit = ?4, updated = ?5"
+		" WHERE id = ?1",
 	[ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
 	[ST_BEGIN_READ] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
@@ -1101,4 +1130,98 @@ fail:
 	strbuf_release(&root);
 	strbuf_release(&num);
 	return -1;
+}
+
+/* ---- bisections ---- */
+
+int64_t store_bisection_add(struct store *s, const struct store_bisection *b, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_BISECT_ADD, err);
+	int64_t id = -1;
+
+	if (q) {
+		bind_text(q, 1, b->tree);
+		bind_text(q, 2, b->good);
+		bind_text(q, 3, b->bad);
+		bind_text(q, 4, b->job);
+		bind_text(q, 5, b->overrides ? b->overrides : "");
+		bind_text(q, 6, b->provider);
+		sqlite3_bind_int64(q, 7, b->first_parent);
+		bind_text(q, 8, b->metric);
+		sqlite3_bind_int64(q, 9, (int64_t)time(NULL));
+		id = returned_id(step_id(s, q, err), err);
+	}
+	if (id < 0)
+		context(s, err, "record the bisection");
+	return id;
+}
+
+static char *column_dup(sqlite3_stmt *q, int col)
+{
+	const unsigned char *t = sqlite3_column_text(q, col);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+int store_bisection_get(struct store *s, int64_t id, struct store_bisection *b, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_BISECT_GET, err);
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	if (!q)
+		return context(s, err, "read bisection %lld", (long long)id);
+	sqlite3_bind_int64(q, 1, id);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		b->tree = column_dup(q, 0);
+		b->good = column_dup(q, 1);
+		b->bad = column_dup(q, 2);
+		b->job = column_dup(q, 3);
+		b->overrides = column_dup(q, 4);
+		b->provider = column_dup(q, 5);
+		b->first_parent = sqlite3_column_int64(q, 6) != 0;
+		b->metric = column_dup(q, 7);
+		b->status = column_dup(q, 8);
+		b->culprit = column_dup(q, 9);
+		sqlite3_reset(q);
+		return 0;
+	}
+	if (rc == SQLITE_DONE)
+		strbuf_setf(err, "no bisection %lld in %s ('lkprobot bisect' prints the id of each)", (long long)id,
+			    s->path);
+	else
+		sqlerr(s, err);
+	sqlite3_reset(q);
+	return -1;
+}
+
+int store_bisection_end(struct store *s, int64_t id, const char *metric, const char *status, const char *culprit,
+			struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_BISECT_END, err);
+
+	if (!q)
+		return context(s, err, "record how bisection %lld ended", (long long)id);
+	sqlite3_bind_int64(q, 1, id);
+	bind_text(q, 2, metric);
+	bind_text(q, 3, status);
+	bind_text(q, 4, culprit);
+	sqlite3_bind_int64(q, 5, (int64_t)time(NULL));
+	if (step_done(s, q, err))
+		return context(s, err, "record how bisection %lld ended", (long long)id);
+	return 0;
+}
+
+void store_bisection_release(struct store_bisection *b)
+{
+	free(b->tree);
+	free(b->good);
+	free(b->bad);
+	free(b->job);
+	free(b->overrides);
+	free(b->provider);
+	free(b->metric);
+	free(b->status);
+	free(b->culprit);
+	memset(b, 0, sizeof(*b));
 }

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 /* How long a write waits for another process's write to finish. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -132,5 +132,29 @@ int store_list_runs(struct store *s, const struct store_query *q, struct node **
  */
 int store_run_stats(struct store *s, const char *result_root, struct node **out,
 		    struct strbuf *err);
+
+/*
+ * A bisection's arguments (what `lkprobot bisect --resume ID` needs) and how
+ * it ended. Strings are owned by the struct after store_bisection_get().
+ */
+struct store_bisection {
+	char *tree, *good, *bad;	/* the repository and the ends' full ids */
+	char *job;			/* the job file */
+	char *overrides;		/* the -s/key=value overrides, as YAML */
+	char *provider;
+	bool first_parent;
+	char *metric;			/* NULL: not chosen yet */
+	char *status;			/* running, found, not-reproduced, ambiguous */
+	char *culprit;
+};
+
+/* Record a new bisection (status running); its id, or -1 with err set. */
+int64_t store_bisection_add(struct store *s, const struct store_bisection *b, struct strbuf *err);
+/* Read bisection id into *b (store_bisection_release() it). 0, or -1 with err set (also: no such id). */
+int store_bisection_get(struct store *s, int64_t id, struct store_bisection *b, struct strbuf *err);
+/* How it ended: the metric followed, the status, the culprit (NULL: none). 0, or -1 with err set. */
+int store_bisection_end(struct store *s, int64_t id, const char *metric, const char *status, const char *culprit,
+			struct strbuf *err);
+void store_bisection_release(struct store_bisection *b);
 
 #endif

@@ -29,6 +29,7 @@ struct lkp_ctx {
 	const char *cmd;	/* the running subcommand's name */
 };
 
+int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_build(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_help(int argc, char **argv, struct lkp_ctx *ctx);
@@ -37,6 +38,7 @@ int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_programs(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_report(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_run(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx);

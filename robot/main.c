@@ -28,6 +28,7 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
+	{ "bisect", cmd_bisect, "find the first commit of a performance change (noise-aware, resumable)" },
 	{ "build", cmd_build, "build a kernel from a git commit into the kernel cache (or find it there)" },
 	{ "compare", cmd_compare, "compare the runs of commits metric by metric, as lkp ncompare (or the classic layout, JSON)" },
 	{ "guest", cmd_guest, NULL },
@@ -36,6 +37,7 @@ static const struct cmd commands[] = {
 	{ "job-path", cmd_job_path, "print the result path of each atomic job of a job file" },
 	{ "programs", cmd_programs, "list the programs (setups, tests, monitors) and their options" },
 	{ "qemu", cmd_qemu, "boot a kernel in QEMU with emulated NVDIMMs and run jobs in it" },
+	{ "report", cmd_report, "render the LKP-style report mail of a change between two commits" },
 	{ "run", cmd_run, "run jobs on this machine into LKP result roots (setups, monitors, test, stats)" },
 	{ "show-job", cmd_show_job, "print a job fully merged (includes, defaults, overrides) as YAML" },
 	{ "split-job", cmd_split_job, "expand a job file into atomic jobs, named as lkp-tests names them" },

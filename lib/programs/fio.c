@@ -248,6 +248,9 @@ const struct program program_fio = {
 	.name = "fio",
 	.kind = PROGRAM_TEST,
 	.summary = "run fio on the job file written by fio-setup-basic",
+	.description = "Fio is a tool that will spawn a number of threads or processes doing a particular "
+		       "type of I/O action as specified by the user.",
+	.url = "https://github.com/axboe/fio",
 	.run = fio_run,
 	.parse = fio_parse,
 	.raw = "fio.output",

@@ -1,0 +1,318 @@
+/*
+ * report: the text of an LKP report, in the layout of the 2017–2020 robot
+ * mails (../shared/examples), plus what those lack: a sentence on how sure
+ * the robot is and, for runs under QEMU's TCG, that the numbers are no
+ * benchmark. mime makes the message of it.
+ */
+#include "report.h"
+#include "mime.h"
+#include "../lib/job.h"
+#include "../lib/plot.h"
+#include "../lib/program.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct compare_row *report_headline(const struct compare_result *cmp)
+{
+	return compare_headline(cmp, true);
+}
+
+void report_machine(const struct node *job, struct strbuf *out)
+{
+	const char *cpus = node_str(node_get(job, "nr_cpu")), *brand = node_str(node_get(job, "brand"));
+	const char *model = node_str(node_get(job, "model")), *mem = node_str(node_get(job, "memory"));
+	const char *box = node_str(node_get(job, "testbox"));
+
+	if (cpus)
+		strbuf_addf(out, "%s threads ", cpus);
+	strbuf_addstr(out, brand ? brand : model ? model : box ? box : "an unnamed machine");
+	if (mem)
+		strbuf_addf(out, " with %s memory", mem);
+}
+
+static void change_text(struct strbuf *out, const struct compare_row *r, size_t last)
+{
+	double c = r->change[last];
+
+	if (r->absolute)
+		strbuf_addf(out, "%+.1f", c);
+	else
+		strbuf_addf(out, "%.1f%%", c);
+	strbuf_addf(out, " %s", r->verdict > 0 ? "improvement" : "regression");
+}
+
+/* The test program of a job: its PROGRAM_TEST key. */
+static const struct program *job_test(const struct node *job)
+{
+	for (size_t i = 0; job && job->type == NODE_MAP && i < job->n; i++) {
+		const struct program *p = program_find(job->keys[i]);
+		if (!job->vals[i]->comment && p && p->kind == PROGRAM_TEST)
+			return p;
+	}
+	return NULL;
+}
+
+static void params_lines(struct strbuf *out, const struct node *params)
+{
+	for (size_t i = 0; params && i < params->n; i++)
+		strbuf_addf(out, "\t%s: %s\n", params->keys[i], node_str(params->vals[i]) ? node_str(params->vals[i]) : "");
+}
+
+/* The "In addition to that" box: two columns framed with + - | */
+static void others_table(struct strbuf *out, const struct report_other *o, size_t n, size_t last)
+{
+	struct strbuf cell = STRBUF_INIT;
+	size_t w = 0;
+
+	/* the right column is as wide as its widest cell */
+	for (size_t i = 0; i < n; i++) {
+		strbuf_reset(&cell);
+		strbuf_addf(&cell, "%s: %s ", o[i].testcase, o[i].row->metric);
+		change_text(&cell, o[i].row, last);
+		if (cell.len > w)
+			w = cell.len;
+		if (o[i].machine && strlen(o[i].machine) > w)
+			w = strlen(o[i].machine);
+		for (size_t k = 0; o[i].params && k < o[i].params->n; k++) {
+			size_t len = strlen(o[i].params->keys[k]) + 1 +
+				     strlen(node_str(o[i].params->vals[k]) ? node_str(o[i].params->vals[k]) : "");
+			if (len > w)
+				w = len;
+		}
+	}
+	struct strbuf border = STRBUF_INIT;
+	strbuf_addstr(&border, "+------------------+");
+	for (size_t i = 0; i < w + 2; i++)
+		strbuf_addch(&border, '-');
+	strbuf_addstr(&border, "+\n");
+	strbuf_addstr(out, border.buf);
+	for (size_t i = 0; i < n; i++) {
+		strbuf_reset(&cell);
+		strbuf_addf(&cell, "%s: %s ", o[i].testcase, o[i].row->metric);
+		change_text(&cell, o[i].row, last);
+		strbuf_addf(out, "| testcase: change | %-*s |\n", (int)w, cell.buf);
+		strbuf_addf(out, "| test machine     | %-*s |\n", (int)w, o[i].machine ? o[i].machine : "");
+		/* one key=value a line, sorted */
+		size_t np = o[i].params ? o[i].params->n : 0;
+		char **kv = xcalloc(np ? np : 1, sizeof(*kv));
+		for (size_t k = 0; k < np; k++)
+			kv[k] = xasprintf("%s=%s", o[i].params->keys[k],
+					  node_str(o[i].params->vals[k]) ? node_str(o[i].params->vals[k]) : "");
+		for (size_t a = 0; a < np; a++)
+			for (size_t b = a + 1; b < np; b++)
+				if (strcmp(kv[a], kv[b]) > 0) {
+					char *t = kv[a];
+					kv[a] = kv[b];
+					kv[b] = t;
+				}
+		for (size_t k = 0; k < np; k++) {
+			strbuf_addf(out, "| %-16s | %-*s |\n", k ? "" : "test parameters", (int)w, kv[k]);
+			free(kv[k]);
+		}
+		free(kv);
+		strbuf_addstr(out, border.buf);
+	}
+	strbuf_release(&border);
+	strbuf_release(&cell);
+}
+
+/* How sure: the headline's samples, p-values and effect size, said plainly. */
+static void confidence(struct strbuf *out, const struct compare_result *cmp, const struct compare_row *h)
+{
+	const struct compare_side *b = &h->side[0], *a = &h->side[cmp->nsides - 1];
+
+	strbuf_addf(out, "How sure lkprobot is: %s went from %.6g (%zu run%s, stddev %.1f%%) to %.6g (%zu run%s, stddev %.1f%%). ",
+		    h->metric, b->mean, b->n, b->n == 1 ? "" : "s", b->mean ? 100 * b->stddev / fabs(b->mean) : 0,
+		    a->mean, a->n, a->n == 1 ? "" : "s", a->mean ? 100 * a->stddev / fabs(a->mean) : 0);
+	/* the smallest two-sided p an exact Mann-Whitney U can give with these runs: 2 / C(n+m, n) */
+	double floor_p = 2;
+	for (size_t i = 1; i <= b->n; i++)
+		floor_p *= (double)i / (double)(a->n + i);
+	if (isfinite(h->p_mwu))
+		strbuf_addf(out, "Mann-Whitney U: p = %.2g (%s); Welch's t: p = %.2g; Hedges' g = %+.2f. ", h->p_mwu,
+			    h->mwu_exact ? "exact" : "normal approximation", h->p_welch, h->hedges_g);
+	if (isfinite(h->p_mwu) && h->p_mwu <= 0.05)
+		strbuf_addstr(out, "The change is statistically significant. ");
+	else if (floor_p > 0.05 && isfinite(h->p_welch) && h->p_welch <= 0.01)
+		strbuf_addf(out, "With %zu and %zu runs Mann-Whitney U cannot go below p = %.2g, so only Welch's t "
+				 "(which assumes normal noise) calls it significant: rerun with more runs to confirm. ",
+			    b->n, a->n, floor_p);
+	else
+		strbuf_addstr(out, "With these runs the change is not statistically significant: treat it as a lead "
+				   "and rerun with more runs before acting on it. ");
+	strbuf_addf(out, "%zu of %zu metrics changed by lkp-tests' rules.\n", cmp->nchanged, cmp->nrows);
+}
+
+/* Wrap text at 75 columns (the paragraphs we write; tables are not wrapped). */
+static void wrap(struct strbuf *out, const char *text)
+{
+	size_t col = 0;
+	const char *p = text;
+
+	while (*p) {
+		size_t word = strcspn(p, " \n");
+		if (col && col + 1 + word > 75) {
+			strbuf_addch(out, '\n');
+			col = 0;
+		} else if (col) {
+			strbuf_addch(out, ' ');
+			col++;
+		}
+		strbuf_add(out, p, word);
+		col += word;
+		p += word;
+		while (*p == ' ' || *p == '\n') {
+			if (*p == '\n') {
+				strbuf_addch(out, '\n');
+				col = 0;
+			}
+			p++;
+		}
+	}
+	if (col)
+		strbuf_addch(out, '\n');
+}
+
+int report_body(const struct report_input *in, struct strbuf *out, struct strbuf *err)
+{
+	const struct compare_result *cmp = in->cmp;
+	const struct compare_row *h = report_headline(cmp);
+	size_t last = cmp->nsides - 1;
+	struct strbuf para = STRBUF_INIT;
+	struct node *params = node_new(NODE_MAP);
+
+	if (!h) {
+		strbuf_setf(err, "no metric with a direction changed between %s and %s: nothing to report",
+			    cmp->labels[0], cmp->labels[last]);
+		node_free(params);
+		return -1;
+	}
+	strbuf_addstr(out, "Greeting,\n\nFYI, we noticed a ");
+	if (h->absolute)
+		strbuf_addf(out, "%+.1f", h->change[last]);
+	else
+		strbuf_addf(out, "%.1f%%", h->change[last]);
+	strbuf_addf(out, " %s of %s due to commit:\n\n\n", h->verdict > 0 ? "improvement" : "regression", h->metric);
+	strbuf_addf(out, "commit: %s", in->commit);
+	if (in->commit_subject)
+		strbuf_addf(out, " (\"%s\")", in->commit_subject);
+	strbuf_addch(out, '\n');
+	if (in->url)
+		strbuf_addf(out, "url: %s\n", in->url);
+	strbuf_addstr(out, "\n\n");
+	const char *testcase = node_str(node_get(in->job, "testcase"));
+	strbuf_addf(out, "in testcase: %s\non test machine: ", testcase ? testcase : "?");
+	report_machine(in->job, out);
+	strbuf_addstr(out, "\nwith following parameters:\n\n");
+	job_params(in->job, params);
+	params_lines(out, params);
+	strbuf_addch(out, '\n');
+	const struct program *t = job_test(in->job);
+	if (t && t->description)
+		strbuf_addf(out, "test-description: %s\n", t->description);
+	if (t && t->url)
+		strbuf_addf(out, "test-url: %s\n", t->url);
+	strbuf_addstr(out, "\n");
+	if (in->nothers) {
+		strbuf_addstr(out, "In addition to that, the commit also has significant impact on the following tests:\n\n");
+		others_table(out, in->others, in->nothers, last);
+		strbuf_addstr(out, "\n");
+	}
+	confidence(&para, cmp, h);
+	const struct node *facts = node_get(in->job, "facts");
+	const char *accel = node_str(node_get(facts, "accel"));
+	if (accel && !strncmp(accel, "tcg", 3))
+		strbuf_addstr(&para, "\nNote: these runs were made in QEMU with TCG, an emulated CPU: the numbers are a "
+				     "functional check, not a performance figure.\n");
+	wrap(out, para.buf);
+	strbuf_addstr(out, "\n\nDetails are as below:\n");
+	for (int i = 0; i < 98; i++)
+		strbuf_addch(out, '-');
+	strbuf_addstr(out, ">\n\n\nTo reproduce:\n\n"
+			   "        lkprobot install job.yaml  # job file is attached in this email\n"
+			   "        lkprobot run     job.yaml\n\n");
+	compare_render_classic(out, cmp, in->test_desc);
+	/* the test's own changed metrics, each with its samples */
+	size_t nplots = 0;
+	for (size_t i = 0; i < cmp->nrows; i++) {
+		const struct compare_row *r = &cmp->rows[i];
+		if (!r->changed || r->kind != COMPARE_PERF || !compare_is_test_metric(r->metric))
+			continue;
+		strbuf_addstr(out, "\n");
+		plot_samples(out, r->metric, r->side[0].v, r->side[0].n, r->side[last].v, r->side[last].n);
+		nplots++;
+	}
+	if (nplots) {
+		strbuf_addstr(out, "\n\n");
+		plot_legend(out);
+	}
+	strbuf_addstr(out, "\n\nDisclaimer:\n"
+			   "Results have been estimated from the runs named above and are provided\n"
+			   "for informational purposes only. Any difference in system hardware or software\n"
+			   "design or configuration may affect actual performance.\n\n\n");
+	strbuf_addf(out, "Thanks,\n%s\n", in->signature ? in->signature : "lkprobot");
+	strbuf_release(&para);
+	node_free(params);
+	return 0;
+}
+
+int report_render(const struct report_input *in, struct strbuf *out, struct strbuf *err)
+{
+	struct strbuf body = STRBUF_INIT, subject = STRBUF_INIT, id = STRBUF_INIT, seed = STRBUF_INIT;
+	const struct compare_row *h = report_headline(in->cmp);
+	size_t last = in->cmp->nsides - 1;
+	struct mime_attachment att[3];
+	size_t natt = 0;
+	int ret = -1;
+
+	if (report_body(in, &body, err))
+		goto out;
+	/* [<the commit subject's prefix>] <sha10>: <metric> <change> <verdict> */
+	const char *colon = in->commit_subject ? strstr(in->commit_subject, ": ") : NULL;
+	if (colon)
+		strbuf_addf(&subject, "[%.*s] ", (int)(colon - in->commit_subject), in->commit_subject);
+	else
+		strbuf_addstr(&subject, "[lkprobot] ");
+	strbuf_addf(&subject, "%.10s: %s ", in->commit, h->metric);
+	change_text(&subject, h, last);
+	strbuf_addf(&seed, "%s %s %s", in->commit, in->test_desc ? in->test_desc : "", h->metric);
+	mime_message_id(&id, in->date, seed.buf, in->domain ? in->domain : "localhost");
+	if (in->job_yaml)
+		att[natt++] = (struct mime_attachment){ "job.yaml", "text/plain", in->job_yaml, strlen(in->job_yaml) };
+	if (in->reproduce)
+		att[natt++] = (struct mime_attachment){ "reproduce", "text/plain", in->reproduce, strlen(in->reproduce) };
+	if (in->kconfig)
+		att[natt++] = (struct mime_attachment){ in->kconfig_name ? in->kconfig_name : "config", "text/plain",
+							 in->kconfig, strlen(in->kconfig) };
+	char *xh[2];
+	xh[0] = xasprintf("X-lkprobot-Commit: %s", in->commit);
+	xh[1] = xasprintf("X-lkprobot-Verdict: %s %s", h->verdict > 0 ? "improvement" : "regression", h->metric);
+	struct mime_message m = {
+		.from = in->from,
+		.to = in->to,
+		.nto = in->nto,
+		.cc = in->cc,
+		.ncc = in->ncc,
+		.subject = subject.buf,
+		.date = in->date,
+		.message_id = id.buf,
+		.extra_headers = (const char *const *)xh,
+		.nextra = 2,
+		.body = body.buf,
+		.att = att,
+		.natt = natt,
+		.lf = in->lf,
+	};
+	ret = mime_render(&m, out, err);
+	free(xh[0]);
+	free(xh[1]);
+out:
+	strbuf_release(&body);
+	strbuf_release(&subject);
+	strbuf_release(&id);
+	strbuf_release(&seed);
+	return ret;
+}

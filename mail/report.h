@@ -1,0 +1,66 @@
+/*
+ * report: an LKP-style report mail from a comparison — subject, the
+ * "Greeting, FYI, we noticed ..." body of the example reports (commit, test
+ * machine, parameters, test description, other jobs that changed, how sure
+ * the robot is, reproduce steps, the compare table, per-sample plots),
+ * attachments — rendered into a complete message with mime. Knows nothing
+ * of result roots or the store: the caller brings the pieces.
+ */
+#ifndef LKP_REPORT_H
+#define LKP_REPORT_H
+
+#include "../lib/compare.h"
+#include "../lib/node.h"
+#include "../lib/strbuf.h"
+
+#include <stddef.h>
+#include <time.h>
+
+/* Another job the commit changed ("In addition to that, ..."). */
+struct report_other {
+	const char *testcase;
+	const struct compare_row *row;	/* its headline row */
+	const char *machine;		/* test machine description */
+	const struct node *params;	/* key -> value */
+};
+
+struct report_input {
+	const struct compare_result *cmp;	/* the main job: base vs the commit */
+	const struct node *job;			/* the commit's run job.yaml (params, machine, facts) */
+	const char *test_desc;			/* testcase/path_params/tbox_group */
+	const char *commit;			/* full id */
+	const char *commit_subject;		/* NULL: unknown */
+	const char *url;			/* "url: ..." line (tree and branch); NULL: none */
+	const struct report_other *others;
+	size_t nothers;
+	const char *from;			/* the robot's address */
+	const char *const *to;			/* the commit's author, ... */
+	size_t nto;
+	const char *const *cc;
+	size_t ncc;
+	const char *signature;			/* "Thanks,\n<signature>" */
+	const char *domain;			/* of the Message-ID */
+	time_t date;
+	const char *job_yaml;			/* attachments (NULL: not attached) */
+	const char *reproduce;
+	const char *kconfig;
+	const char *kconfig_name;		/* "config-<release>" */
+	bool lf;				/* LF line ends (files) instead of CRLF (SMTP) */
+};
+
+/* The row a report is about: compare_headline() with a direction. NULL: nothing worth a report. */
+const struct compare_row *report_headline(const struct compare_result *cmp);
+
+/* "56 threads Intel(R) Xeon(R) CPU ... with 256G memory" from a job's host keys. */
+void report_machine(const struct node *job, struct strbuf *out);
+
+/*
+ * Append the whole message to out. 0, or -1 with one line in err (nothing
+ * changed: no headline row; an invalid address).
+ */
+int report_render(const struct report_input *in, struct strbuf *out, struct strbuf *err);
+
+/* The body alone (for tests and `report --body`). -1 with err: no headline. */
+int report_body(const struct report_input *in, struct strbuf *out, struct strbuf *err);
+
+#endif

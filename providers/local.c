@@ -1,0 +1,116 @@
+/*
+ * provider local: the job runs on this machine through the engine, in a
+ * checkout of the commit (one work tree reused across commits, so builds
+ * in it stay incremental); `command` builds and runs there.
+ */
+#include "provider.h"
+#include "../lib/engine.h"
+#include "../lib/fsutil.h"
+#include "../lib/git.h"
+#include "../lib/machine.h"
+#include "../lib/result.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct provider {
+	struct gitrepo *repo;
+	char *src;		/* the work tree */
+	const char *result_dir;
+	struct machine m;
+	bool progress;
+};
+
+static struct provider *local_open(const struct provider_config *cfg, struct strbuf *err)
+{
+	struct provider *p = xcalloc(1, sizeof(*p));
+	char hash[GITREPO_HEXSZ + 1];
+
+	if (gitrepo_open(&p->repo, cfg->tree, err)) {
+		free(p);
+		return NULL;
+	}
+	/* one work tree per repository, in the cache */
+	gitrepo_hash(cfg->tree, strlen(cfg->tree), hash);
+	p->src = xasprintf("%s/src-%.12s", cfg->cache, hash);
+	if (fsutil_mkdir_p(p->src)) {
+		strbuf_setf(err, "cannot create the work tree '%s'", p->src);
+		gitrepo_close(p->repo);
+		free(p->src);
+		free(p);
+		return NULL;
+	}
+	p->result_dir = cfg->result_dir;
+	p->progress = cfg->progress;
+	if (machine_get(&p->m, cfg->data_dir, cfg->testbox, err)) {
+		gitrepo_close(p->repo);
+		free(p->src);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int local_prepare(struct provider *p, const char *commit, struct strbuf *why)
+{
+	return gitrepo_checkout(p->repo, commit, p->src, NULL, why) ? -1 : 0;
+}
+
+static int local_run_job(struct provider *p, struct node *job, struct provider_run *res, struct strbuf *err)
+{
+	struct engine_opts eo = { .result_dir = p->result_dir, .src_dir = p->src, .progress = p->progress };
+	struct engine_result er;
+
+	memset(res, 0, sizeof(*res));
+	if (engine_run(job, &p->m, &eo, &er, err))
+		return -1;
+	res->run_dir = xstrdup(er.run_dir);
+	res->job_state = er.job_state;
+	res->untestable = er.test_status == 125;
+	res->reason = er.reason ? xstrdup(er.reason) : NULL;
+	engine_result_release(&er);
+	return 0;
+}
+
+static const char *local_kconfig(struct provider *p)
+{
+	(void)p;
+	return NULL;	/* the job's own (defconfig) */
+}
+
+static void local_close(struct provider *p)
+{
+	if (!p)
+		return;
+	gitrepo_close(p->repo);
+	machine_release(&p->m);
+	free(p->src);
+	free(p);
+}
+
+const struct provider_ops provider_local = {
+	.name = "local",
+	.open = local_open,
+	.prepare = local_prepare,
+	.run_job = local_run_job,
+	.kconfig = local_kconfig,
+	.close = local_close,
+};
+
+const struct provider_ops *provider_find(const char *name)
+{
+	static const struct provider_ops *const all[] = { &provider_local, &provider_qemu };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(all[i]->name, name))
+			return all[i];
+	return NULL;
+}
+
+void provider_run_release(struct provider_run *r)
+{
+	free(r->run_dir);
+	free(r->reason);
+	memset(r, 0, sizeof(*r));
+}

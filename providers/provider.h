@@ -1,0 +1,66 @@
+/*
+ * provider: where a job runs for a given commit — this machine with the
+ * commit's source tree (`local`, for the `command` program and any job),
+ * or a kernel built from the commit and booted in QEMU with NVDIMMs
+ * (`qemu`). The bisect driver talks to every provider through these ops:
+ * prepare a commit once, then run the atomic job on it as often as it
+ * needs. (`lkprobot run` and `lkprobot qemu` drive the same engine and QEMU
+ * code directly.)
+ */
+#ifndef LKP_PROVIDER_H
+#define LKP_PROVIDER_H
+
+#include "../lib/node.h"
+#include "../lib/strbuf.h"
+
+#include <stdbool.h>
+
+struct provider_config {
+	const char *tree;		/* the git repository of the commits */
+	const char *result_dir;		/* RESULT_ROOT_DIR */
+	const char *cache;		/* kernel cache, checkouts, NVDIMM files */
+	const char *data_dir;		/* jobs/ and hosts/ */
+	const char *kconfig;		/* qemu: the kernel config (NULL: x86_64-pmem) */
+	const char *testbox;		/* local: the hosts/ file to use (NULL: this machine) */
+	bool progress;			/* builds and boots say how far they are on the terminal */
+};
+
+struct provider_run {
+	char *run_dir;			/* the result root written (NULL if none) */
+	const char *job_state;		/* finished, failed, timeout, killed, panic, boot_failed */
+	bool untestable;		/* the commit cannot be tested (a build failed: git bisect's 125) */
+	char *reason;			/* one line when not finished */
+};
+
+struct provider;
+
+struct provider_ops {
+	const char *name;
+	/* a provider for cfg; NULL with err set when it cannot work here */
+	struct provider *(*open)(const struct provider_config *cfg, struct strbuf *err);
+	/*
+	 * Make commit (a full id) the one the next runs test: check its tree
+	 * out, build it. 0, 1 when it cannot be tested (why set: a build that
+	 * fails), -1 with err set on an error that stops the caller.
+	 */
+	int (*prepare)(struct provider *p, const char *commit, struct strbuf *why);
+	/*
+	 * Run the atomic job once on the prepared commit (its `commit` key
+	 * set) into a new result root, stats extracted and the commit's
+	 * matrix rebuilt. 0 with *res filled (whatever the job's state), -1
+	 * with err set when nothing could run.
+	 */
+	int (*run_job)(struct provider *p, struct node *job, struct provider_run *res, struct strbuf *err);
+	/* The result path's kconfig for this provider's runs ("defconfig" locally). */
+	const char *(*kconfig)(struct provider *p);
+	void (*close)(struct provider *p);
+};
+
+extern const struct provider_ops provider_local, provider_qemu;
+
+/* The provider called name; NULL when there is none. */
+const struct provider_ops *provider_find(const char *name);
+
+void provider_run_release(struct provider_run *r);
+
+#endif

@@ -1,0 +1,354 @@
+/*
+ * lkprobot report: the LKP-style report mail of a change between a base and
+ * a commit — the job that changed most leads, the other jobs that changed
+ * go in its "In addition to that" table — as an RFC 5322 message (or its
+ * body). Sending it is the mailer's business (SMTP, the outbox).
+ */
+#include "cmd.h"
+#include "sides.h"
+#include "../lib/compare.h"
+#include "../lib/git.h"
+#include "../lib/job.h"
+#include "../lib/yml.h"
+#include "../mail/report.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: lkprobot report --base BASE --commit COMMIT [options]\n"
+	"\n"
+	"Render the report mail of what changed from BASE to COMMIT (each a commit\n"
+	"directory, run directories joined with commas, or a commit the store\n"
+	"knows, as for 'lkprobot compare'): subject, the body of the LKP reports\n"
+	"(commit, test machine, parameters, other jobs that changed, how sure the\n"
+	"robot is, how to reproduce, the compare table, per-sample plots) and the\n"
+	"job.yaml, reproduce and kernel config attachments.\n"
+	"\n"
+	"      --tree DIR         the git repository: the commit's subject, and its\n"
+	"                         author as the To: address\n"
+	"      --url TEXT         the \"url:\" line (where the commit is: tree and branch)\n"
+	"      --from ADDR        the robot's address (default lkprobot <lkprobot@HOST>)\n"
+	"      --to ADDR, --cc ADDR  recipients (repeatable)\n"
+	"      --job FILE         the job file to attach (default: the run's job.yaml)\n"
+	"      --kconfig FILE     attach this kernel config\n"
+	"      --signature TEXT   the name under \"Thanks,\" (default lkprobot)\n"
+	"      --date EPOCH       the message's date (default now): same input, same bytes\n"
+	"      --domain NAME      the Message-ID's domain (default this host's name)\n"
+	"      --body             only the body text\n"
+	"  -o, --output FILE      write the message there (default standard output)\n"
+	"      --db FILE          the store (default: RESULT_ROOT_DIR/lkprobot.db)\n"
+	"      --result-root DIR  RESULT_ROOT_DIR (default /lkp/result)\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"exit codes: 0 written, 1 nothing to report (no metric with a direction\n"
+	"changed) or the output cannot be written, 2 bad input or usage\n";
+
+enum { OPT_BASE = 0x600, OPT_COMMIT, OPT_TREE, OPT_URL, OPT_FROM, OPT_TO, OPT_CC, OPT_JOB, OPT_KCONFIG,
+       OPT_SIGNATURE, OPT_DATE, OPT_DOMAIN, OPT_BODY, OPT_DB, OPT_RESULT };
+
+struct addrs {
+	const char **v;
+	size_t n;
+};
+
+static void addrs_add(struct addrs *a, const char *s)
+{
+	a->v = xrealloc(a->v, (a->n + 1) * sizeof(*a->v));
+	a->v[a->n++] = s;
+}
+
+static char *read_text(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!path || strbuf_read_file(&sb, path)) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
+int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		{ "base", required_argument, NULL, OPT_BASE },
+		{ "commit", required_argument, NULL, OPT_COMMIT },
+		{ "tree", required_argument, NULL, OPT_TREE },
+		{ "url", required_argument, NULL, OPT_URL },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "cc", required_argument, NULL, OPT_CC },
+		{ "job", required_argument, NULL, OPT_JOB },
+		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
+		{ "signature", required_argument, NULL, OPT_SIGNATURE },
+		{ "date", required_argument, NULL, OPT_DATE },
+		{ "domain", required_argument, NULL, OPT_DOMAIN },
+		{ "body", no_argument, NULL, OPT_BODY },
+		{ "output", required_argument, NULL, 'o' },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "result-root", required_argument, NULL, OPT_RESULT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *base = NULL, *commit = NULL, *tree = NULL, *url = NULL, *from = NULL, *jobfile = NULL;
+	const char *kconfig = NULL, *signature = NULL, *domain = NULL, *output = NULL, *db = NULL;
+	const char *result_dir = "/lkp/result";
+	bool body_only = false;
+	time_t date = time(NULL);
+	struct addrs to = { 0 }, cc = { 0 };
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct side *sides = NULL;
+	struct compare_result *res = NULL;
+	struct report_other *others = NULL;
+	struct node **params = NULL, *job = NULL;
+	char **machines = NULL;
+	size_t nres = 0, nothers = 0;
+	char host[256] = "localhost", *from_default = NULL, *author = NULL, *subject = NULL, *full = NULL;
+	char *job_text = NULL, *repro = NULL, *config = NULL, *config_name = NULL;
+	int c, ret = EXIT_USAGE;
+
+	(void)ctx;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_BASE: base = optarg; break;
+		case OPT_COMMIT: commit = optarg; break;
+		case OPT_TREE: tree = optarg; break;
+		case OPT_URL: url = optarg; break;
+		case OPT_FROM: from = optarg; break;
+		case OPT_TO: addrs_add(&to, optarg); break;
+		case OPT_CC: addrs_add(&cc, optarg); break;
+		case OPT_JOB: jobfile = optarg; break;
+		case OPT_KCONFIG: kconfig = optarg; break;
+		case OPT_SIGNATURE: signature = optarg; break;
+		case OPT_DATE: {
+			char *end;
+			long long d = strtoll(optarg, &end, 10);
+			if (*end || d < 0) {
+				ret = cmd_error(EXIT_USAGE, "--date: '%s' is not seconds since the epoch", optarg);
+				goto out;
+			}
+			date = (time_t)d;
+			break;
+		}
+		case OPT_DOMAIN: domain = optarg; break;
+		case OPT_BODY: body_only = true; break;
+		case 'o': output = optarg; break;
+		case OPT_DB: db = optarg; break;
+		case OPT_RESULT: result_dir = optarg; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			ret = EXIT_OK;
+			goto out;
+		default:
+			fputs(usage_text, stderr);
+			goto out;
+		}
+	}
+	if (!base || !commit || optind < argc) {
+		ret = cmd_error(EXIT_USAGE, "report needs --base and --commit (and no other arguments); see 'lkprobot report --help'");
+		goto out;
+	}
+	char *args[2] = { (char *)base, (char *)commit };
+	if (sides_load(args, 2, db, result_dir, &sides, &err))
+		goto bad;
+
+	/* every job both sides ran: compared; the one whose headline moved most leads */
+	res = xcalloc(sides[0].ng ? sides[0].ng : 1, sizeof(*res));
+	const struct group **bgs = xcalloc(sides[0].ng ? sides[0].ng : 1, sizeof(*bgs));
+	const struct group **ngs = xcalloc(sides[0].ng ? sides[0].ng : 1, sizeof(*ngs));
+	ssize_t lead = -1;
+	for (size_t gi = 0; gi < sides[0].ng; gi++) {
+		const struct group *hit = side_match(&sides[1], &sides[0], &sides[0].g[gi]);
+		if (!hit)
+			continue;
+		const struct node *mats[2] = { sides[0].g[gi].matrix, hit->matrix };
+		const char *labels[2] = { sides[0].label, sides[1].label };
+		if (compare_matrices(mats, labels, 2, NULL, &res[nres], &err)) {
+			free(bgs);
+			free(ngs);
+			goto bad;
+		}
+		bgs[nres] = &sides[0].g[gi];
+		ngs[nres] = hit;
+		const struct compare_row *h = report_headline(&res[nres]);
+		if (h && (lead < 0 || fabs(h->change[1]) > fabs(report_headline(&res[lead])->change[1])))
+			lead = (ssize_t)nres;
+		nres++;
+	}
+	if (!nres) {
+		free(bgs);
+		free(ngs);
+		strbuf_setf(&err, "%s and %s share no job: nothing to compare", sides[0].label, sides[1].label);
+		goto bad;
+	}
+	if (lead < 0) {
+		free(bgs);
+		free(ngs);
+		ret = cmd_error(EXIT_FAIL, "no metric with a direction changed between %s and %s: nothing to report",
+				sides[0].label, sides[1].label);
+		goto out;
+	}
+	/* the lead's job, as the commit's run wrote it */
+	char *jp = ngs[lead]->run_dir ? xasprintf("%s/job.yaml", ngs[lead]->run_dir) : NULL;
+	job_text = read_text(jobfile ? jobfile : jp);
+	char *run_job = read_text(jp);
+	if (run_job && !(job = yml_load_one(run_job, jp, &err))) {
+		free(run_job);
+		free(jp);
+		free(bgs);
+		free(ngs);
+		goto bad;
+	}
+	free(run_job);
+	free(jp);
+	if (!job)
+		job = node_new(NODE_MAP);
+	if (ngs[lead]->run_dir) {
+		char *rp = xasprintf("%s/reproduce.sh", ngs[lead]->run_dir);
+		repro = read_text(rp);
+		free(rp);
+	}
+	if (kconfig) {
+		if (!(config = read_text(kconfig))) {
+			free(bgs);
+			free(ngs);
+			strbuf_setf(&err, "--kconfig %s: cannot read it", kconfig);
+			goto bad;
+		}
+		const char *rel = node_str(node_get(job, "kconfig"));
+		config_name = xasprintf("config-%s", rel ? rel : "kernel");
+	}
+	/* the other jobs that changed */
+	others = xcalloc(nres, sizeof(*others));
+	params = xcalloc(nres, sizeof(*params));
+	machines = xcalloc(nres, sizeof(*machines));
+	for (size_t i = 0; i < nres; i++) {
+		const struct compare_row *h = report_headline(&res[i]);
+		if ((ssize_t)i == lead || !h)
+			continue;
+		struct node *oj = NULL;
+		char *op = ngs[i]->run_dir ? xasprintf("%s/job.yaml", ngs[i]->run_dir) : NULL;
+		char *ot = read_text(op);
+		struct strbuf e2 = STRBUF_INIT, m = STRBUF_INIT;
+		if (ot)
+			oj = yml_load_one(ot, op, &e2);
+		params[i] = node_new(NODE_MAP);
+		if (oj) {
+			job_params(oj, params[i]);
+			report_machine(oj, &m);
+			machines[i] = strbuf_detach(&m);
+		}
+		const char *tc = oj ? node_str(node_get(oj, "testcase")) : NULL;
+		others[nothers++] = (struct report_other){ tc ? xstrdup(tc) : xstrndup(bgs[i]->desc, strcspn(bgs[i]->desc, "/")),
+							   h, machines[i], params[i] };
+		node_free(oj);
+		free(ot);
+		free(op);
+		strbuf_release(&e2);
+		strbuf_release(&m);
+	}
+	/* who wrote the commit, from the tree */
+	if (tree) {
+		struct gitrepo *repo;
+		struct gitrepo_commit gc;
+		if (gitrepo_open(&repo, tree, &err)) {
+			free(bgs);
+			free(ngs);
+			goto bad;
+		}
+		if (gitrepo_commit_info(repo, sides[1].label, &gc, &err)) {
+			gitrepo_close(repo);
+			free(bgs);
+			free(ngs);
+			goto bad;
+		}
+		full = xstrdup(gc.id);
+		subject = xstrdup(gc.subject);
+		author = xasprintf("%s <%s>", gc.author_name, gc.author_email);
+		gitrepo_commit_release(&gc);
+		gitrepo_close(repo);
+		if (!to.n)
+			addrs_add(&to, author);
+	}
+	if (!from) {
+		gethostname(host, sizeof(host) - 1);
+		from_default = xasprintf("lkprobot <lkprobot@%s>", strchr(host, '.') || !strcmp(host, "localhost")
+									    ? host : "localhost");
+		from = from_default;
+	}
+	struct report_input in = {
+		.cmp = &res[lead],
+		.job = job,
+		.test_desc = bgs[lead]->desc,
+		.commit = full ? full : sides[1].label,
+		.commit_subject = subject,
+		.url = url,
+		.others = others,
+		.nothers = nothers,
+		.from = from,
+		.to = to.v,
+		.nto = to.n,
+		.cc = cc.v,
+		.ncc = cc.n,
+		.signature = signature,
+		.domain = domain ? domain : "localhost",
+		.date = date,
+		.job_yaml = job_text,
+		.reproduce = repro,
+		.kconfig = config,
+		.kconfig_name = config_name,
+		.lf = output != NULL || !isatty(1),
+	};
+	free(bgs);
+	free(ngs);
+	if (body_only ? report_body(&in, &out, &err) : report_render(&in, &out, &err))
+		goto bad;
+	if (output) {
+		FILE *f = fopen(output, "w");
+		if (!f || fwrite(out.buf, 1, out.len, f) != out.len || fclose(f)) {
+			ret = cmd_error(EXIT_FAIL, "%s: cannot write the report", output);
+			goto out;
+		}
+	} else {
+		fwrite(out.buf, 1, out.len, stdout);
+	}
+	ret = EXIT_OK;
+	goto out;
+bad:
+	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+out:
+	for (size_t i = 0; i < nothers; i++)
+		free((char *)others[i].testcase);
+	free(others);
+	for (size_t i = 0; params && i < nres; i++) {
+		node_free(params[i]);
+		free(machines[i]);
+	}
+	free(params);
+	free(machines);
+	for (size_t i = 0; res && i < nres; i++)
+		compare_result_release(&res[i]);
+	free(res);
+	sides_release(sides, 2);
+	node_free(job);
+	free(job_text);
+	free(repro);
+	free(config);
+	free(config_name);
+	free(from_default);
+	free(author);
+	free(subject);
+	free(full);
+	free(to.v);
+	free(cc.v);
+	strbuf_release(&err);
+	strbuf_release(&out);
+	return ret;
+}

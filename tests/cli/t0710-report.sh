@@ -1,0 +1,101 @@
+#!/bin/sh
+# lkprobot report: the report mail of example 1 rendered from samples that
+# reproduce its table (tests/fixtures/compare), checked as a reader and a
+# mail parser (Python's email package) see it; the commit's subject and
+# author from a git tree; other jobs that changed; nothing to report.
+. "$(dirname "$0")/lib.sh"
+
+FIX="$SRC/tests/fixtures/compare"
+B="$TMP/r/fio-basic/2pmem-xfs-dax-200s-50%-tb-randwrite-2M-sync-200G-performance/lkp-hsw-ep6/debian/x86_64-rhel-7.2/gcc-6"
+
+test_expect_success 'setup: the two commits of example 1, a run with its job.yaml and reproduce.sh' '
+	python3 "$FIX/gen-samples.py" "$FIX/example-000.rows" "$B/base" "$B/new" &&
+	mkdir -p "$B/new/0" &&
+	lkprobot split-job -t lkp-hsw-ep6 -o "$TMP/sj" jobs/fio-basic/fio-basic-2pmem-xfs-dax-randwrite-2M-sync.yaml >/dev/null &&
+	cp "$TMP"/sj/*.yaml "$B/new/0/job.yaml" &&
+	printf "#!/bin/sh\nmkfs.xfs -f -q -m reflink=0 /dev/pmem0 &\nwait\n" >"$B/new/0/reproduce.sh"
+'
+
+test_expect_success 'a complete message: headers, the body of the reports, plots, attachments' '
+	lkprobot report --base "$B/base" --commit "$B/new" --date 1485000000 --domain lkp.example.org \
+		--from "kernel test robot <lkp@example.org>" --to "Dan Williams <dan.j.williams@intel.com>" \
+		-o "$TMP/r.eml" &&
+	grep -qx "Subject: \[lkprobot\] new: fio.write_bw_MBps -74.7% regression" "$TMP/r.eml" &&
+	grep -qx "Message-ID: <201701211200.[0-9a-f]\{8\}-lkprobot@lkp.example.org>" "$TMP/r.eml" &&
+	grep -qx "FYI, we noticed a -74.7% regression of fio.write_bw_MBps due to commit:" "$TMP/r.eml" &&
+	grep -qx "on test machine: 56 threads Intel(R) Xeon(R) CPU E5-2695 v3 @ 2.30GHz with 256G memory" "$TMP/r.eml" &&
+	grep -qx "	mount_option: dax" "$TMP/r.eml" && grep -qx "	cpufreq_governor: performance" "$TMP/r.eml" &&
+	grep -q "^test-description: Fio is a tool" "$TMP/r.eml" &&
+	grep -qx "Details are as below:" "$TMP/r.eml" &&
+	grep -qx -e "$(printf "%098d" 0 | tr 0 -)>" "$TMP/r.eml" &&
+	grep -qx "        lkprobot install job.yaml  # job file is attached in this email" "$TMP/r.eml" &&
+	grep -qx "     68769 ±  3%       -75%      17370        fio.write_bw_MBps" "$TMP/r.eml" &&
+	grep -q "^ *fio.write_bw_MBps$" "$TMP/r.eml" &&
+	grep -qx "\[O\] bisect-bad  sample" "$TMP/r.eml" &&
+	grep -q "^How sure lkprobot is: fio.write_bw_MBps went from 68769 (3 runs" "$TMP/r.eml" &&
+	grep -qx "Disclaimer:" "$TMP/r.eml" &&
+	python3 -c "import email, email.policy, sys
+m = email.message_from_bytes(open(sys.argv[1], \"rb\").read(), policy=email.policy.default)
+assert not m.defects, m.defects
+assert m[\"To\"] == \"Dan Williams <dan.j.williams@intel.com>\"
+parts = list(m.iter_parts())
+assert [p.get_filename() for p in parts] == [None, \"job.yaml\", \"reproduce\"], [p.get_filename() for p in parts]
+assert parts[1].get_content() == open(sys.argv[2]).read()
+assert \"mkfs.xfs\" in parts[2].get_content()
+for line in open(sys.argv[1], \"rb\"):
+    assert len(line) <= 1000
+" "$TMP/r.eml" "$B/new/0/job.yaml"
+'
+
+test_expect_success 'the same input gives the same bytes (Message-ID and MIME boundary included)' '
+	lkprobot report --base "$B/base" --commit "$B/new" --date 1485000000 --domain lkp.example.org \
+		--from "kernel test robot <lkp@example.org>" --to "Dan Williams <dan.j.williams@intel.com>" \
+		-o "$TMP/r2.eml" &&
+	cmp "$TMP/r.eml" "$TMP/r2.eml"
+'
+
+test_expect_success '--tree: the subject prefix and the author (To:, RFC 2047 for a non-ASCII name) from the commit' '
+	git init -q "$TMP/linux" &&
+	echo x >"$TMP/linux/f" && git -C "$TMP/linux" add f &&
+	GIT_AUTHOR_NAME="Jörg Rödel" GIT_AUTHOR_EMAIL=joro@8bytes.org GIT_COMMITTER_NAME=c GIT_COMMITTER_EMAIL=c@x.org \
+		git -C "$TMP/linux" commit -qm "x86, dax, pmem: introduce copy_from_iter dax operation" &&
+	id=$(git -C "$TMP/linux" rev-parse HEAD) &&
+	cp -r "$B/new" "$B/$id" &&
+	lkprobot report --base "$B/base" --commit "$B/$id" --tree "$TMP/linux" --date 1485000000 -o "$TMP/t.eml" &&
+	grep -qx "Subject: \[x86, dax, pmem\] $(echo $id | cut -c1-10): fio.write_bw_MBps -74.7% regression" "$TMP/t.eml" &&
+	grep -qx "To: =?UTF-8?Q?J=C3=B6rg_R=C3=B6del?= <joro@8bytes.org>" "$TMP/t.eml" &&
+	grep -qx "commit: $id (\"x86, dax, pmem: introduce copy_from_iter dax operation\")" "$TMP/t.eml"
+'
+
+test_expect_success 'runs under TCG: the report says the numbers are a functional check' '
+	mkdir -p "$TMP/tcg" && cp -r "$B/base" "$B/new" "$TMP/tcg/" &&
+	printf "facts:\n  accel: \"tcg: an emulated CPU\"\n" >>"$TMP/tcg/new/0/job.yaml" &&
+	lkprobot report --body --base "$TMP/tcg/base" --commit "$TMP/tcg/new" >"$TMP/tcg.txt" &&
+	tr "\n" " " <"$TMP/tcg.txt" | grep -q "Note: these runs were made in QEMU with TCG, an emulated CPU: the numbers are a functional check, not a performance figure."
+'
+
+test_expect_success 'other jobs that changed go in the "In addition to that" table (commits from the store)' '
+	for job in a b; do for c in aaaa1111 bbbb2222; do for r in 0 1 2; do
+		d="$TMP/st/vm-scalability/$job-pp/tb/debian/kc/gcc-12/$c/$r"; mkdir -p "$d"
+		printf "testcase: vm-scalability\ntbox_group: tb\ncommit: %s\nkconfig: kc\ncompiler: gcc-12\nrootfs: debian\nnr_cpu: 72\nbrand: Intel(R) Xeon(R) CPU E5-2699 v3 @ 2.30GHz\nmemory: 128G\nvm-scalability:\n  test: swap-w-seq\n  size: %s\n" $c $job >"$d/job.yaml"
+		base=$([ $job = a ] && echo 1000 || echo 2000); v=$([ $c = aaaa1111 ] && echo $base || echo $((base * 3 / 2)))
+		echo "{\"vm-scalability.throughput\": $((v + r)), \"vm-scalability.time.elapsed_time\": 95}" >"$d/stats.json"
+	done; done; done &&
+	lkprobot stats --reindex "$TMP/st" --db "$TMP/st.db" >/dev/null &&
+	lkprobot report --body --db "$TMP/st.db" --base aaaa --commit bbbb >"$TMP/o.txt" &&
+	grep -q "^FYI, we noticed a 50.0% improvement of vm-scalability.throughput due to commit:" "$TMP/o.txt" &&
+	grep -qx "In addition to that, the commit also has significant impact on the following tests:" "$TMP/o.txt" &&
+	grep -q "^| testcase: change | vm-scalability: vm-scalability.throughput 50.0% improvement *|$" "$TMP/o.txt" &&
+	grep -q "^| test machine     | 72 threads Intel(R) Xeon(R) CPU E5-2699 v3 @ 2.30GHz with 128G memory *|$" "$TMP/o.txt" &&
+	grep -q "^| test parameters  | size=" "$TMP/o.txt" &&
+	grep -q "^+------------------+-*+$" "$TMP/o.txt"
+'
+
+test_expect_success 'nothing changed: exit 1 with one line; a bad address: exit 2 with one line' '
+	expect_exit 1 lkprobot report --base "$B/base" --commit "$B/base" &&
+	one_line_error "nothing to report" &&
+	expect_exit 2 lkprobot report --base "$B/base" --commit "$B/new" --to "not an address" &&
+	one_line_error "invalid To address"
+'
+
+test_done

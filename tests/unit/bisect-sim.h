@@ -1,0 +1,111 @@
+/*
+ * bisect-sim: a simulated commit range for lib/bisect's tests and
+ * bench/bisect — a benchmark whose mean depends on the commit and whose
+ * noise is seeded (normal, or bimodal), and commits that cannot be built.
+ * Header-only; the oracle keeps every sample, as the result roots do.
+ */
+#ifndef LKP_BISECT_SIM_H
+#define LKP_BISECT_SIM_H
+
+#include "../../lib/bisect.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct scenario {
+	size_t n;			/* commits; n-1 is the bad end, n the good end */
+	size_t **parents, *nparents;
+	double *mu;			/* each commit's true mean (n+1) */
+	bool *broken;			/* cannot be built */
+	double noise;			/* relative stddev */
+	bool bimodal;			/* 20 % of the samples 3 noise-stddevs high */
+	uint64_t rng;
+	double **samples;		/* what was measured so far, per commit */
+	size_t *nsamples;
+	size_t total_runs;
+};
+
+static uint64_t next_u64(struct scenario *s)
+{
+	/* xorshift64*: deterministic per seed */
+	s->rng ^= s->rng >> 12;
+	s->rng ^= s->rng << 25;
+	s->rng ^= s->rng >> 27;
+	return s->rng * 2685821657736338717ULL;
+}
+
+static double uniform(struct scenario *s)
+{
+	return ((double)(next_u64(s) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double gauss(struct scenario *s)
+{
+	return sqrt(-2 * log(uniform(s))) * cos(2 * M_PI * uniform(s));
+}
+
+static int oracle(void *ctx, size_t i, size_t runs, const double **v, size_t *n, struct strbuf *err)
+{
+	struct scenario *s = ctx;
+	(void)err;
+	if (s->broken[i])
+		return 1;
+	while (s->nsamples[i] < runs) {
+		double e = gauss(s) * s->noise;
+		if (s->bimodal && uniform(s) < 0.2)
+			e += 3 * s->noise;
+		s->samples[i] = realloc(s->samples[i], (s->nsamples[i] + 1) * sizeof(double));
+		s->samples[i][s->nsamples[i]++] = s->mu[i] * (1 + e);
+		s->total_runs++;
+	}
+	*v = s->samples[i];
+	*n = s->nsamples[i];
+	return 0;
+}
+
+/* A linear range of n commits; the change enters at `culprit` (n: none). */
+static void linear(struct scenario *s, size_t n, uint64_t seed)
+{
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	s->rng = seed * 0x9E3779B97F4A7C15ULL + 1;
+	s->parents = calloc(n, sizeof(*s->parents));
+	s->nparents = calloc(n, sizeof(*s->nparents));
+	s->mu = calloc(n + 1, sizeof(double));
+	s->broken = calloc(n + 1, sizeof(bool));
+	s->samples = calloc(n + 1, sizeof(*s->samples));
+	s->nsamples = calloc(n + 1, sizeof(size_t));
+	for (size_t i = 0; i < n; i++) {
+		s->parents[i] = calloc(2, sizeof(size_t));
+		if (i)
+			s->parents[i][s->nparents[i]++] = i - 1;
+	}
+	for (size_t i = 0; i <= n; i++)
+		s->mu[i] = 1000;
+}
+
+/* commits from `culprit` on (and not the good end) get the shift */
+static void shift_from(struct scenario *s, size_t culprit, double shift)
+{
+	for (size_t i = culprit; i < s->n; i++)
+		s->mu[i] *= 1 + shift;
+}
+
+static void release(struct scenario *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->parents[i]);
+	for (size_t i = 0; i <= s->n; i++)
+		free(s->samples[i]);
+	free(s->parents);
+	free(s->nparents);
+	free(s->mu);
+	free(s->broken);
+	free(s->samples);
+	free(s->nsamples);
+}
+
+#endif

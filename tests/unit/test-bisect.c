@@ -1,0 +1,244 @@
+/*
+ * Unit tests: lib/bisect against simulated commit ranges — a benchmark
+ * whose mean depends on the commits in a commit's history and whose noise
+ * is seeded (normal, or bimodal): clean shifts, no change, a gradual drift,
+ * two regressions, merges, commits that cannot be built next to the
+ * culprit; and the accuracy over a few hundred seeded scenarios. The real
+ * processes and git repositories are in tests/cli/t0800-bisect.sh.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/bisect.h"
+
+#include "bisect-sim.h"
+
+static int run(struct scenario *s, struct bisect_outcome *out)
+{
+	struct bisect_oracle o = { oracle, s, NULL };
+	struct strbuf err = STRBUF_INIT;
+	int rc = bisect_run(s->n, s->parents, s->nparents, &o, NULL, out, &err);
+	if (rc)
+		print_error("bisect: %s\n", err.buf);
+	strbuf_release(&err);
+	return rc;
+}
+
+static void test_clean_shift(void **state)
+{
+	struct scenario s;
+	struct bisect_outcome out;
+	(void)state;
+
+	linear(&s, 100, 1);
+	s.noise = 0.01;
+	shift_from(&s, 37, -0.30);
+	assert_int_equal(run(&s, &out), 0);
+	assert_int_equal(out.status, BISECT_FOUND);
+	assert_int_equal(out.culprit, 37);
+	assert_int_equal(out.parent, 36);
+	assert_true(out.change < -25 && out.change > -35);
+	/* clean: ceil(log2 100) = 7 verdicts, the ends and the confirmation's parent */
+	assert_true(out.nsteps <= bisect_log2_ceil(100) + 1);
+	assert_true(out.commits <= bisect_log2_ceil(100) + 4);
+	bisect_outcome_release(&out);
+	release(&s);
+}
+
+static void test_no_change(void **state)
+{
+	struct scenario s;
+	struct bisect_outcome out;
+	(void)state;
+
+	linear(&s, 50, 2);
+	s.noise = 0.05;
+	assert_int_equal(run(&s, &out), 0);
+	assert_int_equal(out.status, BISECT_NOT_REPRODUCED);
+	assert_int_equal(out.nsteps, 0);
+	bisect_outcome_release(&out);
+	release(&s);
+}
+
+static void test_drift(void **state)
+{
+	struct scenario s;
+	struct bisect_outcome out;
+	(void)state;
+
+	/* 1 % a commit over 30 commits: no single culprit */
+	linear(&s, 30, 3);
+	s.noise = 0.005;
+	for (size_t i = 0; i < 30; i++)
+		s.mu[i] = 1000 * (1 + 0.01 * (double)(i + 1));
+	assert_int_equal(run(&s, &out), 0);
+	assert_int_equal(out.status, BISECT_NOT_REPRODUCED);
+	bisect_outcome_release(&out);
+	release(&s);
+}
+
+static void test_two_regressions(void **state)
+{
+	struct scenario s;
+	struct bisect_outcome out;
+	(void)state;
+
+	linear(&s, 64, 4);
+	s.noise = 0.02;
+	shift_from(&s, 10, 0.20);
+	shift_from(&s, 50, 0.25);
+	assert_int_equal(run(&s, &out), 0);
+	assert_int_equal(out.status, BISECT_FOUND);
+	assert_true(out.culprit == 10 || out.culprit == 50);
+	bisect_outcome_release(&out);
+	release(&s);
+}
+
+static void test_bimodal(void **state)
+{
+	struct scenario s;
+	struct bisect_outcome out;
+	(void)state;
+
+	linear(&s, 40, 5);
+	s.noise = 0.03;
+	s.bimodal = true;
+	shift_from(&s, 21, 0.40);
+	assert_int_equal(run(&s, &out), 0);
+	assert_int_equal(out.status, BISECT_FOUND);
+	assert_int_equal(out.culprit, 21);
+	bisect_outcome_release(&out);
+	release(&s);
+}
+
+static void test_merge(void **state)
+{
+	struct scenario s;
+	struct bisect_outcome out;
+	(void)state;
+
+	/*
+	 * 0..9 mainline, 10..14 a side branch off 4, 15 merges 9 and 14, then
+	 * 16..19; the change is commit 12 on the side branch
+	 */
+	linear(&s, 20, 6);
+	s.noise = 0.01;
+	s.nparents[10] = 1;
+	s.parents[10][0] = 4;
+	s.parents[15][0] = 9;
+	s.parents[15][1] = 14;
+	s.nparents[15] = 2;
+	for (size_t i = 0; i < 20; i++)
+		if (i == 12 || i == 13 || i == 14 || i >= 15)
+			s.mu[i] = 700;
+	assert_int_equal(run(&s, &out), 0);
+	assert_int_equal(out.status, BISECT_FOUND);
+	assert_int_equal(out.culprit, 12);
+	assert_int_equal(out.parent, 11);
+	bisect_outcome_release(&out);
+	release(&s);
+}
+
+static void test_unbuildable(void **state)
+{
+	struct scenario s;
+	struct bisect_outcome out;
+	(void)state;
+
+	/* the culprit's parent cannot be built: the answer is a set {22, 23} */
+	linear(&s, 40, 7);
+	s.noise = 0.01;
+	shift_from(&s, 23, -0.5);
+	s.broken[22] = true;
+	assert_int_equal(run(&s, &out), 0);
+	assert_int_equal(out.status, BISECT_AMBIGUOUS);
+	assert_int_equal(out.ncandidates, 2);
+	assert_int_equal(out.candidates[0], 22);
+	assert_int_equal(out.candidates[1], 23);
+	bisect_outcome_release(&out);
+	release(&s);
+
+	/* a broken commit away from the culprit is stepped around */
+	linear(&s, 40, 8);
+	s.noise = 0.01;
+	shift_from(&s, 23, -0.5);
+	s.broken[20] = true;
+	s.broken[21] = true;
+	assert_int_equal(run(&s, &out), 0);
+	assert_int_equal(out.status, BISECT_FOUND);
+	assert_int_equal(out.culprit, 23);
+	bisect_outcome_release(&out);
+	release(&s);
+}
+
+/* The seeded scenario set of bench/bisect too: shift 5-75 %, noise 1-10 %, 8-300 commits. */
+static void test_accuracy(void **state)
+{
+	size_t right = 0, wrong = 0, none = 0, total = 240, named_on_nochange = 0, nochange = 100;
+	(void)state;
+
+	for (uint64_t k = 0; k < total; k++) {
+		struct scenario s;
+		struct bisect_outcome out;
+		linear(&s, 8, 1000 + k);
+		size_t n = 8 + (size_t)(uniform(&s) * 292);
+		release(&s);
+		linear(&s, n, 1000 + k);
+		double shift = (0.05 + uniform(&s) * 0.70) * (uniform(&s) < 0.5 ? -1 : 1);
+		s.noise = 0.01 + uniform(&s) * 0.09;
+		/* a change the ends can show at all: at least the noise */
+		if (fabs(shift) < s.noise)
+			shift = shift < 0 ? -s.noise : s.noise;
+		size_t culprit = (size_t)(uniform(&s) * (double)(n - 1));
+		shift_from(&s, culprit, shift);
+		assert_int_equal(run(&s, &out), 0);
+		if (out.status == BISECT_FOUND && out.culprit == culprit)
+			right++;
+		else if (out.status == BISECT_FOUND)
+			wrong++;
+		else {
+			none++;
+			if (getenv("BISECT_DEBUG"))
+				print_message("  n %zu shift %.3f noise %.3f: %s\n", n, shift, s.noise, out.why);
+		}
+		bisect_outcome_release(&out);
+		release(&s);
+	}
+	for (uint64_t k = 0; k < nochange; k++) {
+		struct scenario s;
+		struct bisect_outcome out;
+		linear(&s, 50, 5000 + k);
+		s.noise = 0.01 + uniform(&s) * 0.09;
+		s.bimodal = k % 3 == 0;
+		assert_int_equal(run(&s, &out), 0);
+		named_on_nochange += out.status == BISECT_FOUND;
+		bisect_outcome_release(&out);
+		release(&s);
+	}
+	print_message("accuracy: %zu/%zu right, %zu wrong, %zu without a culprit; culprits named on %zu/%zu no-change ranges\n",
+		      right, total, wrong, none, named_on_nochange, nochange);
+	assert_true(right * 100 >= total * 95);
+	assert_true(named_on_nochange * 100 <= nochange * 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean_shift),
+		cmocka_unit_test(test_no_change),
+		cmocka_unit_test(test_drift),
+		cmocka_unit_test(test_two_regressions),
+		cmocka_unit_test(test_bimodal),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_unbuildable),
+		cmocka_unit_test(test_accuracy),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
