@@ -20,7 +20,7 @@ NOPC_LIBS := -lpfm -lmbedtls -lmbedx509 -lmbedcrypto -lm
 DEB_BUILD := build-essential pkg-config libyaml-dev libcurl4-openssl-dev \
 	libgit2-dev libpmem-dev libsqlite3-dev libmicrohttpd-dev libpfm4-dev \
 	libmbedtls-dev
-DEB_TEST := libcmocka-dev python3 sqlite3
+DEB_TEST := libcmocka-dev python3 sqlite3 python3-aiosmtpd python3-dkim openssl curl chromium
 DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod \
 	qemu-system-x86 busybox-static xz-utils ndctl linux-cpupower
 
@@ -49,7 +49,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(PKG_CFLAGS) \
 LDLIBS_ALL = -Wl,--as-needed $(PKG_LIBS) $(NOPC_LIBS)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-LIB_SRC := $(sort $(wildcard lib/*.c lib/programs/*.c providers/*.c mail/*.c))
+LIB_SRC := $(sort $(wildcard lib/*.c lib/programs/*.c providers/*.c mail/*.c web/*.c))
 ROBOT_SRC := $(sort $(wildcard robot/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))

@@ -71,16 +71,9 @@ int main(void)
 		struct scenario s, b;
 		struct bisect_outcome out;
 		struct strbuf err = STRBUF_INIT;
-		linear(&s, 8, 1000 + k);
-		size_t n = 8 + (size_t)(uniform(&s) * 292);
-		release(&s);
-		linear(&s, n, 1000 + k);
-		double shift = (0.05 + uniform(&s) * 0.70) * (uniform(&s) < 0.5 ? -1 : 1);
-		s.noise = 0.01 + uniform(&s) * 0.09;
-		if (fabs(shift) < s.noise)
-			shift = shift < 0 ? -s.noise : s.noise;
-		size_t culprit = (size_t)(uniform(&s) * (double)(n - 1));
-		shift_from(&s, culprit, shift);
+		size_t n, culprit;
+		double shift;
+		seeded_range(&s, k, &n, &culprit, &shift);
 		/* the same range, its own noise, for the baseline */
 		linear(&b, n, 1000 + k);
 		b.noise = s.noise;

@@ -113,17 +113,38 @@ static double var(const double *v, size_t n)
 	return n > 1 ? s / (double)(n - 1) : 0;
 }
 
+/*
+ * The ends as two normal distributions with a common spread — of the
+ * samples' logarithms when the metric is positive and the ends differ by
+ * more than a factor of 2: throughput under noise that scales with it
+ * (TCG's fio numbers spread over a factor of 5) is normal in log space.
+ */
 struct model {
 	double good, bad, sigma;
+	bool log;
 };
+
+static double scale(const struct model *m, double x)
+{
+	return m->log ? log(x) : x;
+}
 
 static double llr(const struct model *m, const double *x, size_t n)
 {
 	double l = 0;
-	for (size_t i = 0; i < n; i++)
-		l += ((x[i] - m->good) * (x[i] - m->good) - (x[i] - m->bad) * (x[i] - m->bad)) /
-		     (2 * m->sigma * m->sigma);
+	for (size_t i = 0; i < n; i++) {
+		double v = scale(m, x[i]);
+		l += ((v - m->good) * (v - m->good) - (v - m->bad) * (v - m->bad)) / (2 * m->sigma * m->sigma);
+	}
 	return l;
+}
+
+static bool all_positive(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return false;
+	return true;
 }
 
 static void add_step(struct bisect_outcome *out, size_t i, int verdict, size_t runs, double l, bool sure)
@@ -201,14 +222,21 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 		goto out;
 	}
 	/* the noise both ends show; not below a twentieth of the shift, so one wild sample cannot decide */
-	struct model m = { mg, mb, sqrt(((double)(ng - 1) * var(g, ng) + (double)(nb - 1) * var(b, nb)) /
-					 (double)(ng + nb - 2)) };
+	struct model m = { 0 };
+	m.log = all_positive(g, ng) && all_positive(b, nb) && (mb > 2 * mg || mg > 2 * mb);
+	for (size_t i = 0; i < ng; i++)
+		g[i] = scale(&m, g[i]);
+	for (size_t i = 0; i < nb; i++)
+		b[i] = scale(&m, b[i]);
+	m.good = mean(g, ng);
+	m.bad = mean(b, nb);
+	m.sigma = sqrt(((double)(ng - 1) * var(g, ng) + (double)(nb - 1) * var(b, nb)) / (double)(ng + nb - 2));
 	/*
 	 * How many runs a verdict may take: the expected log-likelihood ratio
 	 * of a sample is d^2/2 (d: the shift in noise units), so reaching the
 	 * threshold takes about 2A/d^2 runs; allow three times that.
 	 */
-	double d_eff = m.sigma > 0 ? fabs(mb - mg) / m.sigma : INFINITY;
+	double d_eff = m.sigma > 0 ? fabs(m.bad - m.good) / m.sigma : INFINITY;
 	double want = 6 * threshold / (d_eff * d_eff);
 	if (want > (double)cap)
 		cap = want > (double)limit ? limit : (size_t)ceil(want);
@@ -222,8 +250,8 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 	 */
 	if (!op->start_runs)
 		start = d_eff >= 6 ? 1 : d_eff >= 4 ? 2 : start;
-	if (m.sigma < fabs(mb - mg) / 20)
-		m.sigma = fabs(mb - mg) / 20;
+	if (m.sigma < fabs(m.bad - m.good) / 20)
+		m.sigma = fabs(m.bad - m.good) / 20;
 	if (!(m.sigma > 0))
 		m.sigma = 1e-12;
 	search_mark(&s, n - 1, +1);

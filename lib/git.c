@@ -193,6 +193,117 @@ void gitrepo_range_release(struct gitrepo_range *g)
 	memset(g, 0, sizeof(*g));
 }
 
+static int collect_path(const git_diff_delta *d, float progress, void *payload)
+{
+	struct gitrepo_paths *p = payload;
+	(void)progress;
+	/* both sides of a rename; a path once */
+	const char *paths[2] = { d->old_file.path, d->new_file.path };
+	for (int k = 0; k < 2; k++) {
+		if (!paths[k] || (k && d->old_file.path && !strcmp(paths[0], paths[1])))
+			continue;
+		p->v = xrealloc(p->v, (p->n + 1) * sizeof(*p->v));
+		p->v[p->n++] = xstrdup(paths[k]);
+	}
+	return 0;
+}
+
+int gitrepo_changed_paths(struct gitrepo *r, const char *rev, struct gitrepo_paths *out, struct strbuf *err)
+{
+	git_commit *c = NULL, *parent = NULL;
+	git_tree *t = NULL, *pt = NULL;
+	git_diff *diff = NULL;
+	git_diff_options opts;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (lookup_commit(r, rev, &c, err))
+		return -1;
+	if (git_commit_tree(&t, c) || (git_commit_parentcount(c) && (git_commit_parent(&parent, c, 0) ||
+								  git_commit_tree(&pt, parent)))) {
+		git_fail(err, "cannot read the trees of '%s'", rev);
+		goto out;
+	}
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	if (git_diff_tree_to_tree(&diff, r->repo, pt, t, &opts)) {
+		git_fail(err, "cannot diff '%s' against its parent", rev);
+		goto out;
+	}
+	if (git_diff_find_similar(diff, NULL) || git_diff_foreach(diff, collect_path, NULL, NULL, NULL, out)) {
+		git_fail(err, "cannot list the files '%s' changes", rev);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret)
+		gitrepo_paths_release(out);
+	git_diff_free(diff);
+	git_tree_free(t);
+	git_tree_free(pt);
+	git_commit_free(parent);
+	git_commit_free(c);
+	return ret;
+}
+
+int gitrepo_read(struct gitrepo *r, const char *rev, const char *path, struct strbuf *out, struct strbuf *err)
+{
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *b = NULL;
+	int ret = -1;
+
+	if (lookup_commit(r, rev, &c, err))
+		return -1;
+	if (git_commit_tree(&t, c)) {
+		git_fail(err, "cannot read the tree of '%s'", rev);
+		goto out;
+	}
+	if (git_tree_entry_bypath(&e, t, path)) {
+		git_error_clear();
+		ret = 1;
+		goto out;
+	}
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB || git_blob_lookup(&b, r->repo, git_tree_entry_id(e))) {
+		git_fail(err, "'%s' at '%s' is not a file", path, rev);
+		goto out;
+	}
+	strbuf_add(out, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b));
+	ret = 0;
+out:
+	git_blob_free(b);
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	git_commit_free(c);
+	return ret;
+}
+
+int gitrepo_is_ancestor(struct gitrepo *r, const char *ancestor, const char *rev, struct strbuf *err)
+{
+	git_commit *a = NULL, *c = NULL;
+	int ret = -1;
+
+	if (lookup_commit(r, ancestor, &a, err) || lookup_commit(r, rev, &c, err))
+		goto out;
+	ret = git_graph_descendant_of(r->repo, git_commit_id(c), git_commit_id(a));
+	if (ret < 0)
+		git_fail(err, "cannot walk '%s' in '%s'", rev, r->path);
+	else if (git_oid_equal(git_commit_id(a), git_commit_id(c)))
+		ret = 1;
+out:
+	git_commit_free(a);
+	git_commit_free(c);
+	return ret;
+}
+
+void gitrepo_paths_release(struct gitrepo_paths *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
 static char *dup_or_empty(const char *s)
 {
 	return xstrdup(s ? s : "");
@@ -209,6 +320,7 @@ int gitrepo_commit_info(struct gitrepo *r, const char *rev, struct gitrepo_commi
 		return -1;
 	git_oid_tostr(ci->id, sizeof(ci->id), git_commit_id(c));
 	ci->subject = dup_or_empty(git_commit_summary(c));
+	ci->message = dup_or_empty(git_commit_message(c));
 	a = git_commit_author(c);
 	m = git_commit_committer(c);
 	ci->author_name = dup_or_empty(a->name);
@@ -232,6 +344,7 @@ int gitrepo_commit_info(struct gitrepo *r, const char *rev, struct gitrepo_commi
 void gitrepo_commit_release(struct gitrepo_commit *c)
 {
 	free(c->subject);
+	free(c->message);
 	free(c->author_name);
 	free(c->author_email);
 	free(c->committer_name);

@@ -40,6 +40,7 @@ int gitrepo_resolve(struct gitrepo *r, const char *rev, char id[GITREPO_HEXSZ + 
 struct gitrepo_commit {
 	char id[GITREPO_HEXSZ + 1];
 	char *subject;		/* the first paragraph of the message, on one line */
+	char *message;		/* the whole message (trailers included) */
 	char *author_name, *author_email;
 	int64_t author_time;	/* seconds since the epoch */
 	int author_offset;	/* the author's time zone, minutes east of UTC */
@@ -71,6 +72,21 @@ struct gitrepo_range {
 int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool first_parent,
 		  struct gitrepo_range *out, struct strbuf *err);
 void gitrepo_range_release(struct gitrepo_range *g);
+
+/* The paths a commit changes against its first parent (all its files for a root commit). */
+struct gitrepo_paths {
+	char **v;
+	size_t n;
+};
+/* 0, or -1 with one line in err. Renames give both paths. */
+int gitrepo_changed_paths(struct gitrepo *r, const char *rev, struct gitrepo_paths *out, struct strbuf *err);
+void gitrepo_paths_release(struct gitrepo_paths *p);
+
+/* Is ancestor an ancestor of rev (or rev itself)? 1, 0, or -1 with err set. */
+int gitrepo_is_ancestor(struct gitrepo *r, const char *ancestor, const char *rev, struct strbuf *err);
+
+/* The file at path in rev's tree, appended to out: 0, 1 when there is no such file, -1 with err set. */
+int gitrepo_read(struct gitrepo *r, const char *rev, const char *path, struct strbuf *out, struct strbuf *err);
 
 struct gitrepo_checkout_stats {
 	bool incremental;	/* only the difference to the previous checkout was applied */

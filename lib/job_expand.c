@@ -1118,6 +1118,16 @@ static int cmp_param(const void *a, const void *b)
 	return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
+/* A parameter's value as path_params writes it (Ruby's to_s; a list is "[list]"). */
+static void param_text(const struct param *p, struct strbuf *val)
+{
+	strbuf_reset(val);
+	if (node_str(p->val))
+		ruby_str(p->val, val);
+	else if (p->val->type == NODE_SEQ)
+		strbuf_addstr(val, "[list]");
+}
+
 void job_path_params(const struct node *job, bool compatible, struct strbuf *out)
 {
 	struct params ps = { 0 };
@@ -1128,11 +1138,7 @@ void job_path_params(const struct node *job, bool compatible, struct strbuf *out
 		qsort(ps.v, ps.n, sizeof(*ps.v), cmp_param);
 	for (size_t i = 0; i < ps.n; i++) {
 		const struct param *p = &ps.v[i];
-		strbuf_reset(&val);
-		if (node_str(p->val))
-			ruby_str(p->val, &val);
-		else if (p->val->type == NODE_SEQ)
-			strbuf_addstr(&val, "[list]");
+		param_text(p, &val);
 		if (p->eq) {
 			strbuf_addstr(&raw, p->key);
 			if (val.len) {
@@ -1178,13 +1184,9 @@ void job_params(const struct node *job, struct node *out)
 	collect_params(job, NULL, workload_mask(job), &ps);
 	for (size_t i = 0; i < ps.n; i++) {
 		const struct param *p = &ps.v[i];
-		strbuf_reset(&val);
-		if (node_str(p->val))
-			ruby_str(p->val, &val);
-		else if (p->val->type == NODE_SEQ)
-			strbuf_addstr(&val, "[list]");
-		else if (node_is_null(p->val) && !p->eq)
+		if (!node_str(p->val) && p->val->type != NODE_SEQ && node_is_null(p->val) && !p->eq)
 			continue;
+		param_text(p, &val);
 		struct node *v = node_new_scalar(val.buf);
 		v->quoted = 1;
 		node_set(out, p->key, v);

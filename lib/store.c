@@ -132,9 +132,53 @@ static const char migration_2[] =
 	"  updated INTEGER NOT NULL\n"
 	") STRICT;\n";
 
+/*
+ * The outbox: each message once (its Message-ID), its envelope, and where
+ * its delivery stands: queued, sending (a sender holds it), sent, failed
+ * (a permanent refusal), in-doubt (a sender died while the server may have
+ * taken it: never sent again without the operator).
+ */
+static const char migration_3[] =
+	"CREATE TABLE outbox (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  message_id TEXT NOT NULL UNIQUE,\n"
+	"  mail_from TEXT NOT NULL,\n"
+	"  rcpts TEXT NOT NULL,\n"
+	"  data BLOB NOT NULL,\n"
+	"  status TEXT NOT NULL,\n"
+	"  attempts INTEGER NOT NULL DEFAULT 0,\n"
+	"  next_try INTEGER NOT NULL,\n"
+	"  last_error TEXT,\n"
+	"  sender_pid INTEGER,\n"
+	"  created INTEGER NOT NULL,\n"
+	"  updated INTEGER NOT NULL,\n"
+	"  sent INTEGER\n"
+	") STRICT;\n"
+	"CREATE INDEX outbox_due ON outbox(status, next_try);\n";
+
+/*
+ * The service's work: each head of each watched branch once, with the
+ * base it is compared with, where its testing stands and what came of it.
+ */
+static const char migration_4[] =
+	"CREATE TABLE heads (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  tree TEXT NOT NULL,\n"
+	"  branch TEXT NOT NULL,\n"
+	"  head TEXT NOT NULL,\n"
+	"  base TEXT NOT NULL,\n"
+	"  status TEXT NOT NULL,\n"
+	"  result TEXT,\n"
+	"  first_seen INTEGER NOT NULL,\n"
+	"  updated INTEGER NOT NULL,\n"
+	"  UNIQUE(tree, branch, head)\n"
+	") STRICT;\n";
+
 static const struct migration migrations[] = {
 	{ "runs, stats, machines, commits and jobs", migration_1 },
 	{ "bisections", migration_2 },
+	{ "outbox", migration_3 },
+	{ "heads", migration_4 },
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION,
@@ -186,10 +230,49 @@ enum stmt_id {
 	ST_BISECT_ADD,
 	ST_BISECT_GET,
 	ST_BISECT_END,
+	ST_OUTBOX_ADD,
+	ST_OUTBOX_GET,
+	ST_OUTBOX_CLAIM,
+	ST_OUTBOX_DATA,
+	ST_OUTBOX_UNCLAIM,
+	ST_OUTBOX_DONE,
+	ST_OUTBOX_RETRY,
+	ST_OUTBOX_RECOVER,
+	ST_OUTBOX_DUE,
+	ST_OUTBOX_LIST,
+	ST_HEAD_ADD,
+	ST_HEAD_SET,
+	ST_HEAD_TODO,
+	ST_HEAD_LIST,
 	ST_NR
 };
 
 static const char *const stmt_sql[ST_NR] = {
+	[ST_HEAD_ADD] = "INSERT INTO heads(tree, branch, head, base, status, first_seen, updated)"
+		" VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5) ON CONFLICT(tree, branch, head) DO NOTHING RETURNING id",
+	[ST_HEAD_SET] = "UPDATE heads SET status = ?2, result = ?3, updated = ?4 WHERE id = ?1",
+	[ST_HEAD_TODO] = "SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads"
+		" WHERE status IN ('queued', 'testing') ORDER BY id",
+	[ST_HEAD_LIST] = "SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads ORDER BY id",
+	[ST_OUTBOX_ADD] = "INSERT INTO outbox(message_id, mail_from, rcpts, data, status, next_try, created, updated)"
+		" VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5, ?5) ON CONFLICT(message_id) DO NOTHING RETURNING id",
+	[ST_OUTBOX_GET] = "SELECT id, message_id, mail_from, rcpts, data, status, attempts, next_try, last_error,"
+		" created, updated, sent FROM outbox WHERE id = ?1",
+	[ST_OUTBOX_CLAIM] = "UPDATE outbox SET status = 'connecting', sender_pid = ?2, attempts = attempts + 1,"
+		" updated = ?3 WHERE id = ?1 AND status = 'queued'",
+	[ST_OUTBOX_DATA] = "UPDATE outbox SET status = 'sending', updated = ?2 WHERE id = ?1 AND status = 'connecting'",
+	[ST_OUTBOX_UNCLAIM] = "UPDATE outbox SET status = 'queued', sender_pid = NULL, updated = ?1 WHERE status = 'connecting'",
+	[ST_OUTBOX_DONE] = "UPDATE outbox SET status = ?2, last_error = ?3, next_try = ?4, updated = ?5,"
+		" sent = CASE WHEN ?2 = 'sent' THEN ?5 ELSE sent END, sender_pid = NULL"
+		" WHERE id = ?1 AND status IN ('connecting', 'sending')",
+	[ST_OUTBOX_RETRY] = "UPDATE outbox SET status = 'queued', next_try = ?2, updated = ?2"
+		" WHERE id = ?1 AND status IN ('failed', 'in-doubt', 'queued')",
+	[ST_OUTBOX_RECOVER] = "UPDATE outbox SET status = 'in-doubt', updated = ?1, last_error ="
+		" 'the sender stopped while delivering it: the server may have taken it; lkprobot outbox retry ID sends it again'"
+		" WHERE status = 'sending'",
+	[ST_OUTBOX_DUE] = "SELECT id FROM outbox WHERE status = 'queued' AND next_try <= ?1 ORDER BY next_try, id",
+	[ST_OUTBOX_LIST] = "SELECT id, message_id, status, attempts, next_try, last_error, created, updated, sent,"
+		" rcpts FROM outbox ORDER BY id",
 	[ST_BISECT_ADD] = "INSERT INTO bisections(tree, good, bad, job, overrides, provider, first_parent,"
 		" metric, status, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9, ?9)"
 		" RETURNING id",
@@ -1224,4 +1307,274 @@ void store_bisection_release(struct store_bisection *b)
 	free(b->status);
 	free(b->culprit);
 	memset(b, 0, sizeof(*b));
+}
+
+/* ---- the outbox ---- */
+
+int64_t store_outbox_add(struct store *s, const char *message_id, const char *from, const char *rcpts,
+			 const char *data, size_t len, int64_t now, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_OUTBOX_ADD, err);
+	int64_t id = -1;
+
+	if (q) {
+		bind_text(q, 1, message_id);
+		bind_text(q, 2, from);
+		bind_text(q, 3, rcpts);
+		sqlite3_bind_blob(q, 4, data, (int)len, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 5, now);
+		id = step_id(s, q, err);
+	}
+	if (id < 0)
+		context(s, err, "queue %s", message_id);
+	return id;
+}
+
+int store_outbox_get(struct store *s, int64_t id, struct store_mail *m, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_OUTBOX_GET, err);
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (!q)
+		return context(s, err, "read outbox message %lld", (long long)id);
+	sqlite3_bind_int64(q, 1, id);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		m->id = sqlite3_column_int64(q, 0);
+		m->message_id = column_dup(q, 1);
+		m->from = column_dup(q, 2);
+		m->rcpts = column_dup(q, 3);
+		m->len = (size_t)sqlite3_column_bytes(q, 4);
+		m->data = xmalloc(m->len + 1);
+		if (m->len)
+			memcpy(m->data, sqlite3_column_blob(q, 4), m->len);
+		m->data[m->len] = '\0';
+		m->status = column_dup(q, 5);
+		m->attempts = (int)sqlite3_column_int64(q, 6);
+		m->next_try = sqlite3_column_int64(q, 7);
+		m->last_error = column_dup(q, 8);
+		m->created = sqlite3_column_int64(q, 9);
+		m->updated = sqlite3_column_int64(q, 10);
+		m->sent = sqlite3_column_int64(q, 11);
+		sqlite3_reset(q);
+		return 0;
+	}
+	if (rc == SQLITE_DONE)
+		strbuf_setf(err, "no message %lld in the outbox of %s ('lkprobot outbox list' shows them)", (long long)id,
+			    s->path);
+	else
+		sqlerr(s, err);
+	sqlite3_reset(q);
+	return -1;
+}
+
+void store_mail_release(struct store_mail *m)
+{
+	free(m->message_id);
+	free(m->from);
+	free(m->rcpts);
+	free(m->data);
+	free(m->status);
+	free(m->last_error);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Run an UPDATE; the number of rows it changed, or -1. */
+static int64_t update(struct store *s, sqlite3_stmt *q, struct strbuf *err)
+{
+	if (step_done(s, q, err))
+		return -1;
+	return sqlite3_changes64(s->db);
+}
+
+int store_outbox_claim(struct store *s, int64_t id, int pid, int64_t now, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_OUTBOX_CLAIM, err);
+	int64_t n = -1;
+
+	if (q) {
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_int64(q, 2, pid);
+		sqlite3_bind_int64(q, 3, now);
+		n = update(s, q, err);
+	}
+	if (n < 0)
+		return context(s, err, "claim outbox message %lld", (long long)id);
+	return n > 0;
+}
+
+int store_outbox_done(struct store *s, int64_t id, const char *status, const char *error, int64_t next_try,
+		      int64_t now, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_OUTBOX_DONE, err);
+
+	if (!q)
+		return context(s, err, "record delivery of outbox message %lld", (long long)id);
+	sqlite3_bind_int64(q, 1, id);
+	bind_text(q, 2, status);
+	bind_text(q, 3, error);
+	sqlite3_bind_int64(q, 4, next_try);
+	sqlite3_bind_int64(q, 5, now);
+	if (update(s, q, err) < 0)
+		return context(s, err, "record delivery of outbox message %lld", (long long)id);
+	return 0;
+}
+
+int store_outbox_retry(struct store *s, int64_t id, int64_t now, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_OUTBOX_RETRY, err);
+	int64_t n = -1;
+
+	if (q) {
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_int64(q, 2, now);
+		n = update(s, q, err);
+	}
+	if (n < 0)
+		return context(s, err, "requeue outbox message %lld", (long long)id);
+	if (!n) {
+		strbuf_setf(err, "outbox message %lld is not failed, in doubt or queued (sent, being sent, or no such message)",
+			    (long long)id);
+		return -1;
+	}
+	return 0;
+}
+
+int store_outbox_data(struct store *s, int64_t id, int64_t now, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_OUTBOX_DATA, err);
+
+	if (!q)
+		return context(s, err, "mark outbox message %lld as being sent", (long long)id);
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_int64(q, 2, now);
+	if (update(s, q, err) < 0)
+		return context(s, err, "mark outbox message %lld as being sent", (long long)id);
+	return 0;
+}
+
+long store_outbox_recover(struct store *s, int64_t now, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_OUTBOX_UNCLAIM, err);
+	int64_t n = -1;
+
+	/* left before the message started to leave: the server cannot have it */
+	if (q) {
+		sqlite3_bind_int64(q, 1, now);
+		n = update(s, q, err) < 0 ? -1 : 0;
+	}
+	if (n >= 0 && (q = stmt(s, ST_OUTBOX_RECOVER, err))) {
+		sqlite3_bind_int64(q, 1, now);
+		n = update(s, q, err);
+	}
+	if (n < 0)
+		context(s, err, "look for interrupted deliveries");
+	return (long)n;
+}
+
+int store_outbox_due(struct store *s, int64_t now, int64_t **ids, size_t *n, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_OUTBOX_DUE, err);
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (!q)
+		return context(s, err, "list the due messages");
+	sqlite3_bind_int64(q, 1, now);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		*ids = xrealloc(*ids, (*n + 1) * sizeof(**ids));
+		(*ids)[(*n)++] = sqlite3_column_int64(q, 0);
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE) {
+		sqlerr(s, err);
+		return context(s, err, "list the due messages");
+	}
+	return 0;
+}
+
+/* Every row of a prepared statement as a map of keys[] (NULL columns left out). 0, or -1 with err set. */
+static int rows(struct store *s, sqlite3_stmt *q, const char *const *keys, int ncols, struct node **out,
+		struct strbuf *err)
+{
+	int rc;
+
+	*out = node_new(NODE_SEQ);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct node *m = node_new(NODE_MAP);
+		for (int c = 0; c < ncols; c++)
+			add_column(m, keys[c], q, c);
+		node_push(*out, m);
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE) {
+		sqlerr(s, err);
+		node_free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int store_outbox_list(struct store *s, struct node **out, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_OUTBOX_LIST, err);
+	static const char *const keys[] = { "id", "message_id", "status", "attempts", "next_try", "last_error",
+					    "created", "updated", "sent", "rcpts" };
+
+	*out = NULL;
+	if (!q || rows(s, q, keys, 10, out, err))
+		return context(s, err, "list the outbox");
+	return 0;
+}
+
+/* ---- the service's heads ---- */
+
+int64_t store_head_add(struct store *s, const char *tree, const char *branch, const char *head, const char *base,
+		       int64_t now, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_HEAD_ADD, err);
+	int64_t id = -1;
+
+	if (q) {
+		bind_text(q, 1, tree);
+		bind_text(q, 2, branch);
+		bind_text(q, 3, head);
+		bind_text(q, 4, base);
+		sqlite3_bind_int64(q, 5, now);
+		id = step_id(s, q, err);
+	}
+	if (id < 0)
+		context(s, err, "record head %s of %s %s", head, tree, branch);
+	return id;
+}
+
+int store_head_set(struct store *s, int64_t id, const char *status, const char *result, int64_t now,
+		   struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_HEAD_SET, err);
+
+	if (!q)
+		return context(s, err, "record head %lld", (long long)id);
+	sqlite3_bind_int64(q, 1, id);
+	bind_text(q, 2, status);
+	bind_text(q, 3, result);
+	sqlite3_bind_int64(q, 4, now);
+	if (step_done(s, q, err))
+		return context(s, err, "record head %lld", (long long)id);
+	return 0;
+}
+
+int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, todo ? ST_HEAD_TODO : ST_HEAD_LIST, err);
+	static const char *const keys[] = { "id", "tree", "branch", "head", "base", "status", "result", "first_seen",
+					    "updated" };
+
+	*out = NULL;
+	if (!q || rows(s, q, keys, 9, out, err))
+		return context(s, err, "list the heads");
+	return 0;
 }

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 4
 /* How long a write waits for another process's write to finish. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -156,5 +156,57 @@ int store_bisection_get(struct store *s, int64_t id, struct store_bisection *b, 
 int store_bisection_end(struct store *s, int64_t id, const char *metric, const char *status, const char *culprit,
 			struct strbuf *err);
 void store_bisection_release(struct store_bisection *b);
+
+/*
+ * The outbox: messages to deliver, each once (keyed by its Message-ID).
+ * Status: queued -> connecting (claimed by one sender) -> sending (the
+ * message has started to leave) -> sent | queued (a temporary failure,
+ * with next_try) | failed (permanent; last_error says why). A sender that
+ * died leaves connecting (back to queued: the server cannot have it) or
+ * sending (in-doubt: the server may have taken it, so it is not sent again
+ * unless the operator says so, store_outbox_retry); store_outbox_recover.
+ */
+struct store_mail {
+	int64_t id;
+	char *message_id, *from, *rcpts;	/* rcpts: one envelope address a line */
+	char *data;				/* the message as it goes on the wire (NUL-terminated too) */
+	size_t len;
+	char *status, *last_error;
+	int attempts;
+	int64_t next_try, created, updated, sent;
+};
+
+/* Queue a message: its id, 0 when that Message-ID is queued already (nothing added), -1 with err set. */
+int64_t store_outbox_add(struct store *s, const char *message_id, const char *from, const char *rcpts,
+			 const char *data, size_t len, int64_t now, struct strbuf *err);
+int store_outbox_get(struct store *s, int64_t id, struct store_mail *m, struct strbuf *err);
+void store_mail_release(struct store_mail *m);
+/* Take a queued message for sending (connecting): 1 taken, 0 someone else has it (or it is not queued), -1 with err set. */
+int store_outbox_claim(struct store *s, int64_t id, int pid, int64_t now, struct strbuf *err);
+/* The claimed message has started to leave (sending). 0, or -1 with err set. */
+int store_outbox_data(struct store *s, int64_t id, int64_t now, struct strbuf *err);
+/* How a claimed delivery ended: status sent, queued (with next_try) or failed. 0, or -1 with err set. */
+int store_outbox_done(struct store *s, int64_t id, const char *status, const char *error, int64_t next_try,
+		      int64_t now, struct strbuf *err);
+/* Queue a failed, in-doubt (or queued) message again, due now. 0, or -1 with err set. */
+int store_outbox_retry(struct store *s, int64_t id, int64_t now, struct strbuf *err);
+/* After a sender died: connecting -> queued, sending -> in-doubt; how many in doubt, or -1 with err set. */
+long store_outbox_recover(struct store *s, int64_t now, struct strbuf *err);
+/* The ids of the queued messages due at now, oldest first. 0, or -1 with err set. */
+int store_outbox_due(struct store *s, int64_t now, int64_t **ids, size_t *n, struct strbuf *err);
+/* Every message (without its data) as a sequence of maps. 0, or -1 with err set. */
+int store_outbox_list(struct store *s, struct node **out, struct strbuf *err);
+
+/*
+ * The service's heads: each head of a watched branch once (queued ->
+ * testing -> done | failed), the base it is compared with, the outcome as
+ * text (JSON). store_head_add: its id, 0 when known already, -1 with err.
+ */
+int64_t store_head_add(struct store *s, const char *tree, const char *branch, const char *head, const char *base,
+		       int64_t now, struct strbuf *err);
+int store_head_set(struct store *s, int64_t id, const char *status, const char *result, int64_t now,
+		   struct strbuf *err);
+/* The heads (todo: only queued and testing ones, oldest first) as maps. 0, or -1 with err set. */
+int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err);
 
 #endif

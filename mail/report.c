@@ -176,6 +176,16 @@ static void wrap(struct strbuf *out, const char *text)
 		strbuf_addch(out, '\n');
 }
 
+/* Text from a commit made safe for one line: control characters become spaces. */
+static char *one_line(const char *s, size_t max)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (; s && *s && sb.len < max; s++)
+		strbuf_addch(&sb, (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
+	return strbuf_detach(&sb);
+}
+
 int report_body(const struct report_input *in, struct strbuf *out, struct strbuf *err)
 {
 	const struct compare_result *cmp = in->cmp;
@@ -197,8 +207,11 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 		strbuf_addf(out, "%.1f%%", h->change[last]);
 	strbuf_addf(out, " %s of %s due to commit:\n\n\n", h->verdict > 0 ? "improvement" : "regression", h->metric);
 	strbuf_addf(out, "commit: %s", in->commit);
-	if (in->commit_subject)
-		strbuf_addf(out, " (\"%s\")", in->commit_subject);
+	if (in->commit_subject) {
+		char *subj = one_line(in->commit_subject, 500);
+		strbuf_addf(out, " (\"%s\")", subj);
+		free(subj);
+	}
 	strbuf_addch(out, '\n');
 	if (in->url)
 		strbuf_addf(out, "url: %s\n", in->url);
@@ -271,11 +284,13 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 	if (report_body(in, &body, err))
 		goto out;
 	/* [<the commit subject's prefix>] <sha10>: <metric> <change> <verdict> */
-	const char *colon = in->commit_subject ? strstr(in->commit_subject, ": ") : NULL;
+	char *csubj = in->commit_subject ? one_line(in->commit_subject, 200) : NULL;
+	const char *colon = csubj ? strstr(csubj, ": ") : NULL;
 	if (colon)
-		strbuf_addf(&subject, "[%.*s] ", (int)(colon - in->commit_subject), in->commit_subject);
+		strbuf_addf(&subject, "[%.*s] ", (int)(colon - csubj), csubj);
 	else
 		strbuf_addstr(&subject, "[lkprobot] ");
+	free(csubj);
 	strbuf_addf(&subject, "%.10s: %s ", in->commit, h->metric);
 	change_text(&subject, h, last);
 	strbuf_addf(&seed, "%s %s %s", in->commit, in->test_desc ? in->test_desc : "", h->metric);
@@ -287,9 +302,14 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 	if (in->kconfig)
 		att[natt++] = (struct mime_attachment){ in->kconfig_name ? in->kconfig_name : "config", "text/plain",
 							 in->kconfig, strlen(in->kconfig) };
-	char *xh[2];
+	size_t nxh = 2 + in->nextra;
+	char **xh = xcalloc(nxh, sizeof(*xh));
 	xh[0] = xasprintf("X-lkprobot-Commit: %s", in->commit);
 	xh[1] = xasprintf("X-lkprobot-Verdict: %s %s", h->verdict > 0 ? "improvement" : "regression", h->metric);
+	for (size_t i = 0; i < in->nextra; i++)
+		xh[2 + i] = xstrdup(in->extra_headers[i]);
+	if (in->message_id_out)
+		strbuf_addstr(in->message_id_out, id.buf);
 	struct mime_message m = {
 		.from = in->from,
 		.to = in->to,
@@ -300,15 +320,16 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 		.date = in->date,
 		.message_id = id.buf,
 		.extra_headers = (const char *const *)xh,
-		.nextra = 2,
+		.nextra = nxh,
 		.body = body.buf,
 		.att = att,
 		.natt = natt,
 		.lf = in->lf,
 	};
 	ret = mime_render(&m, out, err);
-	free(xh[0]);
-	free(xh[1]);
+	for (size_t i = 0; i < nxh; i++)
+		free(xh[i]);
+	free(xh);
 out:
 	strbuf_release(&body);
 	strbuf_release(&subject);

@@ -46,6 +46,9 @@ struct report_input {
 	const char *kconfig;
 	const char *kconfig_name;		/* "config-<release>" */
 	bool lf;				/* LF line ends (files) instead of CRLF (SMTP) */
+	const char *const *extra_headers;	/* more "Name: value" headers */
+	size_t nextra;
+	struct strbuf *message_id_out;		/* gets the Message-ID (NULL: not wanted) */
 };
 
 /* The row a report is about: compare_headline() with a direction. NULL: nothing worth a report. */

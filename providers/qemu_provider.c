@@ -7,6 +7,8 @@
  */
 #include "provider.h"
 #include "qemu.h"
+#include "../lib/fsutil.h"
+#include "../lib/git.h"
 #include "../lib/kbuild.h"
 #include "../lib/result.h"
 #include "../lib/units.h"
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct provider {
@@ -37,6 +40,37 @@ static struct provider *qprov_open(const struct provider_config *cfg, struct str
 		return NULL;
 	}
 	p->exe[n] = '\0';
+	/*
+	 * The guests run this binary from the host over 9p for hours: run a copy
+	 * in the cache, so that rebuilding or upgrading lkprobot meanwhile does
+	 * not pull it from under a booting guest.
+	 */
+	struct strbuf bin = STRBUF_INIT;
+	char hash[41];
+	if (strbuf_read_file(&bin, p->exe)) {
+		strbuf_setf(err, "cannot read %s", p->exe);
+		strbuf_release(&bin);
+		free(p);
+		return NULL;
+	}
+	gitrepo_hash(bin.buf, bin.len, hash);
+	char *copy = xasprintf("%s/agent-%.12s", cfg->cache, hash);
+	if (access(copy, X_OK)) {
+		char *tmp = xasprintf("%s.tmp", copy);
+		if (fsutil_write_atomic(tmp, bin.buf, bin.len, err) || chmod(tmp, 0755) || rename(tmp, copy)) {
+			if (!err->len)
+				strbuf_setf(err, "cannot copy lkprobot to %s", copy);
+			free(tmp);
+			free(copy);
+			strbuf_release(&bin);
+			free(p);
+			return NULL;
+		}
+		free(tmp);
+	}
+	strbuf_release(&bin);
+	snprintf(p->exe, sizeof(p->exe), "%s", copy);
+	free(copy);
 	const char *kc = cfg->kconfig ? cfg->kconfig : KBUILD_DEFAULT_KCONFIG;
 	p->kconfig_name = xstrdup(strrchr(kc, '/') ? strrchr(kc, '/') + 1 : kc);
 	return p;

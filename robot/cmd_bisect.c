@@ -78,6 +78,7 @@ struct driver {
 	char *prepared;
 	bool *untestable;
 	bool *built;			/* prepared at least once (a build, or a kernel-cache hit) */
+	unsigned char *failures;	/* failed runs of each commit: a second one makes it untestable */
 	double *buf;
 	size_t builds, runs;
 	struct runstore *rs;
@@ -187,7 +188,17 @@ static int measure(void *ctx, size_t i, size_t want, const double **v, size_t *n
 			cmd_warn("%s", why.buf);
 		strbuf_release(&why);
 		if (pr.untestable || strcmp(pr.job_state, "finished")) {
-			/* a run that fails measures nothing: the commit cannot be tested */
+			/*
+			 * A run that fails measures nothing. Once may be the machine's
+			 * hiccup: run again; twice, the commit cannot be tested.
+			 */
+			if (!d->failures[i]++) {
+				if (d->progress)
+					fprintf(stderr, "\r\033[Kbisect: a run of %.12s failed (%s); once more\n", commit_of(d, i),
+						pr.reason ? pr.reason : pr.job_state);
+				provider_run_release(&pr);
+				continue;
+			}
 			mark_untestable(d, i, rt, pr.reason ? pr.reason : pr.job_state);
 			provider_run_release(&pr);
 			ret = 1;
@@ -220,8 +231,12 @@ static void progress(void *ctx, size_t step, size_t left, size_t i, int verdict,
 		left, left == 1 ? "" : "s", d->runs);
 }
 
-/* The ends' matrices: the metric that moved most (the job's KPI) when none is given. */
-static char *pick_metric(struct driver *d, struct strbuf *err)
+/*
+ * The ends' matrices: the job's KPI metric that moved most, when none is
+ * given. NULL with *nochange when no metric of the test changed, else
+ * NULL with err set on an error.
+ */
+static char *pick_metric(struct driver *d, bool *nochange, struct strbuf *err)
 {
 	const double *v;
 	size_t n;
@@ -248,12 +263,22 @@ static char *pick_metric(struct driver *d, struct strbuf *err)
 	const char *labels[2] = { "good", "bad" };
 	if (compare_matrices(mm, labels, 2, NULL, &cmp, err))
 		goto out;
-	const struct compare_row *h = compare_headline(&cmp, false);
+	/*
+	 * A metric with a direction (throughput, latency) first; else the
+	 * test's own figures, but not its rusage (*.time.*: context switches
+	 * and page faults move with the machine, not with the commit).
+	 */
+	const struct compare_row *h = compare_headline(&cmp, true);
+	for (size_t i = 0; !h && i < cmp.nrows; i++) {
+		const struct compare_row *r = &cmp.rows[i];
+		if (r->changed && r->kind == COMPARE_PERF && compare_is_test_metric(r->metric) &&
+		    !strstr(r->metric, ".time.") && isfinite(r->change[1]))
+			h = r;
+	}
 	if (h)
 		picked = xstrdup(h->metric);
 	else
-		strbuf_setf(err, "no metric of the test changed between %.12s and %.12s (5 runs each): nothing to bisect; name one with --metric",
-			    d->good, commit_of(d, d->range->n - 1));
+		*nochange = true;
 	compare_result_release(&cmp);
 out:
 	node_free(mats[0]);
@@ -278,6 +303,11 @@ static void print_json(const struct driver *d, const struct bisect_outcome *o, c
 	strbuf_addstr(&out, ", \"culprit\": ");
 	if (o->status == BISECT_FOUND)
 		json_emit_string(&out, commit_of(d, o->culprit));
+	else
+		strbuf_addstr(&out, "null");
+	strbuf_addstr(&out, ", \"parent\": ");
+	if (o->status == BISECT_FOUND)
+		json_emit_string(&out, commit_of(d, o->parent));
 	else
 		strbuf_addstr(&out, "null");
 	strbuf_addstr(&out, ", \"confidence\": ");
@@ -493,6 +523,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	d.result_dir = res_real;
 	d.untestable = xcalloc(range.n + 1, sizeof(bool));
 	d.built = xcalloc(range.n + 1, sizeof(bool));
+	d.failures = xcalloc(range.n + 1, 1);
 	d.rs = &rs;
 	d.progress = isatty(2);
 	d.expect_steps = bisect_log2_ceil(range.n);
@@ -509,8 +540,21 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 			goto fail;
 	}
 	if (!metric) {
-		if (!(picked = pick_metric(&d, &err)))
+		bool nochange = false;
+		if (!(picked = pick_metric(&d, &nochange, &err)) && !nochange)
 			goto fail;
+		if (nochange) {
+			/* the ends measured: nothing of the test's moved, by lkp-tests' rules */
+			outcome.status = BISECT_NOT_REPRODUCED;
+			outcome.why = "no metric of the test changed between the good and the bad end (5 runs each)";
+			store_bisection_end(rs.store, id, NULL, status_name(outcome.status), NULL, &err);
+			if (json)
+				print_json(&d, &outcome, "", id);
+			else
+				print_text(&d, &outcome, "", NULL, id);
+			ret = EXIT_FAIL;
+			goto out;
+		}
 		metric = picked;
 		fprintf(stderr, "lkprobot: bisecting %s: the metric of the test that changed most between the ends\n",
 			metric);
@@ -548,6 +592,7 @@ out:
 	free(d.prepared);
 	free(d.untestable);
 	free(d.built);
+	free(d.failures);
 	free(d.buf);
 	free(picked);
 	gitrepo_range_release(&range);

@@ -10,7 +10,12 @@
 #include "../lib/git.h"
 #include "../lib/job.h"
 #include "../lib/yml.h"
+#include "../mail/dkim.h"
+#include "../mail/mailconf.h"
+#include "../mail/outbox.h"
+#include "../mail/recipients.h"
 #include "../mail/report.h"
+#include "../lib/store.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -41,16 +46,25 @@ static const char usage_text[] =
 	"      --date EPOCH       the message's date (default now): same input, same bytes\n"
 	"      --domain NAME      the Message-ID's domain (default this host's name)\n"
 	"      --body             only the body text\n"
+	"      --send             queue the message in the store's outbox and deliver it\n"
+	"                         (mail: in the configuration): To/Cc from --tree (the\n"
+	"                         commit's author, trailers, MAINTAINERS, mail.lists) unless\n"
+	"                         --to/--cc are given; DKIM-signed when mail.dkim is set;\n"
+	"                         only to mail.operator unless mail.live is true\n"
+	"      --config FILE      lkprobot's configuration (default $LKPROBOT_CONFIG,\n"
+	"                         /etc/lkprobot/config.yaml)\n"
 	"  -o, --output FILE      write the message there (default standard output)\n"
 	"      --db FILE          the store (default: RESULT_ROOT_DIR/lkprobot.db)\n"
 	"      --result-root DIR  RESULT_ROOT_DIR (default /lkp/result)\n"
 	"  -h, --help             this help\n"
 	"\n"
-	"exit codes: 0 written, 1 nothing to report (no metric with a direction\n"
-	"changed) or the output cannot be written, 2 bad input or usage\n";
+	"exit codes: 0 written (--send: queued; sent, or to be retried by 'lkprobot\n"
+	"outbox send'), 1 nothing to report (no metric with a direction changed),\n"
+	"the output cannot be written, or the server refused the message for good,\n"
+	"2 bad input or usage\n";
 
 enum { OPT_BASE = 0x600, OPT_COMMIT, OPT_TREE, OPT_URL, OPT_FROM, OPT_TO, OPT_CC, OPT_JOB, OPT_KCONFIG,
-       OPT_SIGNATURE, OPT_DATE, OPT_DOMAIN, OPT_BODY, OPT_DB, OPT_RESULT };
+       OPT_SIGNATURE, OPT_DATE, OPT_DOMAIN, OPT_BODY, OPT_DB, OPT_RESULT, OPT_SEND, OPT_CONFIG };
 
 struct addrs {
 	const char **v;
@@ -74,6 +88,145 @@ static char *read_text(const char *path)
 	return strbuf_detach(&sb);
 }
 
+/*
+ * --send: the recipients (the commit's, or --to/--cc), the dry-run rule,
+ * the message rendered for SMTP and DKIM-signed, queued in the outbox,
+ * then one delivery pass. Returns the exit status.
+ */
+static int send_report(struct report_input *in, const char *config, const char *tree, bool user_rcpts,
+		       bool explicit_from, bool explicit_domain, const char *db, const char *result_dir,
+		       struct strbuf *err)
+{
+	struct mailconf mc;
+	struct recipients r = { 0 };
+	struct strbuf msg = STRBUF_INIT, id = STRBUF_INIT, signed_msg = STRBUF_INIT;
+	struct addrs to = { 0 }, cc = { 0 };
+	struct store *s = NULL;
+	char *dbpath = NULL, *note = NULL;
+	char **specs = NULL;
+	size_t nspecs = 0;
+	int ret = EXIT_USAGE;
+
+	if (mailconf_load(&mc, config, err))
+		return cmd_error(EXIT_USAGE, "%s", err->buf);
+	if (!explicit_from)
+		in->from = mc.from;
+	if (!explicit_domain)
+		in->domain = mc.domain;
+	if (tree && !user_rcpts) {
+		if (recipients_of_commit(tree, in->commit, (const char *const *)mc.lists, mc.nlists, &r, err))
+			goto bad;
+		for (size_t i = 0; i < r.nwarnings; i++)
+			cmd_warn("%s", r.warnings[i]);
+		for (size_t i = 0; i < r.n; i++)
+			addrs_add(r.v[i].to ? &to : &cc, r.v[i].addr);
+	} else {
+		for (size_t i = 0; i < in->nto; i++)
+			addrs_add(&to, in->to[i]);
+		for (size_t i = 0; i < in->ncc; i++)
+			addrs_add(&cc, in->cc[i]);
+		for (size_t i = 0; i < mc.nlists; i++)
+			addrs_add(&cc, mc.lists[i]);
+	}
+	in->to = to.v;
+	in->nto = to.n;
+	in->cc = cc.v;
+	in->ncc = cc.n;
+	/* who really gets it: everyone when live, else the operator alone */
+	if (mc.live) {
+		for (size_t i = 0; i < to.n + cc.n; i++) {
+			specs = xrealloc(specs, (nspecs + 1) * sizeof(*specs));
+			specs[nspecs++] = mailconf_addr_spec(i < to.n ? to.v[i] : cc.v[i - to.n]);
+		}
+	} else {
+		if (!mc.operator_) {
+			strbuf_setf(err, "%s: mail.live is not true and there is no mail.operator: a dry run has nowhere to go",
+				    mc.path ? mc.path : "the configuration (none found)");
+			goto bad;
+		}
+		specs = xcalloc(1, sizeof(*specs));
+		specs[nspecs++] = mailconf_addr_spec(mc.operator_);
+		note = xasprintf("X-lkprobot-Dry-Run: mail.live is not true; sent to the operator only, not to the %zu addresses in To and Cc",
+				 to.n + cc.n);
+		in->extra_headers = (const char *const *)&note;
+		in->nextra = 1;
+	}
+	if (!nspecs) {
+		strbuf_setf(err, "no recipient: give --tree (the commit's people), --to or --cc");
+		goto bad;
+	}
+	in->lf = false;
+	in->message_id_out = &id;
+	if (report_render(in, &msg, err)) {
+		ret = strstr(err->buf, "nothing to report") ? cmd_error(EXIT_FAIL, "%s", err->buf) : cmd_error(EXIT_USAGE, "%s", err->buf);
+		goto out;
+	}
+	if (mc.dkim_key) {
+		struct dkim_key *key;
+		struct dkim_params dp = { .domain = mc.dkim_domain, .selector = mc.dkim_selector, .time = in->date };
+		if (dkim_key_load(&key, mc.dkim_key, err))
+			goto bad;
+		int r2 = dkim_sign(key, &dp, msg.buf, msg.len, &signed_msg, err);
+		dkim_key_free(key);
+		if (r2)
+			goto fail;
+	}
+	strbuf_add(&signed_msg, msg.buf, msg.len);
+	dbpath = db ? xstrdup(db) : xasprintf("%s/lkprobot.db", result_dir);
+	if (!(s = store_open(dbpath, err)))
+		goto bad;
+	int64_t qid;
+	bool dup;
+	char *from_spec = mailconf_addr_spec(in->from);
+	int qr = outbox_queue(s, id.buf, from_spec, (const char *const *)specs, nspecs, signed_msg.buf, signed_msg.len, &qid,
+			      &dup, err);
+	free(from_spec);
+	if (qr)
+		goto fail;
+	/* fault injection for the tests: die between the queue and the delivery */
+	if (getenv("LKPROBOT_FAULT") && !strcmp(getenv("LKPROBOT_FAULT"), "after-queue"))
+		_exit(137);
+	if (dup) {
+		printf("already queued: %s (the same report; 'lkprobot outbox list')\n", id.buf);
+		ret = EXIT_OK;
+		goto out;
+	}
+	printf("queued %lld %s for %zu envelope recipient%s%s\n", (long long)qid, id.buf, nspecs, nspecs == 1 ? "" : "s",
+	       mc.live ? "" : " (a dry run: the operator)");
+	long left = outbox_deliver(s, dbpath, &mc, 0, stdout, err);
+	if (left < 0)
+		goto fail;
+	struct store_mail m;
+	ret = EXIT_OK;
+	if (!store_outbox_get(s, qid, &m, err)) {
+		if (!strcmp(m.status, "failed"))
+			ret = EXIT_FAIL;
+		store_mail_release(&m);
+	}
+	goto out;
+fail:
+	ret = cmd_error(EXIT_FAIL, "%s", err->buf);
+	goto out;
+bad:
+	ret = cmd_error(EXIT_USAGE, "%s", err->buf);
+out:
+	if (s)
+		store_close(s);
+	for (size_t i = 0; i < nspecs; i++)
+		free(specs[i]);
+	free(specs);
+	free(note);
+	free(dbpath);
+	free(to.v);
+	free(cc.v);
+	recipients_release(&r);
+	mailconf_release(&mc);
+	strbuf_release(&msg);
+	strbuf_release(&id);
+	strbuf_release(&signed_msg);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
@@ -93,13 +246,16 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "output", required_argument, NULL, 'o' },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "result-root", required_argument, NULL, OPT_RESULT },
+		{ "send", no_argument, NULL, OPT_SEND },
+		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *base = NULL, *commit = NULL, *tree = NULL, *url = NULL, *from = NULL, *jobfile = NULL;
 	const char *kconfig = NULL, *signature = NULL, *domain = NULL, *output = NULL, *db = NULL;
 	const char *result_dir = "/lkp/result";
-	bool body_only = false;
+	bool body_only = false, send = false;
+	const char *config_file = NULL;
 	time_t date = time(NULL);
 	struct addrs to = { 0 }, cc = { 0 };
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
@@ -142,6 +298,8 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		case 'o': output = optarg; break;
 		case OPT_DB: db = optarg; break;
 		case OPT_RESULT: result_dir = optarg; break;
+		case OPT_SEND: send = true; break;
+		case OPT_CONFIG: config_file = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
@@ -254,6 +412,8 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		strbuf_release(&e2);
 		strbuf_release(&m);
 	}
+	/* recipients the user named: --send uses them instead of the commit's */
+	bool user_rcpts = to.n || cc.n;
 	/* who wrote the commit, from the tree */
 	if (tree) {
 		struct gitrepo *repo;
@@ -271,10 +431,12 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		}
 		full = xstrdup(gc.id);
 		subject = xstrdup(gc.subject);
-		author = xasprintf("%s <%s>", gc.author_name, gc.author_email);
+		char *raw = xasprintf("%s <%s>", gc.author_name, gc.author_email);
+		author = recipients_normalize(raw);	/* never a control character in a header */
+		free(raw);
 		gitrepo_commit_release(&gc);
 		gitrepo_close(repo);
-		if (!to.n)
+		if (!to.n && author)
 			addrs_add(&to, author);
 	}
 	if (!from) {
@@ -308,6 +470,15 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	};
 	free(bgs);
 	free(ngs);
+	if (send) {
+		if (body_only || output) {
+			strbuf_setf(&err, "--send delivers the message: not with --body or -o");
+			goto bad;
+		}
+		ret = send_report(&in, config_file, tree, user_rcpts, from != from_default, domain != NULL, db, result_dir,
+				  &err);
+		goto out;
+	}
 	if (body_only ? report_body(&in, &out, &err) : report_render(&in, &out, &err))
 		goto bad;
 	if (output) {

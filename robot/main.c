@@ -30,18 +30,23 @@ struct cmd {
 static const struct cmd commands[] = {
 	{ "bisect", cmd_bisect, "find the first commit of a performance change (noise-aware, resumable)" },
 	{ "build", cmd_build, "build a kernel from a git commit into the kernel cache (or find it there)" },
+	{ "check-config", cmd_serve, "check the service's configuration file (serve: and mail: sections)" },
 	{ "compare", cmd_compare, "compare the runs of commits metric by metric, as lkp ncompare (or the classic layout, JSON)" },
 	{ "guest", cmd_guest, NULL },
 	{ "help", cmd_help, "show the commands, or one command's help" },
 	{ "install", cmd_install, "install the Debian packages a job needs; say what cannot be installed" },
 	{ "job-path", cmd_job_path, "print the result path of each atomic job of a job file" },
+	{ "outbox", cmd_outbox, "list, show, retry and deliver the queued report mails" },
 	{ "programs", cmd_programs, "list the programs (setups, tests, monitors) and their options" },
 	{ "qemu", cmd_qemu, "boot a kernel in QEMU with emulated NVDIMMs and run jobs in it" },
+	{ "recipients", cmd_recipients, "who a report on a commit goes to, and why (trailers, MAINTAINERS, lists)" },
 	{ "report", cmd_report, "render the LKP-style report mail of a change between two commits" },
 	{ "run", cmd_run, "run jobs on this machine into LKP result roots (setups, monitors, test, stats)" },
+	{ "serve", cmd_serve, "the service: watch git trees, test new heads, bisect changes, mail reports" },
 	{ "show-job", cmd_show_job, "print a job fully merged (includes, defaults, overrides) as YAML" },
 	{ "split-job", cmd_split_job, "expand a job file into atomic jobs, named as lkp-tests names them" },
 	{ "stats", cmd_stats, "re-extract a run's stats from its raw files; rebuild the store (--reindex)" },
+	{ "status", cmd_serve, "the heads the service has seen and where each stands" },
 };
 
 int cmd_error(int code, const char *fmt, ...)

@@ -76,7 +76,7 @@ test_expect_success 'the host recorded the run in the store' '
 '
 
 test_expect_success '--runs 2 --reuse-boot: two runs in one boot, two matrix columns' '
-	q --runs 2 --reuse-boot jobs/fio-basic/fio-basic-smoke.yaml runtime=2s >"$TMP/r.out" &&
+	q --runs 2 --reuse-boot --job-timeout 300 jobs/fio-basic/fio-basic-smoke.yaml runtime=2s >"$TMP/r.out" &&
 	[ $(grep -c "^finished " "$TMP/r.out") = 2 ] &&
 	grep -q "(the same boot)" "$TMP/r.out" &&
 	R=$(sed -n "s/^finished \([^ ]*\) (boot.*/\1/p" "$TMP/r.out") &&

@@ -104,6 +104,28 @@ test_expect_success 'two regressions in the range: one of them is named' '
 	grep -q "(\"change 33\")\|(\"change 41\")" "$TMP/o7"
 '
 
+test_expect_success 'twenty seeded scenarios on one 64-commit repository (culprit, shift and noise from the environment): all right' '
+	git init -q "$TMP/acc" && cd "$TMP/acc" && git config user.email t@example.org && git config user.name T &&
+	cat >bench.sh <<-\EOF &&
+	#!/bin/sh
+	n=$(cat "$BENCH_COUNTER" 2>/dev/null || echo 0)
+	echo $((n + 1)) >"$BENCH_COUNTER"
+	awk -v s="$n" -v i="$(cat idx)" -v c="$CULPRIT" -v sh="$SHIFT" -v cv="$BENCH_NOISE" "BEGIN { srand(s + 1); u = rand(); w = rand(); if (u < 1e-12) u = 1e-12; v = 100 * (i >= c ? 1 + sh : 1); printf \"throughput: %.4f\\n\", v * (1 + cv * sqrt(-2 * log(u)) * cos(6.283185307 * w)) }"
+	EOF
+	echo 0 >idx && git add -A && git commit -qm base &&
+	for i in $(seq 1 64); do echo $i >idx; git commit -qam "commit $i"; done && cd "$SRC" &&
+	printf "suite: command\ntestcase: command\ncommand:\n  cmd: sh bench.sh\n" >"$TMP/acc.yaml" &&
+	right=0 &&
+	for k in $(seq 1 20); do
+		set -- $(awk -v k=$k "BEGIN { srand(k); n = 8 + int(rand() * 57); c = 65 - n + 1 + int(rand() * (n - 1)); sh = (0.10 + rand() * 0.65) * (rand() < 0.5 ? -1 : 1); cv = 0.01 + rand() * 0.04; print n, c, sh, cv }") &&
+		CULPRIT=$2 SHIFT=$3 BENCH_NOISE=$4 lkprobot bisect -o "$TMP/acc-res/$k" --cache "$TMP/cache" --tree "$TMP/acc" \
+			--good HEAD~$1 --bad HEAD --metric command.throughput --json "$TMP/acc.yaml" >"$TMP/acc-$k.json" || true
+		want=$(git -C "$TMP/acc" log --format=%H --grep="^commit $2\$")
+		grep -q "\"culprit\": \"$want\"" "$TMP/acc-$k.json" && right=$((right + 1)) || echo "scenario $k ($*): $(cat "$TMP/acc-$k.json" | cut -c1-200)"
+	done &&
+	echo "$right of 20 right" && [ $right = 20 ]
+'
+
 test_expect_success 'bad input: ends in the wrong order, a job that splits in two, an unknown provider (exit 2, one line)' '
 	expect_exit 2 B --tree "$TMP/r1" --good HEAD --bad HEAD~3 "$TMP/job.yaml" &&
 	one_line_error "is not a descendant of" &&

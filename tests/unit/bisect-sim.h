@@ -108,4 +108,23 @@ static void release(struct scenario *s)
 	free(s->nsamples);
 }
 
+/*
+ * Scenario k of the seeded set the accuracy test and bench/bisect share:
+ * 8-300 commits, a 5-75 % shift (either way) at a random commit, 1-10 %
+ * noise, the shift at least the noise (a change the ends can show at all).
+ */
+static void seeded_range(struct scenario *s, uint64_t k, size_t *n, size_t *culprit, double *shift)
+{
+	linear(s, 8, 1000 + k);
+	*n = 8 + (size_t)(uniform(s) * 292);
+	release(s);
+	linear(s, *n, 1000 + k);
+	*shift = (0.05 + uniform(s) * 0.70) * (uniform(s) < 0.5 ? -1 : 1);
+	s->noise = 0.01 + uniform(s) * 0.09;
+	if (fabs(*shift) < s->noise)
+		*shift = *shift < 0 ? -s->noise : s->noise;
+	*culprit = (size_t)(uniform(s) * (double)(*n - 1));
+	shift_from(s, *culprit, *shift);
+}
+
 #endif

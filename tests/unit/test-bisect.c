@@ -187,17 +187,9 @@ static void test_accuracy(void **state)
 	for (uint64_t k = 0; k < total; k++) {
 		struct scenario s;
 		struct bisect_outcome out;
-		linear(&s, 8, 1000 + k);
-		size_t n = 8 + (size_t)(uniform(&s) * 292);
-		release(&s);
-		linear(&s, n, 1000 + k);
-		double shift = (0.05 + uniform(&s) * 0.70) * (uniform(&s) < 0.5 ? -1 : 1);
-		s.noise = 0.01 + uniform(&s) * 0.09;
-		/* a change the ends can show at all: at least the noise */
-		if (fabs(shift) < s.noise)
-			shift = shift < 0 ? -s.noise : s.noise;
-		size_t culprit = (size_t)(uniform(&s) * (double)(n - 1));
-		shift_from(&s, culprit, shift);
+		size_t n, culprit;
+		double shift;
+		seeded_range(&s, k, &n, &culprit, &shift);
 		assert_int_equal(run(&s, &out), 0);
 		if (out.status == BISECT_FOUND && out.culprit == culprit)
 			right++;

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "testlib.h"
 #include "../../lib/strbuf.h"
 #include "../../mail/mime.h"
 
@@ -26,24 +27,7 @@ static char fixture_dir[4096];
 
 static void find_fixtures(void)
 {
-	char exe[4096];
-	ssize_t n;
-
-	if (!access("tests/fixtures/mime/README", R_OK)) {
-		snprintf(fixture_dir, sizeof(fixture_dir), "tests/fixtures/mime");
-		return;
-	}
-	/* build/san/tests/test-mime -> ../../../tests/fixtures/mime */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
-		snprintf(fixture_dir, sizeof(fixture_dir), "%.4000s/../../../tests/fixtures/mime", exe);
-		return;
-	}
-	snprintf(fixture_dir, sizeof(fixture_dir), "tests/fixtures/mime");
+	testlib_fixture_dir(fixture_dir, sizeof(fixture_dir), "mime");
 }
 
 static void write_file(const char *path, const void *data, size_t len)

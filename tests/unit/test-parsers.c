@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testlib.h"
 #include "../../lib/json.h"
 #include "../../lib/monitor.h"
 #include "../../lib/program.h"
@@ -42,25 +43,8 @@ static char fixture_dir[4096];
 
 static void find_fixtures(const char *argv0)
 {
-	char exe[4096];
-	ssize_t n;
-
-	if (!access("tests/fixtures/tools/README", R_OK)) {
-		snprintf(fixture_dir, sizeof(fixture_dir), "tests/fixtures/tools");
-		return;
-	}
-	/* build/san/tests/test-parsers -> ../../../tests/fixtures/tools */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
-		snprintf(fixture_dir, sizeof(fixture_dir), "%.4000s/../../../tests/fixtures/tools", exe);
-		return;
-	}
 	(void)argv0;
-	snprintf(fixture_dir, sizeof(fixture_dir), "tests/fixtures/tools");
+	testlib_fixture_dir(fixture_dir, sizeof(fixture_dir), "tools");
 }
 
 static void load(struct strbuf *sb, const char *name)

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testlib.h"
 #include "../../lib/perfevent.h"
 #include "../../lib/program.h"
 #include "../../lib/programs/programs.h"
@@ -40,22 +41,7 @@ static char fixture_dir[4096];
 
 static void find_fixtures(void)
 {
-	char exe[4096];
-	ssize_t n;
-
-	snprintf(fixture_dir, sizeof(fixture_dir), "tests/fixtures/perf-stat");
-	if (!access("tests/fixtures/perf-stat/README", R_OK))
-		return;
-	/* build/san/tests/test-perfstat -> ../../../tests/fixtures/perf-stat */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
-		snprintf(fixture_dir, sizeof(fixture_dir), "%.4000s/../../../tests/fixtures/perf-stat",
-			 exe);
-	}
+	testlib_fixture_dir(fixture_dir, sizeof(fixture_dir), "perf-stat");
 }
 
 static void load(struct strbuf *sb, const char *name)

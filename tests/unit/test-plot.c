@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "testlib.h"
 #include "../../lib/plot.h"
 #include "../../lib/strbuf.h"
 
@@ -29,24 +30,7 @@ static char fixture_dir[4096];
 
 static void find_fixtures(void)
 {
-	char exe[4096];
-	ssize_t n;
-
-	if (!access("tests/fixtures/plot/README", R_OK)) {
-		snprintf(fixture_dir, sizeof(fixture_dir), "tests/fixtures/plot");
-		return;
-	}
-	/* build/san/tests/test-plot -> ../../../tests/fixtures/plot */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
-		snprintf(fixture_dir, sizeof(fixture_dir), "%.4000s/../../../tests/fixtures/plot", exe);
-		return;
-	}
-	snprintf(fixture_dir, sizeof(fixture_dir), "tests/fixtures/plot");
+	testlib_fixture_dir(fixture_dir, sizeof(fixture_dir), "plot");
 }
 
 static void fixture_path(char *path, size_t size, const char *name, const char *suffix)

@@ -236,8 +236,10 @@ static void test_store_open_creates_schema_v1(void **state)
 	assert_int_equal(access(f->db, F_OK), 0);
 	db = raw_open(f->db);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 4);
+	assert_true(raw_has_table(db, "heads"));
 	assert_true(raw_has_table(db, "bisections"));
+	assert_true(raw_has_table(db, "outbox"));
 	assert_int_equal(raw_int(db, "PRAGMA application_id"), STORE_APPLICATION_ID);
 	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
 		assert_true(raw_has_table(db, tables[i]));
@@ -943,6 +945,71 @@ static void test_store_open_concurrent_processes(void **state)
 	sqlite3_close(db);
 }
 
+/* The outbox: one row per Message-ID, one sender per message, in-doubt after a crash. */
+static void test_store_outbox_lifecycle(void **state)
+{
+	struct fixture *f = *state;
+	struct store *s = open_ok(f->db);
+	struct strbuf err = STRBUF_INIT;
+	struct store_mail m;
+	int64_t *ids;
+	size_t n;
+
+	int64_t id = store_outbox_add(s, "<a@x>", "robot@x.org", "a@x.org\nb@x.org", "msg\0bytes", 9, 100, &err);
+	assert_true(id > 0);
+	/* the same Message-ID again: not queued twice */
+	assert_int_equal(store_outbox_add(s, "<a@x>", "robot@x.org", "c@x.org", "other", 5, 101, &err), 0);
+	assert_int_equal(store_outbox_due(s, 99, &ids, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	assert_int_equal(store_outbox_due(s, 100, &ids, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], id);
+	free(ids);
+	/* one claim wins */
+	assert_int_equal(store_outbox_claim(s, id, 42, 100, &err), 1);
+	assert_int_equal(store_outbox_claim(s, id, 43, 100, &err), 0);
+	/* a temporary failure: queued again for later, the attempt counted */
+	assert_int_equal(store_outbox_done(s, id, "queued", "451 try later", 160, 101, &err), 0);
+	assert_int_equal(store_outbox_get(s, id, &m, &err), 0);
+	assert_string_equal(m.status, "queued");
+	assert_int_equal(m.attempts, 1);
+	assert_int_equal(m.next_try, 160);
+	assert_int_equal(m.len, 9);
+	assert_memory_equal(m.data, "msg\0bytes", 9);
+	assert_string_equal(m.rcpts, "a@x.org\nb@x.org");
+	store_mail_release(&m);
+	/* a sender dies before the message leaves: queued again, due */
+	assert_int_equal(store_outbox_claim(s, id, 44, 160, &err), 1);
+	assert_int_equal(store_outbox_recover(s, 165, &err), 0);
+	assert_int_equal(store_outbox_due(s, 1000, &ids, &n, &err), 0);
+	assert_int_equal(n, 1);
+	free(ids);
+	/* a sender dies while the message leaves: in doubt, not due, until retried */
+	assert_int_equal(store_outbox_claim(s, id, 44, 166, &err), 1);
+	assert_int_equal(store_outbox_data(s, id, 167, &err), 0);
+	assert_int_equal(store_outbox_recover(s, 170, &err), 1);
+	assert_int_equal(store_outbox_due(s, 1000, &ids, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	assert_int_equal(store_outbox_retry(s, id, 180, &err), 0);
+	assert_int_equal(store_outbox_claim(s, id, 45, 180, &err), 1);
+	assert_int_equal(store_outbox_done(s, id, "sent", NULL, 0, 181, &err), 0);
+	assert_int_equal(store_outbox_get(s, id, &m, &err), 0);
+	assert_string_equal(m.status, "sent");
+	assert_int_equal(m.sent, 181);
+	store_mail_release(&m);
+	/* sent is final */
+	assert_int_equal(store_outbox_retry(s, id, 190, &err), -1);
+	assert_non_null(strstr(err.buf, "not failed, in doubt or queued"));
+	struct node *list;
+	assert_int_equal(store_outbox_list(s, &list, &err), 0);
+	assert_int_equal(list->n, 1);
+	node_free(list);
+	strbuf_release(&err);
+	store_close(s);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -966,6 +1033,7 @@ int main(void)
 		T(test_store_busy_waits_for_other_writer),
 		T(test_store_busy_timeout_gives_clear_error),
 		T(test_store_open_concurrent_processes),
+		T(test_store_outbox_lifecycle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

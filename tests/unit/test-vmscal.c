@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "testlib.h"
 #include "../../lib/machine.h"
 #include "../../lib/program.h"
 #include "../../lib/run.h"
@@ -40,22 +41,7 @@ static char fixture_dir[4096];
 
 static void find_fixtures(void)
 {
-	char exe[4096];
-	ssize_t n;
-
-	if (!access("tests/fixtures/vm-scalability/README", R_OK)) {
-		snprintf(fixture_dir, sizeof(fixture_dir), "%s", "tests/fixtures/vm-scalability");
-	} else if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
-		/* build/san/tests/test-vmscal -> ../../../tests/fixtures/vm-scalability */
-		exe[n] = '\0';
-		*strrchr(exe, '/') = '\0';
-		snprintf(fixture_dir, sizeof(fixture_dir), "%.4000s/../../../tests/fixtures/vm-scalability", exe);
-	}
-	char *abs = realpath(fixture_dir, NULL);
-	if (abs) {
-		snprintf(fixture_dir, sizeof(fixture_dir), "%s", abs);
-		free(abs);
-	}
+	testlib_fixture_dir(fixture_dir, sizeof(fixture_dir), "vm-scalability");
 }
 
 static void load(struct strbuf *sb, const char *name)

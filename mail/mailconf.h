@@ -1,0 +1,62 @@
+/*
+ * mailconf: the `mail:` section of lkprobot's configuration file — who the
+ * robot is, whether mail goes to the real recipients (`live: true`) or only
+ * to the operator (the default: a dry run), the SMTP server, DKIM, retries.
+ * The file is YAML: --config FILE, else $LKPROBOT_CONFIG, else
+ * /etc/lkprobot/config.yaml (a missing default file means the defaults).
+ *
+ *   mail:
+ *     live: false                 # true: the report's recipients; false: the operator only
+ *     operator: Robot Operator <ops@example.org>
+ *     from: kernel test robot <lkp@example.org>
+ *     lists: [lkp@lists.example.org]   # always Cc'd
+ *     domain: example.org         # of the Message-IDs
+ *     retry: 60                   # seconds before the first retry (doubling, at most 6 h)
+ *     smtp:
+ *       url: smtp://mail.example.org:587    # or smtps://...:465
+ *       tls: required             # required (STARTTLS must work), try, none
+ *       user: lkp
+ *       password_file: /etc/lkprobot/smtp-password
+ *       ca_file: /etc/ssl/certs/ca-certificates.crt
+ *       connect_timeout: 10
+ *       timeout: 60
+ *     dkim:
+ *       key: /etc/lkprobot/dkim.pem
+ *       selector: lkp
+ *       domain: example.org
+ */
+#ifndef LKP_MAILCONF_H
+#define LKP_MAILCONF_H
+
+#include "smtp.h"
+#include "../lib/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct mailconf {
+	char *path;			/* where it was read from (NULL: defaults) */
+	bool live;
+	char *operator_;		/* the dry run's recipient */
+	char *from;
+	char **lists;
+	size_t nlists;
+	char *domain;
+	long retry;			/* seconds */
+	struct smtp_config smtp;	/* its strings point into this struct's own copies */
+	char *smtp_url, *smtp_user, *smtp_password, *smtp_ca;
+	char *dkim_key, *dkim_selector, *dkim_domain;
+};
+
+/*
+ * Read the configuration (path NULL: $LKPROBOT_CONFIG, else the default
+ * file, which may be missing). 0, or -1 with one line in err naming the file,
+ * the key and what is wrong (then c holds nothing to release).
+ */
+int mailconf_load(struct mailconf *c, const char *path, struct strbuf *err);
+void mailconf_release(struct mailconf *c);
+
+/* The bare address of "Name <a@b>" (or of a bare address), newly allocated. */
+char *mailconf_addr_spec(const char *addr);
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * lkprobot outbox: the mails queued in the store — list them, show one,
+ * queue a failed or in-doubt one again, and deliver what is due.
+ */
+#include "cmd.h"
+#include "../lib/json.h"
+#include "../lib/store.h"
+#include "../mail/mailconf.h"
+#include "../mail/outbox.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: lkprobot outbox [options] [list]\n"
+	"       lkprobot outbox [options] show ID\n"
+	"       lkprobot outbox [options] retry ID\n"
+	"       lkprobot outbox [options] send [--wait SECONDS]\n"
+	"\n"
+	"The report mails queued in the store ('lkprobot report --send' queues them).\n"
+	"list: one line each (id, status, attempts, Message-ID, recipients, last\n"
+	"error). show: a message as it goes on the wire. retry: queue a failed or\n"
+	"in-doubt message again (in doubt: a sender stopped while the server may\n"
+	"have taken it; it is never sent again without this). send: deliver the due\n"
+	"messages; temporary failures are retried later (mail.retry seconds,\n"
+	"doubling up to 6 hours); --wait keeps delivering until nothing is queued\n"
+	"or that many seconds have passed.\n"
+	"\n"
+	"      --config FILE      lkprobot's configuration (default $LKPROBOT_CONFIG,\n"
+	"                         /etc/lkprobot/config.yaml)\n"
+	"      --db FILE          the store (default RESULT_ROOT_DIR/lkprobot.db)\n"
+	"  -o, --result-root DIR RESULT_ROOT_DIR (default /lkp/result)\n"
+	"      --wait SECONDS     send: keep going while messages wait for a retry\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"exit codes: 0 done (send: everything due was sent); 1 send: some message\n"
+	"is not sent yet or failed; 2 bad input or usage\n";
+
+enum { OPT_CONFIG = 0x900, OPT_DB, OPT_WAIT };
+
+static const char *when(int64_t t, char *buf, size_t n)
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+	if (!t || !gmtime_r(&tt, &tm))
+		return "-";
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "result-root", required_argument, NULL, 'o' },
+		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *db = NULL, *result_dir = "/lkp/result";
+	long wait = 0;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = NULL;
+	struct mailconf mc = { 0 };
+	bool have_mc = false;
+	char *dbpath = NULL;
+	int c, ret = EXIT_USAGE;
+
+	(void)ctx;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_CONFIG: config = optarg; break;
+		case OPT_DB: db = optarg; break;
+		case 'o': result_dir = optarg; break;
+		case OPT_WAIT: {
+			char *end;
+			wait = strtol(optarg, &end, 10);
+			if (*end || wait < 0)
+				return cmd_error(EXIT_USAGE, "--wait: '%s' is not a number of seconds", optarg);
+			break;
+		}
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			fputs(usage_text, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	const char *verb = optind < argc ? argv[optind] : "list";
+	bool needs_id = !strcmp(verb, "show") || !strcmp(verb, "retry");
+	if ((strcmp(verb, "list") && strcmp(verb, "send") && !needs_id) || argc - optind > (needs_id ? 2 : 1) ||
+	    (needs_id && argc - optind != 2))
+		return cmd_error(EXIT_USAGE, "outbox: '%s' is not list, show ID, retry ID or send; see 'lkprobot outbox --help'",
+				 verb);
+	long long id = 0;
+	if (needs_id) {
+		char *end;
+		id = strtoll(argv[optind + 1], &end, 10);
+		if (*end || id <= 0)
+			return cmd_error(EXIT_USAGE, "outbox %s: '%s' is not a message id", verb, argv[optind + 1]);
+	}
+	dbpath = db ? xstrdup(db) : xasprintf("%s/lkprobot.db", result_dir);
+	if (access(dbpath, R_OK)) {
+		strbuf_setf(&err, "%s: no store there (--db FILE, -o RESULT_ROOT_DIR)", dbpath);
+		goto bad;
+	}
+	if (!(s = store_open(dbpath, &err)))
+		goto bad;
+	if (!strcmp(verb, "list")) {
+		struct node *list;
+		if (store_outbox_list(s, &list, &err))
+			goto fail;
+		for (size_t i = 0; i < list->n; i++) {
+			const struct node *m = list->vals[i];
+			const char *st = node_str(node_get(m, "status")), *rc = node_str(node_get(m, "rcpts"));
+			const char *le = node_str(node_get(m, "last_error"));
+			char buf[32];
+			double next = 0;
+			json_number(node_get(m, "next_try"), &next);
+			size_t nr = rc && *rc ? 1 : 0;
+			for (const char *p = rc; p && *p; p++)
+				nr += *p == '\n';
+			printf("%s %s attempts %s %s %zu recipient%s%s%s%s%s\n", node_str(node_get(m, "id")), st,
+			       node_str(node_get(m, "attempts")), node_str(node_get(m, "message_id")), nr, nr == 1 ? "" : "s",
+			       st && !strcmp(st, "queued") ? " next " : "",
+			       st && !strcmp(st, "queued") ? when((int64_t)next, buf, sizeof(buf)) : "", le ? ": " : "",
+			       le ? le : "");
+		}
+		node_free(list);
+	} else if (!strcmp(verb, "show")) {
+		struct store_mail m;
+		if (store_outbox_get(s, id, &m, &err))
+			goto bad;
+		printf("# %s, %d attempt%s, envelope from %s to", m.status, m.attempts, m.attempts == 1 ? "" : "s", m.from);
+		for (const char *p = m.rcpts; *p;) {
+			size_t n = strcspn(p, "\n");
+			printf(" %.*s", (int)n, p);
+			p += n + (p[n] == '\n');
+		}
+		printf("\n");
+		fwrite(m.data, 1, m.len, stdout);
+		store_mail_release(&m);
+	} else if (!strcmp(verb, "retry")) {
+		if (store_outbox_retry(s, id, (int64_t)time(NULL), &err))
+			goto bad;
+		printf("queued %lld again\n", id);
+	} else {
+		if (mailconf_load(&mc, config, &err))
+			goto bad;
+		have_mc = true;
+		long left = outbox_deliver(s, dbpath, &mc, wait, stdout, &err);
+		if (left < 0)
+			goto fail;
+		ret = left ? EXIT_FAIL : EXIT_OK;
+		goto out;
+	}
+	ret = EXIT_OK;
+	goto out;
+fail:
+	ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+	goto out;
+bad:
+	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+out:
+	if (have_mc)
+		mailconf_release(&mc);
+	if (s)
+		store_close(s);
+	free(dbpath);
+	strbuf_release(&err);
+	return ret;
+}

@@ -1,0 +1,594 @@
+/*
+ * lkprobot serve: the robot as a service. It watches the branches of git
+ * trees; each new head is compared with its base (the branch's last tested
+ * head, or its parent) by `lkprobot bisect` — which measures both ends and,
+ * when they differ, finds and confirms the first commit of the change —
+ * and a culprit's report is queued and delivered by `lkprobot report
+ * --send`. Each step is a child process of this same binary with an argv
+ * (never a shell); all state is in the store and the result roots, so a
+ * service killed at any moment and started again redoes nothing that had
+ * completed (runs are reused, mails are queued once by Message-ID) and
+ * goes on. `lkprobot status` shows it.
+ */
+#include "cmd.h"
+#include "../lib/fsutil.h"
+#include "../lib/git.h"
+#include "../lib/json.h"
+#include "../lib/kbuild.h"
+#include "../lib/run.h"
+#include "../lib/store.h"
+#include "../lib/yml.h"
+#include "../mail/mailconf.h"
+#include "../mail/outbox.h"
+#include "../web/web.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: lkprobot serve -c FILE [--once] [--listen ADDR:PORT]\n"
+	"       lkprobot check-config -c FILE\n"
+	"       lkprobot status -c FILE\n"
+	"\n"
+	"serve: watch the trees of the configuration's serve: section; test each new\n"
+	"head of their branches against its base (the branch's last tested head, or\n"
+	"its parent) with 'lkprobot bisect' (both ends measured; when they differ, the\n"
+	"first commit of the change found and confirmed), queue the culprit's report\n"
+	"with 'lkprobot report --send' (mail: section) and deliver the outbox. One\n"
+	"line a step on stderr. SIGTERM: finish the step under way and stop; SIGHUP:\n"
+	"read the configuration again. --once: one pass (poll, test what is queued,\n"
+	"deliver), then stop.\n"
+	"check-config: read the configuration and say what is wrong in it.\n"
+	"status: the heads the service has seen and where each stands.\n"
+	"\n"
+	"    serve:\n"
+	"      result_root: /lkp/result     # where the runs go (and the store, lkprobot.db)\n"
+	"      cache: /var/cache/lkprobot   # work trees and kernels\n"
+	"      poll: 60                     # seconds between looks at the trees\n"
+	"      trees:\n"
+	"        - name: linux\n"
+	"          path: /srv/git/linux     # a local repository (fetched into by others)\n"
+	"          branches: [master]\n"
+	"          base: last-tested        # last-tested, parent, or a revision (v6.1)\n"
+	"          jobs: [/etc/lkprobot/jobs/fio-basic-smoke.yaml]\n"
+	"          provider: local          # local or qemu\n"
+	"          kconfig: x86_64-pmem     # qemu\n"
+	"\n"
+	"  -c, --config FILE      the configuration (serve: and mail: sections)\n"
+	"      --once             one pass, then stop\n"
+	"      --listen ADDR:PORT the dashboard (read-only HTML, and JSON under /api/):\n"
+	"                         heads and outcomes, report mails, the result roots' files\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"exit codes: 0 stopped as asked (or the configuration is right), 1 a step\n"
+	"failed in a way the service cannot go on from, 2 a bad configuration or usage\n";
+
+struct tree_conf {
+	char *name, *path, *base, *provider, *kconfig;
+	char **branches, **jobs;
+	size_t nbranches, njobs;
+};
+
+struct serve_conf {
+	char *path;
+	char *result_root, *cache, *db;
+	long poll;
+	struct tree_conf *trees;
+	size_t ntrees;
+};
+
+static void serve_conf_release(struct serve_conf *c)
+{
+	for (size_t i = 0; i < c->ntrees; i++) {
+		struct tree_conf *t = &c->trees[i];
+		free(t->name);
+		free(t->path);
+		free(t->base);
+		free(t->provider);
+		free(t->kconfig);
+		for (size_t k = 0; k < t->nbranches; k++)
+			free(t->branches[k]);
+		for (size_t k = 0; k < t->njobs; k++)
+			free(t->jobs[k]);
+		free(t->branches);
+		free(t->jobs);
+	}
+	free(c->trees);
+	free(c->path);
+	free(c->result_root);
+	free(c->cache);
+	free(c->db);
+	memset(c, 0, sizeof(*c));
+}
+
+static int conf_bad(struct strbuf *err, const char *file, const struct node *n, const char *key, const char *what)
+{
+	if (n && n->line)
+		strbuf_setf(err, "%s:%d:%d: serve.%s: %s", file, n->line, n->col, key, what);
+	else
+		strbuf_setf(err, "%s: serve.%s: %s", file, key, what);
+	return -1;
+}
+
+static int str_list(const char *file, const struct node *v, const char *key, char ***out, size_t *n,
+		    struct strbuf *err)
+{
+	if (node_str(v)) {
+		*out = xcalloc(1, sizeof(**out));
+		(*out)[(*n)++] = xstrdup(node_str(v));
+		return 0;
+	}
+	if (!v || v->type != NODE_SEQ || !v->n)
+		return conf_bad(err, file, v, key, "must be a list of strings (at least one)");
+	for (size_t i = 0; i < v->n; i++) {
+		if (!node_str(v->vals[i]))
+			return conf_bad(err, file, v->vals[i], key, "must be a list of strings");
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		(*out)[(*n)++] = xstrdup(node_str(v->vals[i]));
+	}
+	return 0;
+}
+
+/* The serve: section, checked: every tree a git repository, every job file there. */
+static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct node *doc = NULL;
+	int ret = -1;
+	static const char *const top[] = { "result_root", "cache", "db", "poll", "trees", NULL };
+	static const char *const tk[] = { "name", "path", "branches", "base", "jobs", "provider", "kconfig", NULL };
+
+	memset(c, 0, sizeof(*c));
+	c->path = xstrdup(file);
+	c->poll = 60;
+	if (strbuf_read_file(&text, file)) {
+		strbuf_setf(err, "%s: cannot read the configuration: %s", file, strerror(errno));
+		goto out;
+	}
+	if (!(doc = yml_load_one(text.buf, file, err)))
+		goto out;
+	const struct node *s = node_get(doc, "serve");
+	if (!s || s->type != NODE_MAP) {
+		conf_bad(err, file, s, "", "the configuration has no serve: map (see 'lkprobot serve --help')");
+		goto out;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		bool ok = false;
+		for (const char *const *k = top; *k; k++)
+			ok |= !strcmp(s->keys[i], *k);
+		if (!ok && !s->vals[i]->comment) {
+			conf_bad(err, file, s->vals[i], s->keys[i], "not a setting lkprobot knows (a typo?)");
+			goto out;
+		}
+	}
+	const char *v;
+	c->result_root = xstrdup((v = node_str(node_get(s, "result_root"))) ? v : "/lkp/result");
+	if ((v = node_str(node_get(s, "cache"))))
+		c->cache = xstrdup(v);
+	c->db = (v = node_str(node_get(s, "db"))) ? xstrdup(v) : xasprintf("%s/lkprobot.db", c->result_root);
+	const struct node *p = node_get(s, "poll");
+	if (p) {
+		char *end;
+		c->poll = node_str(p) ? strtol(node_str(p), &end, 10) : 0;
+		if (!node_str(p) || *end || c->poll <= 0) {
+			conf_bad(err, file, p, "poll", "must be a positive number of seconds");
+			goto out;
+		}
+	}
+	const struct node *trees = node_get(s, "trees");
+	if (!trees || trees->type != NODE_SEQ || !trees->n) {
+		conf_bad(err, file, trees, "trees", "must be a list of trees to watch (at least one)");
+		goto out;
+	}
+	for (size_t i = 0; i < trees->n; i++) {
+		const struct node *t = trees->vals[i];
+		c->trees = xrealloc(c->trees, (c->ntrees + 1) * sizeof(*c->trees));
+		struct tree_conf *tc = &c->trees[c->ntrees++];
+		memset(tc, 0, sizeof(*tc));
+		if (t->type != NODE_MAP) {
+			conf_bad(err, file, t, "trees", "each tree is a map (name, path, branches, jobs, ...)");
+			goto out;
+		}
+		for (size_t k = 0; k < t->n; k++) {
+			bool ok = false;
+			for (const char *const *n = tk; *n; n++)
+				ok |= !strcmp(t->keys[k], *n);
+			if (!ok && !t->vals[k]->comment) {
+				char *key = xasprintf("trees.%s", t->keys[k]);
+				conf_bad(err, file, t->vals[k], key, "not a setting lkprobot knows (a typo?)");
+				free(key);
+				goto out;
+			}
+		}
+		if (!(v = node_str(node_get(t, "path")))) {
+			conf_bad(err, file, t, "trees.path", "every tree needs the path of its repository");
+			goto out;
+		}
+		tc->path = xstrdup(v);
+		tc->name = xstrdup((v = node_str(node_get(t, "name"))) ? v : tc->path);
+		tc->base = xstrdup((v = node_str(node_get(t, "base"))) ? v : "last-tested");
+		tc->provider = xstrdup((v = node_str(node_get(t, "provider"))) ? v : "local");
+		if ((v = node_str(node_get(t, "kconfig"))))
+			tc->kconfig = xstrdup(v);
+		if (strcmp(tc->provider, "local") && strcmp(tc->provider, "qemu")) {
+			conf_bad(err, file, node_get(t, "provider"), "trees.provider", "must be local or qemu");
+			goto out;
+		}
+		if (str_list(file, node_get(t, "branches"), "trees.branches", &tc->branches, &tc->nbranches, err) ||
+		    str_list(file, node_get(t, "jobs"), "trees.jobs", &tc->jobs, &tc->njobs, err))
+			goto out;
+		struct gitrepo *repo;
+		if (gitrepo_open(&repo, tc->path, err)) {
+			char *why = strbuf_detach(err);
+			conf_bad(err, file, node_get(t, "path"), "trees.path", why);
+			free(why);
+			goto out;
+		}
+		gitrepo_close(repo);
+		for (size_t k = 0; k < tc->njobs; k++)
+			if (access(tc->jobs[k], R_OK)) {
+				char *why = xasprintf("cannot read the job file '%s'", tc->jobs[k]);
+				conf_bad(err, file, node_get(t, "jobs"), "trees.jobs", why);
+				free(why);
+				goto out;
+			}
+	}
+	ret = 0;
+out:
+	node_free(doc);
+	strbuf_release(&text);
+	if (ret)
+		serve_conf_release(c);	/* nothing for the caller to release */
+	return ret;
+}
+
+static volatile sig_atomic_t stop_asked, reload_asked;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		reload_asked = 1;
+	else
+		stop_asked = 1;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	char when[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(stderr, "%s lkprobot serve: ", when);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Look at every branch: record its head when it is new, with its base. */
+static int poll_trees(const struct serve_conf *c, struct store *s, struct strbuf *err)
+{
+	for (size_t i = 0; i < c->ntrees; i++) {
+		const struct tree_conf *t = &c->trees[i];
+		struct gitrepo *repo;
+		if (gitrepo_open(&repo, t->path, err)) {
+			say("%s: %s (skipped this time)", t->name, err->buf);
+			strbuf_reset(err);
+			continue;
+		}
+		for (size_t b = 0; b < t->nbranches; b++) {
+			struct gitrepo_commit hc;
+			char base[GITREPO_HEXSZ + 1] = "";
+			if (gitrepo_commit_info(repo, t->branches[b], &hc, err)) {
+				say("%s %s: %s (skipped this time)", t->name, t->branches[b], err->buf);
+				strbuf_reset(err);
+				continue;
+			}
+			if (!strcmp(t->base, "parent") || !strcmp(t->base, "last-tested")) {
+				if (hc.nparents)
+					snprintf(base, sizeof(base), "%s", hc.parents[0]);
+			} else if (gitrepo_resolve(repo, t->base, base, err)) {
+				say("%s: base %s: %s", t->name, t->base, err->buf);
+				strbuf_reset(err);
+			}
+			/* the last head of this branch the service saw, if it is an ancestor (no force-push) */
+			if (!strcmp(t->base, "last-tested")) {
+				struct node *heads;
+				if (!store_heads(s, false, &heads, err)) {
+					for (size_t k = heads->n; k-- > 0;) {
+						const struct node *h = heads->vals[k];
+						const char *ht = node_str(node_get(h, "tree")), *hb = node_str(node_get(h, "branch"));
+						const char *hh = node_str(node_get(h, "head"));
+						if (!ht || strcmp(ht, t->name) || !hb || strcmp(hb, t->branches[b]) || !hh)
+							continue;
+						if (strcmp(hh, hc.id) && gitrepo_is_ancestor(repo, hh, hc.id, err) == 1)
+							snprintf(base, sizeof(base), "%s", hh);
+						break;
+					}
+					node_free(heads);
+				}
+				strbuf_reset(err);
+			}
+			if (*base && strcmp(base, hc.id)) {
+				int64_t id = store_head_add(s, t->name, t->branches[b], hc.id, base, (int64_t)time(NULL), err);
+				if (id < 0) {
+					gitrepo_commit_release(&hc);
+					gitrepo_close(repo);
+					return -1;
+				}
+				if (id)
+					say("%s %s: new head %.12s (\"%s\"), base %.12s", t->name, t->branches[b], hc.id, hc.subject,
+					    base);
+			}
+			gitrepo_commit_release(&hc);
+		}
+		gitrepo_close(repo);
+	}
+	return 0;
+}
+
+static const struct tree_conf *tree_named(const struct serve_conf *c, const char *name)
+{
+	for (size_t i = 0; i < c->ntrees; i++)
+		if (!strcmp(c->trees[i].name, name))
+			return &c->trees[i];
+	return NULL;
+}
+
+
+/* One head: each job bisected between base and head; a culprit's report sent. */
+static int test_head(const struct serve_conf *c, const char *config, const struct node *h, struct strbuf *result)
+{
+	const char *tree = node_str(node_get(h, "tree")), *head = node_str(node_get(h, "head"));
+	const char *base = node_str(node_get(h, "base")), *first = node_str(node_get(h, "first_seen"));
+	const struct tree_conf *t = tree_named(c, tree ? tree : "");
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	bool failed = false;
+
+	if (!t || n <= 0) {
+		strbuf_setf(result, "{\"error\": \"the tree is not in the configuration any more\"}");
+		return 1;
+	}
+	exe[n] = '\0';
+	strbuf_addstr(result, "[");
+	for (size_t j = 0; j < t->njobs && !stop_asked; j++) {
+		struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
+		char *args[32];
+		int a = 0;
+		args[a++] = exe;
+		args[a++] = "bisect";
+		args[a++] = "--tree";
+		args[a++] = t->path;
+		args[a++] = "--good";
+		args[a++] = (char *)base;
+		args[a++] = "--bad";
+		args[a++] = (char *)head;
+		args[a++] = "--provider";
+		args[a++] = t->provider;
+		args[a++] = "-o";
+		args[a++] = c->result_root;
+		args[a++] = "--db";
+		args[a++] = c->db;
+		if (c->cache) {
+			args[a++] = "--cache";
+			args[a++] = c->cache;
+		}
+		if (t->kconfig) {
+			args[a++] = "--kconfig";
+			args[a++] = t->kconfig;
+		}
+		args[a++] = "--json";
+		args[a++] = t->jobs[j];
+		args[a] = NULL;
+		say("%s %.12s..%.12s: %s", tree, base, head, t->jobs[j]);
+		int rc = run_exec_capture(args, &out, &e);
+		struct node *js = rc == 0 || rc == 1 ? json_parse(out.buf, out.len, "bisect", &e) : NULL;
+		const char *status = js ? node_str(node_get(js, "status")) : NULL;
+		const char *culprit = js ? node_str(node_get(js, "culprit")) : NULL;
+		const char *parent = js ? node_str(node_get(js, "parent")) : NULL;
+		strbuf_addf(result, "%s{\"job\": ", j ? ", " : "");
+		json_emit_string(result, t->jobs[j]);
+		strbuf_addstr(result, ", \"bisect\": ");
+		json_emit_string(result, status ? status : "error");
+		if (!status) {
+			failed = true;
+			say("%s %.12s: bisect failed (exit %d)%s%s", tree, head, rc, e.len ? ": " : "", e.buf);
+		} else {
+			say("%s %.12s: %s%s%.12s", tree, head, status, culprit ? ", culprit " : "", culprit ? culprit : "");
+		}
+		if (status && !strcmp(status, "found") && culprit && parent) {
+			struct strbuf rout = STRBUF_INIT, re = STRBUF_INIT;
+			char *r[] = { exe, "report", "--send", "--config", (char *)config, "--db", c->db, "--result-root",
+				      c->result_root, "--tree", t->path, "--base", (char *)parent, "--commit", (char *)culprit,
+				      "--date", (char *)(first ? first : "0"), NULL };
+			int rr = run_exec_capture(r, &rout, &re);
+			strbuf_rtrim(&rout);
+			say("%s %.12s: report: %s (exit %d)", tree, culprit, rout.len ? rout.buf : re.buf, rr);
+			strbuf_addstr(result, ", \"culprit\": ");
+			json_emit_string(result, culprit);
+			strbuf_addstr(result, ", \"report\": ");
+			json_emit_string(result, rr == 0 ? "queued" : rr == 1 ? "nothing to report" : "error");
+			failed |= rr == 2;
+			strbuf_release(&rout);
+			strbuf_release(&re);
+		}
+		strbuf_addstr(result, "}");
+		node_free(js);
+		strbuf_release(&out);
+		strbuf_release(&e);
+	}
+	strbuf_addstr(result, "]");
+	return failed ? 1 : 0;
+}
+
+static int one_pass(const struct serve_conf *c, const char *config, struct store *s, struct strbuf *err)
+{
+	struct node *todo;
+	struct mailconf mc;
+
+	if (poll_trees(c, s, err) || store_heads(s, true, &todo, err))
+		return -1;
+	for (size_t i = 0; i < todo->n && !stop_asked; i++) {
+		const struct node *h = todo->vals[i];
+		double id = 0;
+		struct strbuf result = STRBUF_INIT;
+		json_number(node_get(h, "id"), &id);
+		if (store_head_set(s, (int64_t)id, "testing", NULL, (int64_t)time(NULL), err)) {
+			node_free(todo);
+			return -1;
+		}
+		int rc = test_head(c, config, h, &result);
+		if (stop_asked) {
+			/* interrupted: it stays to do, and the next service goes on from the runs made */
+			strbuf_release(&result);
+			break;
+		}
+		if (store_head_set(s, (int64_t)id, rc ? "failed" : "done", result.buf, (int64_t)time(NULL), err)) {
+			strbuf_release(&result);
+			node_free(todo);
+			return -1;
+		}
+		strbuf_release(&result);
+	}
+	node_free(todo);
+	/* what the reports queued, and what waits for a retry */
+	if (!mailconf_load(&mc, config, err)) {
+		FILE *log = stderr;
+		long left = outbox_deliver(s, c->db, &mc, 0, log, err);
+		if (left < 0)
+			say("outbox: %s", err->buf);
+		mailconf_release(&mc);
+	}
+	strbuf_reset(err);
+	return 0;
+}
+
+int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "once", no_argument, NULL, 'O' },
+		{ "listen", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *listen = NULL;
+	bool once = false;
+	struct web *web = NULL;
+	struct serve_conf conf;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = NULL;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': config = optarg; break;
+		case 'O': once = true; break;
+		case 'L': listen = optarg; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			fputs(usage_text, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!config || optind != argc)
+		return cmd_error(EXIT_USAGE, "%s needs -c FILE (and nothing else); see 'lkprobot serve --help'", ctx->cmd);
+	if (serve_conf_load(&conf, config, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		strbuf_release(&err);
+		return ret;
+	}
+	if (!strcmp(ctx->cmd, "check-config")) {
+		struct mailconf mc;
+		if (mailconf_load(&mc, config, &err))
+			ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		else {
+			printf("%s: %zu tree%s, mail %s\n", config, conf.ntrees, conf.ntrees == 1 ? "" : "s",
+			       mc.live ? "live" : "a dry run (to the operator only)");
+			mailconf_release(&mc);
+			ret = EXIT_OK;
+		}
+		goto out;
+	}
+	if (fsutil_mkdir_p(conf.result_root) || !(s = store_open(conf.db, &err))) {
+		ret = cmd_error(EXIT_FAIL, "%s", err.len ? err.buf : "cannot create the result root");
+		goto out;
+	}
+	if (!strcmp(ctx->cmd, "status")) {
+		struct node *heads;
+		if (store_heads(s, false, &heads, &err)) {
+			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+			goto out;
+		}
+		for (size_t i = 0; i < heads->n; i++) {
+			const struct node *h = heads->vals[i];
+			const char *r = node_str(node_get(h, "result"));
+			printf("%s %s %.12s (base %.12s) %s%s%s\n", node_str(node_get(h, "tree")),
+			       node_str(node_get(h, "branch")), node_str(node_get(h, "head")), node_str(node_get(h, "base")),
+			       node_str(node_get(h, "status")), r ? " " : "", r ? r : "");
+		}
+		node_free(heads);
+		ret = EXIT_OK;
+		goto out;
+	}
+	if (listen && !(web = web_start(listen, conf.db, conf.result_root, &err))) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		goto out;
+	}
+	if (web)
+		say("the dashboard is at http://%s/", listen);
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	say("watching %zu tree%s (%s), every %ld s", conf.ntrees, conf.ntrees == 1 ? "" : "s", config, conf.poll);
+	ret = EXIT_OK;
+	while (!stop_asked) {
+		if (one_pass(&conf, config, s, &err)) {
+			say("%s", err.buf);
+			ret = EXIT_FAIL;
+			break;
+		}
+		if (once)
+			break;
+		for (long i = 0; i < conf.poll && !stop_asked && !reload_asked; i++)
+			sleep(1);
+		if (reload_asked) {
+			struct serve_conf fresh;
+			reload_asked = 0;
+			if (serve_conf_load(&fresh, config, &err)) {
+				say("SIGHUP: %s; keeping the configuration in use", err.buf);
+				strbuf_reset(&err);
+			} else {
+				serve_conf_release(&conf);
+				conf = fresh;
+				say("SIGHUP: configuration read again (%zu trees)", conf.ntrees);
+			}
+		}
+	}
+	say("stopped");
+out:
+	web_stop(web);
+	if (s)
+		store_close(s);
+	serve_conf_release(&conf);
+	strbuf_release(&err);
+	return ret;
+}

@@ -1,0 +1,122 @@
+#!/bin/sh
+# lkprobot serve: a repository made here, commits added while the service
+# watches it, one of them a 30 % regression of the `command` benchmark:
+# the head is tested against the last tested head, the change bisected to
+# that commit, its report delivered to a real SMTP server (aiosmtpd) — once,
+# also when the service is killed with SIGKILL in the middle and started again.
+. "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3
+port=$((20000 + ($$ + 7) % 20000))
+export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
+
+trap '[ -s "$TMP/smtpd.pid" ] && kill "$(cat "$TMP/smtpd.pid")" 2>/dev/null; rm -rf "$TMP"' EXIT
+
+commit_n() {	# commit_n FROM TO [SPEED_AT SPEED]
+	cd "$TMP/repo"
+	for i in $(seq "$1" "$2"); do
+		echo "$i" >"f$i"
+		[ "$i" = "${3:-x}" ] && echo "$4" >speed
+		git add -A && git commit -qm "change $i"
+	done
+	cd "$SRC"
+}
+
+test_expect_success 'setup: a repository, a job, an SMTP server, the configuration' '
+	git init -q "$TMP/repo" && cd "$TMP/repo" &&
+	git config user.email dev@example.org && git config user.name "A Developer" &&
+	printf "all:\n\t@true\n" >Makefile &&
+	cat >bench.sh <<-\EOF &&
+	#!/bin/sh
+	sleep "${BENCH_SLEEP:-0}"
+	n=$(cat "$BENCH_COUNTER" 2>/dev/null || echo 0)
+	echo $((n + 1)) >"$BENCH_COUNTER"
+	awk -v s="$n" -v v="$(cat speed)" -v cv="$BENCH_NOISE" "BEGIN { srand(s + 1); u = rand(); w = rand(); if (u < 1e-12) u = 1e-12; printf \"throughput: %.3f\\n\", v * (1 + cv * sqrt(-2 * log(u)) * cos(6.283185307 * w)) }"
+	EOF
+	echo 100 >speed && git add -A && git commit -qm base && cd "$SRC" &&
+	commit_n 1 4 &&
+	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
+	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\n" >"$TMP/job.yaml" &&
+	mkdir -p "$TMP/spool" &&
+	{ "$PY" "$SRC/tests/fixtures/smtp/smtpd.py" --port $port --spool "$TMP/spool" >"$TMP/smtpd.log" 2>&1 & echo $! >"$TMP/smtpd.pid"; } &&
+	cat >"$TMP/robot.yaml" <<-EOF &&
+	serve:
+	  result_root: $TMP/res
+	  cache: $TMP/cache
+	  poll: 1
+	  trees:
+	    - name: demo
+	      path: $TMP/repo
+	      branches: [$branch]
+	      jobs: [$TMP/job.yaml]
+	mail:
+	  live: false
+	  operator: Robot Operator <ops@example.org>
+	  from: kernel test robot <lkp@example.org>
+	  domain: lkp.example.org
+	  retry: 1
+	  smtp:
+	    url: smtp://127.0.0.1:$port
+	    tls: none
+	EOF
+	lkprobot check-config -c "$TMP/robot.yaml" | grep -q "1 tree, mail a dry run"
+'
+
+test_expect_success 'the first head: tested against its parent, no change, no mail' '
+	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e1" &&
+	cat "$TMP/e1" &&
+	grep -q "new head .* (\"change 4\")" "$TMP/e1" &&
+	lkprobot status -c "$TMP/robot.yaml" >"$TMP/st1" &&
+	grep -q "^demo .* done .*\"bisect\": \"not-reproduced\"" "$TMP/st1" &&
+	[ -z "$(ls "$TMP/spool")" ]
+'
+
+test_expect_success 'eight new commits, the fifth 30 % slower: bisected from the last tested head, one mail about it' '
+	commit_n 5 12 9 70 &&
+	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e2" &&
+	cat "$TMP/e2" &&
+	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 9\$") &&
+	grep -q "found, culprit $(echo $culprit | cut -c1-12)" "$TMP/e2" &&
+	grep -q "base $(git -C "$TMP/repo" log --format=%H --grep="^change 4\$" | cut -c1-12)" "$TMP/e2" &&
+	[ $(ls "$TMP/spool" | wc -l) = 1 ] &&
+	grep -q "^Subject: \[lkprobot\] $(echo $culprit | cut -c1-10): command.throughput -[23][0-9].[0-9]% regression" "$TMP/spool/1/data" &&
+	[ "$(cat "$TMP/spool/1/rcpt")" = "ops@example.org" ]
+'
+
+test_expect_success 'nothing new: nothing tested again, no second mail' '
+	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e3" &&
+	! grep -q "new head\|bisect" "$TMP/e3" &&
+	[ $(ls "$TMP/spool" | wc -l) = 1 ]
+'
+
+test_expect_success 'SIGKILL in the middle of the next regression, then started again: one mail, the runs reused' '
+	commit_n 13 20 16 50 &&
+	BENCH_SLEEP=0.3 "$LKPROBOT" serve -c "$TMP/robot.yaml" 2>"$TMP/e4" &
+	pid=$! &&
+	for i in $(seq 1 200); do grep -q ": .*job.yaml" "$TMP/e4" 2>/dev/null && break; sleep 0.1; done &&
+	sleep 2 && kill -9 $pid && wait $pid 2>/dev/null;
+	pkill -9 -f "lkprobot bisect" 2>/dev/null; sleep 0.2;
+	cat "$TMP/e4" &&
+	! grep -q "found" "$TMP/e4" &&
+	runs_before=$(find "$TMP/res" -name stats.json | wc -l) &&
+	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e5" &&
+	cat "$TMP/e5" &&
+	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 16\$") &&
+	grep -q "found, culprit $(echo $culprit | cut -c1-12)" "$TMP/e5" &&
+	[ $(ls "$TMP/spool" | wc -l) = 2 ] &&
+	lkprobot serve -c "$TMP/robot.yaml" --once 2>/dev/null &&
+	[ $(ls "$TMP/spool" | wc -l) = 2 ] &&
+	[ $(lkprobot status -c "$TMP/robot.yaml" | grep -c " done ") = 3 ] &&
+	echo "runs before the restart: $runs_before, after: $(find "$TMP/res" -name stats.json | wc -l)"
+'
+
+test_expect_success 'check-config: an unknown key and a tree that is not a repository (exit 2, file:line:col)' '
+	printf "serve:\n  pol: 5\n  trees: []\n" >"$TMP/typo.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/typo.yaml" &&
+	one_line_error "typo.yaml:2:[0-9]+: serve.pol: not a setting lkprobot knows" &&
+	printf "serve:\n  trees:\n    - path: /nonexistent\n      branches: [main]\n      jobs: [%s]\n" "$TMP/job.yaml" >"$TMP/norepo.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/norepo.yaml" &&
+	one_line_error "norepo.yaml:3:[0-9]+: serve.trees.path: .*/nonexistent"
+'
+
+test_done
