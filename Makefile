@@ -180,7 +180,7 @@ install: lkprobot
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/share/doc/lkprobot
 	install -m 755 lkprobot $(DESTDIR)$(PREFIX)/bin/lkprobot
 	cp -R jobs hosts kconfig $(DESTDIR)$(DATADIR)/
-	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/lkprobot/README.md
+	install -m 644 README.md docker/lkprobot.service docker/config.yaml $(DESTDIR)$(PREFIX)/share/doc/lkprobot/
 
 clean:
 	rm -rf build lkprobot

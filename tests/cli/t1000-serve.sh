@@ -119,4 +119,12 @@ test_expect_success 'check-config: an unknown key and a tree that is not a repos
 	one_line_error "norepo.yaml:3:[0-9]+: serve.trees.path: .*/nonexistent"
 '
 
+test_expect_success 'the example configuration in docker/ is valid once its paths exist' '
+	sed -e "s|/srv/git/linux|$TMP/repo|" -e "s|/usr/local/share/lkprobot/jobs/fio-basic/fio-basic-smoke.yaml|$SRC/jobs/fio-basic/fio-basic-smoke.yaml|" \
+		-e "s|/etc/lkprobot/smtp-password|$TMP/pw|" -e "/^  dkim:/,\$d" "$SRC/docker/config.yaml" >"$TMP/example.yaml" &&
+	echo secret >"$TMP/pw" &&
+	lkprobot check-config -c "$TMP/example.yaml" | grep -q "1 tree, mail a dry run" &&
+	grep -q "^ExecStart=/usr/local/bin/lkprobot serve -c /etc/lkprobot/config.yaml" "$SRC/docker/lkprobot.service"
+'
+
 test_done
