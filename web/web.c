@@ -267,7 +267,8 @@ struct web *web_start(const char *addr, const char *db, const char *result_root,
 	w->root = xstrdup(real);
 	w->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, handle, w,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-				MHD_OPTION_END);
+				/* a few pages at once: each request reads the store on its own */
+				MHD_OPTION_THREAD_POOL_SIZE, 4u, MHD_OPTION_END);
 	if (!w->d) {
 		strbuf_setf(err, "--listen %s: cannot listen there (in use?)", addr);
 		free(w->db);
