@@ -139,19 +139,27 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* LKP's StatSummary: sort, drop min(n>>5, max_margin) at each end, min/middle/max */
+/* mean and population stddev (divided by n) of s->v */
+static void moments(struct compare_side *s)
+{
+	double sum = 0, sq = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		sum += s->v[i];
+	s->mean = s->n ? sum / (double)s->n : 0;
+	for (size_t i = 0; i < s->n; i++)
+		sq += (s->v[i] - s->mean) * (s->v[i] - s->mean);
+	s->stddev = s->n ? sqrt(sq / (double)s->n) : 0;
+}
+
 static void summarize(struct compare_side *s, size_t max_margin)
 {
 	size_t n = s->n, margin = n >> 5;
-	double *sorted, sum = 0, sq = 0;
+	double *sorted;
 
 	if (!n)
 		return;
-	for (size_t i = 0; i < n; i++)
-		sum += s->v[i];
-	s->mean = sum / (double)n;
-	for (size_t i = 0; i < n; i++)
-		sq += (s->v[i] - s->mean) * (s->v[i] - s->mean);
-	s->stddev = sqrt(sq / (double)n);
+	moments(s);
 	for (size_t i = 0; i < n; i++)
 		s->fails += s->v[i] != 0;
 	sorted = xmalloc(n * sizeof(*sorted));
@@ -746,55 +754,41 @@ void compare_render_classic(struct strbuf *out, const struct compare_result *res
 	}
 }
 
-static double mean_of(const double *v, size_t n, double *sd)
-{
-	double s = 0, q = 0;
-
-	for (size_t i = 0; i < n; i++)
-		s += v[i];
-	s /= (double)(n ? n : 1);
-	for (size_t i = 0; i < n; i++)
-		q += (v[i] - s) * (v[i] - s);
-	*sd = n > 1 ? sqrt(q / (double)n) : -1;
-	return s;
-}
-
 void compare_render_field(struct strbuf *out, const char *base_label, const char *new_label, const char *metric,
 			  const struct compare_field_row *rows, size_t nrows, bool show_noise)
 {
 	struct classic_fmt f = { 0 };
 	double lsum0 = 0, lsum1 = 0;
 	size_t shown_rows = 0;
+	/* [2i] the base, [2i + 1] the new side of row i */
+	struct compare_side *sd = xcalloc(2 * nrows + 1, sizeof(*sd));
 	bool *keep = xcalloc(nrows ? nrows : 1, sizeof(*keep));
 
 	for (size_t i = 0; i < nrows; i++) {
-		struct compare_side b = { .n = rows[i].nbase }, a = { .n = rows[i].nnew };
-		double sd;
-		b.mean = mean_of(rows[i].base, rows[i].nbase, &sd);
-		b.stddev = sd;
-		a.mean = mean_of(rows[i].new_, rows[i].nnew, &sd);
-		a.stddev = sd;
-		keep[i] = rows[i].nbase && rows[i].nnew && (show_noise || (!noisy(&b) && !noisy(&a)));
+		struct compare_side *b = &sd[2 * i], *a = &sd[2 * i + 1];
+		*b = (struct compare_side){ .n = rows[i].nbase, .v = rows[i].base };
+		*a = (struct compare_side){ .n = rows[i].nnew, .v = rows[i].new_ };
+		moments(b);
+		moments(a);
+		keep[i] = b->n && a->n && (show_noise || (!noisy(b) && !noisy(a)));
 		if (!keep[i])
 			continue;
-		classic_scan(&f, rows[i].base, rows[i].nbase);
-		classic_scan(&f, rows[i].new_, rows[i].nnew);
+		classic_scan(&f, b->v, b->n);
+		classic_scan(&f, a->v, a->n);
 		shown_rows++;
 	}
 	classic_head(out, base_label, new_label, "testcase/testparams/testbox");
 	for (size_t i = 0; i < nrows; i++) {
-		double sd0, sd1, v0, v1;
+		const struct compare_side *b = &sd[2 * i], *a = &sd[2 * i + 1];
 		if (!keep[i])
 			continue;
-		v0 = mean_of(rows[i].base, rows[i].nbase, &sd0);
-		v1 = mean_of(rows[i].new_, rows[i].nnew, &sd1);
-		classic_cell(out, metric, true, v0, v0, sd0, &f, false, 0, 0);
-		classic_cell(out, metric, false, v0, v1, sd1, &f, false, 0, 0);
+		classic_cell(out, metric, true, b->mean, b->mean, b->n > 1 ? b->stddev : -1, &f, false, 0, 0);
+		classic_cell(out, metric, false, b->mean, a->mean, a->n > 1 ? a->stddev : -1, &f, false, 0, 0);
 		strbuf_addf(out, "%s\n", rows[i].test_desc);
-		if (v0 > 0)
-			lsum0 += log(v0);
-		if (v1 > 0)
-			lsum1 += log(v1);
+		if (b->mean > 0)
+			lsum0 += log(b->mean);
+		if (a->mean > 0)
+			lsum1 += log(a->mean);
 	}
 	if (shown_rows) {
 		double g0 = exp(lsum0 / (double)shown_rows), g1 = exp(lsum1 / (double)shown_rows);
@@ -803,6 +797,7 @@ void compare_render_field(struct strbuf *out, const char *base_label, const char
 		strbuf_addf(out, "GEO-MEAN %s\n", metric);
 	}
 	free(keep);
+	free(sd);
 }
 
 /* ---- JSON ---- */

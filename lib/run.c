@@ -213,12 +213,12 @@ static int open_for(const struct run *r, const char *name, int flags)
 	return fd;
 }
 
-static int spawn_wait_in(const char *dir, char *const argv[], int in_fd, int out_fd, int err_fd,
-			 struct strbuf *err)
+/* Start argv with the given fds as 0, 1, 2 (-1: inherited), in dir (NULL: here). 0, or -1 with err set. */
+static int spawn_start(const char *dir, char *const argv[], int in_fd, int out_fd, int err_fd, pid_t *pid,
+		       struct strbuf *err)
 {
 	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status, rc;
+	int rc;
 
 	posix_spawn_file_actions_init(&fa);
 	if (dir)
@@ -229,21 +229,39 @@ static int spawn_wait_in(const char *dir, char *const argv[], int in_fd, int out
 		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
 	if (err_fd >= 0)
 		posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc) {
 		strbuf_setf(err, "cannot run '%s': %s%s", argv[0], strerror(rc),
 			    rc == ENOENT ? "; 'lkprobot install JOB' installs what a job needs" : "");
 		return -1;
 	}
+	return 0;
+}
+
+/* Wait for a started child: its exit status, 128+signal, or -1 with err set. */
+static int spawn_wait_pid(pid_t pid, const char *name, struct strbuf *err)
+{
+	int status;
+
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
-			strbuf_setf(err, "cannot wait for '%s': %s", argv[0], strerror(errno));
+			strbuf_setf(err, "cannot wait for '%s': %s", name, strerror(errno));
 			return -1;
 		}
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+static int spawn_wait_in(const char *dir, char *const argv[], int in_fd, int out_fd, int err_fd,
+			 struct strbuf *err)
+{
+	pid_t pid;
+
+	if (spawn_start(dir, argv, in_fd, out_fd, err_fd, &pid, err))
+		return -1;
+	return spawn_wait_pid(pid, argv[0], err);
 }
 
 static int spawn_wait(char *const argv[], int in_fd, int out_fd, int err_fd, struct strbuf *err)
@@ -360,19 +378,8 @@ int run_cmds(const struct run *r, char **const argvs[], size_t n, const char *ou
 		ret = -1;
 	}
 	for (size_t i = 0; i < n && !ret; i++) {
-		posix_spawn_file_actions_t fa;
 		log_line(r, argvs[i], " &");
-		posix_spawn_file_actions_init(&fa);
-		posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
-		if (out_fd >= 0) {
-			posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-			posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
-		}
-		int rc = posix_spawnp(&pids[i], argvs[i][0], &fa, NULL, argvs[i], environ);
-		posix_spawn_file_actions_destroy(&fa);
-		if (rc) {
-			strbuf_setf(err, "cannot run '%s': %s%s", argvs[i][0], strerror(rc),
-				    rc == ENOENT ? "; 'lkprobot install JOB' installs what a job needs" : "");
+		if (spawn_start(NULL, argvs[i], in_fd, out_fd, out_fd, &pids[i], err)) {
 			pids[i] = 0;
 			ret = -1;
 		}
@@ -382,13 +389,9 @@ int run_cmds(const struct run *r, char **const argvs[], size_t n, const char *ou
 		log_line(r, wait_argv, "");
 	}
 	for (size_t i = 0; i < n; i++) {
-		int status = 0;
-		codes[i] = -1;
-		if (!pids[i])
-			continue;
-		while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR)
-			;
-		codes[i] = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+		struct strbuf e = STRBUF_INIT;
+		codes[i] = pids[i] ? spawn_wait_pid(pids[i], argvs[i][0], &e) : -1;
+		strbuf_release(&e);
 	}
 	if (in_fd >= 0)
 		close(in_fd);

@@ -244,6 +244,7 @@ enum stmt_id {
 	ST_HEAD_SET,
 	ST_HEAD_TODO,
 	ST_HEAD_LIST,
+	ST_HEAD_LAST,
 	ST_NR
 };
 
@@ -254,6 +255,7 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_HEAD_TODO] = "SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads"
 		" WHERE status IN ('queued', 'testing') ORDER BY id",
 	[ST_HEAD_LIST] = "SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads ORDER BY id",
+	[ST_HEAD_LAST] = "SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 ORDER BY id DESC LIMIT 1",
 	[ST_OUTBOX_ADD] = "INSERT INTO outbox(message_id, mail_from, rcpts, data, status, next_try, created, updated)"
 		" VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5, ?5) ON CONFLICT(message_id) DO NOTHING RETURNING id",
 	[ST_OUTBOX_GET] = "SELECT id, message_id, mail_from, rcpts, data, status, attempts, next_try, last_error,"
@@ -1565,6 +1567,26 @@ int store_head_set(struct store *s, int64_t id, const char *status, const char *
 	if (step_done(s, q, err))
 		return context(s, err, "record head %lld", (long long)id);
 	return 0;
+}
+
+int store_head_last(struct store *s, const char *tree, const char *branch, struct strbuf *head, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_HEAD_LAST, err);
+	int rc;
+
+	if (!q)
+		return context(s, err, "read the last head of %s %s", tree, branch);
+	bind_text(q, 1, tree);
+	bind_text(q, 2, branch);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		strbuf_addstr(head, (const char *)sqlite3_column_text(q, 0));
+	else if (rc != SQLITE_DONE)
+		sqlerr(s, err);
+	sqlite3_reset(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return context(s, err, "read the last head of %s %s", tree, branch);
+	return rc == SQLITE_ROW;
 }
 
 int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err)

@@ -206,6 +206,8 @@ int64_t store_head_add(struct store *s, const char *tree, const char *branch, co
 		       int64_t now, struct strbuf *err);
 int store_head_set(struct store *s, int64_t id, const char *status, const char *result, int64_t now,
 		   struct strbuf *err);
+/* The last head recorded for tree's branch, appended to head: 1, 0 when none, -1 with err set. */
+int store_head_last(struct store *s, const char *tree, const char *branch, struct strbuf *head, struct strbuf *err);
 /* The heads (todo: only queued and testing ones, oldest first) as maps. 0, or -1 with err set. */
 int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err);
 

@@ -15,12 +15,6 @@
 
 #define DEFAULT_PATH "/etc/lkprobot/config.yaml"
 
-char *mailconf_addr_spec(const char *addr)
-{
-	const char *lt = strchr(addr, '<');
-	return lt ? xstrndup(lt + 1, strcspn(lt + 1, ">")) : xstrdup(addr);
-}
-
 static int bad(struct strbuf *err, const struct mailconf *c, const struct node *n, const char *key, const char *what)
 {
 	if (n && n->line)

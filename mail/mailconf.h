@@ -56,7 +56,4 @@ struct mailconf {
 int mailconf_load(struct mailconf *c, const char *path, struct strbuf *err);
 void mailconf_release(struct mailconf *c);
 
-/* The bare address of "Name <a@b>" (or of a bare address), newly allocated. */
-char *mailconf_addr_spec(const char *addr);
-
 #endif

@@ -709,6 +709,17 @@ int mime_check_address(const char *addr, struct strbuf *err)
 	return ret;
 }
 
+char *mime_addr_spec(const char *addr, struct strbuf *err)
+{
+	struct mbox mb = { STRBUF_INIT, NULL, 0 };
+	char *spec = NULL;
+
+	if (!parse_mailbox(NULL, addr, &mb, err))
+		spec = xstrndup(mb.addr, mb.addrlen);
+	strbuf_release(&mb.name);
+	return spec;
+}
+
 /* The mailbox as it goes into a header: name (atoms, quoted or encoded) <addr>. */
 static void mailbox_unit(struct strbuf *sb, const struct mbox *mb, bool comma)
 {

@@ -113,4 +113,11 @@ int mime_date(struct strbuf *out, time_t t);
  */
 int mime_check_address(const char *addr, struct strbuf *err);
 
+/*
+ * The addr-spec of an address as mime_render() reads it ("a@b" of
+ * "Name <a@b>"), newly allocated (the SMTP envelope's form); NULL with err
+ * set as mime_check_address() says when it is not one.
+ */
+char *mime_addr_spec(const char *addr, struct strbuf *err);
+
 #endif

@@ -110,8 +110,9 @@ static void add(struct recipients *r, const char *raw, const char *why, bool to)
 {
 	char *addr = recipients_normalize(raw);
 	struct strbuf err = STRBUF_INIT;
+	char *email = addr ? mime_addr_spec(addr, &err) : NULL;
 
-	if (!addr || mime_check_address(addr, &err)) {
+	if (!email) {
 		r->warnings = xrealloc(r->warnings, (r->nwarnings + 1) * sizeof(*r->warnings));
 		r->warnings[r->nwarnings++] = xasprintf("dropped '%s' (%s): %s", raw, why,
 							 addr ? err.buf : "no address in it");
@@ -120,8 +121,6 @@ static void add(struct recipients *r, const char *raw, const char *why, bool to)
 		return;
 	}
 	strbuf_release(&err);
-	const char *lt = strchr(addr, '<');
-	char *email = lt ? xstrndup(lt + 1, strcspn(lt + 1, ">")) : xstrdup(addr);
 	for (char *c = email; *c; c++)
 		*c = (char)tolower((unsigned char)*c);
 	for (size_t i = 0; i < r->n; i++)

@@ -13,6 +13,7 @@
 #include "qemu.h"
 #include "../lib/fsutil.h"
 #include "../lib/job.h"
+#include "../lib/result.h"
 #include "../lib/run.h"
 #include "../lib/units.h"
 #include "../lib/yml.h"
@@ -428,6 +429,20 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 		if (fsutil_write_atomic(dmesg, console.buf, console.len, &why))
 			fprintf(stderr, "lkprobot: warning: %s\n", why.buf);
 		free(dmesg);
+	}
+	/* the guest wrote raw outputs; the host's parsers make the stats and the matrix */
+	for (size_t i = 0; i < res->nruns; i++) {
+		struct node *problems = node_new(NODE_MAP);
+		if (result_restat(res->run_dirs[i], false, problems, &why))
+			fprintf(stderr, "lkprobot: warning: %s\n", why.buf);
+		node_free(problems);
+	}
+	if (res->nruns) {
+		char *rt = xstrdup(res->run_dirs[0]);
+		*strrchr(rt, '/') = '\0';
+		if (result_update_matrix(rt, &why))
+			fprintf(stderr, "lkprobot: warning: %s\n", why.buf);
+		free(rt);
 	}
 out:
 	if (pid > 0) {

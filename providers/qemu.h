@@ -89,19 +89,21 @@ struct qemu_result {
 };
 
 /*
- * Boot k with the NVDIMMs the atomic `job` asks for and run it in the
- * guest. The QEMU process never outlives this call (nor lkprobot: it dies
- * with its parent). The serial console is saved as `dmesg` in the result
- * root. Returns 0 when QEMU ran (the state says how it went), -1 with err
- * set when it could not start.
- */
-/*
  * What QEMU cannot give the job, said before booting: a memmap= pmem
  * reservation in q35's 2G-4G PCI hole (mkfs would then see garbage).
  * 0, or -1 with err set.
  */
 int qemu_check_job(const struct node *job, struct strbuf *err);
 
+/*
+ * Boot k with the NVDIMMs the atomic `job` asks for and run it in the
+ * guest. The QEMU process never outlives this call (nor lkprobot: it dies
+ * with its parent). The serial console is saved as `dmesg` in the result
+ * root; the guest writes raw outputs only, and the host extracts each run's
+ * stats and rebuilds the commit's matrix here (warnings on stderr). Returns
+ * 0 when QEMU ran (the state says how it went), -1 with err set when it
+ * could not start.
+ */
 int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
 		 struct qemu_result *res, struct strbuf *err);
 void qemu_result_release(struct qemu_result *res);

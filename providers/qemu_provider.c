@@ -10,7 +10,6 @@
 #include "../lib/fsutil.h"
 #include "../lib/git.h"
 #include "../lib/kbuild.h"
-#include "../lib/result.h"
 #include "../lib/units.h"
 
 #include <limits.h>
@@ -133,22 +132,8 @@ static int qprov_run_job(struct provider *p, struct node *job, struct provider_r
 	qo.job_timeout = (unsigned)rt + 600;
 	if (qemu_check_job(job, err) || qemu_run_job(&p->k, job, &qo, &qr, err))
 		return -1;
-	for (size_t d = 0; d < qr.nruns; d++) {
-		struct node *problems = node_new(NODE_MAP);
-		struct strbuf e2 = STRBUF_INIT;
-		result_restat(qr.run_dirs[d], false, problems, &e2);
-		node_free(problems);
-		strbuf_release(&e2);
-	}
-	if (qr.run_dir) {
-		char *rtd = xstrdup(qr.run_dir);
-		*strrchr(rtd, '/') = '\0';
-		struct strbuf e3 = STRBUF_INIT;
-		result_update_matrix(rtd, &e3);
-		strbuf_release(&e3);
-		free(rtd);
+	if (qr.run_dir)
 		res->run_dir = xstrdup(qr.run_dir);
-	}
 	/* a kernel that cannot boot or panics cannot be measured: like a build failure */
 	res->job_state = qr.job_state;
 	res->untestable = !strcmp(qr.job_state, "boot_failed") || !strcmp(qr.job_state, "panic");

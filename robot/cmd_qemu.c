@@ -332,20 +332,6 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 				ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 				continue;
 			}
-			/* the guest wrote raw outputs; the host's parsers make the stats */
-			for (size_t d = 0; d < qr.nruns; d++) {
-				struct node *problems = node_new(NODE_MAP);
-				if (result_restat(qr.run_dirs[d], false, problems, &err))
-					cmd_warn("%s", err.buf);
-				node_free(problems);
-			}
-			if (qr.nruns) {
-				char *rt = xstrdup(qr.run_dirs[0]);
-				*strrchr(rt, '/') = '\0';
-				if (result_update_matrix(rt, &err))
-					cmd_warn("%s", err.buf);
-				free(rt);
-			}
 			print_run(&qr);
 			for (size_t d = 0; d < qr.nruns; d++)
 				if (runstore_record_dir(&rs, qr.run_dirs[d], &err))

@@ -12,6 +12,7 @@
 #include "../lib/yml.h"
 #include "../mail/dkim.h"
 #include "../mail/mailconf.h"
+#include "../mail/mime.h"
 #include "../mail/outbox.h"
 #include "../mail/recipients.h"
 #include "../mail/report.h"
@@ -135,8 +136,11 @@ static int send_report(struct report_input *in, const char *config, const char *
 	/* who really gets it: everyone when live, else the operator alone */
 	if (mc.live) {
 		for (size_t i = 0; i < to.n + cc.n; i++) {
+			char *spec = mime_addr_spec(i < to.n ? to.v[i] : cc.v[i - to.n], err);
+			if (!spec)
+				goto bad;
 			specs = xrealloc(specs, (nspecs + 1) * sizeof(*specs));
-			specs[nspecs++] = mailconf_addr_spec(i < to.n ? to.v[i] : cc.v[i - to.n]);
+			specs[nspecs++] = spec;
 		}
 	} else {
 		if (!mc.operator_) {
@@ -145,7 +149,9 @@ static int send_report(struct report_input *in, const char *config, const char *
 			goto bad;
 		}
 		specs = xcalloc(1, sizeof(*specs));
-		specs[nspecs++] = mailconf_addr_spec(mc.operator_);
+		if (!(specs[0] = mime_addr_spec(mc.operator_, err)))
+			goto bad;
+		nspecs = 1;
 		note = xasprintf("X-lkprobot-Dry-Run: mail.live is not true; sent to the operator only, not to the %zu addresses in To and Cc",
 				 to.n + cc.n);
 		in->extra_headers = (const char *const *)&note;
@@ -177,7 +183,9 @@ static int send_report(struct report_input *in, const char *config, const char *
 		goto bad;
 	int64_t qid;
 	bool dup;
-	char *from_spec = mailconf_addr_spec(in->from);
+	char *from_spec = mime_addr_spec(in->from, err);
+	if (!from_spec)
+		goto bad;
 	int qr = outbox_queue(s, id.buf, from_spec, (const char *const *)specs, nspecs, signed_msg.buf, signed_msg.len, &qid,
 			      &dup, err);
 	free(from_spec);

@@ -305,20 +305,11 @@ static int poll_trees(const struct serve_conf *c, struct store *s, struct strbuf
 			}
 			/* the last head of this branch the service saw, if it is an ancestor (no force-push) */
 			if (!strcmp(t->base, "last-tested")) {
-				struct node *heads;
-				if (!store_heads(s, false, &heads, err)) {
-					for (size_t k = heads->n; k-- > 0;) {
-						const struct node *h = heads->vals[k];
-						const char *ht = node_str(node_get(h, "tree")), *hb = node_str(node_get(h, "branch"));
-						const char *hh = node_str(node_get(h, "head"));
-						if (!ht || strcmp(ht, t->name) || !hb || strcmp(hb, t->branches[b]) || !hh)
-							continue;
-						if (strcmp(hh, hc.id) && gitrepo_is_ancestor(repo, hh, hc.id, err) == 1)
-							snprintf(base, sizeof(base), "%s", hh);
-						break;
-					}
-					node_free(heads);
-				}
+				struct strbuf last = STRBUF_INIT;
+				if (store_head_last(s, t->name, t->branches[b], &last, err) == 1 && strcmp(last.buf, hc.id) &&
+				    gitrepo_is_ancestor(repo, last.buf, hc.id, err) == 1)
+					snprintf(base, sizeof(base), "%s", last.buf);
+				strbuf_release(&last);
 				strbuf_reset(err);
 			}
 			if (*base && strcmp(base, hc.id)) {
