@@ -12,9 +12,13 @@ PREFIX ?= /usr/local
 DATADIR ?= $(PREFIX)/share/lkprobot
 VERSION := 0.1.0
 
-# Libraries with a .pc file in Debian 12, and the two without one.
+# Libraries with a .pc file in Debian 12, and the ones without one. DYN_LIBS
+# are not linked: the one file that uses each loads it on first use
+# (lib/dynlib.h), by the soname of the library found here at build time.
 PKGS := yaml-0.1 libcurl libgit2 libpmem sqlite3 libmicrohttpd
-NOPC_LIBS := -lpfm -lmbedtls -lmbedx509 -lmbedcrypto -lm
+LINK_PKGS := yaml-0.1 sqlite3
+DYN_LIBS := git2 curl microhttpd pmem
+NOPC_LIBS := -lpfm -lmbedtls -lmbedx509 -lmbedcrypto -lm -ldl -lpthread
 
 # Debian packages: to build, to test, and the tools lkprobot drives.
 DEB_BUILD := build-essential pkg-config libyaml-dev libcurl4-openssl-dev \
@@ -26,10 +30,16 @@ DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod \
 
 ifneq ($(filter-out deps help clean distclean,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-ifeq ($(PKG_LIBS),)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null)
+ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) && echo ok),ok)
 $(error libraries not found with pkg-config ($(PKGS)); run 'make deps' first)
 endif
+soname = $(shell objdump -p $$($(CC) -print-file-name=lib$(1).so) 2>/dev/null | sed -n 's/^ *SONAME *//p')
+DYN_SONAMES := $(foreach l,$(DYN_LIBS),$(l)=$(call soname,$(l)))
+ifneq ($(filter %=,$(DYN_SONAMES)),)
+$(error no soname found for $(filter %=,$(DYN_SONAMES)); run 'make deps' first)
+endif
+DYN_DEFS := $(foreach d,$(DYN_SONAMES),-DLKP_SONAME_$(subst =,='",$(d))"')
 endif
 
 V ?= 0
@@ -44,7 +54,7 @@ endif
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 	-Wmissing-prototypes -Wstrict-prototypes
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(PKG_CFLAGS) \
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(PKG_CFLAGS) $(DYN_DEFS) \
 	-DLKPROBOT_VERSION='"$(VERSION)"' -DLKPROBOT_DATADIR='"$(DATADIR)"' $(CFLAGS)
 LDLIBS_ALL = -Wl,--as-needed $(PKG_LIBS) $(NOPC_LIBS)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -18,7 +18,8 @@
  *                       off, stats, matrix).
  * Targets (issue 4): the boot <= 1.2x the bare boot under TCG; the robot's
  * overhead (the boot beyond the bare boot, plus the after-test part) <= 2 %
- * of a 200 s job. Prints the figures. Needs root.
+ * of a 200 s job. Prints the figures (the ratio is the median of each
+ * round's own ratio). Needs root.
  *
  * usage (from the source tree):
  *   build/rel/bench/boot [-k IMAGE] [-n ROUNDS] [lkprobot [cache]]
@@ -174,10 +175,6 @@ int main(int argc, char **argv)
 	run(lk, log);	/* warm: kernel fetched, NVDIMMs made fsdax */
 
 	struct round r[MAX_ROUNDS];
-	for (int i = 0; i < rounds; i++)
-		if (lkprobot_round(lk, res, log, &r[i]))
-			return 1;
-
 	/* the bare boot of the same kernel */
 	char *vmlinux = image ? xstrdup(image) : NULL;
 	char *deb = xasprintf("%s/debian", cache);
@@ -214,8 +211,8 @@ int main(int argc, char **argv)
 	 */
 	char *lockp = xasprintf("%s/nvdimm-0.lock", cache), *nv[2], *out9p = xasprintf("local,id=outfs,path=%s,security_model=none", dir);
 	int lock_fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lock_fd < 0 || flock(lock_fd, LOCK_EX)) {
-		fprintf(stderr, "bench/boot: cannot lock %s\n", lockp);
+	if (lock_fd < 0) {
+		fprintf(stderr, "bench/boot: cannot open %s\n", lockp);
 		return 1;
 	}
 	for (int i = 0; i < 2; i++)
@@ -230,10 +227,24 @@ int main(int argc, char **argv)
 		       "-device", "virtio-9p-pci,fsdev=rootfs,mount_tag=root",
 		       "-fsdev", out9p, "-device", "virtio-9p-pci,fsdev=outfs,mount_tag=out",
 		       "-kernel", vmlinux, "-initrd", initrd, "-append", "console=ttyS0 quiet panic=-1", NULL };
-	double bare_v[MAX_ROUNDS], same_v[MAX_ROUNDS], v[6][MAX_ROUNDS];
+	/*
+	 * Each round runs lkprobot and both bare boots back to back, and the
+	 * ratio is the median of the rounds' own ratios: this machine's speed
+	 * drifts by 30 % over minutes, which would bias a ratio of medians
+	 * taken minutes apart.
+	 */
+	double bare_v[MAX_ROUNDS], same_v[MAX_ROUNDS], ratio_v[MAX_ROUNDS], v[6][MAX_ROUNDS];
 	for (int i = 0; i < rounds; i++) {
+		if (lkprobot_round(lk, res, log, &r[i]))
+			return 1;
+		if (flock(lock_fd, LOCK_EX)) {
+			fprintf(stderr, "bench/boot: cannot lock %s\n", lockp);
+			return 1;
+		}
 		bare_v[i] = run(q, bare_log);
 		same_v[i] = run(qm, bare_log);
+		flock(lock_fd, LOCK_UN);
+		ratio_v[i] = r[i].boot / same_v[i];
 		v[0][i] = r[i].wall;
 		v[1][i] = r[i].boot;
 		v[2][i] = r[i].setups;
@@ -244,7 +255,7 @@ int main(int argc, char **argv)
 	close(lock_fd);
 	double plain = median(bare_v, rounds), bare = median(same_v, rounds), wall = median(v[0], rounds), boot = median(v[1], rounds),
 	       setups = median(v[2], rounds), first = median(v[3], rounds), after = median(v[4], rounds),
-	       test = median(v[5], rounds);
+	       test = median(v[5], rounds), ratio = median(ratio_v, rounds);
 	/* the kernel's own boot is what any harness pays; the rest is ours */
 	double over = boot - bare + after;
 
@@ -253,7 +264,7 @@ int main(int argc, char **argv)
 	printf("bare boot to power-off, the same machine:  %.2f s (2 NVDIMMs, 9p shares): the baseline below\n", bare);
 	printf("lkprobot qemu, smoke fio job:              %.2f s wall (test %.2f s)\n", wall, test);
 	printf("  boot: QEMU start to the agent ready:     %.2f s = %.2fx the bare boot (target <= 1.2x: %s)\n",
-	       boot, boot / bare, boot / bare <= 1.2 ? "met" : "NOT met");
+	       boot, ratio, ratio <= 1.2 ? "met" : "NOT met");
 	printf("  the job's setups (mkfs, mount, layout):  %.2f s\n", setups);
 	printf("  QEMU start to the test's first second:   %.2f s = %.2fx the bare boot\n", first, first / bare);
 	printf("  test end to the result root complete:    %.2f s\n", after);

@@ -6,9 +6,11 @@
  * tree, not our directory, and it would rewrite the repository's index.
  */
 #include "git.h"
+#include "dynlib.h"
 #include "fsutil.h"
 
 #include <git2.h>
+#include <mbedtls/sha1.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +23,38 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * The libgit2 functions this file calls, loaded on first use (dynlib.h):
+ * most commands, and the agent in every guest, never touch a repository.
+ */
+#define GIT2_API(X) \
+	X(git_blob_free) X(git_blob_lookup) X(git_blob_rawcontent) \
+	X(git_blob_rawsize) X(git_commit_author) X(git_commit_committer) \
+	X(git_commit_free) X(git_commit_id) X(git_commit_lookup) \
+	X(git_commit_message) X(git_commit_parent) X(git_commit_parent_id) \
+	X(git_commit_parentcount) X(git_commit_summary) X(git_commit_tree) \
+	X(git_diff_find_similar) X(git_diff_foreach) X(git_diff_free) \
+	X(git_diff_get_delta) X(git_diff_num_deltas) X(git_diff_options_init) \
+	X(git_diff_tree_to_tree) X(git_error_clear) X(git_error_last) \
+	X(git_graph_descendant_of) X(git_libgit2_init) X(git_libgit2_shutdown) \
+	X(git_object_free) X(git_object_peel) X(git_object_type) \
+	X(git_object_type2string) X(git_odb_hashfile) X(git_oid_equal) \
+	X(git_oid_fromstr) X(git_oid_tostr) X(git_oid_tostr_s) \
+	X(git_repository_free) X(git_repository_open_ext) X(git_revparse_single) \
+	X(git_revwalk_free) X(git_revwalk_hide) X(git_revwalk_new) \
+	X(git_revwalk_next) X(git_revwalk_push) X(git_revwalk_simplify_first_parent) \
+	X(git_revwalk_sorting) X(git_tree_entry_bypath) X(git_tree_entry_filemode) \
+	X(git_tree_entry_free) X(git_tree_entry_id) X(git_tree_entry_name) \
+	X(git_tree_entry_type) X(git_tree_free) X(git_tree_id) \
+	X(git_tree_lookup) X(git_tree_walk) X(git_repository_init) \
+	X(git_remote_create_anonymous) X(git_fetch_options_init) X(git_remote_fetch) \
+	X(git_remote_free)
+static struct {
+	GIT2_API(DYNLIB_SLOT)
+} g2;
+#define G2_SYM(fn) DYNLIB_SYM(g2, fn)
+static struct dynlib g2_lib = DYNLIB(LKP_SONAME_git2, "libgit2-1.5", GIT2_API(G2_SYM));
+
 struct gitrepo {
 	git_repository *repo;
 	char *path;
@@ -31,7 +65,7 @@ static int git_fail(struct strbuf *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int git_fail(struct strbuf *err, const char *fmt, ...)
 {
-	const git_error *e = git_error_last();
+	const git_error *e = g2.git_error_last();
 	va_list ap;
 
 	strbuf_reset(err);
@@ -59,10 +93,12 @@ int gitrepo_open(struct gitrepo **out, const char *path, struct strbuf *err)
 		strbuf_setf(err, "'%s': no such directory", path);
 		return -1;
 	}
-	git_libgit2_init();
-	if (git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
+	if (dynlib_load(&g2_lib, err))
+		return -1;
+	g2.git_libgit2_init();
+	if (g2.git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
 		git_fail(err, "'%s': not a git repository", path);
-		git_libgit2_shutdown();
+		g2.git_libgit2_shutdown();
 		return -1;
 	}
 	*out = xcalloc(1, sizeof(**out));
@@ -71,14 +107,52 @@ int gitrepo_open(struct gitrepo **out, const char *path, struct strbuf *err)
 	return 0;
 }
 
+int gitrepo_mirror(const char *url, const char *dir, struct strbuf *err)
+{
+	/* "+": a force-pushed branch replaces ours; prune: a deleted one goes */
+	static char *specs[] = { "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*" };
+	const git_strarray refspecs = { specs, 2 };
+	git_repository *repo = NULL;
+	git_remote *remote = NULL;
+	git_fetch_options fo;
+	struct stat st;
+	int ret = -1;
+
+	if (dynlib_load(&g2_lib, err))
+		return -1;
+	g2.git_libgit2_init();
+	if (stat(dir, &st) ? g2.git_repository_init(&repo, dir, 1)
+			   : g2.git_repository_open_ext(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
+		git_fail(err, "'%s': cannot make or open the mirror of %s", dir, url);
+		goto out;
+	}
+	if (g2.git_remote_create_anonymous(&remote, repo, url)) {
+		git_fail(err, "%s: not a repository address", url);
+		goto out;
+	}
+	g2.git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+	fo.prune = GIT_FETCH_PRUNE;
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;	/* the refspec has them */
+	if (g2.git_remote_fetch(remote, &refspecs, &fo, "lkprobot mirror")) {
+		git_fail(err, "%s: fetch failed", url);
+		goto out;
+	}
+	ret = 0;
+out:
+	g2.git_remote_free(remote);
+	g2.git_repository_free(repo);
+	g2.git_libgit2_shutdown();
+	return ret;
+}
+
 void gitrepo_close(struct gitrepo *r)
 {
 	if (!r)
 		return;
-	git_repository_free(r->repo);
+	g2.git_repository_free(r->repo);
 	free(r->path);
 	free(r);
-	git_libgit2_shutdown();
+	g2.git_libgit2_shutdown();
 }
 
 const char *gitrepo_path(const struct gitrepo *r)
@@ -95,15 +169,15 @@ static int lookup_commit(struct gitrepo *r, const char *rev, git_commit **out, s
 		strbuf_setf(err, "an empty revision names no commit");
 		return -1;
 	}
-	if (git_revparse_single(&obj, r->repo, rev))
+	if (g2.git_revparse_single(&obj, r->repo, rev))
 		return git_fail(err, "cannot resolve '%s' in '%s'", rev, r->path);
-	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT)) {
+	if (g2.git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT)) {
 		strbuf_setf(err, "'%s' in '%s' is a %s, not a commit", rev, r->path,
-			    git_object_type2string(git_object_type(obj)));
-		git_object_free(obj);
+			    g2.git_object_type2string(g2.git_object_type(obj)));
+		g2.git_object_free(obj);
 		return -1;
 	}
-	git_object_free(obj);
+	g2.git_object_free(obj);
 	*out = (git_commit *)peeled;
 	return 0;
 }
@@ -115,8 +189,8 @@ int gitrepo_resolve(struct gitrepo *r, const char *rev, char id[GITREPO_HEXSZ + 
 
 	if (lookup_commit(r, rev, &c, err))
 		return -1;
-	git_oid_tostr(id, GITREPO_HEXSZ + 1, git_commit_id(c));
-	git_commit_free(c);
+	g2.git_oid_tostr(id, GITREPO_HEXSZ + 1, g2.git_commit_id(c));
+	g2.git_commit_free(c);
 	return 0;
 }
 
@@ -131,21 +205,21 @@ int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool fir
 	memset(out, 0, sizeof(*out));
 	if (lookup_commit(r, good, &g, err) || lookup_commit(r, bad, &b, err))
 		goto out;
-	if (git_revwalk_new(&walk, r->repo)) {
+	if (g2.git_revwalk_new(&walk, r->repo)) {
 		git_fail(err, "cannot walk '%s'", r->path);
 		goto out;
 	}
 	/* parents before children, so that each commit's ancestors come first */
-	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+	g2.git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
 	if (first_parent)
-		git_revwalk_simplify_first_parent(walk);
-	if (git_revwalk_push(walk, git_commit_id(b)) || git_revwalk_hide(walk, git_commit_id(g))) {
+		g2.git_revwalk_simplify_first_parent(walk);
+	if (g2.git_revwalk_push(walk, g2.git_commit_id(b)) || g2.git_revwalk_hide(walk, g2.git_commit_id(g))) {
 		git_fail(err, "cannot walk from '%s' to '%s'", good, bad);
 		goto out;
 	}
-	while (!git_revwalk_next(&oid, walk)) {
+	while (!g2.git_revwalk_next(&oid, walk)) {
 		git_commit *c;
-		if (git_commit_lookup(&c, r->repo, &oid)) {
+		if (g2.git_commit_lookup(&c, r->repo, &oid)) {
 			git_fail(err, "cannot read a commit of '%s'", r->path);
 			goto out;
 		}
@@ -153,13 +227,13 @@ int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool fir
 		out->id = xrealloc(out->id, out->n * sizeof(*out->id));
 		out->parents = xrealloc(out->parents, out->n * sizeof(*out->parents));
 		out->nparents = xrealloc(out->nparents, out->n * sizeof(*out->nparents));
-		git_oid_tostr(out->id[i], GITREPO_HEXSZ + 1, &oid);
-		size_t np = first_parent && git_commit_parentcount(c) ? 1 : git_commit_parentcount(c);
+		g2.git_oid_tostr(out->id[i], GITREPO_HEXSZ + 1, &oid);
+		size_t np = first_parent && g2.git_commit_parentcount(c) ? 1 : g2.git_commit_parentcount(c);
 		out->nparents[i] = 0;
 		out->parents[i] = xcalloc(np ? np : 1, sizeof(**out->parents));
 		for (size_t k = 0; k < np; k++) {
 			char pid[GITREPO_HEXSZ + 1];
-			git_oid_tostr(pid, sizeof(pid), git_commit_parent_id(c, (unsigned)k));
+			g2.git_oid_tostr(pid, sizeof(pid), g2.git_commit_parent_id(c, (unsigned)k));
 			/* parents come earlier: an index, or none when outside the range */
 			for (size_t j = 0; j < i; j++)
 				if (!strcmp(out->id[j], pid)) {
@@ -167,9 +241,9 @@ int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool fir
 					break;
 				}
 		}
-		git_commit_free(c);
+		g2.git_commit_free(c);
 	}
-	if (!out->n || strcmp(out->id[out->n - 1], git_oid_tostr_s(git_commit_id(b)))) {
+	if (!out->n || strcmp(out->id[out->n - 1], g2.git_oid_tostr_s(g2.git_commit_id(b)))) {
 		strbuf_setf(err, "'%s' is not a descendant of '%s' in '%s': nothing to bisect", bad, good, r->path);
 		goto out;
 	}
@@ -177,9 +251,9 @@ int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool fir
 out:
 	if (ret)
 		gitrepo_range_release(out);
-	git_revwalk_free(walk);
-	git_commit_free(g);
-	git_commit_free(b);
+	g2.git_revwalk_free(walk);
+	g2.git_commit_free(g);
+	g2.git_commit_free(b);
 	return ret;
 }
 
@@ -219,17 +293,17 @@ int gitrepo_changed_paths(struct gitrepo *r, const char *rev, struct gitrepo_pat
 	memset(out, 0, sizeof(*out));
 	if (lookup_commit(r, rev, &c, err))
 		return -1;
-	if (git_commit_tree(&t, c) || (git_commit_parentcount(c) && (git_commit_parent(&parent, c, 0) ||
-								  git_commit_tree(&pt, parent)))) {
+	if (g2.git_commit_tree(&t, c) || (g2.git_commit_parentcount(c) && (g2.git_commit_parent(&parent, c, 0) ||
+								  g2.git_commit_tree(&pt, parent)))) {
 		git_fail(err, "cannot read the trees of '%s'", rev);
 		goto out;
 	}
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	if (git_diff_tree_to_tree(&diff, r->repo, pt, t, &opts)) {
+	g2.git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	if (g2.git_diff_tree_to_tree(&diff, r->repo, pt, t, &opts)) {
 		git_fail(err, "cannot diff '%s' against its parent", rev);
 		goto out;
 	}
-	if (git_diff_find_similar(diff, NULL) || git_diff_foreach(diff, collect_path, NULL, NULL, NULL, out)) {
+	if (g2.git_diff_find_similar(diff, NULL) || g2.git_diff_foreach(diff, collect_path, NULL, NULL, NULL, out)) {
 		git_fail(err, "cannot list the files '%s' changes", rev);
 		goto out;
 	}
@@ -237,11 +311,11 @@ int gitrepo_changed_paths(struct gitrepo *r, const char *rev, struct gitrepo_pat
 out:
 	if (ret)
 		gitrepo_paths_release(out);
-	git_diff_free(diff);
-	git_tree_free(t);
-	git_tree_free(pt);
-	git_commit_free(parent);
-	git_commit_free(c);
+	g2.git_diff_free(diff);
+	g2.git_tree_free(t);
+	g2.git_tree_free(pt);
+	g2.git_commit_free(parent);
+	g2.git_commit_free(c);
 	return ret;
 }
 
@@ -255,26 +329,26 @@ int gitrepo_read(struct gitrepo *r, const char *rev, const char *path, struct st
 
 	if (lookup_commit(r, rev, &c, err))
 		return -1;
-	if (git_commit_tree(&t, c)) {
+	if (g2.git_commit_tree(&t, c)) {
 		git_fail(err, "cannot read the tree of '%s'", rev);
 		goto out;
 	}
-	if (git_tree_entry_bypath(&e, t, path)) {
-		git_error_clear();
+	if (g2.git_tree_entry_bypath(&e, t, path)) {
+		g2.git_error_clear();
 		ret = 1;
 		goto out;
 	}
-	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB || git_blob_lookup(&b, r->repo, git_tree_entry_id(e))) {
+	if (g2.git_tree_entry_type(e) != GIT_OBJECT_BLOB || g2.git_blob_lookup(&b, r->repo, g2.git_tree_entry_id(e))) {
 		git_fail(err, "'%s' at '%s' is not a file", path, rev);
 		goto out;
 	}
-	strbuf_add(out, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b));
+	strbuf_add(out, g2.git_blob_rawcontent(b), (size_t)g2.git_blob_rawsize(b));
 	ret = 0;
 out:
-	git_blob_free(b);
-	git_tree_entry_free(e);
-	git_tree_free(t);
-	git_commit_free(c);
+	g2.git_blob_free(b);
+	g2.git_tree_entry_free(e);
+	g2.git_tree_free(t);
+	g2.git_commit_free(c);
 	return ret;
 }
 
@@ -285,14 +359,14 @@ int gitrepo_is_ancestor(struct gitrepo *r, const char *ancestor, const char *rev
 
 	if (lookup_commit(r, ancestor, &a, err) || lookup_commit(r, rev, &c, err))
 		goto out;
-	ret = git_graph_descendant_of(r->repo, git_commit_id(c), git_commit_id(a));
+	ret = g2.git_graph_descendant_of(r->repo, g2.git_commit_id(c), g2.git_commit_id(a));
 	if (ret < 0)
 		git_fail(err, "cannot walk '%s' in '%s'", rev, r->path);
-	else if (git_oid_equal(git_commit_id(a), git_commit_id(c)))
+	else if (g2.git_oid_equal(g2.git_commit_id(a), g2.git_commit_id(c)))
 		ret = 1;
 out:
-	git_commit_free(a);
-	git_commit_free(c);
+	g2.git_commit_free(a);
+	g2.git_commit_free(c);
 	return ret;
 }
 
@@ -318,11 +392,11 @@ int gitrepo_commit_info(struct gitrepo *r, const char *rev, struct gitrepo_commi
 	memset(ci, 0, sizeof(*ci));
 	if (lookup_commit(r, rev, &c, err))
 		return -1;
-	git_oid_tostr(ci->id, sizeof(ci->id), git_commit_id(c));
-	ci->subject = dup_or_empty(git_commit_summary(c));
-	ci->message = dup_or_empty(git_commit_message(c));
-	a = git_commit_author(c);
-	m = git_commit_committer(c);
+	g2.git_oid_tostr(ci->id, sizeof(ci->id), g2.git_commit_id(c));
+	ci->subject = dup_or_empty(g2.git_commit_summary(c));
+	ci->message = dup_or_empty(g2.git_commit_message(c));
+	a = g2.git_commit_author(c);
+	m = g2.git_commit_committer(c);
 	ci->author_name = dup_or_empty(a->name);
 	ci->author_email = dup_or_empty(a->email);
 	ci->author_time = a->when.time;
@@ -331,13 +405,13 @@ int gitrepo_commit_info(struct gitrepo *r, const char *rev, struct gitrepo_commi
 	ci->committer_email = dup_or_empty(m->email);
 	ci->committer_time = m->when.time;
 	ci->committer_offset = m->when.offset;
-	ci->nparents = git_commit_parentcount(c);
+	ci->nparents = g2.git_commit_parentcount(c);
 	if (ci->nparents) {
 		ci->parents = xcalloc(ci->nparents, sizeof(*ci->parents));
 		for (unsigned i = 0; i < ci->nparents; i++)
-			git_oid_tostr(ci->parents[i], GITREPO_HEXSZ + 1, git_commit_parent_id(c, i));
+			g2.git_oid_tostr(ci->parents[i], GITREPO_HEXSZ + 1, g2.git_commit_parent_id(c, i));
 	}
-	git_commit_free(c);
+	g2.git_commit_free(c);
 	return 0;
 }
 
@@ -355,13 +429,20 @@ void gitrepo_commit_release(struct gitrepo_commit *c)
 
 void gitrepo_hash(const void *data, size_t len, char out[GITREPO_HEXSZ + 1])
 {
-	git_oid oid;
+	/* git's blob id: SHA-1 of "blob <len>\0" and the data (no libgit2 needed) */
+	char hdr[32];
+	int n = snprintf(hdr, sizeof(hdr), "blob %zu", len) + 1;
+	unsigned char md[20];
+	mbedtls_sha1_context c;
 
-	git_libgit2_init();
-	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB))
-		memset(&oid, 0, sizeof(oid));	/* only fails on allocation */
-	git_oid_tostr(out, GITREPO_HEXSZ + 1, &oid);
-	git_libgit2_shutdown();
+	mbedtls_sha1_init(&c);
+	mbedtls_sha1_starts_ret(&c);
+	mbedtls_sha1_update_ret(&c, (const unsigned char *)hdr, (size_t)n);
+	mbedtls_sha1_update_ret(&c, data, len);
+	mbedtls_sha1_finish_ret(&c, md);
+	mbedtls_sha1_free(&c);
+	for (int i = 0; i < 20; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
 }
 
 /* ---- checkout ---------------------------------------------------------- */
@@ -483,15 +564,15 @@ static int write_entry(struct co *co, const char *rel, const git_oid *id, git_fi
 	strbuf_addstr(&co->path, rel);
 	if (make_parents(co, off))
 		return -1;
-	if (git_blob_lookup(&blob, co->r->repo, id))
+	if (g2.git_blob_lookup(&blob, co->r->repo, id))
 		return git_fail(co->err, "cannot read '%s' from '%s'", rel, co->r->path);
 	if (!lstat(co->path.buf, &st) &&
 	    (S_ISDIR(st.st_mode) ? rm_rf(co->path.buf) : unlink(co->path.buf)) && errno != ENOENT) {
 		strbuf_setf(co->err, "cannot replace '%s': %s", co->path.buf, strerror(errno));
 		goto out;
 	}
-	const char *data = git_blob_rawcontent(blob);
-	size_t len = (size_t)git_blob_rawsize(blob);
+	const char *data = g2.git_blob_rawcontent(blob);
+	size_t len = (size_t)g2.git_blob_rawsize(blob);
 	if (mode == GIT_FILEMODE_LINK) {
 		char *target = xstrndup(data, len);
 		int rc = symlink(target, co->path.buf);
@@ -513,7 +594,7 @@ static int write_entry(struct co *co, const char *rel, const git_oid *id, git_fi
 	co->st.written++;
 	ret = 0;
 out:
-	git_blob_free(blob);
+	g2.git_blob_free(blob);
 	return ret;
 }
 
@@ -553,27 +634,27 @@ static bool same_as_blob(struct co *co, const git_oid *id, git_filemode_t mode)
 	if (mode == GIT_FILEMODE_LINK) {
 		git_blob *blob;
 		bool same = false;
-		if (!S_ISLNK(st.st_mode) || git_blob_lookup(&blob, co->r->repo, id))
+		if (!S_ISLNK(st.st_mode) || g2.git_blob_lookup(&blob, co->r->repo, id))
 			return false;
-		size_t len = (size_t)git_blob_rawsize(blob);
+		size_t len = (size_t)g2.git_blob_rawsize(blob);
 		char *buf = xmalloc(len + 1);
 		ssize_t n = readlink(co->path.buf, buf, len + 1);
-		same = n >= 0 && (size_t)n == len && !memcmp(buf, git_blob_rawcontent(blob), len);
+		same = n >= 0 && (size_t)n == len && !memcmp(buf, g2.git_blob_rawcontent(blob), len);
 		free(buf);
-		git_blob_free(blob);
+		g2.git_blob_free(blob);
 		return same;
 	}
 	if (!S_ISREG(st.st_mode) ||
 	    !!(st.st_mode & S_IXUSR) != (mode == GIT_FILEMODE_BLOB_EXECUTABLE))
 		return false;
-	return !git_odb_hashfile(&have, co->path.buf, GIT_OBJECT_BLOB) && git_oid_equal(&have, id);
+	return !g2.git_odb_hashfile(&have, co->path.buf, GIT_OBJECT_BLOB) && g2.git_oid_equal(&have, id);
 }
 
 static int full_write_cb(const char *root, const git_tree_entry *e, void *payload)
 {
 	struct co *co = payload;
-	const char *name = git_tree_entry_name(e);
-	git_filemode_t mode = git_tree_entry_filemode(e);
+	const char *name = g2.git_tree_entry_name(e);
+	git_filemode_t mode = g2.git_tree_entry_filemode(e);
 	struct strbuf rel = STRBUF_INIT;
 	int ret = 0;
 
@@ -588,9 +669,9 @@ static int full_write_cb(const char *root, const git_tree_entry *e, void *payloa
 	strbuf_addf(&rel, "%s%s", root, name);
 	strbuf_reset(&co->path);
 	strbuf_addf(&co->path, "%s/%s", co->dir, rel.buf);
-	if (same_as_blob(co, git_tree_entry_id(e), mode))
+	if (same_as_blob(co, g2.git_tree_entry_id(e), mode))
 		co->st.unchanged++;
-	else if (write_entry(co, rel.buf, git_tree_entry_id(e), mode)) {
+	else if (write_entry(co, rel.buf, g2.git_tree_entry_id(e), mode)) {
 		co->failed = 1;
 		ret = -1;
 	}
@@ -624,9 +705,9 @@ static int remove_stale(struct co *co, const char *rel)
 		strbuf_addf(&co->path, "%s/%s", co->dir, sub.buf);
 		if (lstat(co->path.buf, &st))
 			continue;
-		bool in_tree = !git_tree_entry_bypath(&te, co->tree, sub.buf);
-		git_filemode_t mode = in_tree ? git_tree_entry_filemode(te) : 0;
-		git_tree_entry_free(te);
+		bool in_tree = !g2.git_tree_entry_bypath(&te, co->tree, sub.buf);
+		git_filemode_t mode = in_tree ? g2.git_tree_entry_filemode(te) : 0;
+		g2.git_tree_entry_free(te);
 		if (S_ISDIR(st.st_mode) && in_tree &&
 		    (mode == GIT_FILEMODE_TREE || mode == GIT_FILEMODE_COMMIT)) {
 			ret = remove_stale(co, sub.buf);
@@ -650,7 +731,7 @@ static int checkout_full(struct co *co)
 {
 	if (remove_stale(co, ""))
 		return -1;
-	if (git_tree_walk(co->tree, GIT_TREEWALK_PRE, full_write_cb, co)) {
+	if (g2.git_tree_walk(co->tree, GIT_TREEWALK_PRE, full_write_cb, co)) {
 		if (!co->failed)
 			return git_fail(co->err, "cannot check out into '%s'", co->dir);
 		return -1;
@@ -664,20 +745,20 @@ static int checkout_diff(struct co *co, git_tree *old)
 	git_diff *diff = NULL;
 	int ret = -1;
 
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	g2.git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
-	if (git_diff_tree_to_tree(&diff, co->r->repo, old, co->tree, &opts))
+	if (g2.git_diff_tree_to_tree(&diff, co->r->repo, old, co->tree, &opts))
 		return git_fail(co->err, "cannot compare trees in '%s'", co->r->path);
-	size_t n = git_diff_num_deltas(diff);
+	size_t n = g2.git_diff_num_deltas(diff);
 	/* removals first: a directory may become a file of the same name */
 	for (size_t i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const git_diff_delta *d = g2.git_diff_get_delta(diff, i);
 		if (d->status == GIT_DELTA_DELETED && d->old_file.mode != GIT_FILEMODE_COMMIT &&
 		    remove_entry(co, d->old_file.path))
 			goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const git_diff_delta *d = g2.git_diff_get_delta(diff, i);
 		if (d->status == GIT_DELTA_DELETED || d->new_file.mode == GIT_FILEMODE_COMMIT)
 			continue;
 		if (write_entry(co, d->new_file.path, &d->new_file.id, d->new_file.mode))
@@ -685,7 +766,7 @@ static int checkout_diff(struct co *co, git_tree *old)
 	}
 	ret = 0;
 out:
-	git_diff_free(diff);
+	g2.git_diff_free(diff);
 	return ret;
 }
 
@@ -701,11 +782,11 @@ static git_tree *previous_tree(struct co *co)
 	if (!strbuf_read_file(&state, p.buf) && state.len >= 2 * GITREPO_HEXSZ + 1 &&
 	    state.buf[GITREPO_HEXSZ] == ' ') {
 		state.buf[2 * GITREPO_HEXSZ + 1] = '\0';
-		if (git_oid_fromstr(&oid, state.buf + GITREPO_HEXSZ + 1) ||
-		    git_tree_lookup(&t, co->r->repo, &oid))
+		if (g2.git_oid_fromstr(&oid, state.buf + GITREPO_HEXSZ + 1) ||
+		    g2.git_tree_lookup(&t, co->r->repo, &oid))
 			t = NULL;
 	}
-	git_error_clear();
+	g2.git_error_clear();
 	strbuf_release(&state);
 	strbuf_release(&p);
 	return t;
@@ -723,7 +804,7 @@ int gitrepo_checkout(struct gitrepo *r, const char *id, const char *dir,
 
 	if (lookup_commit(r, id, &c, err))
 		goto out;
-	if (git_commit_tree(&co.tree, c)) {
+	if (g2.git_commit_tree(&co.tree, c)) {
 		git_fail(err, "cannot read the tree of '%s'", id);
 		goto out;
 	}
@@ -731,13 +812,13 @@ int gitrepo_checkout(struct gitrepo *r, const char *id, const char *dir,
 		strbuf_setf(err, "cannot create directory '%s': %s", dir, strerror(errno));
 		goto out;
 	}
-	git_oid_tostr(tree_hex, sizeof(tree_hex), git_tree_id(co.tree));
+	g2.git_oid_tostr(tree_hex, sizeof(tree_hex), g2.git_tree_id(co.tree));
 	strbuf_addf(&state_path, "%s/%s", dir, GITREPO_CHECKOUT_STATE);
-	strbuf_addf(&state, "%s %s\n", git_oid_tostr_s(git_commit_id(c)), tree_hex);
+	strbuf_addf(&state, "%s %s\n", g2.git_oid_tostr_s(g2.git_commit_id(c)), tree_hex);
 
 	old = previous_tree(&co);
 	co.st.incremental = old != NULL;
-	if (old && git_oid_equal(git_tree_id(old), git_tree_id(co.tree))) {
+	if (old && g2.git_oid_equal(g2.git_tree_id(old), g2.git_tree_id(co.tree))) {
 		ret = fsutil_write_atomic(state_path.buf, state.buf, state.len, err);
 		goto out;
 	}
@@ -752,9 +833,9 @@ int gitrepo_checkout(struct gitrepo *r, const char *id, const char *dir,
 out:
 	if (stats)
 		*stats = co.st;
-	git_tree_free(old);
-	git_tree_free(co.tree);
-	git_commit_free(c);
+	g2.git_tree_free(old);
+	g2.git_tree_free(co.tree);
+	g2.git_commit_free(c);
 	strbuf_release(&co.path);
 	strbuf_release(&co.parent);
 	strbuf_release(&state_path);

@@ -25,6 +25,15 @@ struct gitrepo;			/* an open repository; opaque */
  */
 int gitrepo_open(struct gitrepo **out, const char *path, struct strbuf *err);
 void gitrepo_close(struct gitrepo *r);
+/*
+ * Bring the bare repository at `dir` (made when missing) up to date with the
+ * one at `url` (a path, file://, https://, git://, ssh://): every branch as
+ * refs/heads/<name> — a force-pushed branch replaced, a deleted one removed
+ * — and every tag. Objects are never removed, so commits known before a
+ * force-push stay readable. 0, or -1 with one line in err.
+ */
+int gitrepo_mirror(const char *url, const char *dir, struct strbuf *err);
+
 /* The path it was opened with. */
 const char *gitrepo_path(const struct gitrepo *r);
 

@@ -245,17 +245,36 @@ enum stmt_id {
 	ST_HEAD_TODO,
 	ST_HEAD_LIST,
 	ST_HEAD_LAST,
+	ST_HEAD_RETEST,
+	ST_HEAD_CANCEL,
+	ST_HISTORY,
+	ST_MACHINES,
+	ST_BISECT_LIST,
 	ST_NR
 };
 
 static const char *const stmt_sql[ST_NR] = {
 	[ST_HEAD_ADD] = "INSERT INTO heads(tree, branch, head, base, status, first_seen, updated)"
 		" VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5) ON CONFLICT(tree, branch, head) DO NOTHING RETURNING id",
-	[ST_HEAD_SET] = "UPDATE heads SET status = ?2, result = ?3, updated = ?4 WHERE id = ?1",
+	[ST_HEAD_SET] = "UPDATE heads SET status = ?2, result = ?3, updated = ?4 WHERE id = ?1 AND status != 'cancelled'",
 	[ST_HEAD_TODO] = "SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads"
 		" WHERE status IN ('queued', 'testing') ORDER BY id",
 	[ST_HEAD_LIST] = "SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads ORDER BY id",
 	[ST_HEAD_LAST] = "SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 ORDER BY id DESC LIMIT 1",
+	[ST_HEAD_RETEST] = "UPDATE heads SET status = 'queued', result = NULL, updated = ?2"
+		" WHERE id = ?1 AND status IN ('done', 'failed', 'cancelled')",
+	[ST_HEAD_CANCEL] = "UPDATE heads SET status = 'cancelled', updated = ?2 WHERE id = ?1 AND status = 'queued'",
+	/* one row a commit, in the order the commits were first run; samples in run order */
+	[ST_HISTORY] = "SELECT c.name, MIN(COALESCE(r.start_time, 0)), COUNT(*), AVG(st.value), MIN(st.value),"
+		" MAX(st.value), group_concat(st.value, ' ') FROM jobs j JOIN runs r ON r.job_id = j.id"
+		" JOIN commits c ON c.id = r.commit_id JOIN stats st ON st.run_id = r.id"
+		" AND st.metric_id = (SELECT id FROM metrics WHERE name = ?3)"
+		" WHERE j.testcase = ?1 AND j.path_params = ?2 AND (?4 IS NULL OR r.tbox_group = ?4)"
+		" GROUP BY r.commit_id ORDER BY 2, MIN(r.id) LIMIT 2000",
+	[ST_MACHINES] = "SELECT m.name, m.tbox_group, m.nr_cpu, m.memory, m.model, COUNT(r.id), MAX(r.end_time)"
+		" FROM machines m LEFT JOIN runs r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.tbox_group, m.name",
+	[ST_BISECT_LIST] = "SELECT id, tree, good, bad, job, provider, metric, status, culprit, created, updated"
+		" FROM bisections ORDER BY id DESC LIMIT 500",
 	[ST_OUTBOX_ADD] = "INSERT INTO outbox(message_id, mail_from, rcpts, data, status, next_try, created, updated)"
 		" VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5, ?5) ON CONFLICT(message_id) DO NOTHING RETURNING id",
 	[ST_OUTBOX_GET] = "SELECT id, message_id, mail_from, rcpts, data, status, attempts, next_try, last_error,"
@@ -1077,6 +1096,12 @@ static void add_column(struct node *map, const char *key, sqlite3_stmt *q, int c
 	case SQLITE_INTEGER:
 		node_append(map, key, int_node(sqlite3_column_int64(q, col)));
 		break;
+	case SQLITE_FLOAT: {
+		struct node *n = node_new(NODE_SCALAR);
+		n->str = xasprintf("%.17g", sqlite3_column_double(q, col));
+		node_append(map, key, n);
+		break;
+	}
 	default:
 		node_append(map, key, text_node((const char *)sqlite3_column_text(q, col)));
 		break;
@@ -1564,9 +1589,10 @@ int store_head_set(struct store *s, int64_t id, const char *status, const char *
 	bind_text(q, 2, status);
 	bind_text(q, 3, result);
 	sqlite3_bind_int64(q, 4, now);
-	if (step_done(s, q, err))
+	int64_t n = update(s, q, err);
+	if (n < 0)
 		return context(s, err, "record head %lld", (long long)id);
-	return 0;
+	return n ? 0 : 1;
 }
 
 int store_head_last(struct store *s, const char *tree, const char *branch, struct strbuf *head, struct strbuf *err)
@@ -1598,5 +1624,80 @@ int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *er
 	*out = NULL;
 	if (!q || rows(s, q, keys, 9, out, err))
 		return context(s, err, "list the heads");
+	return 0;
+}
+
+/* A head's status from `from` to `to`: 0, or -1 (no such head, or not in a state that allows it). */
+static int head_move(struct store *s, enum stmt_id st, int64_t id, int64_t now, const char *what, const char *allowed,
+		     struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, st, err);
+	int64_t n = -1;
+
+	if (q) {
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_int64(q, 2, now);
+		n = update(s, q, err);
+	}
+	if (n < 0)
+		return context(s, err, "%s head %lld", what, (long long)id);
+	if (!n) {
+		strbuf_setf(err, "head %lld cannot be %s: no such head, or it is not %s", (long long)id, what, allowed);
+		return -1;
+	}
+	return 0;
+}
+
+int store_head_retest(struct store *s, int64_t id, int64_t now, struct strbuf *err)
+{
+	return head_move(s, ST_HEAD_RETEST, id, now, "tested again", "done, failed or cancelled", err);
+}
+
+int store_head_cancel(struct store *s, int64_t id, int64_t now, struct strbuf *err)
+{
+	return head_move(s, ST_HEAD_CANCEL, id, now, "cancelled", "queued", err);
+}
+
+int store_history(struct store *s, const char *testcase, const char *path_params, const char *metric,
+		  const char *tbox_group, struct node **out, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_HISTORY, err);
+	static const char *const keys[] = { "commit", "first_run", "runs", "mean", "min", "max", "samples" };
+
+	*out = NULL;
+	if (!q)
+		return context(s, err, "read the history of %s", metric);
+	bind_text(q, 1, testcase);
+	bind_text(q, 2, path_params);
+	bind_text(q, 3, metric);
+	if (tbox_group)
+		bind_text(q, 4, tbox_group);
+	else
+		sqlite3_bind_null(q, 4);
+	if (rows(s, q, keys, 7, out, err))
+		return context(s, err, "read the history of %s", metric);
+	return 0;
+}
+
+int store_machines(struct store *s, struct node **out, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_MACHINES, err);
+	static const char *const keys[] = { "name", "tbox_group", "nr_cpu", "memory", "model", "runs", "last_run" };
+
+	*out = NULL;
+	if (!q || rows(s, q, keys, 7, out, err))
+		return context(s, err, "list the machines");
+	return 0;
+}
+
+int store_bisections(struct store *s, struct node **out, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_BISECT_LIST, err);
+	static const char *const keys[] = { "id", "tree", "good", "bad", "job", "provider", "metric", "status",
+					    "culprit", "created", "updated" };
+
+	*out = NULL;
+	if (!q || rows(s, q, keys, 11, out, err))
+		return context(s, err, "list the bisections");
 	return 0;
 }

@@ -199,8 +199,10 @@ int store_outbox_list(struct store *s, struct node **out, struct strbuf *err);
 
 /*
  * The service's heads: each head of a watched branch once (queued ->
- * testing -> done | failed), the base it is compared with, the outcome as
- * text (JSON). store_head_add: its id, 0 when known already, -1 with err.
+ * testing -> done | failed; queued -> cancelled from the dashboard), the
+ * base it is compared with, the outcome as text (JSON). store_head_add:
+ * its id, 0 when known already, -1 with err. store_head_set: 0, 1 when the
+ * head is cancelled (or gone) and was left as it is, -1 with err.
  */
 int64_t store_head_add(struct store *s, const char *tree, const char *branch, const char *head, const char *base,
 		       int64_t now, struct strbuf *err);
@@ -210,5 +212,29 @@ int store_head_set(struct store *s, int64_t id, const char *status, const char *
 int store_head_last(struct store *s, const char *tree, const char *branch, struct strbuf *head, struct strbuf *err);
 /* The heads (todo: only queued and testing ones, oldest first) as maps. 0, or -1 with err set. */
 int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err);
+
+/*
+ * What the dashboard's actions do to a head: test it again (a done, failed
+ * or cancelled head becomes queued, its result cleared) or cancel it (a
+ * queued head only: one being tested finishes its step). 0, or -1 with
+ * "head N cannot be ...: no such head, or it is not ..." in err.
+ */
+int store_head_retest(struct store *s, int64_t id, int64_t now, struct strbuf *err);
+int store_head_cancel(struct store *s, int64_t id, int64_t now, struct strbuf *err);
+
+/*
+ * A metric's history for one job (testcase + path_params, and tbox_group
+ * unless NULL): a sequence of maps, one a commit, in the order the commits
+ * were first run — commit, first_run, runs, mean, min, max, samples (the
+ * values joined with spaces). At most 2000 commits. 0, or -1 with err set.
+ */
+int store_history(struct store *s, const char *testcase, const char *path_params, const char *metric,
+		  const char *tbox_group, struct node **out, struct strbuf *err);
+
+/* The test boxes runs were recorded on: name, tbox_group, nr_cpu, memory, model, runs, last_run. */
+int store_machines(struct store *s, struct node **out, struct strbuf *err);
+
+/* The last 500 bisections, newest first: id, tree, good, bad, job, provider, metric, status, culprit, created, updated. */
+int store_bisections(struct store *s, struct node **out, struct strbuf *err);
 
 #endif

@@ -3,7 +3,10 @@
  * before anything reaches the wire, failures sorted into retry or give up.
  */
 #include "smtp.h"
+#include "../lib/dynlib.h"
 
+/* the type-checking macros of curl.h would expand inside cu.curl_easy_setopt(...) */
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -11,6 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* The libcurl functions this file calls, loaded on first use (dynlib.h). */
+#define CURL_API(X) \
+	X(curl_easy_cleanup) X(curl_easy_getinfo) X(curl_easy_init) \
+	X(curl_easy_perform) X(curl_easy_setopt) X(curl_easy_strerror) \
+	X(curl_free) X(curl_global_init) X(curl_slist_append) \
+	X(curl_slist_free_all) X(curl_url) X(curl_url_cleanup) \
+	X(curl_url_get) X(curl_url_set) X(curl_url_strerror)
+static struct {
+	CURL_API(DYNLIB_SLOT)
+} cu;
+#define CU_SYM(fn) DYNLIB_SYM(cu, fn)
+static struct dynlib cu_lib = DYNLIB(LKP_SONAME_curl, "libcurl4", CURL_API(CU_SYM));
 
 #define SMTP_CONNECT_TIMEOUT	10
 #define SMTP_TIMEOUT		60
@@ -22,7 +38,7 @@ static CURLcode smtp_init_rc;
 
 static void smtp_global_init(void)
 {
-	smtp_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	smtp_init_rc = cu.curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
 /* One transfer: the message being read out, the server's replies seen. */
@@ -216,13 +232,13 @@ static int smtp_parse_url(const struct smtp_config *c, CURLU *u, struct strbuf *
 		strbuf_setf(why, "no SMTP URL");
 		return -1;
 	}
-	uc = curl_url_set(u, CURLUPART_URL, c->url, CURLU_NON_SUPPORT_SCHEME);
+	uc = cu.curl_url_set(u, CURLUPART_URL, c->url, CURLU_NON_SUPPORT_SCHEME);
 	if (uc == CURLUE_OK)
-		uc = curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
+		uc = cu.curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
 	if (uc != CURLUE_OK) {
 		strbuf_setf(why, "invalid SMTP URL '");
 		smtp_quote_url(why, c->url);
-		strbuf_addf(why, "': %s", curl_url_strerror(uc));
+		strbuf_addf(why, "': %s", cu.curl_url_strerror(uc));
 		goto out;
 	}
 	if (strcmp(scheme, "smtp") && strcmp(scheme, "smtps")) {
@@ -232,21 +248,21 @@ static int smtp_parse_url(const struct smtp_config *c, CURLU *u, struct strbuf *
 		goto out;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(forbidden); i++) {
-		if (curl_url_get(u, forbidden[i].part, &part, 0) == CURLUE_OK) {
+		if (cu.curl_url_get(u, forbidden[i].part, &part, 0) == CURLUE_OK) {
 			strbuf_setf(why, "invalid SMTP URL '");
 			smtp_quote_url(why, c->url);
 			strbuf_addf(why, "': %s", forbidden[i].why);
 			goto out;
 		}
 	}
-	if (curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK && strcmp(path, "/") && *path) {
+	if (cu.curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK && strcmp(path, "/") && *path) {
 		strbuf_setf(why, "invalid SMTP URL '");
 		smtp_quote_url(why, c->url);
 		strbuf_addstr(why, "': no path allowed (the EHLO name is helo)");
 		goto out;
 	}
-	if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
+	if (cu.curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    cu.curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
 		strbuf_setf(why, "invalid SMTP URL '");
 		smtp_quote_url(why, c->url);
 		strbuf_addstr(why, "': no host");
@@ -260,20 +276,20 @@ static int smtp_parse_url(const struct smtp_config *c, CURLU *u, struct strbuf *
 			goto out;
 		/* libcurl takes the EHLO name from the URL's path */
 		p = xasprintf("/%s", c->helo);
-		uc = curl_url_set(u, CURLUPART_PATH, p, CURLU_URLENCODE);
+		uc = cu.curl_url_set(u, CURLUPART_PATH, p, CURLU_URLENCODE);
 		free(p);
 		if (uc != CURLUE_OK) {
-			strbuf_setf(why, "cannot set the EHLO name: %s", curl_url_strerror(uc));
+			strbuf_setf(why, "cannot set the EHLO name: %s", cu.curl_url_strerror(uc));
 			goto out;
 		}
 	}
 	ret = 0;
 out:
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	curl_free(path);
-	curl_free(part);
+	cu.curl_free(scheme);
+	cu.curl_free(host);
+	cu.curl_free(port);
+	cu.curl_free(path);
+	cu.curl_free(part);
 	return ret;
 }
 
@@ -440,10 +456,10 @@ static enum smtp_result smtp_classify(CURL *h, CURLcode rc, const struct smtp_xf
 				      const char *where, const char *errbuf, struct strbuf *why)
 {
 	long code = 0, oserr = 0;
-	const char *err = *errbuf ? errbuf : curl_easy_strerror(rc);
+	const char *err = *errbuf ? errbuf : cu.curl_easy_strerror(rc);
 
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-	curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
+	cu.curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	cu.curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
 
 	/*
 	 * The server said no, and that ended it: libcurl fails with one of
@@ -478,7 +494,7 @@ static enum smtp_result smtp_classify(CURL *h, CURLcode rc, const struct smtp_xf
 #define SMTP_SETOPT(h, opt, val)					\
 	do {								\
 		if (rc == CURLE_OK)					\
-			rc = curl_easy_setopt((h), (opt), (val));	\
+			rc = cu.curl_easy_setopt((h), (opt), (val));	\
 	} while (0)
 
 enum smtp_result smtp_send(const struct smtp_config *c, const char *from,
@@ -532,13 +548,15 @@ enum smtp_result smtp_send(const struct smtp_config *c, const char *from,
 		return SMTP_PERMANENT;
 	}
 
+	if (dynlib_load(&cu_lib, why))
+		return SMTP_TEMPORARY;	/* queued mail goes out once the library is installed */
 	pthread_once(&smtp_once, smtp_global_init);
 	if (smtp_init_rc != CURLE_OK) {
-		strbuf_setf(why, "curl_global_init: %s", curl_easy_strerror(smtp_init_rc));
+		strbuf_setf(why, "curl_global_init: %s", cu.curl_easy_strerror(smtp_init_rc));
 		return SMTP_TEMPORARY;
 	}
-	u = curl_url();
-	h = curl_easy_init();
+	u = cu.curl_url();
+	h = cu.curl_easy_init();
 	if (!u || !h) {
 		strbuf_setf(why, "libcurl: out of memory");
 		res = SMTP_TEMPORARY;
@@ -547,7 +565,7 @@ enum smtp_result smtp_send(const struct smtp_config *c, const char *from,
 	if (smtp_parse_url(c, u, &where, why))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		struct curl_slist *t = curl_slist_append(to, rcpt[i]);
+		struct curl_slist *t = cu.curl_slist_append(to, rcpt[i]);
 
 		if (!t) {
 			strbuf_setf(why, "libcurl: out of memory");
@@ -583,12 +601,12 @@ enum smtp_result smtp_send(const struct smtp_config *c, const char *from,
 	SMTP_SETOPT(h, CURLOPT_DEBUGDATA, &x);
 	SMTP_SETOPT(h, CURLOPT_VERBOSE, 1L);
 	if (rc != CURLE_OK) {
-		strbuf_setf(why, "libcurl: %s", curl_easy_strerror(rc));
+		strbuf_setf(why, "libcurl: %s", cu.curl_easy_strerror(rc));
 		res = rc == CURLE_OUT_OF_MEMORY ? SMTP_TEMPORARY : SMTP_PERMANENT;
 		goto out;
 	}
 
-	rc = curl_easy_perform(h);
+	rc = cu.curl_easy_perform(h);
 	if (rc != CURLE_OK) {
 		res = smtp_classify(h, rc, &x, where.buf, errbuf, why);
 	} else if (x.pos != len) {
@@ -598,9 +616,9 @@ enum smtp_result smtp_send(const struct smtp_config *c, const char *from,
 		res = SMTP_SENT;
 	}
 out:
-	curl_easy_cleanup(h);
-	curl_url_cleanup(u);
-	curl_slist_free_all(to);
+	cu.curl_easy_cleanup(h);
+	cu.curl_url_cleanup(u);
+	cu.curl_slist_free_all(to);
 	strbuf_release(&where);
 	strbuf_release(&x.cur);
 	strbuf_release(&x.last);

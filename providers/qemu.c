@@ -34,6 +34,22 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * A soft lockup reported as lasting this long (guest seconds) ends the run:
+ * under TCG both vCPUs have been seen stuck for good (the job timeout
+ * would only come 10 minutes later); a real soft lockup is a failure of
+ * the kernel under test either way.
+ */
+#define QEMU_LOCKUP_SECONDS 120
+
+/* SIGINT/SIGTERM while QEMU runs: its console is saved, then the signal does what it did. */
+static volatile sig_atomic_t qemu_stop_sig;
+
+static void qemu_on_stop(int sig)
+{
+	qemu_stop_sig = sig;
+}
+
 static double now_mono(void)
 {
 	struct timespec ts;
@@ -334,9 +350,13 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	pfd[1] = -1;
 	ret = 0;
 
+	struct sigaction stop = { .sa_handler = qemu_on_stop }, old_int, old_term;
+	qemu_stop_sig = 0;
+	sigaction(SIGINT, &stop, &old_int);
+	sigaction(SIGTERM, &stop, &old_term);
 	double boot_deadline = t0 + (o->boot_timeout ? o->boot_timeout : 120);
 	double job_deadline = 0;
-	bool started = false, panic = false, done = false;
+	bool started = false, panic = false, done = false, lockup = false;
 	const char *state = NULL;
 	char buf[4096];
 	for (;;) {
@@ -384,6 +404,13 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 					free(res->reason);
 					res->reason = xstrdup(mark + 17);
 					state = "failed";
+				} else if ((mark = strstr(line.buf, "soft lockup - CPU#")) && strstr(mark, "stuck for ") &&
+					   atoi(strstr(mark, "stuck for ") + 10) >= QEMU_LOCKUP_SECONDS) {
+					/* a kernel stuck this long does not come back: stop now, not at the job timeout */
+					free(res->reason);
+					res->reason = xasprintf("the guest kernel reported a %s: QEMU killed", mark);
+					state = "failed";
+					lockup = true;
 				} else if (strstr(line.buf, "Kernel panic")) {
 					panic = true;
 					if (!res->reason)
@@ -391,6 +418,17 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 				}
 				strbuf_reset(&line);
 			}
+		}
+		if (lockup) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (qemu_stop_sig) {
+			kill(pid, SIGKILL);
+			state = "killed";
+			free(res->reason);
+			res->reason = xasprintf("lkprobot was stopped (%s): QEMU killed", strsignal(qemu_stop_sig));
+			break;
 		}
 		double t = now_mono();
 		if ((!started && t > boot_deadline) || (started && !done && t > job_deadline)) {
@@ -429,6 +467,14 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 		if (fsutil_write_atomic(dmesg, console.buf, console.len, &why))
 			fprintf(stderr, "lkprobot: warning: %s\n", why.buf);
 		free(dmesg);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (qemu_stop_sig) {
+		/* the console is kept; now stop as the signal asked (a bisection resumes from here) */
+		fprintf(stderr, "lkprobot: %s; the console is in %s/dmesg\n", res->reason,
+			res->nruns ? res->run_dirs[res->nruns - 1] : work);
+		raise(qemu_stop_sig);
 	}
 	/* the guest wrote raw outputs; the host's parsers make the stats and the matrix */
 	for (size_t i = 0; i < res->nruns; i++) {

@@ -7,7 +7,7 @@
 #include "cmd.h"
 #include "../lib/compare.h"
 #include "../lib/json.h"
-#include "sides.h"
+#include "../lib/sides.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * body). Sending it is the mailer's business (SMTP, the outbox).
  */
 #include "cmd.h"
-#include "sides.h"
+#include "../lib/sides.h"
 #include "../lib/compare.h"
 #include "../lib/git.h"
 #include "../lib/job.h"

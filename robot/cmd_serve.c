@@ -11,6 +11,7 @@
  * goes on. `lkprobot status` shows it.
  */
 #include "cmd.h"
+#include "../lib/compare.h"
 #include "../lib/fsutil.h"
 #include "../lib/git.h"
 #include "../lib/json.h"
@@ -53,9 +54,13 @@ static const char usage_text[] =
 	"      result_root: /lkp/result     # where the runs go (and the store, lkprobot.db)\n"
 	"      cache: /var/cache/lkprobot   # work trees and kernels\n"
 	"      poll: 60                     # seconds between looks at the trees\n"
+	"      web_token_file: /etc/lkprobot/web-token   # optional: the dashboard's actions need it\n"
+	"      report_improvements: true    # mail the culprit of an improvement too (false: record it only)\n"
 	"      trees:\n"
 	"        - name: linux\n"
-	"          path: /srv/git/linux     # a local repository (fetched into by others)\n"
+	"          path: /srv/git/linux     # a local repository (fetched into by others), or\n"
+	"          # url: https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git\n"
+	"          #                        # fetched with libgit2 into <cache>/mirrors/<name>.git\n"
 	"          branches: [master]\n"
 	"          base: last-tested        # last-tested, parent, or a revision (v6.1)\n"
 	"          jobs: [/etc/lkprobot/jobs/fio-basic-smoke.yaml]\n"
@@ -64,8 +69,10 @@ static const char usage_text[] =
 	"\n"
 	"  -c, --config FILE      the configuration (serve: and mail: sections)\n"
 	"      --once             one pass, then stop\n"
-	"      --listen ADDR:PORT the dashboard (read-only HTML, and JSON under /api/):\n"
-	"                         heads and outcomes, report mails, the result roots' files\n"
+	"      --listen ADDR:PORT the dashboard (HTML, and JSON under /api/): queue,\n"
+	"                         machines, heads, commits, compare, metric history,\n"
+	"                         bisections, report mails, the result roots' files;\n"
+	"                         actions (retest, cancel, resend) with the token\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 stopped as asked (or the configuration is right), 1 a step\n"
@@ -73,6 +80,7 @@ static const char usage_text[] =
 
 struct tree_conf {
 	char *name, *path, *base, *provider, *kconfig;
+	char *url;		/* fetched into the mirror at path; NULL: path is kept up to date by others */
 	char **branches, **jobs;
 	size_t nbranches, njobs;
 };
@@ -80,6 +88,8 @@ struct tree_conf {
 struct serve_conf {
 	char *path;
 	char *result_root, *cache, *db;
+	char *token;		/* from web_token_file; NULL: the dashboard has no actions */
+	bool report_improvements;	/* mail a culprit of an improvement too (default) */
 	long poll;
 	struct tree_conf *trees;
 	size_t ntrees;
@@ -91,6 +101,7 @@ static void serve_conf_release(struct serve_conf *c)
 		struct tree_conf *t = &c->trees[i];
 		free(t->name);
 		free(t->path);
+		free(t->url);
 		free(t->base);
 		free(t->provider);
 		free(t->kconfig);
@@ -106,6 +117,7 @@ static void serve_conf_release(struct serve_conf *c)
 	free(c->result_root);
 	free(c->cache);
 	free(c->db);
+	free(c->token);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -143,8 +155,9 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	struct strbuf text = STRBUF_INIT;
 	struct node *doc = NULL;
 	int ret = -1;
-	static const char *const top[] = { "result_root", "cache", "db", "poll", "trees", NULL };
-	static const char *const tk[] = { "name", "path", "branches", "base", "jobs", "provider", "kconfig", NULL };
+	static const char *const top[] = { "result_root", "cache", "db", "poll", "trees", "web_token_file",
+					   "report_improvements", NULL };
+	static const char *const tk[] = { "name", "path", "url", "branches", "base", "jobs", "provider", "kconfig", NULL };
 
 	memset(c, 0, sizeof(*c));
 	c->path = xstrdup(file);
@@ -174,6 +187,36 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	if ((v = node_str(node_get(s, "cache"))))
 		c->cache = xstrdup(v);
 	c->db = (v = node_str(node_get(s, "db"))) ? xstrdup(v) : xasprintf("%s/lkprobot.db", c->result_root);
+	const struct node *tf = node_get(s, "web_token_file");
+	if (tf) {
+		struct strbuf tok = STRBUF_INIT;
+		const char *path = node_str(tf);
+		if (!path || strbuf_read_file(&tok, path)) {
+			char *why = xasprintf("cannot read the token file '%s': %s", path ? path : "", strerror(errno));
+			conf_bad(err, file, tf, "web_token_file", why);
+			free(why);
+			strbuf_release(&tok);
+			goto out;
+		}
+		strbuf_rtrim(&tok);
+		if (tok.len < 16 || strchr(tok.buf, '\n')) {
+			conf_bad(err, file, tf, "web_token_file",
+				 "the token must be one line of at least 16 characters (head -c 24 /dev/urandom | base64)");
+			strbuf_release(&tok);
+			goto out;
+		}
+		c->token = strbuf_detach(&tok);
+	}
+	c->report_improvements = true;
+	const struct node *ri = node_get(s, "report_improvements");
+	if (ri) {
+		const char *b = node_str(ri);
+		if (!b || (strcmp(b, "true") && strcmp(b, "false"))) {
+			conf_bad(err, file, ri, "report_improvements", "must be true or false");
+			goto out;
+		}
+		c->report_improvements = !strcmp(b, "true");
+	}
 	const struct node *p = node_get(s, "poll");
 	if (p) {
 		char *end;
@@ -208,11 +251,34 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 				goto out;
 			}
 		}
-		if (!(v = node_str(node_get(t, "path")))) {
-			conf_bad(err, file, t, "trees.path", "every tree needs the path of its repository");
+		const char *url = node_str(node_get(t, "url")), *path = node_str(node_get(t, "path"));
+		if (!url == !path) {
+			conf_bad(err, file, t, "trees.path",
+				 "every tree needs either the path of a local repository or the url to fetch from");
 			goto out;
 		}
-		tc->path = xstrdup(v);
+		if (url) {
+			static const char *const schemes[] = { "https://", "http://", "git://", "ssh://", "file://", NULL };
+			bool known = *url == '/';
+			for (const char *const *sch = schemes; *sch; sch++)
+				known |= !strncmp(url, *sch, strlen(*sch));
+			v = node_str(node_get(t, "name"));
+			if (!known) {
+				conf_bad(err, file, node_get(t, "url"), "trees.url",
+					 "not a repository address lkprobot fetches from (https://, git://, ssh://, file:// or /path)");
+				goto out;
+			}
+			if (!v || !*v || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(v) ||
+			    *v == '.') {
+				conf_bad(err, file, node_get(t, "name") ? node_get(t, "name") : t, "trees.name",
+					 "a tree with a url needs a name of letters, digits, '.', '_' and '-' (its mirror's directory)");
+				goto out;
+			}
+			tc->url = xstrdup(url);
+			tc->path = xasprintf("%s/mirrors/%s.git", c->cache ? c->cache : c->result_root, v);
+		} else {
+			tc->path = xstrdup(path);
+		}
 		tc->name = xstrdup((v = node_str(node_get(t, "name"))) ? v : tc->path);
 		tc->base = xstrdup((v = node_str(node_get(t, "base"))) ? v : "last-tested");
 		tc->provider = xstrdup((v = node_str(node_get(t, "provider"))) ? v : "local");
@@ -226,13 +292,14 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 		    str_list(file, node_get(t, "jobs"), "trees.jobs", &tc->jobs, &tc->njobs, err))
 			goto out;
 		struct gitrepo *repo;
-		if (gitrepo_open(&repo, tc->path, err)) {
+		if (!tc->url && gitrepo_open(&repo, tc->path, err)) {
 			char *why = strbuf_detach(err);
 			conf_bad(err, file, node_get(t, "path"), "trees.path", why);
 			free(why);
 			goto out;
 		}
-		gitrepo_close(repo);
+		if (!tc->url)
+			gitrepo_close(repo);
 		for (size_t k = 0; k < tc->njobs; k++)
 			if (access(tc->jobs[k], R_OK)) {
 				char *why = xasprintf("cannot read the job file '%s'", tc->jobs[k]);
@@ -283,6 +350,11 @@ static int poll_trees(const struct serve_conf *c, struct store *s, struct strbuf
 	for (size_t i = 0; i < c->ntrees; i++) {
 		const struct tree_conf *t = &c->trees[i];
 		struct gitrepo *repo;
+		if (t->url && gitrepo_mirror(t->url, t->path, err)) {
+			say("%s: %s (skipped this time)", t->name, err->buf);
+			strbuf_reset(err);
+			continue;
+		}
 		if (gitrepo_open(&repo, t->path, err)) {
 			say("%s: %s (skipped this time)", t->name, err->buf);
 			strbuf_reset(err);
@@ -390,6 +462,7 @@ static int test_head(const struct serve_conf *c, const char *config, const struc
 		const char *status = js ? node_str(node_get(js, "status")) : NULL;
 		const char *culprit = js ? node_str(node_get(js, "culprit")) : NULL;
 		const char *parent = js ? node_str(node_get(js, "parent")) : NULL;
+		const char *metric = js ? node_str(node_get(js, "metric")) : NULL;
 		strbuf_addf(result, "%s{\"job\": ", j ? ", " : "");
 		json_emit_string(result, t->jobs[j]);
 		strbuf_addstr(result, ", \"bisect\": ");
@@ -400,7 +473,20 @@ static int test_head(const struct serve_conf *c, const char *config, const struc
 		} else {
 			say("%s %.12s: %s%s%.12s", tree, head, status, culprit ? ", culprit " : "", culprit ? culprit : "");
 		}
-		if (status && !strcmp(status, "found") && culprit && parent) {
+		/* which way the change went, by the metric's direction (higher or lower is better) */
+		double change = 0;
+		const char *kind = NULL;
+		if (status && !strcmp(status, "found") && json_number(node_get(js, "change"), &change) && metric &&
+		    compare_direction(metric))
+			kind = change * compare_direction(metric) > 0 ? "improvement" : "regression";
+		if (kind) {
+			strbuf_addstr(result, ", \"kind\": ");
+			json_emit_string(result, kind);
+		}
+		if (kind && !strcmp(kind, "improvement") && !c->report_improvements) {
+			say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", tree,
+			    culprit ? culprit : "", metric);
+		} else if (status && !strcmp(status, "found") && culprit && parent) {
 			struct strbuf rout = STRBUF_INIT, re = STRBUF_INIT;
 			char *r[] = { exe, "report", "--send", "--config", (char *)config, "--db", c->db, "--result-root",
 				      c->result_root, "--tree", t->path, "--base", (char *)parent, "--commit", (char *)culprit,
@@ -425,6 +511,30 @@ static int test_head(const struct serve_conf *c, const char *config, const struc
 	return failed ? 1 : 0;
 }
 
+/*
+ * A run killed between writing its stats.json and recording it in the store
+ * is complete on disk: record such runs (the service may have been killed
+ * in that moment), as `lkprobot stats --reindex --missing` does.
+ */
+static void record_missing_runs(const struct serve_conf *c)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
+
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	char *args[] = { exe, "stats", "--reindex", c->result_root, "--missing", "--db", c->db, NULL };
+	int rc = run_exec_capture(args, &out, &e);
+	strbuf_rtrim(&out);
+	strbuf_rtrim(&e);
+	if (rc || strncmp(out.buf, "0 result root", 13))
+		say("runs complete on disk but not in the store: %s%s%s", out.buf, e.len ? "; " : "", e.buf);
+	strbuf_release(&out);
+	strbuf_release(&e);
+}
+
 static int one_pass(const struct serve_conf *c, const char *config, struct store *s, struct strbuf *err)
 {
 	struct node *todo;
@@ -437,9 +547,15 @@ static int one_pass(const struct serve_conf *c, const char *config, struct store
 		double id = 0;
 		struct strbuf result = STRBUF_INIT;
 		json_number(node_get(h, "id"), &id);
-		if (store_head_set(s, (int64_t)id, "testing", NULL, (int64_t)time(NULL), err)) {
+		int set = store_head_set(s, (int64_t)id, "testing", NULL, (int64_t)time(NULL), err);
+		if (set < 0) {
 			node_free(todo);
 			return -1;
+		}
+		if (set == 1) {
+			say("%s %.12s: cancelled from the dashboard", node_str(node_get(h, "tree")),
+			    node_str(node_get(h, "head")));
+			continue;
 		}
 		int rc = test_head(c, config, h, &result);
 		if (stop_asked) {
@@ -447,7 +563,7 @@ static int one_pass(const struct serve_conf *c, const char *config, struct store
 			strbuf_release(&result);
 			break;
 		}
-		if (store_head_set(s, (int64_t)id, rc ? "failed" : "done", result.buf, (int64_t)time(NULL), err)) {
+		if (store_head_set(s, (int64_t)id, rc ? "failed" : "done", result.buf, (int64_t)time(NULL), err) < 0) {
 			strbuf_release(&result);
 			node_free(todo);
 			return -1;
@@ -538,17 +654,18 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		ret = EXIT_OK;
 		goto out;
 	}
-	if (listen && !(web = web_start(listen, conf.db, conf.result_root, &err))) {
+	if (listen && !(web = web_start(listen, conf.db, conf.result_root, conf.token, &err))) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
 	if (web)
-		say("the dashboard is at http://%s/", listen);
+		say("the dashboard is at http://%s/ (%s)", listen, conf.token ? "actions need the token" : "read-only");
 	struct sigaction sa = { 0 };
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	record_missing_runs(&conf);
 	say("watching %zu tree%s (%s), every %ld s", conf.ntrees, conf.ntrees == 1 ? "" : "s", config, conf.poll);
 	ret = EXIT_OK;
 	while (!stop_asked) {

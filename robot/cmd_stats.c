@@ -32,6 +32,8 @@ static const char usage_text[] =
 	"disk (runs no longer on disk are forgotten).\n"
 	"\n"
 	"      --reindex DIR      rebuild the store's view of DIR\n"
+	"      --missing          with --reindex: only record the complete result roots\n"
+	"                         (with stats.json) the store lacks; forget nothing\n"
 	"      --db FILE          the store (default: lkprobot.db in DIR or in the\n"
 	"                         nearest directory above RUN_DIR that has one)\n"
 	"      --no-store         only rewrite the files\n"
@@ -41,9 +43,10 @@ static const char usage_text[] =
 	"exit codes: 0 done, 1 a raw file was rejected by its parser or the store\n"
 	"could not be written, 2 not a result root or usage\n";
 
-enum { OPT_REINDEX = 0x300, OPT_DB, OPT_NOSTORE, OPT_OLDNAMES };
+enum { OPT_REINDEX = 0x300, OPT_DB, OPT_NOSTORE, OPT_OLDNAMES, OPT_MISSING };
 
 static bool older_names;
+static bool missing_only;	/* --missing: record what the store lacks, forget nothing */
 
 static bool is_run_dir(const char *dir)
 {
@@ -97,6 +100,14 @@ static void walk(const char *dir, int depth, struct runstore *rs, long *found, l
 		return;
 	if (is_run_dir(dir)) {
 		char *sp = xasprintf("%s/stats.json", dir);
+		struct node *known = NULL;
+		if (missing_only && (access(sp, R_OK) || store_run_stats(rs->store, dir, &known, &err) != 1)) {
+			/* complete and known, or never completed (no stats.json): nothing to add */
+			node_free(known);
+			free(sp);
+			strbuf_release(&err);
+			return;
+		}
 		if (access(sp, R_OK) && restat(dir, &err) < 0) {
 			cmd_warn("%s", err.buf);
 			(*failed)++;
@@ -130,6 +141,7 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
 		{ "reindex", required_argument, NULL, OPT_REINDEX },
+		{ "missing", no_argument, NULL, OPT_MISSING },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "no-store", no_argument, NULL, OPT_NOSTORE },
 		{ "compatible-names", no_argument, NULL, OPT_OLDNAMES },
@@ -147,6 +159,7 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_REINDEX: reindex = optarg; break;
+		case OPT_MISSING: missing_only = true; break;
 		case OPT_DB: db = optarg; break;
 		case OPT_NOSTORE: use_store = false; break;
 		case OPT_OLDNAMES: older_names = true; break;
@@ -166,7 +179,7 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 		if (runstore_open(&rs, true, db, reindex, &err))
 			return cmd_error(EXIT_FAIL, "%s", err.buf);
 		char real[PATH_MAX];
-		if (!realpath(reindex, real) || store_forget_under(rs.store, real, &err) < 0) {
+		if (!realpath(reindex, real) || (!missing_only && store_forget_under(rs.store, real, &err) < 0)) {
 			runstore_close(&rs);
 			return cmd_error(EXIT_FAIL, "%s", err.buf);
 		}

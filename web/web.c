@@ -1,8 +1,13 @@
 /*
- * web: the dashboard's pages and JSON. See web.h. One handler dispatches on
- * the path; pages are built in a strbuf and handed to libmicrohttpd.
+ * web: the dashboard's HTTP side. See web.h. One handler dispatches on the
+ * path: /api/<page> is a page's data as JSON, /<page> its HTML (page.c),
+ * /runs/ the result root's files, POST /api/<what>/<id>/<action> the
+ * actions; a response is built in a strbuf and handed to libmicrohttpd.
  */
 #include "web.h"
+#include "cache.h"
+#include "page.h"
+#include "../lib/dynlib.h"
 #include "../lib/json.h"
 #include "../lib/node.h"
 #include "../lib/store.h"
@@ -18,38 +23,44 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
+
+/* The libmicrohttpd functions this file calls, loaded on first use (dynlib.h). */
+#define MHD_API(X) \
+	X(MHD_add_response_header) X(MHD_create_response_from_buffer) X(MHD_destroy_response) \
+	X(MHD_queue_response) X(MHD_start_daemon) X(MHD_stop_daemon) X(MHD_lookup_connection_value)
+static struct {
+	MHD_API(DYNLIB_SLOT)
+} mhd;
+#define MHD_SYM(fn) DYNLIB_SYM(mhd, fn)
+static struct dynlib mhd_lib = DYNLIB(LKP_SONAME_microhttpd, "libmicrohttpd12", MHD_API(MHD_SYM));
 
 struct web {
 	struct MHD_Daemon *d;
 	char *db, *root;
+	char *token;		/* NULL: read-only */
+	struct cache *cache;	/* rendered pages while the store is unchanged */
 };
 
-void web_escape(struct strbuf *out, const char *s)
+#define WEB_MAX_BODY 4096	/* an action's form: a token and nothing else */
+
+static int cmp_names(const void *a, const void *b)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': strbuf_addstr(out, "&amp;"); break;
-		case '<': strbuf_addstr(out, "&lt;"); break;
-		case '>': strbuf_addstr(out, "&gt;"); break;
-		case '"': strbuf_addstr(out, "&quot;"); break;
-		case '\'': strbuf_addstr(out, "&#39;"); break;
-		default: strbuf_addch(out, *s);
-		}
-	}
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *type, struct strbuf *body)
 {
 	size_t len = body->len;
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, strbuf_detach(body), MHD_RESPMEM_MUST_FREE);
+	struct MHD_Response *r = mhd.MHD_create_response_from_buffer(len, strbuf_detach(body), MHD_RESPMEM_MUST_FREE);
 	enum MHD_Result ret;
 
-	MHD_add_response_header(r, "Content-Type", type);
+	mhd.MHD_add_response_header(r, "Content-Type", type);
 	/* nothing on these pages runs scripts or loads from elsewhere */
-	MHD_add_response_header(r, "Content-Security-Policy", "default-src 'self'; script-src 'none'");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	ret = MHD_queue_response(c, code, r);
-	MHD_destroy_response(r);
+	mhd.MHD_add_response_header(r, "Content-Security-Policy", "default-src 'self'; script-src 'none'");
+	mhd.MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	ret = mhd.MHD_queue_response(c, code, r);
+	mhd.MHD_destroy_response(r);
 	return ret;
 }
 
@@ -58,110 +69,19 @@ static enum MHD_Result error_page(struct MHD_Connection *c, unsigned code, const
 	struct strbuf b = STRBUF_INIT;
 
 	strbuf_addf(&b, "<!DOCTYPE html><title>%u</title><p>", code);
-	web_escape(&b, what);
+	page_escape(&b, what);
 	strbuf_addstr(&b, "</p>\n");
 	return reply(c, code, "text/html; charset=utf-8", &b);
 }
 
-static void head(struct strbuf *b, const char *title)
+static enum MHD_Result error_json(struct MHD_Connection *c, unsigned code, const char *what)
 {
-	strbuf_addstr(b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
-	web_escape(b, title);
-	strbuf_addstr(b, "</title><style>body{font-family:sans-serif;margin:1em 2em}"
-			 "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
-			 "td.found{background:#fdd}pre{white-space:pre-wrap}</style></head><body>\n"
-			 "<p><a href=\"/\">overview</a> · <a href=\"/runs/\">result roots</a> · "
-			 "<a href=\"/api/heads\">/api/heads</a> · <a href=\"/api/outbox\">/api/outbox</a></p>\n<h1>");
-	web_escape(b, title);
-	strbuf_addstr(b, "</h1>\n");
-}
+	struct strbuf b = STRBUF_INIT;
 
-static int open_store(const struct web *w, struct store **s, struct strbuf *err)
-{
-	*s = store_open(w->db, err);
-	return *s ? 0 : -1;
-}
-
-static enum MHD_Result overview(const struct web *w, struct MHD_Connection *c)
-{
-	struct strbuf b = STRBUF_INIT, err = STRBUF_INIT;
-	struct store *s;
-	struct node *heads = NULL, *mails = NULL;
-
-	if (open_store(w, &s, &err) || store_heads(s, false, &heads, &err) || store_outbox_list(s, &mails, &err)) {
-		enum MHD_Result r = error_page(c, 500, err.buf);
-		if (s)
-			store_close(s);
-		node_free(heads);
-		strbuf_release(&err);
-		return r;
-	}
-	head(&b, "lkprobot");
-	strbuf_addf(&b, "<h2>Heads tested (%zu)</h2>\n<table><tr><th>tree</th><th>branch</th><th>head</th>"
-			"<th>base</th><th>status</th><th>outcome</th></tr>\n", heads->n);
-	for (size_t i = heads->n; i-- > 0;) {
-		const struct node *h = heads->vals[i];
-		const char *r = node_str(node_get(h, "result"));
-		bool found = r && strstr(r, "\"found\"");
-		strbuf_addstr(&b, "<tr><td>");
-		web_escape(&b, node_str(node_get(h, "tree")));
-		strbuf_addstr(&b, "</td><td>");
-		web_escape(&b, node_str(node_get(h, "branch")));
-		strbuf_addstr(&b, "</td><td><code>");
-		web_escape(&b, node_str(node_get(h, "head")));
-		strbuf_addstr(&b, "</code></td><td><code>");
-		web_escape(&b, node_str(node_get(h, "base")));
-		strbuf_addstr(&b, "</code></td><td>");
-		web_escape(&b, node_str(node_get(h, "status")));
-		strbuf_addf(&b, "</td><td%s>", found ? " class=\"found\"" : "");
-		web_escape(&b, r ? r : "");
-		strbuf_addstr(&b, "</td></tr>\n");
-	}
-	strbuf_addf(&b, "</table>\n<h2>Report mails (%zu)</h2>\n<table><tr><th>id</th><th>Message-ID</th>"
-			"<th>status</th><th>attempts</th><th>last error</th></tr>\n", mails->n);
-	for (size_t i = mails->n; i-- > 0;) {
-		const struct node *m = mails->vals[i];
-		const char *cols[] = { "id", "message_id", "status", "attempts", "last_error" };
-		strbuf_addstr(&b, "<tr>");
-		for (int k = 0; k < 5; k++) {
-			strbuf_addstr(&b, "<td>");
-			web_escape(&b, node_str(node_get(m, cols[k])));
-			strbuf_addstr(&b, "</td>");
-		}
-		strbuf_addstr(&b, "</tr>\n");
-	}
-	strbuf_addstr(&b, "</table>\n</body></html>\n");
-	node_free(heads);
-	node_free(mails);
-	store_close(s);
-	strbuf_release(&err);
-	return reply(c, 200, "text/html; charset=utf-8", &b);
-}
-
-static enum MHD_Result api(const struct web *w, struct MHD_Connection *c, const char *what)
-{
-	struct strbuf b = STRBUF_INIT, err = STRBUF_INIT;
-	struct store *s;
-	struct node *n = NULL;
-	int rc;
-
-	if (open_store(w, &s, &err)) {
-		enum MHD_Result r = error_page(c, 500, err.buf);
-		strbuf_release(&err);
-		return r;
-	}
-	rc = !strcmp(what, "heads") ? store_heads(s, false, &n, &err) : store_outbox_list(s, &n, &err);
-	store_close(s);
-	if (rc) {
-		enum MHD_Result r = error_page(c, 500, err.buf);
-		strbuf_release(&err);
-		return r;
-	}
-	json_emit(&b, n);
-	strbuf_addch(&b, '\n');
-	node_free(n);
-	strbuf_release(&err);
-	return reply(c, 200, "application/json", &b);
+	strbuf_addstr(&b, "{\"error\": ");
+	json_emit_string(&b, what);
+	strbuf_addstr(&b, "}\n");
+	return reply(c, code, "application/json", &b);
 }
 
 /* A file or directory under the result root; nothing outside it, whatever the path says. */
@@ -191,25 +111,20 @@ static enum MHD_Result runs(const struct web *w, struct MHD_Connection *c, const
 			}
 		if (d)
 			closedir(d);
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = i + 1; j < n; j++)
-				if (strcmp(names[i], names[j]) > 0) {
-					char *t = names[i];
-					names[i] = names[j];
-					names[j] = t;
-				}
-		head(&b, real + rl);
+		qsort(names, n, sizeof(*names), cmp_names);
+		page_head(&b, *(real + rl) ? real + rl : "/", false);
 		strbuf_addstr(&b, "<ul>\n");
 		for (size_t i = 0; i < n; i++) {
 			strbuf_addstr(&b, "<li><a href=\"");
-			web_escape(&b, names[i]);
+			page_escape(&b, names[i]);
 			strbuf_addstr(&b, "/\">");
-			web_escape(&b, names[i]);
+			page_escape(&b, names[i]);
 			strbuf_addstr(&b, "</a></li>\n");
 			free(names[i]);
 		}
 		free(names);
-		strbuf_addstr(&b, "</ul></body></html>\n");
+		strbuf_addstr(&b, "</ul>\n");
+		page_foot(&b);
 		return reply(c, 200, "text/html; charset=utf-8", &b);
 	}
 	if (strbuf_read_file(&b, real))
@@ -218,29 +133,239 @@ static enum MHD_Result runs(const struct web *w, struct MHD_Connection *c, const
 	return reply(c, 200, "text/plain; charset=utf-8", &b);
 }
 
+/* A page: /api/<name>[/<rest>] as JSON, /<name>[/<rest>] as HTML. */
+static enum MHD_Result page(const struct web *w, struct MHD_Connection *c, const char *path, bool api)
+{
+	struct page_env env = { .db = w->db, .root = w->root, .actions = w->token != NULL };
+	struct page_args a = { 0 };
+	struct strbuf name = STRBUF_INIT, b = STRBUF_INIT, err = STRBUF_INIT;
+	const char *slash = strchr(path, '/');
+	struct node *d;
+
+	strbuf_add(&name, path, slash ? (size_t)(slash - path) : strlen(path));
+	a.rest = slash ? slash + 1 : NULL;
+	a.base = mhd.MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "base");
+	a.commit = mhd.MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "commit");
+	a.testcase = mhd.MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "testcase");
+	a.path_params = mhd.MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "path_params");
+	a.metric = mhd.MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "metric");
+	a.tbox_group = mhd.MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tbox_group");
+	if (a.tbox_group && !*a.tbox_group)
+		a.tbox_group = NULL;
+	/* the same request on the same store: the page made before */
+	struct cache_stamp st;
+	struct strbuf key = STRBUF_INIT;
+	const char *type;
+	const char *parts[] = { api ? "api" : "html", path, a.base, a.commit, a.testcase, a.path_params, a.metric,
+				a.tbox_group };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(*parts); i++)
+		strbuf_addf(&key, "%s%c", parts[i] ? parts[i] : "", 0x1f);
+	cache_stamp(w->cache, &st);
+	if (cache_get(w->cache, key.buf, &st, &b, &type)) {
+		strbuf_release(&key);
+		strbuf_release(&name);
+		return reply(c, 200, type, &b);
+	}
+	int code = page_data(&env, name.buf, &a, &d, &err);
+	enum MHD_Result r;
+	if (code != 200) {
+		r = api ? error_json(c, (unsigned)code, err.buf) : error_page(c, (unsigned)code, err.buf);
+	} else if (api) {
+		json_emit(&b, d);
+		strbuf_addch(&b, '\n');
+		cache_put(w->cache, key.buf, &st, "application/json", b.buf, b.len);
+		r = reply(c, 200, "application/json", &b);
+	} else if (page_html(&env, name.buf, &a, d, &b)) {
+		cache_put(w->cache, key.buf, &st, "text/html; charset=utf-8", b.buf, b.len);
+		r = reply(c, 200, "text/html; charset=utf-8", &b);
+	} else {
+		r = error_page(c, 404, "no such page (its data is under /api/)");
+	}
+	node_free(d);
+	strbuf_release(&key);
+	strbuf_release(&name);
+	strbuf_release(&b);
+	strbuf_release(&err);
+	return r;
+}
+
+/* The index of the JSON API. */
+static enum MHD_Result api_index(struct MHD_Connection *c)
+{
+	struct strbuf b = STRBUF_INIT;
+
+	strbuf_addstr(&b, "{\"pages\": [\"/api/\", \"/api/heads\", \"/api/outbox\", \"/api/machines\", "
+			  "\"/api/bisections\", \"/api/bisections/ID\", \"/api/commit/COMMIT\", "
+			  "\"/api/compare?base=COMMIT&commit=COMMIT\", "
+			  "\"/api/history?testcase=T&path_params=P&metric=M[&tbox_group=G]\", \"/api/reports/ID\"], "
+			  "\"actions\": [\"POST /api/heads/ID/retest\", \"POST /api/heads/ID/cancel\", "
+			  "\"POST /api/reports/ID/resend\"]}\n");
+	return reply(c, 200, "application/json", &b);
+}
+
+/* The body of a POST, read in pieces: at most WEB_MAX_BODY bytes. */
+struct web_upload {
+	struct strbuf body;
+	bool too_big;
+};
+
+/* The value of `key` in an x-www-form-urlencoded body, decoded; NULL when absent. */
+static char *form_value(const char *body, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = body; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL) {
+		if (strncmp(p, key, kl) || p[kl] != '=')
+			continue;
+		struct strbuf v = STRBUF_INIT;
+		for (const char *q = p + kl + 1; *q && *q != '&'; q++) {
+			unsigned hi, lo;
+			if (*q == '+')
+				strbuf_addch(&v, ' ');
+			else if (*q == '%' && sscanf(q + 1, "%1x%1x", &hi, &lo) == 2) {
+				strbuf_addch(&v, (char)(hi << 4 | lo));
+				q += 2;
+			} else
+				strbuf_addch(&v, *q);
+		}
+		return strbuf_detach(&v);
+	}
+	return NULL;
+}
+
+/* Equal, in a time that does not depend on where they differ. */
+static bool same_secret(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned char diff = la != lb;
+
+	for (size_t i = 0; i < la; i++)
+		diff |= (unsigned char)(a[i] ^ b[i % (lb ? lb : 1)]);
+	return !diff && la;
+}
+
+/*
+ * POST /api/heads/ID/retest|cancel, /api/reports/ID/resend: with the token
+ * as "Authorization: Bearer TOKEN" (answered with JSON) or a form's token=
+ * field (answered with a redirect to the page it came from).
+ */
+static enum MHD_Result action(const struct web *w, struct MHD_Connection *c, const char *path, const char *body)
+{
+	const char *auth = mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	char *form = body ? form_value(body, "token") : NULL;
+	const char *given = auth && !strncmp(auth, "Bearer ", 7) ? auth + 7 : form;
+	char what[16], verb[16];
+	long long id;
+	int end = 0;
+	struct strbuf err = STRBUF_INIT;
+	enum MHD_Result r;
+
+	if (!w->token) {
+		r = error_json(c, 403, "actions are off: the configuration has no serve.web_token_file");
+		goto out;
+	}
+	if (!given || !same_secret(given, w->token)) {
+		r = error_json(c, 403, "a token is needed for actions (Authorization: Bearer TOKEN, or the form's field)");
+		goto out;
+	}
+	if (sscanf(path, "%15[a-z]/%lld/%15[a-z]%n", what, &id, verb, &end) != 3 || path[end] || id <= 0) {
+		r = error_json(c, 404, "no such action");
+		goto out;
+	}
+	struct store *s = store_open(w->db, &err);
+	int rc = -1;
+	bool known = true;
+	if (s) {
+		int64_t now = (int64_t)time(NULL);
+		if (!strcmp(what, "heads") && !strcmp(verb, "retest"))
+			rc = store_head_retest(s, id, now, &err);
+		else if (!strcmp(what, "heads") && !strcmp(verb, "cancel"))
+			rc = store_head_cancel(s, id, now, &err);
+		else if (!strcmp(what, "reports") && !strcmp(verb, "resend"))
+			rc = store_outbox_retry(s, id, now, &err);
+		else
+			known = false;
+		store_close(s);
+	}
+	if (!known) {
+		r = error_json(c, 404, "no such action");
+	} else if (rc) {
+		r = error_json(c, s ? 409 : 500, err.buf);
+	} else if (!given || given != form) {
+		struct strbuf b = STRBUF_INIT;
+		strbuf_addf(&b, "{\"ok\": true, \"%s\": %lld, \"action\": \"%s\"}\n", what, id, verb);
+		r = reply(c, 200, "application/json", &b);
+	} else {
+		/* from a form: back to the page, which shows the new state */
+		struct strbuf b = STRBUF_INIT;
+		char *to = !strcmp(what, "reports") ? xasprintf("/reports/%lld", id) : xstrdup("/");
+		struct MHD_Response *resp = mhd.MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+		mhd.MHD_add_response_header(resp, "Location", to);
+		r = mhd.MHD_queue_response(c, 303, resp);
+		mhd.MHD_destroy_response(resp);
+		free(to);
+		strbuf_release(&b);
+	}
+out:
+	free(form);
+	strbuf_release(&err);
+	return r;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload, size_t *upload_size, void **state)
 {
 	const struct web *w = cls;
 	(void)version;
-	(void)upload;
-	(void)upload_size;
-	(void)state;
 
+	if (!strcmp(method, "POST")) {
+		struct web_upload *u = *state;
+		if (!u) {
+			/* the first call: only the headers are here */
+			*state = u = xcalloc(1, sizeof(*u));
+			return MHD_YES;
+		}
+		if (*upload_size) {
+			if (u->body.len + *upload_size > WEB_MAX_BODY)
+				u->too_big = true;
+			else
+				strbuf_add(&u->body, upload, *upload_size);
+			*upload_size = 0;
+			return MHD_YES;
+		}
+		if (u->too_big)
+			return error_json(c, 413, "an action's body is a token, not more");
+		if (strncmp(url, "/api/", 5))
+			return error_page(c, 405, "only the actions under /api/ take a POST");
+		return action(w, c, url + 5, u->body.buf ? u->body.buf : "");
+	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-		return error_page(c, 405, "the dashboard is read-only");
-	if (!strcmp(url, "/"))
-		return overview(w, c);
-	if (!strcmp(url, "/api/heads"))
-		return api(w, c, "heads");
-	if (!strcmp(url, "/api/outbox"))
-		return api(w, c, "outbox");
+		return error_page(c, 405, "the dashboard takes GET, and POST for its actions");
+	if (!strcmp(url, "/api/") || !strcmp(url, "/api"))
+		return api_index(c);
+	if (!strncmp(url, "/api/", 5))
+		return page(w, c, url + 5, true);
 	if (!strncmp(url, "/runs/", 6) || !strcmp(url, "/runs"))
 		return runs(w, c, url[5] ? url + 6 : "");
-	return error_page(c, 404, "no such page");
+	return page(w, c, url + 1, false);
 }
 
-struct web *web_start(const char *addr, const char *db, const char *result_root, struct strbuf *err)
+/* MHD's end of a request: the POST body read so far goes. */
+static void request_done(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why)
+{
+	struct web_upload *u = *state;
+	(void)cls;
+	(void)c;
+	(void)why;
+	if (u) {
+		strbuf_release(&u->body);
+		free(u);
+		*state = NULL;
+	}
+}
+
+struct web *web_start(const char *addr, const char *db, const char *result_root, const char *token,
+		      struct strbuf *err)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	const char *colon = strrchr(addr, ':');
@@ -258,6 +383,8 @@ struct web *web_start(const char *addr, const char *db, const char *result_root,
 		return NULL;
 	}
 	sin.sin_port = htons((uint16_t)port);
+	if (dynlib_load(&mhd_lib, err))
+		return NULL;
 	if (!realpath(result_root, real)) {
 		strbuf_setf(err, "%s: %s", result_root, strerror(errno));
 		return NULL;
@@ -265,14 +392,19 @@ struct web *web_start(const char *addr, const char *db, const char *result_root,
 	struct web *w = xcalloc(1, sizeof(*w));
 	w->db = xstrdup(db);
 	w->root = xstrdup(real);
-	w->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, handle, w,
+	w->token = token ? xstrdup(token) : NULL;
+	w->cache = cache_new(db);
+	w->d = mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, handle, w,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
 				/* a few pages at once: each request reads the store on its own */
-				MHD_OPTION_THREAD_POOL_SIZE, 4u, MHD_OPTION_END);
+				MHD_OPTION_THREAD_POOL_SIZE, 4u, MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
+				MHD_OPTION_END);
 	if (!w->d) {
 		strbuf_setf(err, "--listen %s: cannot listen there (in use?)", addr);
 		free(w->db);
 		free(w->root);
+		free(w->token);
+		cache_free(w->cache);
 		free(w);
 		return NULL;
 	}
@@ -283,8 +415,10 @@ void web_stop(struct web *w)
 {
 	if (!w)
 		return;
-	MHD_stop_daemon(w->d);
+	mhd.MHD_stop_daemon(w->d);
 	free(w->db);
 	free(w->root);
+	free(w->token);
+	cache_free(w->cache);
 	free(w);
 }

@@ -105,6 +105,18 @@ test_expect_success 'a guest stuck in its job past --job-timeout: timeout, QEMU 
 	! pgrep -f "qemu-system-x86_64.*$RES" >/dev/null
 '
 
+test_expect_success 'SIGTERM while the guest runs its job: the console is kept, QEMU killed, lkprobot dies of the signal' '
+	rm -rf "$RES"/.lkprobot-qemu.* &&
+	{ "$LKPROBOT" qemu -o "$RES" --cache "$CACHE" --db "$TMP/store.db" jobs/fio-basic/fio-basic-smoke.yaml runtime=120s \
+		>"$TMP/t.out" 2>"$TMP/t.err" & pid=$!; } &&
+	for i in $(seq 1 600); do [ -n "$(find "$RES" -name fio.task -newer "$TMP/t.err" 2>/dev/null)" ] && break; sleep 0.1; done &&
+	kill -TERM $pid; wait $pid; rc=$?; cat "$TMP/t.err";
+	[ $rc = 143 ] &&
+	grep -q "lkprobot was stopped (Terminated): QEMU killed; the console is in .*/dmesg" "$TMP/t.err" &&
+	grep -q "@@LKPROBOT guest" "$RES"/.lkprobot-qemu.*/dmesg &&
+	! pgrep -f "qemu-system-x86_64.*$RES" >/dev/null
+'
+
 test_expect_success '--tree/--commit: a commit that does not build ends as build_failed' '
 	REPO="$TMP/repo" && mkdir -p "$REPO" &&
 	printf ".PHONY: allnoconfig olddefconfig defconfig bzImage\nallnoconfig defconfig olddefconfig:\n\t@echo CONFIG_X=y > \$(O)/.config\nbzImage:\n\t@echo \"pmem.c:3:5: error: expected ; before }\" >&2\n\t@false\n" >"$REPO/Makefile" &&

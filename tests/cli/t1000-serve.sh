@@ -110,6 +110,81 @@ test_expect_success 'SIGKILL in the middle of the next regression, then started 
 	echo "runs before the restart: $runs_before, after: $(find "$TMP/res" -name stats.json | wc -l)"
 '
 
+test_expect_success 'kill -9 at random points, five times, then one pass: one mail, every run in the store, none twice' '
+	commit_n 25 32 29 60 &&
+	spool_before=$(ls "$TMP/spool" | wc -l) &&
+	for k in 1 2 3 4 5; do
+		delay=$(od -An -N1 -tu1 /dev/urandom | awk "{ printf \"%.1f\", 0.3 + \$1 / 255 * 4 }") &&
+		echo "kill $k after $delay s" &&
+		{ BENCH_SLEEP=0.2 "$LKPROBOT" serve -c "$TMP/robot.yaml" 2>>"$TMP/e7" & pid=$!; } &&
+		sleep "$delay" && kill -9 $pid && wait $pid 2>/dev/null;
+		pkill -9 -f "lkprobot (bisect|report|run)" 2>/dev/null; sleep 0.2
+	done &&
+	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e8" && cat "$TMP/e8" &&
+	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 29\$") &&
+	lkprobot status -c "$TMP/robot.yaml" | grep -q "culprit\": \"$culprit" &&
+	[ $(ls "$TMP/spool" | wc -l) = $((spool_before + 1)) ] &&
+	lkprobot serve -c "$TMP/robot.yaml" --once 2>/dev/null &&
+	[ $(ls "$TMP/spool" | wc -l) = $((spool_before + 1)) ] &&
+	! lkprobot status -c "$TMP/robot.yaml" | grep -q " testing \| queued " &&
+	on_disk=$(find "$TMP/res" -name stats.json | wc -l) &&
+	in_store=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(*) FROM runs") &&
+	echo "runs on disk $on_disk, in the store $in_store" &&
+	[ "$on_disk" = "$in_store" ] &&
+	[ "$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(*) FROM (SELECT result_root FROM runs GROUP BY result_root HAVING count(*) > 1)")" = 0 ]
+'
+
+test_expect_success 'an improvement: bisected and recorded as one; with report_improvements: false, no mail' '
+	sed "s|^  poll: 1|  poll: 1\n  report_improvements: false|" "$TMP/robot.yaml" >"$TMP/robot-noimp.yaml" &&
+	spool_before=$(ls "$TMP/spool" | wc -l) &&
+	commit_n 21 24 22 100 &&
+	lkprobot serve -c "$TMP/robot-noimp.yaml" --once 2>"$TMP/e6" &&
+	cat "$TMP/e6" &&
+	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 22\$") &&
+	grep -q "found, culprit $(echo $culprit | cut -c1-12)" "$TMP/e6" &&
+	grep -q "an improvement of command.throughput, recorded, not mailed" "$TMP/e6" &&
+	lkprobot status -c "$TMP/robot.yaml" | grep -q "\"kind\": \"improvement\"" &&
+	[ $(ls "$TMP/spool" | wc -l) = $spool_before ] &&
+	printf "serve:\n  report_improvements: maybe\n  trees: []\n" >"$TMP/ri.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/ri.yaml" &&
+	one_line_error "ri.yaml:2:[0-9]+: serve.report_improvements: must be true or false"
+'
+
+test_expect_success 'a tree by url (file://): mirrored with libgit2; a force-push is a new head on its parent, no crash' '
+	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
+	cat >"$TMP/url.yaml" <<-EOF &&
+	serve:
+	  result_root: $TMP/res2
+	  cache: $TMP/cache2
+	  trees:
+	    - name: demo-url
+	      url: file://$TMP/repo
+	      branches: [$branch]
+	      jobs: [$TMP/job.yaml]
+	EOF
+	lkprobot serve -c "$TMP/url.yaml" --once 2>"$TMP/u1" && cat "$TMP/u1" &&
+	git --git-dir="$TMP/cache2/mirrors/demo-url.git" rev-parse --verify -q "refs/heads/$branch" >/dev/null &&
+	grep -q "new head $(git -C "$TMP/repo" rev-parse HEAD | cut -c1-12)" "$TMP/u1" &&
+	lkprobot status -c "$TMP/url.yaml" | grep -q "^demo-url $branch .* done" &&
+	old=$(git -C "$TMP/repo" rev-parse HEAD) &&
+	git -C "$TMP/repo" reset -q --hard HEAD~2 && echo x >"$TMP/repo/fp" &&
+	git -C "$TMP/repo" add fp && git -C "$TMP/repo" commit -qm rewritten &&
+	lkprobot serve -c "$TMP/url.yaml" --once 2>"$TMP/u2" && cat "$TMP/u2" &&
+	grep -q "new head .* (\"rewritten\"), base $(git -C "$TMP/repo" rev-parse HEAD~1 | cut -c1-12)" "$TMP/u2" &&
+	[ "$(git --git-dir="$TMP/cache2/mirrors/demo-url.git" rev-parse "refs/heads/$branch")" = "$(git -C "$TMP/repo" rev-parse HEAD)" ] &&
+	git --git-dir="$TMP/cache2/mirrors/demo-url.git" cat-file -e "$old^{commit}" &&
+	[ $(lkprobot status -c "$TMP/url.yaml" | grep -c " done ") = 2 ]
+'
+
+test_expect_success 'a url that cannot be fetched: said once a pass, the service goes on (exit 0); a bad url is a config error' '
+	sed "s|url: file://.*|url: file://$TMP/nowhere|" "$TMP/url.yaml" >"$TMP/url-bad.yaml" &&
+	lkprobot serve -c "$TMP/url-bad.yaml" --once 2>"$TMP/u3" && cat "$TMP/u3" &&
+	grep -q "demo-url: file://$TMP/nowhere: fetch failed.*(skipped this time)" "$TMP/u3" &&
+	sed "s|url: file://.*|url: ftp://example.org/linux.git|" "$TMP/url.yaml" >"$TMP/url-ftp.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/url-ftp.yaml" &&
+	one_line_error "url-ftp.yaml:[0-9]+:[0-9]+: serve.trees.url: not a repository address"
+'
+
 test_expect_success 'check-config: an unknown key and a tree that is not a repository (exit 2, file:line:col)' '
 	printf "serve:\n  pol: 5\n  trees: []\n" >"$TMP/typo.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/typo.yaml" &&

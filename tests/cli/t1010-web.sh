@@ -1,9 +1,11 @@
 #!/bin/sh
-# The dashboard of `lkprobot serve --listen`: the overview (heads, outcomes,
-# report mails) and the JSON behind it, the result roots' files; a tree
-# named like a script tag shows as text, and paths that climb out of the
-# result root find nothing. Drawn by headless Chromium (Debian's chromium)
-# as a reader's browser would.
+# The dashboard of `lkprobot serve --listen` over a service that tested two
+# heads (the second a 30 % regression, bisected, its report queued): the
+# overview, commit, compare, metric history (SVG), bisection and report
+# pages and the JSON behind each; the actions with and without the token;
+# a tree and a commit subject named like script tags show as text, and
+# paths that climb out of the result root find nothing. Drawn by headless
+# Chromium (Debian's chromium) as a reader's browser would.
 . "$(dirname "$0")/lib.sh"
 
 port=$((20000 + ($$ + 13) % 20000))
@@ -16,55 +18,167 @@ except urllib.error.HTTPError as e:
     print(e.code); print(e.headers.get(\"Content-Type\")); sys.stdout.write(e.read().decode())
 " "$1"; }
 
-test_expect_success 'setup: a repository, its first head tested, the service serving the dashboard' '
+export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
+TOKEN=0123456789abcdef-web-token
+post() { curl -s -o "$TMP/post.out" -w "%{http_code}" -X POST "$@"; }
+
+test_expect_success 'setup: a repository, two heads tested (one a regression), the service serving the dashboard' '
 	git init -q "$TMP/repo" && cd "$TMP/repo" &&
 	git config user.email dev@example.org && git config user.name Dev &&
-	printf "echo \"score: 42\"\n" >bench.sh && git add -A && git commit -qm base &&
+	cat >bench.sh <<-\EOF &&
+	n=$(cat "$BENCH_COUNTER" 2>/dev/null || echo 0)
+	echo $((n + 1)) >"$BENCH_COUNTER"
+	awk -v s="$n" -v v="$(cat speed)" -v cv="$BENCH_NOISE" "BEGIN { srand(s + 1); u = rand(); w = rand(); if (u < 1e-12) u = 1e-12; printf \"throughput: %.3f\\n\", v * (1 + cv * sqrt(-2 * log(u)) * cos(6.283185307 * w)) }"
+	EOF
+	echo 100 >speed && git add -A && git commit -qm base &&
 	echo 1 >f && git add -A && git commit -qm "one" && cd "$SRC" &&
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
 	printf "suite: command\ntestcase: command\ncommand:\n  cmd: sh bench.sh\n" >"$TMP/job.yaml" &&
+	echo "$TOKEN" >"$TMP/token" &&
 	cat >"$TMP/robot.yaml" <<-EOF &&
 	serve:
 	  result_root: $TMP/res
 	  cache: $TMP/cache
 	  poll: 1
+	  web_token_file: $TMP/token
 	  trees:
 	    - name: "<script>alert(1)</script>"
 	      path: $TMP/repo
 	      branches: [$branch]
 	      jobs: [$TMP/job.yaml]
+	mail:
+	  live: false
+	  operator: Robot Operator <ops@example.org>
+	  from: kernel test robot <lkp@example.org>
+	  domain: lkp.example.org
+	  retry: 3600
+	  smtp:
+	    url: smtp://127.0.0.1:1
+	    tls: none
 	EOF
 	"$LKPROBOT" serve -c "$TMP/robot.yaml" --listen 127.0.0.1:$port 2>"$TMP/serve.log" &
 	spid=$! && echo $spid >"$TMP/spid" &&
-	for i in $(seq 1 150); do
+	for i in $(seq 1 300); do
 		lkprobot status -c "$TMP/robot.yaml" >"$TMP/st" 2>/dev/null; grep -q " done " "$TMP/st" && break; sleep 0.2
 	done &&
-	grep -q " done " "$TMP/st"
+	grep -q " done " "$TMP/st" &&
+	cd "$TMP/repo" && echo 2 >f && git commit -qam "two" &&
+	echo 70 >speed && git commit -qam "<script>alert(2)</script> slow down" &&
+	echo 3 >f && git commit -qam "three" && cd "$SRC" &&
+	for i in $(seq 1 600); do
+		lkprobot status -c "$TMP/robot.yaml" >"$TMP/st" 2>/dev/null; [ $(grep -c " done " "$TMP/st") = 2 ] && break; sleep 0.2
+	done &&
+	cat "$TMP/st" && grep -q "found" "$TMP/st" &&
+	git -C "$TMP/repo" rev-parse HEAD >"$TMP/head" &&
+	git -C "$TMP/repo" rev-parse HEAD~1 >"$TMP/culprit" &&
+	git -C "$TMP/repo" rev-parse HEAD~3 >"$TMP/base"
 '
 
-test_expect_success 'the overview: heads and outcomes, the tree name escaped, no script anywhere' '
+test_expect_success 'the overview: queue, machines, bisections, heads, mails; the tree name escaped, no script anywhere' '
 	get "http://127.0.0.1:$port/" >"$TMP/o" &&
 	[ "$(sed -n 1p "$TMP/o")" = 200 ] &&
 	sed -n 2p "$TMP/o" | grep -q "^text/html" &&
-	grep -q "<h2>Heads tested (1)</h2>" "$TMP/o" &&
+	grep -q "<h2>Queue (0)</h2>" "$TMP/o" &&
+	grep -q "<h2>Machines (1)</h2>" "$TMP/o" &&
+	grep -q "<h2>Heads tested (2 of 2)</h2>" "$TMP/o" &&
+	grep -q "<h2>Report mails (1)</h2>" "$TMP/o" &&
+	grep -q "<a href=\"/bisections/[0-9]*\">" "$TMP/o" &&
 	grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$TMP/o" &&
 	! grep -q "<script" "$TMP/o" &&
 	grep -q "not-reproduced" "$TMP/o"
 '
 
-test_expect_success '/api/heads: the same as JSON' '
+test_expect_success '/api/heads and /api/: the same as JSON, and an index of the API' '
 	get "http://127.0.0.1:$port/api/heads" | tail -n +3 >"$TMP/j" &&
 	python3 -c "import json,sys
 h = json.load(open(sys.argv[1]))
-assert len(h) == 1 and h[0][\"status\"] == \"done\" and h[0][\"tree\"] == \"<script>alert(1)</script>\", h
-" "$TMP/j"
+assert len(h) == 2 and h[0][\"status\"] == \"done\" and h[0][\"tree\"] == \"<script>alert(1)</script>\", h
+" "$TMP/j" &&
+	get "http://127.0.0.1:$port/api/" | tail -n +3 | python3 -c "import json,sys; assert \"/api/reports/ID\" in json.load(sys.stdin)[\"pages\"]"
+'
+
+test_expect_success 'the commit page: the head against its base, the regression marked, its runs linked' '
+	get "http://127.0.0.1:$port/commit/$(cat "$TMP/head")" >"$TMP/c" &&
+	[ "$(sed -n 1p "$TMP/c")" = 200 ] &&
+	grep -q "<tr class=\"regression\"><td><a href=\"/history?testcase=command&amp;path_params=[^\"]*&amp;metric=command.throughput\">" "$TMP/c" &&
+	grep -q "<a href=\"/runs/command/" "$TMP/c" &&
+	get "http://127.0.0.1:$port/api/commit/$(cat "$TMP/head")" | tail -n +3 >"$TMP/cj" &&
+	python3 -c "import json,sys
+d = json.load(open(sys.argv[1]))
+rows = d[\"against_base\"][\"groups\"][0][\"rows\"]
+r = [x for x in rows if x[\"metric\"] == \"command.throughput\"][0]
+assert r[\"verdict\"] == \"regression\" and r[\"change\"] < -20 and len(d[\"runs\"]) >= 1, r
+" "$TMP/cj" &&
+	get "http://127.0.0.1:$port/commit/no-such-commit" | head -1 | grep -qx 404 &&
+	get "http://127.0.0.1:$port/commit/..%2f..%2fetc" | head -1 | grep -qx 400
+'
+
+test_expect_success 'compare: the table, and the report mails plots for what changed' '
+	get "http://127.0.0.1:$port/compare?base=$(cat "$TMP/base")&commit=$(cat "$TMP/head")" >"$TMP/cmp" &&
+	[ "$(sed -n 1p "$TMP/cmp")" = 200 ] &&
+	grep -q "<pre class=\"plots\">" "$TMP/cmp" &&
+	grep -q "\[\*\] bisect-good sample" "$TMP/cmp" &&
+	grep -q "command.throughput" "$TMP/cmp" &&
+	get "http://127.0.0.1:$port/compare?base=$(cat "$TMP/base")" | head -1 | grep -qx 400
+'
+
+test_expect_success 'metric history: an SVG chart, a dot a run, the culprit marked as a change point' '
+	pp=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"runs\"][0][\"path_params\"])" "$TMP/cj") &&
+	echo "$pp" >"$TMP/pp" &&
+	get "http://127.0.0.1:$port/history?testcase=command&path_params=$pp&metric=command.throughput" >"$TMP/h" &&
+	[ "$(sed -n 1p "$TMP/h")" = 200 ] &&
+	grep -q "<svg " "$TMP/h" &&
+	[ $(grep -c "<circle class=\"run\"" "$TMP/h") -ge 6 ] &&
+	grep -q "<line class=\"change\"" "$TMP/h" &&
+	get "http://127.0.0.1:$port/api/history?testcase=command&path_params=$pp&metric=command.throughput" | tail -n +3 >"$TMP/hj" &&
+	python3 -c "import json,sys
+d = json.load(open(sys.argv[1]))
+assert [c[\"commit\"] for c in d[\"change_points\"]] == [sys.argv[2]], d[\"change_points\"]
+assert all(len(p[\"samples\"]) == p[\"runs\"] for p in d[\"points\"])
+" "$TMP/hj" "$(cat "$TMP/culprit")"
+'
+
+test_expect_success 'the bisection page: the samples of each commit, the culprit, the progress' '
+	id=$(get "http://127.0.0.1:$port/api/bisections" | tail -n +3 | python3 -c "import json,sys; print([b for b in json.load(sys.stdin) if b[\"status\"] == \"found\"][0][\"id\"])") &&
+	get "http://127.0.0.1:$port/bisections/$id" >"$TMP/b" &&
+	[ "$(sed -n 1p "$TMP/b")" = 200 ] &&
+	grep -q "<tr class=\"found\"><td><a href=\"/commit/$(cat "$TMP/culprit")\">" "$TMP/b" &&
+	grep -q "commits measured" "$TMP/b" &&
+	get "http://127.0.0.1:$port/bisections/99999" | head -1 | grep -qx 404
+'
+
+test_expect_success 'the report page: the mail as text (its subject line escaped), its delivery state' '
+	get "http://127.0.0.1:$port/reports/1" >"$TMP/r" &&
+	[ "$(sed -n 1p "$TMP/r")" = 200 ] &&
+	grep -q "<title>\[lkprobot\] [0-9a-f]*: command.throughput -[0-9.]*% regression" "$TMP/r" &&
+	grep -q "&lt;script&gt;alert(2)&lt;/script&gt;" "$TMP/r" &&
+	! grep -q "<script" "$TMP/r" &&
+	grep -q "<form method=\"post\" action=\"/api/reports/1/resend\">" "$TMP/r"
+'
+
+test_expect_success 'actions: refused without the token or with a wrong one; with it, done once and then refused' '
+	[ "$(post "http://127.0.0.1:$port/api/reports/1/resend")" = 403 ] &&
+	[ "$(post -H "Authorization: Bearer wrong-token-0123456789" "http://127.0.0.1:$port/api/reports/1/resend")" = 403 ] &&
+	[ "$(post -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$port/api/reports/1/resend")" = 200 ] &&
+	grep -q "\"ok\": true" "$TMP/post.out" &&
+	[ "$(post -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$port/api/heads/1/cancel")" = 409 ] &&
+	grep -q "not queued" "$TMP/post.out" &&
+	[ "$(post -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$port/api/heads/1/explode")" = 404 ] &&
+	[ "$(post --data-urlencode "token=$TOKEN" "http://127.0.0.1:$port/api/heads/1/retest")" = 303 ] &&
+	for i in $(seq 1 300); do
+		lkprobot status -c "$TMP/robot.yaml" >"$TMP/st" 2>/dev/null; [ $(grep -c " done " "$TMP/st") = 2 ] && break; sleep 0.2
+	done &&
+	grep -q "tested again\|new head" "$TMP/serve.log" || true &&
+	[ "$(post -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$port/api/heads/99/retest")" = 409 ] &&
+	head -c 8000 /dev/zero | tr "\0" a >"$TMP/big" &&
+	[ "$(post --data-binary @"$TMP/big" "http://127.0.0.1:$port/api/heads/1/retest")" = 413 ]
 '
 
 test_expect_success 'result files as text; nothing outside the result root, however the path climbs' '
 	f=$(cd "$TMP/res" && find . -type f -name command | head -1 | sed "s|^\./||") && [ -n "$f" ] &&
 	get "http://127.0.0.1:$port/runs/$f" >"$TMP/f" &&
 	[ "$(sed -n 1p "$TMP/f")" = 200 ] && sed -n 2p "$TMP/f" | grep -q "^text/plain" &&
-	grep -q "^score: 42" "$TMP/f" &&
+	grep -q "^throughput: [0-9]" "$TMP/f" &&
 	for p in "runs/../../../../etc/passwd" "runs/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd" "runs/..%2f..%2f..%2fetc/passwd"; do
 		curl -s --path-as-is -o "$TMP/t" -w "%{http_code}" "http://127.0.0.1:$port/$p" >"$TMP/code" &&
 		[ "$(cat "$TMP/code")" = 404 ] && ! grep -q "root:" "$TMP/t" || { echo "$p: $(cat "$TMP/code")"; exit 1; }
@@ -72,13 +186,33 @@ test_expect_success 'result files as text; nothing outside the result root, howe
 	[ "$(curl -s -o /dev/null -w "%{http_code}" -X POST "http://127.0.0.1:$port/")" = 405 ]
 '
 
-test_expect_success 'headless Chromium renders the overview: the table is there, the script tag is text' '
-	[ -n "$CHROMIUM" ] || { echo "chromium is not installed (Debian package chromium)"; exit 1; } &&
+chrome() {	# chrome URL: the DOM headless Chromium builds from the page
 	HOME="$TMP" timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-		--dump-dom "http://127.0.0.1:$port/" >"$TMP/dom" 2>"$TMP/chromium.err" &&
-	grep -q "<h2>Heads tested (1)</h2>" "$TMP/dom" &&
+		--dump-dom "$1" 2>>"$TMP/chromium.err"
+}
+
+test_expect_success 'headless Chromium renders the pages: tables, the chart, the script tags as text' '
+	[ -n "$CHROMIUM" ] || { echo "chromium is not installed (Debian package chromium)"; exit 1; } &&
+	chrome "http://127.0.0.1:$port/" >"$TMP/dom" &&
+	grep -q "<h2>Heads tested (2 of 2)</h2>" "$TMP/dom" &&
 	grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$TMP/dom" &&
-	! grep -q "<script" "$TMP/dom"
+	! grep -q "<script" "$TMP/dom" &&
+	chrome "http://127.0.0.1:$port/history?testcase=command&path_params=$(cat "$TMP/pp")&metric=command.throughput" >"$TMP/hdom" &&
+	grep -q "<svg" "$TMP/hdom" && grep -q "<polyline class=\"mean\"" "$TMP/hdom" &&
+	[ $(grep -o "<circle class=\"run\"" "$TMP/hdom" | wc -l) -ge 6 ] &&
+	chrome "http://127.0.0.1:$port/reports/1" >"$TMP/rdom" &&
+	grep -q "&lt;script&gt;alert(2)&lt;/script&gt;" "$TMP/rdom" && ! grep -q "<script" "$TMP/rdom"
+'
+
+test_expect_success 'kept pages are made again when the store changes: a new head shows at once' '
+	get "http://127.0.0.1:$port/api/heads" | tail -n +3 >"$TMP/h1" &&
+	get "http://127.0.0.1:$port/api/heads" | tail -n +3 | cmp -s - "$TMP/h1" &&
+	cd "$TMP/repo" && echo 4 >f && git commit -qam "four" && cd "$SRC" &&
+	for i in $(seq 1 40); do
+		get "http://127.0.0.1:$port/api/heads" | tail -n +3 >"$TMP/h2"
+		python3 -c "import json,sys; sys.exit(len(json.load(open(sys.argv[1]))) != 3)" "$TMP/h2" && break; sleep 0.1
+	done &&
+	python3 -c "import json,sys; sys.exit(len(json.load(open(sys.argv[1]))) != 3)" "$TMP/h2"
 '
 
 test_expect_success 'SIGTERM: the service stops' '

@@ -162,7 +162,7 @@ static int side_from_files(struct side *s, const char *arg, struct strbuf *err)
 }
 
 /* A side from the store: every run of the commits starting with arg. */
-static int side_from_store(struct side *s, struct store *st, const char *arg, struct strbuf *err)
+int sides_from_store(struct side *s, struct store *st, const char *arg, struct strbuf *err)
 {
 	struct node *runs = NULL;
 	char *commit = NULL;
@@ -244,7 +244,7 @@ int sides_load(char *const *args, size_t n, const char *db, const char *result_d
 			if (!(st = store_open(dbpath, err)))
 				goto out;
 		}
-		if (side_from_store(&sides[i], st, arg, err))
+		if (sides_from_store(&sides[i], st, arg, err))
 			goto out;
 	}
 	ret = 0;

@@ -6,8 +6,8 @@
 #ifndef LKP_SIDES_H
 #define LKP_SIDES_H
 
-#include "../lib/node.h"
-#include "../lib/strbuf.h"
+#include "node.h"
+#include "strbuf.h"
 
 #include <stddef.h>
 
@@ -33,6 +33,15 @@ struct side {
 int sides_load(char *const *args, size_t n, const char *db, const char *result_dir, struct side **out,
 	       struct strbuf *err);
 void sides_release(struct side *sides, size_t n);
+
+/*
+ * One side from the store only (never a path): every run of the commits
+ * that start with `commit`. 0, or -1 with one line in err (no such commit,
+ * or the prefix names several). s is an element of a zeroed array from
+ * xcalloc(), which sides_release() frees.
+ */
+struct store;
+int sides_from_store(struct side *s, struct store *st, const char *commit, struct strbuf *err);
 
 /* s's group for the base's group bg (the only one, when both have one); NULL: none. */
 const struct group *side_match(const struct side *s, const struct side *base, const struct group *bg);
