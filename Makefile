@@ -24,11 +24,13 @@ NOPC_LIBS := -lpfm -lmbedtls -lmbedx509 -lmbedcrypto -lm -ldl -lpthread
 DEB_BUILD := build-essential pkg-config libyaml-dev libcurl4-openssl-dev \
 	libgit2-dev libpmem-dev libsqlite3-dev libmicrohttpd-dev libpfm4-dev \
 	libmbedtls-dev
-DEB_TEST := libcmocka-dev python3 sqlite3 python3-aiosmtpd python3-dkim openssl curl chromium
+DEB_TEST := libcmocka-dev python3 sqlite3 python3-aiosmtpd python3-dkim openssl curl chromium \
+	slurm-wlm munge
+DEB_SERVICE := slurm-client git ca-certificates
 DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod \
 	qemu-system-x86 busybox-static xz-utils ndctl linux-cpupower
 
-ifneq ($(filter-out deps help clean distclean,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
+ifneq ($(filter-out deps deps-image help clean distclean,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null)
 ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) && echo ok),ok)
@@ -71,7 +73,7 @@ SAN_ROBOT_OBJ := $(ROBOT_SRC:%.c=build/san/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=build/rel/bench/%)
 
-.PHONY: all deps check unit cli demo install bench clean help
+.PHONY: all deps deps-image check unit cli demo install bench clean help
 all: lkprobot
 
 help:
@@ -112,14 +114,23 @@ build/rel/bench/%: bench/%.c build/rel/liblkp.a
 	$(call msg,BENCH,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/rel/liblkp.a $(LDLIBS_ALL)
 
-deps:
-	@missing=$$(for p in $(DEB_BUILD) $(DEB_TEST) $(DEB_TOOLS); do \
+# apt-get install the packages of $(1) that are missing
+define deb_install
+	@missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
 	echo "deps: installing $$missing"; \
 	SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	$$SUDO apt-get update -q && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing
+endef
+
+deps:
+	$(call deb_install,$(DEB_BUILD) $(DEB_TEST) $(DEB_TOOLS))
+
+# what the service's image needs: build, the tools jobs drive, Slurm's client
+deps-image:
+	$(call deb_install,$(DEB_BUILD) $(DEB_TOOLS) $(DEB_SERVICE))
 
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail

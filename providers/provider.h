@@ -2,7 +2,7 @@
  * provider: where a job runs for a given commit — this machine with the
  * commit's source tree (`local`, for the `command` program and any job),
  * or a kernel built from the commit and booted in QEMU with NVDIMMs
- * (`qemu`). The bisect driver talks to every provider through these ops:
+ * (`qemu`), or either of those on a test box of a Slurm farm (`slurm`). The bisect driver talks to every provider through these ops:
  * prepare a commit once, then run the atomic job on it as often as it
  * needs. (`lkprobot run` and `lkprobot qemu` drive the same engine and QEMU
  * code directly.)
@@ -23,6 +23,13 @@ struct provider_config {
 	const char *kconfig;		/* qemu: the kernel config (NULL: x86_64-pmem) */
 	const char *testbox;		/* local: the hosts/ file to use (NULL: this machine) */
 	bool progress;			/* builds and boots say how far they are on the terminal */
+	/* slurm: what the nodes run, and how the runs are submitted */
+	const char *slurm_via;		/* local or qemu */
+	const char *slurm_constraint;	/* --constraint (a node feature: the tbox_group); NULL: any node */
+	const char *slurm_partition;	/* NULL: the cluster's default */
+	const char *const *slurm_args;	/* more sbatch arguments, each one argv element */
+	size_t slurm_nargs;
+	int slurm_pending_timeout;	/* seconds a run may wait for a node; 0: for ever */
 };
 
 struct provider_run {
@@ -56,7 +63,7 @@ struct provider_ops {
 	void (*close)(struct provider *p);
 };
 
-extern const struct provider_ops provider_local, provider_qemu;
+extern const struct provider_ops provider_local, provider_qemu, provider_slurm;
 
 /* The provider called name; NULL when there is none. */
 const struct provider_ops *provider_find(const char *name);

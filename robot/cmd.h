@@ -42,6 +42,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_recipients(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_report(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_run(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx);

@@ -47,7 +47,13 @@ static const char usage_text[] =
 	"      --metric M         the metric to follow (default: the job's KPI metric that\n"
 	"                         changed most between the ends, said on stderr)\n"
 	"      --provider P       local (default: the job runs here, in a checkout of each\n"
-	"                         commit) or qemu (each commit's kernel is built and booted)\n"
+	"                         commit), qemu (each commit's kernel is built and booted)\n"
+	"                         or slurm (each run a batch job on a box of a Slurm farm)\n"
+	"      --via local|qemu   slurm: what the box runs (default local)\n"
+	"      --constraint F     slurm: boxes with node feature F (the tbox_group)\n"
+	"      --partition P      slurm: the partition (default: the cluster's)\n"
+	"      --sbatch-arg ARG   slurm: one more sbatch argument (repeatable)\n"
+	"      --pending-timeout S  slurm: fail a run that waits S s for a box (default 0: wait)\n"
 	"      --kconfig NAME|FILE  qemu: the kernel config (default x86_64-pmem)\n"
 	"      --first-parent     only the first parent of each commit (the mainline)\n"
 	"      --json             the outcome as JSON on stdout\n"
@@ -64,7 +70,7 @@ static const char usage_text[] =
 	"or a run could not be made; 2 bad input or usage\n";
 
 enum { OPT_TREE = 0x700, OPT_GOOD, OPT_BAD, OPT_METRIC, OPT_PROVIDER, OPT_KCONFIG, OPT_FIRST_PARENT, OPT_JSON,
-       OPT_RESUME, OPT_CACHE, OPT_DB };
+       OPT_RESUME, OPT_CACHE, OPT_DB, OPT_VIA, OPT_CONSTRAINT, OPT_PARTITION, OPT_SBATCH_ARG, OPT_PENDING };
 
 struct driver {
 	const struct provider_ops *ops;
@@ -192,10 +198,10 @@ static int measure(void *ctx, size_t i, size_t want, const double **v, size_t *n
 			 * A run that fails measures nothing. Once may be the machine's
 			 * hiccup: run again; twice, the commit cannot be tested.
 			 */
+			fprintf(stderr, "%slkprobot: a run of %.12s failed (%s)%s\n", d->progress ? "\r\033[K" : "",
+				commit_of(d, i), pr.reason ? pr.reason : pr.job_state,
+				d->failures[i] ? "" : "; once more");
 			if (!d->failures[i]++) {
-				if (d->progress)
-					fprintf(stderr, "\r\033[Kbisect: a run of %.12s failed (%s); once more\n", commit_of(d, i),
-						pr.reason ? pr.reason : pr.job_state);
 				provider_run_release(&pr);
 				continue;
 			}
@@ -380,6 +386,11 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "bad", required_argument, NULL, OPT_BAD },
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
+		{ "via", required_argument, NULL, OPT_VIA },
+		{ "constraint", required_argument, NULL, OPT_CONSTRAINT },
+		{ "partition", required_argument, NULL, OPT_PARTITION },
+		{ "sbatch-arg", required_argument, NULL, OPT_SBATCH_ARG },
+		{ "pending-timeout", required_argument, NULL, OPT_PENDING },
 		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
 		{ "first-parent", no_argument, NULL, OPT_FIRST_PARENT },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -402,6 +413,9 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	struct store_bisection sb = { 0 };
 	bool have_m = false, have_rs = false, first_parent = false, json = false;
 	const char *tree = NULL, *good = NULL, *bad = NULL, *metric = NULL, *provider = "local", *kconfig = NULL;
+	const char *via = "local", *constraint = NULL, *partition = NULL, **sbatch_args = NULL;
+	size_t nsbatch = 0;
+	int pending = 0;
 	const char *result_dir = "/lkp/result", *db = NULL;
 	char *cache = NULL, *picked = NULL, res_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
 	long long resume = 0, id = 0;
@@ -420,6 +434,14 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_BAD: bad = optarg; break;
 		case OPT_METRIC: metric = optarg; break;
 		case OPT_PROVIDER: provider = optarg; break;
+		case OPT_VIA: via = optarg; break;
+		case OPT_CONSTRAINT: constraint = optarg; break;
+		case OPT_PARTITION: partition = optarg; break;
+		case OPT_SBATCH_ARG:
+			sbatch_args = xrealloc(sbatch_args, (nsbatch + 1) * sizeof(*sbatch_args));
+			sbatch_args[nsbatch++] = optarg;
+			break;
+		case OPT_PENDING: pending = atoi(optarg); break;
 		case OPT_KCONFIG: kconfig = optarg; break;
 		case OPT_FIRST_PARENT: first_parent = true; break;
 		case OPT_JSON: json = true; break;
@@ -478,10 +500,10 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	d.ops = provider_find(provider);
 	if (!d.ops) {
-		strbuf_setf(&err, "--provider: '%s' is not a provider (local, qemu)", provider);
+		strbuf_setf(&err, "--provider: '%s' is not a provider (local, qemu, slurm)", provider);
 		goto bad;
 	}
-	if (!jo.testbox && !strcmp(provider, "qemu"))
+	if (!jo.testbox && (!strcmp(provider, "qemu") || (!strcmp(provider, "slurm") && !strcmp(via, "qemu"))))
 		jo.testbox = "qemu-pmem";
 	if (machine_get(&m, ctx->data_dir, jo.testbox, &err))
 		goto bad;
@@ -512,7 +534,9 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		goto bad;
 	}
 	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache, .data_dir = data_real,
-				      .kconfig = kconfig, .testbox = jo.testbox, .progress = isatty(2) };
+				      .kconfig = kconfig, .testbox = jo.testbox, .progress = isatty(2),
+				      .slurm_via = via, .slurm_constraint = constraint, .slurm_partition = partition,
+				      .slurm_args = sbatch_args, .slurm_nargs = nsbatch, .slurm_pending_timeout = pending };
 	if (fsutil_mkdir_p(cache) || !(d.prov = d.ops->open(&pc, &err)))
 		goto fail;
 	if (d.ops->kconfig(d.prov))
@@ -606,6 +630,7 @@ out:
 	jobopts_atomic_release(&jobs);
 	jobopts_release(&jo);
 	free(cache);
+	free(sbatch_args);
 	strbuf_release(&err);
 	return ret;
 }

@@ -64,7 +64,8 @@ static const char usage_text[] =
 	"          branches: [master]\n"
 	"          base: last-tested        # last-tested, parent, or a revision (v6.1)\n"
 	"          jobs: [/etc/lkprobot/jobs/fio-basic-smoke.yaml]\n"
-	"          provider: local          # local or qemu\n"
+	"          provider: local          # local, qemu or slurm (each run a batch job on a farm's box:\n"
+	"                                   # via: local|qemu, constraint, partition, sbatch_args, pending_timeout)\n"
 	"          kconfig: x86_64-pmem     # qemu\n"
 	"\n"
 	"  -c, --config FILE      the configuration (serve: and mail: sections)\n"
@@ -81,6 +82,9 @@ static const char usage_text[] =
 struct tree_conf {
 	char *name, *path, *base, *provider, *kconfig;
 	char *url;		/* fetched into the mirror at path; NULL: path is kept up to date by others */
+	char *via, *constraint, *partition, *pending_timeout;	/* provider slurm */
+	char **sbatch_args;
+	size_t nsbatch_args;
 	char **branches, **jobs;
 	size_t nbranches, njobs;
 };
@@ -102,6 +106,13 @@ static void serve_conf_release(struct serve_conf *c)
 		free(t->name);
 		free(t->path);
 		free(t->url);
+		free(t->via);
+		free(t->constraint);
+		free(t->partition);
+		free(t->pending_timeout);
+		for (size_t k = 0; k < t->nsbatch_args; k++)
+			free(t->sbatch_args[k]);
+		free(t->sbatch_args);
 		free(t->base);
 		free(t->provider);
 		free(t->kconfig);
@@ -157,7 +168,8 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	int ret = -1;
 	static const char *const top[] = { "result_root", "cache", "db", "poll", "trees", "web_token_file",
 					   "report_improvements", NULL };
-	static const char *const tk[] = { "name", "path", "url", "branches", "base", "jobs", "provider", "kconfig", NULL };
+	static const char *const tk[] = { "name", "path", "url", "branches", "base", "jobs", "provider", "kconfig",
+					  "via", "constraint", "partition", "sbatch_args", "pending_timeout", NULL };
 
 	memset(c, 0, sizeof(*c));
 	c->path = xstrdup(file);
@@ -284,10 +296,38 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 		tc->provider = xstrdup((v = node_str(node_get(t, "provider"))) ? v : "local");
 		if ((v = node_str(node_get(t, "kconfig"))))
 			tc->kconfig = xstrdup(v);
-		if (strcmp(tc->provider, "local") && strcmp(tc->provider, "qemu")) {
-			conf_bad(err, file, node_get(t, "provider"), "trees.provider", "must be local or qemu");
+		if (strcmp(tc->provider, "local") && strcmp(tc->provider, "qemu") && strcmp(tc->provider, "slurm")) {
+			conf_bad(err, file, node_get(t, "provider"), "trees.provider", "must be local, qemu or slurm");
 			goto out;
 		}
+		const char *const slurm_keys[] = { "via", "constraint", "partition", "pending_timeout", "sbatch_args" };
+		for (size_t k = 0; k < 5; k++)
+			if (node_get(t, slurm_keys[k]) && strcmp(tc->provider, "slurm")) {
+				char *key = xasprintf("trees.%s", slurm_keys[k]);
+				conf_bad(err, file, node_get(t, slurm_keys[k]), key, "is a setting of provider: slurm");
+				free(key);
+				goto out;
+			}
+		if ((v = node_str(node_get(t, "via"))))
+			tc->via = xstrdup(v);
+		if (tc->via && strcmp(tc->via, "local") && strcmp(tc->via, "qemu")) {
+			conf_bad(err, file, node_get(t, "via"), "trees.via", "must be local or qemu (what the box runs)");
+			goto out;
+		}
+		if ((v = node_str(node_get(t, "constraint"))))
+			tc->constraint = xstrdup(v);
+		if ((v = node_str(node_get(t, "partition"))))
+			tc->partition = xstrdup(v);
+		if ((v = node_str(node_get(t, "pending_timeout")))) {
+			if (strspn(v, "0123456789") != strlen(v) || !*v) {
+				conf_bad(err, file, node_get(t, "pending_timeout"), "trees.pending_timeout", "must be whole seconds");
+				goto out;
+			}
+			tc->pending_timeout = xstrdup(v);
+		}
+		if (node_get(t, "sbatch_args") &&
+		    str_list(file, node_get(t, "sbatch_args"), "trees.sbatch_args", &tc->sbatch_args, &tc->nsbatch_args, err))
+			goto out;
 		if (str_list(file, node_get(t, "branches"), "trees.branches", &tc->branches, &tc->nbranches, err) ||
 		    str_list(file, node_get(t, "jobs"), "trees.jobs", &tc->jobs, &tc->njobs, err))
 			goto out;
@@ -429,7 +469,7 @@ static int test_head(const struct serve_conf *c, const char *config, const struc
 	strbuf_addstr(result, "[");
 	for (size_t j = 0; j < t->njobs && !stop_asked; j++) {
 		struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
-		char *args[32];
+		char *args[72];
 		int a = 0;
 		args[a++] = exe;
 		args[a++] = "bisect";
@@ -452,6 +492,17 @@ static int test_head(const struct serve_conf *c, const char *config, const struc
 		if (t->kconfig) {
 			args[a++] = "--kconfig";
 			args[a++] = t->kconfig;
+		}
+		const char *const sopt[] = { "--via", "--constraint", "--partition", "--pending-timeout" };
+		char *const sval[] = { t->via, t->constraint, t->partition, t->pending_timeout };
+		for (size_t k = 0; k < 4; k++)
+			if (sval[k]) {
+				args[a++] = (char *)sopt[k];
+				args[a++] = sval[k];
+			}
+		for (size_t k = 0; k < t->nsbatch_args && a < 60; k++) {
+			args[a++] = "--sbatch-arg";
+			args[a++] = t->sbatch_args[k];
 		}
 		args[a++] = "--json";
 		args[a++] = t->jobs[j];

@@ -42,6 +42,7 @@ static const struct cmd commands[] = {
 	{ "recipients", cmd_recipients, "who a report on a commit goes to, and why (trailers, MAINTAINERS, lists)" },
 	{ "report", cmd_report, "render the LKP-style report mail of a change between two commits" },
 	{ "run", cmd_run, "run jobs on this machine into LKP result roots (setups, monitors, test, stats)" },
+	{ "run-commit", cmd_run_commit, NULL },
 	{ "serve", cmd_serve, "the service: watch git trees, test new heads, bisect changes, mail reports" },
 	{ "show-job", cmd_show_job, "print a job fully merged (includes, defaults, overrides) as YAML" },
 	{ "split-job", cmd_split_job, "expand a job file into atomic jobs, named as lkp-tests names them" },

@@ -1,0 +1,195 @@
+#!/bin/sh
+# The slurm provider against a real Slurm cluster the test starts: munged,
+# slurmctld and two slurmd "boxes" on 127.0.0.1 (Debian's slurm-wlm and
+# munge), everything in the test's directory, ports from the test's pid.
+# node1 has the feature boxA, node2 boxB, both lkp. A bisection of the
+# `command` benchmark runs each of its runs as a batch job: on the box with
+# the feature asked for, never two on one box and two boxes at once, the
+# results in the store once; a stopped bisection cancels its Slurm job; a
+# box taken down mid-run is a node failure, submitted again once, then a
+# clear failure (its slurmd killed and the node set down, as a box that
+# crashed).
+. "$(dirname "$0")/lib.sh"
+
+C="$TMP/cluster"
+base=$((21000 + ($$ % 400) * 10))
+export SLURM_CONF="$C/slurm.conf" BENCH_LOG="$TMP/bench.log" BENCH_NOISE=0.02
+
+slurm_down() {
+	for f in "$C"/run/slurmd-*.pid "$C"/run/slurmctld.pid "$C"/munge/munged.pid; do
+		[ -f "$f" ] || continue
+		pid=$(cat "$f")
+		kill "$pid" 2>/dev/null && for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	done
+}
+trap 'slurm_down; rm -rf "$TMP"' EXIT
+
+test_expect_success 'setup: a cluster of two boxes (munge, slurmctld, two slurmd) in the test directory' '
+	chmod 755 "$TMP" && mkdir -p "$C/munge" "$C/state" "$C/log" "$C/run" "$C/spool/node1" "$C/spool/node2" &&
+	chown munge:munge "$C/munge" && chmod 755 "$C/munge" &&
+	runuser -u munge -- mungekey -c -k "$C/munge/munge.key" &&
+	runuser -u munge -- munged -S "$C/munge/munge.socket.2" --key-file="$C/munge/munge.key" \
+		--log-file="$C/munge/munged.log" --pid-file="$C/munge/munged.pid" --seed-file="$C/munge/munged.seed" &&
+	mem=$(( $(awk "/MemTotal/ { print \$2 }" /proc/meminfo) / 1024 / 4 )) &&
+	cat >"$SLURM_CONF" <<-EOF &&
+	ClusterName=lkprobot
+	SlurmctldHost=localhost
+	SlurmUser=root
+	SlurmdUser=root
+	SlurmctldPort=$base
+	AuthType=auth/munge
+	CredType=cred/munge
+	AuthInfo=socket=$C/munge/munge.socket.2
+	StateSaveLocation=$C/state
+	SlurmdSpoolDir=$C/spool/%n
+	SlurmctldPidFile=$C/run/slurmctld.pid
+	SlurmdPidFile=$C/run/slurmd-%n.pid
+	SlurmctldLogFile=$C/log/slurmctld.log
+	SlurmdLogFile=$C/log/slurmd-%n.log
+	ProctrackType=proctrack/linuxproc
+	TaskPlugin=task/none
+	JobAcctGatherType=jobacct_gather/none
+	AccountingStorageType=accounting_storage/none
+	MailProg=/usr/bin/true
+	MpiDefault=none
+	SchedulerType=sched/backfill
+	SchedulerParameters=batch_sched_delay=0
+	SelectType=select/cons_tres
+	SelectTypeParameters=CR_Core_Memory
+	DefMemPerCPU=512
+	ReturnToService=2
+	SlurmdTimeout=30
+	NodeName=node1 NodeHostname=node1 NodeAddr=127.0.0.1 Port=$((base + 1)) CPUs=$(nproc) RealMemory=$mem Feature=lkp,boxA State=UNKNOWN
+	NodeName=node2 NodeHostname=node2 NodeAddr=127.0.0.1 Port=$((base + 2)) CPUs=$(nproc) RealMemory=$mem Feature=lkp,boxB State=UNKNOWN
+	PartitionName=lkp Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+	EOF
+	slurmctld -c && slurmd -N node1 && slurmd -N node2 &&
+	for i in $(seq 1 150); do [ "$(sinfo -h -N -t idle -o %N 2>/dev/null | wc -l)" = 2 ] && break; sleep 0.1; done &&
+	sinfo -N -o "%N %f %T" &&
+	[ "$(sinfo -h -N -t idle -o %N | wc -l)" = 2 ]
+'
+
+test_expect_success 'setup: a repository whose benchmark logs on which box and when it ran' '
+	git init -q "$TMP/repo" && cd "$TMP/repo" &&
+	git config user.email dev@example.org && git config user.name Dev &&
+	printf "all:\n\t@true\n" >Makefile &&
+	cat >bench.sh <<-\EOF &&
+	#!/bin/sh
+	start=$(date +%s.%N)
+	sleep "${BENCH_SLEEP:-0}"
+	n=$(cat "$BENCH_LOG" 2>/dev/null | wc -l)
+	awk -v s="$n" -v v="$(cat speed)" -v cv="$BENCH_NOISE" "BEGIN { srand(s + 1); u = rand(); w = rand(); if (u < 1e-12) u = 1e-12; printf \"throughput: %.3f\\n\", v * (1 + cv * sqrt(-2 * log(u)) * cos(6.283185307 * w)) }"
+	echo "$SLURMD_NODENAME $start $(date +%s.%N)" >>"$BENCH_LOG"
+	EOF
+	echo 100 >speed && git add -A && git commit -qm base &&
+	for i in 1 2 3 4 5 6; do echo $i >f; [ $i = 4 ] && echo 70 >speed; git add -A; git commit -qm "change $i"; done &&
+	cd "$SRC" &&
+	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\n" >"$TMP/job.yaml"
+'
+
+
+test_expect_success 'a bisection on boxB only: every run a batch job on node2 (time limit from the runtime), the culprit found, each run in the store once' '
+	: >"$BENCH_LOG" &&
+	lkprobot bisect --tree "$TMP/repo" --good HEAD~6 --bad HEAD --provider slurm --constraint boxB \
+		-o "$TMP/res" --cache "$TMP/cache" --json "$TMP/job.yaml" >"$TMP/b.json" 2>"$TMP/b.err" &&
+	cat "$TMP/b.err" &&
+	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 4\$") &&
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"status\"] == \"found\" and d[\"culprit\"] == sys.argv[2], d" "$TMP/b.json" "$culprit" &&
+	[ -s "$BENCH_LOG" ] && ! grep -v "^node2 " "$BENCH_LOG" &&
+	[ "$(squeue -h -t all -o %l | sort -u)" = "25:00" ] &&
+	n=$(ls "$TMP/res/.slurm/"*.status | wc -l) && [ "$n" = "$(wc -l <"$BENCH_LOG")" ] &&
+	! grep -L "\"node\": \"node2\"" "$TMP/res/.slurm/"*.status | grep -q . &&
+	[ "$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(*) FROM runs")" = "$(find "$TMP/res" -name stats.json | wc -l)" ] &&
+	[ "$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(DISTINCT result_root) FROM runs")" = "$(find "$TMP/res" -name stats.json | wc -l)" ]
+'
+
+test_expect_success 'two bisections at once on lkp boxes: both boxes busy together, never two runs on one box' '
+	: >"$BENCH_LOG" &&
+	{ BENCH_SLEEP=0.5 "$LKPROBOT" bisect --tree "$TMP/repo" --good HEAD~6 --bad HEAD --provider slurm --constraint lkp \
+		-o "$TMP/res2" --cache "$TMP/cache" --json "$TMP/job.yaml" >"$TMP/p1.json" 2>"$TMP/p1.err" & p1=$!; } &&
+	{ BENCH_SLEEP=0.5 "$LKPROBOT" bisect --tree "$TMP/repo" --good HEAD~6 --bad HEAD --provider slurm --constraint lkp \
+		-o "$TMP/res3" --cache "$TMP/cache2" --json "$TMP/job.yaml" >"$TMP/p2.json" 2>"$TMP/p2.err" & p2=$!; } &&
+	wait $p1 && wait $p2 &&
+	cat "$BENCH_LOG" | sort -k2 | head -40 &&
+	python3 - "$BENCH_LOG" <<-\EOF
+	import sys
+	runs = [l.split() for l in open(sys.argv[1]) if l.strip()]
+	runs = [(n, float(a), float(b)) for n, a, b in runs]
+	for n in ("node1", "node2"):
+	    mine = sorted((a, b) for m, a, b in runs if m == n)
+	    assert all(mine[i][1] <= mine[i + 1][0] for i in range(len(mine) - 1)), (n, "two runs at once")
+	both = sum(1 for n1, a1, b1 in runs for n2, a2, b2 in runs if n1 == "node1" and n2 == "node2" and a1 < b2 and a2 < b1)
+	assert both > 0, "the two boxes never ran at the same time"
+	print(len(runs), "runs,", both, "overlapping pairs across the boxes")
+	EOF
+'
+
+test_expect_success 'SIGTERM to a bisection while its run waits on a box: the Slurm job is cancelled' '
+	{ BENCH_SLEEP=60 "$LKPROBOT" bisect --tree "$TMP/repo" --good HEAD~6 --bad HEAD --provider slurm --constraint boxA \
+		-o "$TMP/res4" --cache "$TMP/cache" "$TMP/job.yaml" >/dev/null 2>"$TMP/c.err" & pid=$!; } &&
+	for i in $(seq 1 300); do [ -n "$(squeue -h -t running -n lkprobot-$(git -C "$TMP/repo" rev-parse --short=12 HEAD~6) -o %i)" ] && break; sleep 0.1; done &&
+	kill -TERM $pid; wait $pid; rc=$?; cat "$TMP/c.err"; echo "exit $rc";
+	[ $rc = 143 ] &&
+	id=$(sed -n "s/.*Slurm job \([0-9]*\) cancelled.*/\1/p" "$TMP/c.err") && [ -n "$id" ] &&
+	for i in $(seq 1 100); do [ "$(squeue -h -t all -j "$id" -o %T)" = CANCELLED ] && break; sleep 0.1; done &&
+	[ "$(squeue -h -t all -j "$id" -o %T)" = CANCELLED ]
+'
+
+test_expect_success 'a box taken down mid-run: node failure, submitted again once, then a failure that says so' '
+	for i in $(seq 1 100); do [ -z "$(squeue -h -o %i)" ] && break; sleep 0.1; done &&
+	{ BENCH_SLEEP=60 "$LKPROBOT" bisect --tree "$TMP/repo" --good HEAD~1 --bad HEAD --provider slurm --constraint boxA \
+		--pending-timeout 3 -o "$TMP/res5" --cache "$TMP/cache" --json "$TMP/job.yaml" >"$TMP/d.json" 2>"$TMP/d.err" & pid=$!; } &&
+	for i in $(seq 1 300); do [ -n "$(squeue -h -t running -o %i)" ] && break; sleep 0.1; done &&
+	kill "$(cat "$C/run/slurmd-node1.pid")" && scontrol update nodename=node1 state=down reason=lkprobot-test &&
+	wait $pid; rc=$?; cat "$TMP/d.err";
+	pkill -f "run-commit .*$TMP/res5" ; slurmd -N node1 && scontrol update nodename=node1 state=resume;
+	[ $rc = 1 ] &&
+	grep -q "NODE_FAIL on node1; submitted again" "$TMP/d.err" &&
+	grep -q "still pending after 3 s .*before that Slurm job [0-9]*: NODE_FAIL on node1" "$TMP/d.err"
+'
+
+test_expect_success 'the service with provider slurm: the new head bisected on boxA, its report queued' '
+	: >"$BENCH_LOG" &&
+	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
+	cat >"$TMP/robot.yaml" <<-EOF &&
+	serve:
+	  result_root: $TMP/res7
+	  cache: $TMP/cache
+	  trees:
+	    - name: demo
+	      path: $TMP/repo
+	      branches: [$branch]
+	      base: $(git -C "$TMP/repo" rev-parse HEAD~6)
+	      jobs: [$TMP/job.yaml]
+	      provider: slurm
+	      via: local
+	      constraint: boxA
+	      sbatch_args: [--time=10]
+	mail:
+	  live: false
+	  operator: Robot Operator <ops@example.org>
+	  from: kernel test robot <lkp@example.org>
+	  domain: lkp.example.org
+	  retry: 3600
+	  smtp:
+	    url: smtp://127.0.0.1:1
+	    tls: none
+	EOF
+	lkprobot check-config -c "$TMP/robot.yaml" &&
+	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/s.err"; cat "$TMP/s.err" &&
+	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 4\$") &&
+	lkprobot status -c "$TMP/robot.yaml" | grep -q " done .*\"culprit\": \"$culprit\", \"report\": \"queued\"" &&
+	[ -s "$BENCH_LOG" ] && ! grep -v "^node1 " "$BENCH_LOG" &&
+	squeue -h -t all -o "%j %l" | grep -q " 10:00$" &&
+	sed "s/via: local/via: vm/" "$TMP/robot.yaml" >"$TMP/bad.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/bad.yaml" &&
+	one_line_error "bad.yaml:[0-9]+:[0-9]+: serve.trees.via: must be local or qemu"
+'
+
+test_expect_success 'a feature no box has: one line before anything is submitted (exit 1)' '
+	expect_exit 1 lkprobot bisect --tree "$TMP/repo" --good HEAD~1 --bad HEAD --provider slurm --constraint nosuch \
+		-o "$TMP/res6" --cache "$TMP/cache" "$TMP/job.yaml" &&
+	one_line_error "no node of the cluster has the feature .nosuch."
+'
+
+test_done
