@@ -168,6 +168,17 @@ static bool slurm_final(const char *state)
 	return false;
 }
 
+/* scancel id (a job that ended already: nothing to do, nothing said) */
+static void slurm_cancel(struct provider *p, const char *id)
+{
+	char *argv[] = { "scancel", (char *)id, NULL };
+	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT;
+
+	slurm_cmd(p, argv, &o, &e);
+	strbuf_release(&o);
+	strbuf_release(&e);
+}
+
 static volatile sig_atomic_t slurm_stop_sig;
 
 static void slurm_on_stop(int sig)
@@ -286,11 +297,7 @@ static int slurm_run_job(struct provider *p, struct node *job, struct provider_r
 		pending_since = 0;
 		for (;;) {
 			if (slurm_stop_sig) {
-				char *cancel[] = { "scancel", id, NULL };
-				struct strbuf o = STRBUF_INIT, e = STRBUF_INIT;
-				slurm_cmd(p, cancel, &o, &e);
-				strbuf_release(&o);
-				strbuf_release(&e);
+				slurm_cancel(p, id);
 				fprintf(stderr, "lkprobot: stopped (%s): Slurm job %s cancelled\n", strsignal(slurm_stop_sig), id);
 				sigaction(SIGINT, &old_int, NULL);
 				sigaction(SIGTERM, &old_term, NULL);
@@ -309,11 +316,7 @@ static int slurm_run_job(struct provider *p, struct node *job, struct provider_r
 				if (!pending_since)
 					pending_since = now;
 				else if (now - pending_since > p->cfg.slurm_pending_timeout) {
-					char *cancel[] = { "scancel", id, NULL };
-					struct strbuf o = STRBUF_INIT, e = STRBUF_INIT;
-					slurm_cmd(p, cancel, &o, &e);
-					strbuf_release(&o);
-					strbuf_release(&e);
+					slurm_cancel(p, id);
 					res->job_state = "failed";
 					res->reason = xasprintf("Slurm job %s still pending after %d s (%s)%s%s: cancelled", id,
 								p->cfg.slurm_pending_timeout, reason, lost ? "; before that " : "",
