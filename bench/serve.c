@@ -195,7 +195,8 @@ int main(void)
 	int port = 30000 + getpid() % 20000;
 	char addr[64];
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
-	struct web *w = web_start(addr, db, dir, NULL, &err);
+	struct web_opts wo = { .addr = addr, .db = db, .result_root = dir };
+	struct web *w = web_start(&wo, &err);
 	if (!w) {
 		fprintf(stderr, "bench/serve: %s\n", err.buf);
 		return 1;

@@ -65,6 +65,13 @@ struct provider_ops {
 
 extern const struct provider_ops provider_local, provider_qemu, provider_slurm;
 
+/*
+ * The boxes of the Slurm farm, as `sinfo -N` sees them: a sequence of maps
+ * name, features, state (idle, allocated, mixed, down...), cpus,
+ * memory_mb — the farm's capacity. 0, or -1 with one line in err.
+ */
+int slurm_boxes(struct node **out, struct strbuf *err);
+
 /* The provider called name; NULL when there is none. */
 const struct provider_ops *provider_find(const char *name);
 

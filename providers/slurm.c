@@ -406,3 +406,41 @@ const struct provider_ops provider_slurm = {
 	.kconfig = slurm_kconfig,
 	.close = slurm_close,
 };
+
+int slurm_boxes(struct node **out, struct strbuf *err)
+{
+	char *argv[] = { "sinfo", "-h", "-N", "-o", "%N|%f|%T|%c|%m", NULL };
+	struct strbuf o = STRBUF_INIT;
+	int rc;
+
+	*out = NULL;
+	if (!run_have("sinfo")) {
+		strbuf_setf(err, "sinfo is not installed (Debian package slurm-client)");
+		return -1;
+	}
+	rc = run_exec_capture(argv, &o, err);
+	if (rc) {
+		if (!err->len)
+			strbuf_setf(err, "sinfo failed (exit %d): is the cluster up, and SLURM_CONF right?", rc);
+		strbuf_release(&o);
+		return -1;
+	}
+	static const char *const keys[] = { "name", "features", "state", "cpus", "memory_mb" };
+	*out = node_new(NODE_SEQ);
+	for (char *line = strtok(o.buf, "\n"); line; line = strtok(NULL, "\n")) {
+		struct node *m = node_new(NODE_MAP);
+		char *f = line;
+		for (size_t k = 0; k < 5 && f; k++) {
+			char *bar = strchr(f, '|');
+			if (bar)
+				*bar = '\0';
+			struct node *v = node_new_scalar(f);
+			v->quoted = k < 3;
+			node_append(m, keys[k], v);
+			f = bar ? bar + 1 : NULL;
+		}
+		node_push(*out, m);
+	}
+	strbuf_release(&o);
+	return 0;
+}

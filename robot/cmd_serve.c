@@ -705,7 +705,12 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		ret = EXIT_OK;
 		goto out;
 	}
-	if (listen && !(web = web_start(listen, conf.db, conf.result_root, conf.token, &err))) {
+	bool farm = false;
+	for (size_t i = 0; i < conf.ntrees; i++)
+		farm |= !strcmp(conf.trees[i].provider, "slurm");
+	struct web_opts wo = { .addr = listen, .db = conf.db, .result_root = conf.result_root, .token = conf.token,
+			       .farm = farm };
+	if (listen && !(web = web_start(&wo, &err))) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}

@@ -9,6 +9,7 @@
 #include "../lib/plot.h"
 #include "../lib/sides.h"
 #include "../lib/store.h"
+#include "../providers/provider.h"
 
 #include <errno.h>
 #include <math.h>
@@ -187,7 +188,7 @@ static bool id_ok(const char *s, long long *id)
 
 /* ---- overview ---- */
 
-static int data_overview(struct store *s, struct node *out, struct strbuf *err)
+static int data_overview(const struct page_env *env, struct store *s, struct node *out, struct strbuf *err)
 {
 	struct node *heads, *todo, *machines, *bis, *mails;
 
@@ -210,6 +211,16 @@ static int data_overview(struct store *s, struct node *out, struct strbuf *err)
 		node_push(recent, node_dup(bis->vals[i]));
 	node_append(out, "bisections", recent);
 	node_append(out, "mails", newest(mails, OVERVIEW_MAILS));
+	if (env->farm) {
+		/* the farm's capacity is Slurm's: its boxes and their states now */
+		struct node *boxes;
+		struct strbuf e = STRBUF_INIT;
+		if (slurm_boxes(&boxes, &e))
+			node_append(out, "farm_error", str_node(e.buf));
+		else
+			node_append(out, "farm", boxes);
+		strbuf_release(&e);
+	}
 	node_free(heads);
 	node_free(bis);
 	node_free(mails);
@@ -303,6 +314,26 @@ static void html_overview(const struct page_env *env, const struct node *d, stru
 		html_heads(b, queue, env->actions);
 	else
 		strbuf_addstr(b, "<p>Nothing to test.</p>\n");
+	const struct node *farm = node_get(d, "farm");
+	if (farm) {
+		size_t busy = 0;
+		for (size_t i = 0; i < farm->n; i++)
+			busy += !strncmp(get(farm->vals[i], "state"), "alloc", 5) || !strcmp(get(farm->vals[i], "state"), "mixed");
+		strbuf_addf(b, "<h2>The Slurm farm (%zu boxes, %zu busy)</h2>\n<table><tr><th>box</th><th>features</th>"
+			       "<th>state</th><th>CPUs</th><th>memory (MB)</th></tr>\n", farm->n, busy);
+		for (size_t i = 0; i < farm->n; i++) {
+			const char *keys[] = { "name", "features", "state", "cpus", "memory_mb" };
+			strbuf_addstr(b, "<tr>");
+			for (size_t k = 0; k < 5; k++)
+				td(b, get(farm->vals[i], keys[k]));
+			strbuf_addstr(b, "</tr>\n");
+		}
+		strbuf_addstr(b, "</table>\n");
+	} else if (node_get(d, "farm_error")) {
+		strbuf_addstr(b, "<h2>The Slurm farm</h2>\n<p>");
+		page_escape(b, get(d, "farm_error"));
+		strbuf_addstr(b, "</p>\n");
+	}
 	strbuf_addf(b, "<h2>Machines (%zu)</h2>\n<p>One job at a time on each test box.</p>\n"
 		       "<table><tr><th>testbox</th><th>tbox_group</th><th>CPUs</th><th>memory</th><th>model</th>"
 		       "<th>runs</th><th>last run</th></tr>\n", machines->n);
@@ -950,8 +981,8 @@ int page_data(const struct page_env *env, const char *name, const struct page_ar
 	if (!s)
 		return 500;
 	struct node *d = node_new(NODE_MAP);
-	if (!strcmp(name, "")) {
-		code = data_overview(s, d, err);
+	if (!strcmp(name, "") || !strcmp(name, "overview")) {
+		code = data_overview(env, s, d, err);
 	} else if (!strcmp(name, "commit")) {
 		code = data_commit(s, a->rest, d, err);
 	} else if (!strcmp(name, "compare")) {

@@ -25,6 +25,7 @@ struct page_env {
 	const char *db;			/* the store */
 	const char *root;		/* the result root /runs/ serves (a real path) */
 	bool actions;			/* a token is configured: show the action forms */
+	bool farm;			/* the overview asks Slurm for the farm's boxes */
 };
 
 /*

@@ -39,6 +39,7 @@ struct web {
 	struct MHD_Daemon *d;
 	char *db, *root;
 	char *token;		/* NULL: read-only */
+	bool farm;		/* show the Slurm farm's boxes */
 	struct cache *cache;	/* rendered pages while the store is unchanged */
 };
 
@@ -136,7 +137,7 @@ static enum MHD_Result runs(const struct web *w, struct MHD_Connection *c, const
 /* A page: /api/<name>[/<rest>] as JSON, /<name>[/<rest>] as HTML. */
 static enum MHD_Result page(const struct web *w, struct MHD_Connection *c, const char *path, bool api)
 {
-	struct page_env env = { .db = w->db, .root = w->root, .actions = w->token != NULL };
+	struct page_env env = { .db = w->db, .root = w->root, .actions = w->token != NULL, .farm = w->farm };
 	struct page_args a = { 0 };
 	struct strbuf name = STRBUF_INIT, b = STRBUF_INIT, err = STRBUF_INIT;
 	const char *slash = strchr(path, '/');
@@ -194,7 +195,7 @@ static enum MHD_Result api_index(struct MHD_Connection *c)
 {
 	struct strbuf b = STRBUF_INIT;
 
-	strbuf_addstr(&b, "{\"pages\": [\"/api/\", \"/api/heads\", \"/api/outbox\", \"/api/machines\", "
+	strbuf_addstr(&b, "{\"pages\": [\"/api/\", \"/api/overview\", \"/api/heads\", \"/api/outbox\", \"/api/machines\", "
 			  "\"/api/bisections\", \"/api/bisections/ID\", \"/api/commit/COMMIT\", "
 			  "\"/api/compare?base=COMMIT&commit=COMMIT\", "
 			  "\"/api/history?testcase=T&path_params=P&metric=M[&tbox_group=G]\", \"/api/reports/ID\"], "
@@ -364,9 +365,9 @@ static void request_done(void *cls, struct MHD_Connection *c, void **state, enum
 	}
 }
 
-struct web *web_start(const char *addr, const char *db, const char *result_root, const char *token,
-		      struct strbuf *err)
+struct web *web_start(const struct web_opts *o, struct strbuf *err)
 {
+	const char *addr = o->addr, *db = o->db, *result_root = o->result_root, *token = o->token;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	const char *colon = strrchr(addr, ':');
 	char host[64], real[PATH_MAX];
@@ -393,6 +394,7 @@ struct web *web_start(const char *addr, const char *db, const char *result_root,
 	w->db = xstrdup(db);
 	w->root = xstrdup(real);
 	w->token = token ? xstrdup(token) : NULL;
+	w->farm = o->farm;
 	w->cache = cache_new(db);
 	w->d = mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, handle, w,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin, MHD_OPTION_CONNECTION_TIMEOUT, 30u,

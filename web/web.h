@@ -14,15 +14,20 @@
 
 #include "../lib/strbuf.h"
 
+#include <stdbool.h>
+
 struct web;
 
-/*
- * Listen on addr ("127.0.0.1:8080") and serve the store at db and the
- * result root; token NULL: no actions. NULL with err set when it cannot
- * listen.
- */
-struct web *web_start(const char *addr, const char *db, const char *result_root, const char *token,
-		      struct strbuf *err);
+struct web_opts {
+	const char *addr;		/* "127.0.0.1:8080" */
+	const char *db;			/* the store */
+	const char *result_root;	/* what /runs/ serves */
+	const char *token;		/* NULL: no actions */
+	bool farm;			/* the overview shows the Slurm farm's boxes (sinfo) */
+};
+
+/* Listen and serve; NULL with err set when it cannot listen. */
+struct web *web_start(const struct web_opts *o, struct strbuf *err);
 void web_stop(struct web *w);
 
 #endif

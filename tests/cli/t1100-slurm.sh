@@ -186,6 +186,19 @@ test_expect_success 'the service with provider slurm: the new head bisected on b
 	one_line_error "bad.yaml:[0-9]+:[0-9]+: serve.trees.via: must be local or qemu"
 '
 
+test_expect_success 'the dashboard of a service with provider slurm shows the farm: its boxes, features and states' '
+	port=$((base + 5)) &&
+	{ "$LKPROBOT" serve -c "$TMP/robot.yaml" --listen 127.0.0.1:$port 2>"$TMP/w.err" & wpid=$!; } &&
+	for i in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done &&
+	curl -s "http://127.0.0.1:$port/" >"$TMP/o.html" &&
+	curl -s "http://127.0.0.1:$port/api/overview" >"$TMP/o.json";
+	kill -TERM $wpid; wait $wpid;
+	python3 -c "import json,sys; f = json.load(open(sys.argv[1]))[\"farm\"]; assert sorted(b[\"name\"] for b in f) == [\"node1\", \"node2\"], f" "$TMP/o.json" &&
+	grep -q "<h2>The Slurm farm (2 boxes, [0-9]* busy)</h2>" "$TMP/o.html" &&
+	grep -q "<td>node1</td><td>lkp,boxA</td>" "$TMP/o.html" &&
+	grep -q "<td>node2</td><td>lkp,boxB</td>" "$TMP/o.html"
+'
+
 test_expect_success 'a feature no box has: one line before anything is submitted (exit 1)' '
 	expect_exit 1 lkprobot bisect --tree "$TMP/repo" --good HEAD~1 --bad HEAD --provider slurm --constraint nosuch \
 		-o "$TMP/res6" --cache "$TMP/cache" "$TMP/job.yaml" &&
