@@ -204,6 +204,8 @@ static const struct migration *migration_list(size_t *n)
 }
 
 /* Statements prepared once per store, on first use. */
+#define NKEYS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
 enum stmt_id {
 	ST_BEGIN_WRITE,
 	ST_BEGIN_READ,
@@ -250,6 +252,7 @@ enum stmt_id {
 	ST_HISTORY,
 	ST_MACHINES,
 	ST_BISECT_LIST,
+	ST_BISECT_ROW,
 	ST_NR
 };
 
@@ -275,6 +278,8 @@ static const char *const stmt_sql[ST_NR] = {
 		" FROM machines m LEFT JOIN runs r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.tbox_group, m.name",
 	[ST_BISECT_LIST] = "SELECT id, tree, good, bad, job, provider, metric, status, culprit, created, updated"
 		" FROM bisections ORDER BY id DESC LIMIT 500",
+	[ST_BISECT_ROW] = "SELECT id, tree, good, bad, job, provider, metric, status, culprit, created, updated"
+		" FROM bisections WHERE id = ?1",
 	[ST_OUTBOX_ADD] = "INSERT INTO outbox(message_id, mail_from, rcpts, data, status, next_try, created, updated)"
 		" VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5, ?5) ON CONFLICT(message_id) DO NOTHING RETURNING id",
 	[ST_OUTBOX_GET] = "SELECT id, message_id, mail_from, rcpts, data, status, attempts, next_try, last_error,"
@@ -1545,16 +1550,24 @@ static int rows(struct store *s, sqlite3_stmt *q, const char *const *keys, int n
 	return 0;
 }
 
+/* A statement without parameters run to its end into *out: one map a row, keys[] naming the columns. */
+static int list(struct store *s, enum stmt_id id, const char *const *keys, int ncols, const char *what,
+		struct node **out, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, id, err);
+
+	*out = NULL;
+	if (!q || rows(s, q, keys, ncols, out, err))
+		return context(s, err, "%s", what);
+	return 0;
+}
+
 int store_outbox_list(struct store *s, struct node **out, struct strbuf *err)
 {
-	sqlite3_stmt *q = stmt(s, ST_OUTBOX_LIST, err);
 	static const char *const keys[] = { "id", "message_id", "status", "attempts", "next_try", "last_error",
 					    "created", "updated", "sent", "rcpts" };
 
-	*out = NULL;
-	if (!q || rows(s, q, keys, 10, out, err))
-		return context(s, err, "list the outbox");
-	return 0;
+	return list(s, ST_OUTBOX_LIST, keys, NKEYS(keys), "list the outbox", out, err);
 }
 
 /* ---- the service's heads ---- */
@@ -1617,14 +1630,10 @@ int store_head_last(struct store *s, const char *tree, const char *branch, struc
 
 int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err)
 {
-	sqlite3_stmt *q = stmt(s, todo ? ST_HEAD_TODO : ST_HEAD_LIST, err);
 	static const char *const keys[] = { "id", "tree", "branch", "head", "base", "status", "result", "first_seen",
 					    "updated" };
 
-	*out = NULL;
-	if (!q || rows(s, q, keys, 9, out, err))
-		return context(s, err, "list the heads");
-	return 0;
+	return list(s, todo ? ST_HEAD_TODO : ST_HEAD_LIST, keys, NKEYS(keys), "list the heads", out, err);
 }
 
 /* A head's status from `from` to `to`: 0, or -1 (no such head, or not in a state that allows it). */
@@ -1674,30 +1683,41 @@ int store_history(struct store *s, const char *testcase, const char *path_params
 		bind_text(q, 4, tbox_group);
 	else
 		sqlite3_bind_null(q, 4);
-	if (rows(s, q, keys, 7, out, err))
+	if (rows(s, q, keys, NKEYS(keys), out, err))
 		return context(s, err, "read the history of %s", metric);
 	return 0;
 }
 
 int store_machines(struct store *s, struct node **out, struct strbuf *err)
 {
-	sqlite3_stmt *q = stmt(s, ST_MACHINES, err);
 	static const char *const keys[] = { "name", "tbox_group", "nr_cpu", "memory", "model", "runs", "last_run" };
 
-	*out = NULL;
-	if (!q || rows(s, q, keys, 7, out, err))
-		return context(s, err, "list the machines");
-	return 0;
+	return list(s, ST_MACHINES, keys, NKEYS(keys), "list the machines", out, err);
 }
+
+static const char *const bisection_keys[] = { "id", "tree", "good", "bad", "job", "provider", "metric", "status",
+					       "culprit", "created", "updated" };
 
 int store_bisections(struct store *s, struct node **out, struct strbuf *err)
 {
-	sqlite3_stmt *q = stmt(s, ST_BISECT_LIST, err);
-	static const char *const keys[] = { "id", "tree", "good", "bad", "job", "provider", "metric", "status",
-					    "culprit", "created", "updated" };
+	return list(s, ST_BISECT_LIST, bisection_keys, NKEYS(bisection_keys), "list the bisections", out, err);
+}
+
+int store_bisection_row(struct store *s, int64_t id, struct node **out, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_BISECT_ROW, err);
+	struct node *all;
 
 	*out = NULL;
-	if (!q || rows(s, q, keys, 11, out, err))
-		return context(s, err, "list the bisections");
-	return 0;
+	if (!q)
+		return context(s, err, "read bisection %lld", (long long)id);
+	sqlite3_bind_int64(q, 1, id);
+	if (rows(s, q, bisection_keys, NKEYS(bisection_keys), &all, err))
+		return context(s, err, "read bisection %lld", (long long)id);
+	if (all->n) {
+		*out = all->vals[0];
+		all->n = 0;	/* the row is the caller's now */
+	}
+	node_free(all);
+	return *out ? 0 : 1;
 }

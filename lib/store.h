@@ -236,5 +236,7 @@ int store_machines(struct store *s, struct node **out, struct strbuf *err);
 
 /* The last 500 bisections, newest first: id, tree, good, bad, job, provider, metric, status, culprit, created, updated. */
 int store_bisections(struct store *s, struct node **out, struct strbuf *err);
+/* Bisection id as one such map: 0, 1 when there is none (*out NULL), -1 with err set. */
+int store_bisection_row(struct store *s, int64_t id, struct node **out, struct strbuf *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "../lib/fsutil.h"
 #include "../lib/json.h"
+#include "../lib/kbuild.h"
 #include "../lib/yml.h"
 #include "../providers/provider.h"
 
@@ -23,6 +24,7 @@
 static const char usage_text[] =
 	"usage: lkprobot run-commit --provider P --tree DIR --commit ID -o DIR --status FILE\n"
 	"                           [--cache DIR] [--kconfig NAME] [-t TESTBOX] ATOMIC_JOB.yaml\n"
+	"(--cache: default $LKPROBOT_CACHE, else /var/cache/lkprobot)\n"
 	"\n"
 	"Prepare the commit with the provider (local: check it out; qemu: build its\n"
 	"kernel), run the atomic job once into a new result root under -o, and write\n"
@@ -111,7 +113,12 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
-	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache ? cache : "/var/cache/lkprobot",
+	struct strbuf cache_dir = STRBUF_INIT;
+	if (cache)
+		strbuf_addstr(&cache_dir, cache);
+	else
+		kbuild_cache_dir(&cache_dir);	/* as bisect's: $LKPROBOT_CACHE, /var/cache/lkprobot */
+	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache_dir.buf,
 				      .data_dir = data_real, .kconfig = kconfig, .testbox = testbox };
 	const char *reason = NULL;
 	if (fsutil_mkdir_p(pc.cache) || !(p = ops->open(&pc, &err))) {
@@ -141,6 +148,7 @@ out:
 		ops->close(p);
 	provider_run_release(&r);
 	node_free(job);
+	strbuf_release(&cache_dir);
 	strbuf_release(&err);
 	strbuf_release(&text);
 	strbuf_release(&out);

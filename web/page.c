@@ -140,6 +140,16 @@ static void commit_link(struct strbuf *b, const char *id)
 	strbuf_addstr(b, "</code></a>");
 }
 
+/* <td><a href="/PAGE/ID">ID</a></td>: a row's link to its own page */
+static void td_link(struct strbuf *b, const char *page, const char *id)
+{
+	strbuf_addf(b, "<td><a href=\"/%s/", page);
+	url_escape(b, id);
+	strbuf_addstr(b, "\">");
+	page_escape(b, id);
+	strbuf_addstr(b, "</a></td>");
+}
+
 static void td_commit(struct strbuf *b, const char *id)
 {
 	strbuf_addstr(b, "<td>");
@@ -190,21 +200,23 @@ static bool id_ok(const char *s, long long *id)
 
 static int data_overview(const struct page_env *env, struct store *s, struct node *out, struct strbuf *err)
 {
-	struct node *heads, *todo, *machines, *bis, *mails;
+	struct node *heads = NULL, *machines = NULL, *bis = NULL, *mails = NULL;
 
-	if (store_heads(s, false, &heads, err))
-		return 500;
-	if (store_heads(s, true, &todo, err) || store_machines(s, &machines, err) || store_bisections(s, &bis, err) ||
+	if (store_heads(s, false, &heads, err) || store_machines(s, &machines, err) || store_bisections(s, &bis, err) ||
 	    store_outbox_list(s, &mails, err)) {
 		node_free(heads);
-		node_free(todo);
 		node_free(machines);
 		node_free(bis);
 		return 500;
 	}
+	/* the queue: the heads still to test (store_heads(todo)'s rows, from the same read) */
+	struct node *queue = node_new(NODE_SEQ);
+	for (size_t i = 0; i < heads->n; i++)
+		if (!strcmp(get(heads->vals[i], "status"), "queued") || !strcmp(get(heads->vals[i], "status"), "testing"))
+			node_push(queue, node_dup(heads->vals[i]));
 	node_append(out, "heads", newest(heads, OVERVIEW_HEADS));
 	node_append(out, "heads_total", num_node((double)heads->n));
-	node_append(out, "queue", todo);
+	node_append(out, "queue", queue);
 	node_append(out, "machines", machines);
 	struct node *recent = node_new(NODE_SEQ);
 	for (size_t i = 0; i < bis->n && recent->n < OVERVIEW_BISECTIONS; i++)
@@ -285,11 +297,8 @@ static void html_bisections(struct strbuf *b, const struct node *bis)
 			 "<th>culprit</th></tr>\n");
 	for (size_t i = 0; i < bis->n; i++) {
 		const struct node *x = bis->vals[i];
-		strbuf_addstr(b, "<tr><td><a href=\"/bisections/");
-		url_escape(b, get(x, "id"));
-		strbuf_addstr(b, "\">");
-		page_escape(b, get(x, "id"));
-		strbuf_addstr(b, "</a></td>");
+		strbuf_addstr(b, "<tr>");
+		td_link(b, "bisections", get(x, "id"));
 		td_commit(b, get(x, "good"));
 		td_commit(b, get(x, "bad"));
 		td(b, get(x, "job"));
@@ -360,11 +369,8 @@ static void html_overview(const struct page_env *env, const struct node *d, stru
 		       "<th>attempts</th><th>last error</th></tr>\n", mails->n);
 	for (size_t i = 0; i < mails->n; i++) {
 		const struct node *m = mails->vals[i];
-		strbuf_addstr(b, "<tr><td><a href=\"/reports/");
-		url_escape(b, get(m, "id"));
-		strbuf_addstr(b, "\">");
-		page_escape(b, get(m, "id"));
-		strbuf_addstr(b, "</a></td>");
+		strbuf_addstr(b, "<tr>");
+		td_link(b, "reports", get(m, "id"));
 		td(b, get(m, "message_id"));
 		td(b, get(m, "status"));
 		td(b, get(m, "attempts"));
@@ -780,19 +786,16 @@ static void html_history(const struct node *d, struct strbuf *b)
 static int data_bisection(struct store *s, const char *rest, struct node *out, struct strbuf *err)
 {
 	long long id;
-	struct node *all, *row = NULL;
+	struct node *row;
 
 	if (!id_ok(rest, &id)) {
 		strbuf_setf(err, "'%s': not a bisection id", rest ? rest : "");
 		return 400;
 	}
-	if (store_bisections(s, &all, err))
+	int rc = store_bisection_row(s, id, &row, err);
+	if (rc < 0)
 		return 500;
-	for (size_t i = 0; i < all->n && !row; i++)
-		if ((long long)getnum(all->vals[i], "id") == id)
-			row = node_dup(all->vals[i]);
-	node_free(all);
-	if (!row) {
+	if (rc) {
 		strbuf_setf(err, "no bisection %lld", id);
 		return 404;
 	}

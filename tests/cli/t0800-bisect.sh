@@ -1,6 +1,6 @@
 #!/bin/sh
 # lkprobot bisect with the local provider and the `command` program on git
-# repositories made here: a benchmark script whose mean is the number in
+# repositories made here: a benchmark script (tests/fixtures/command) whose mean is the number in
 # ./speed and whose noise is seeded (a counter file), a Makefile that fails
 # where ./broken exists. Real processes, real result roots, a real store.
 . "$(dirname "$0")/lib.sh"
@@ -14,12 +14,7 @@ repo() {
 	git init -q "$dir" && cd "$dir" || return 1
 	git config user.email t@example.org && git config user.name T
 	printf 'all:\n\t@test ! -e broken\n' >Makefile
-	cat >bench.sh <<'EOF'
-#!/bin/sh
-n=$(cat "$BENCH_COUNTER" 2>/dev/null || echo 0)
-echo $((n + 1)) >"$BENCH_COUNTER"
-awk -v s="$n" -v v="$(cat speed)" -v cv="${BENCH_NOISE:-0.02}" 'BEGIN { srand(s + 1); u = rand(); w = rand(); if (u < 1e-12) u = 1e-12; printf "throughput: %.3f\n", v * (1 + cv * sqrt(-2 * log(u)) * cos(6.283185307 * w)) }'
-EOF
+	cp "$SRC/tests/fixtures/command/bench.sh" bench.sh
 	echo 100 >speed && git add -A && git commit -qm base || return 1
 	for i in $(seq 1 "$n"); do
 		echo "$i" >"f$i"

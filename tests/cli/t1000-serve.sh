@@ -26,13 +26,7 @@ test_expect_success 'setup: a repository, a job, an SMTP server, the configurati
 	git init -q "$TMP/repo" && cd "$TMP/repo" &&
 	git config user.email dev@example.org && git config user.name "A Developer" &&
 	printf "all:\n\t@true\n" >Makefile &&
-	cat >bench.sh <<-\EOF &&
-	#!/bin/sh
-	sleep "${BENCH_SLEEP:-0}"
-	n=$(cat "$BENCH_COUNTER" 2>/dev/null || echo 0)
-	echo $((n + 1)) >"$BENCH_COUNTER"
-	awk -v s="$n" -v v="$(cat speed)" -v cv="$BENCH_NOISE" "BEGIN { srand(s + 1); u = rand(); w = rand(); if (u < 1e-12) u = 1e-12; printf \"throughput: %.3f\\n\", v * (1 + cv * sqrt(-2 * log(u)) * cos(6.283185307 * w)) }"
-	EOF
+	cp "$SRC/tests/fixtures/command/bench.sh" bench.sh &&
 	echo 100 >speed && git add -A && git commit -qm base && cd "$SRC" &&
 	commit_n 1 4 &&
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&

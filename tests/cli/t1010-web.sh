@@ -25,11 +25,7 @@ post() { curl -s -o "$TMP/post.out" -w "%{http_code}" -X POST "$@"; }
 test_expect_success 'setup: a repository, two heads tested (one a regression), the service serving the dashboard' '
 	git init -q "$TMP/repo" && cd "$TMP/repo" &&
 	git config user.email dev@example.org && git config user.name Dev &&
-	cat >bench.sh <<-\EOF &&
-	n=$(cat "$BENCH_COUNTER" 2>/dev/null || echo 0)
-	echo $((n + 1)) >"$BENCH_COUNTER"
-	awk -v s="$n" -v v="$(cat speed)" -v cv="$BENCH_NOISE" "BEGIN { srand(s + 1); u = rand(); w = rand(); if (u < 1e-12) u = 1e-12; printf \"throughput: %.3f\\n\", v * (1 + cv * sqrt(-2 * log(u)) * cos(6.283185307 * w)) }"
-	EOF
+	cp "$SRC/tests/fixtures/command/bench.sh" bench.sh &&
 	echo 100 >speed && git add -A && git commit -qm base &&
 	echo 1 >f && git add -A && git commit -qm "one" && cd "$SRC" &&
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&

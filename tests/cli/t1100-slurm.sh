@@ -13,7 +13,7 @@
 
 C="$TMP/cluster"
 base=$((21000 + ($$ % 400) * 10))
-export SLURM_CONF="$C/slurm.conf" BENCH_LOG="$TMP/bench.log" BENCH_NOISE=0.02
+export SLURM_CONF="$C/slurm.conf" BENCH_LOG="$TMP/bench.log" BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 
 slurm_down() {
 	for f in "$C"/run/slurmd-*.pid "$C"/run/slurmctld.pid "$C"/munge/munged.pid; do
@@ -73,14 +73,7 @@ test_expect_success 'setup: a repository whose benchmark logs on which box and w
 	git init -q "$TMP/repo" && cd "$TMP/repo" &&
 	git config user.email dev@example.org && git config user.name Dev &&
 	printf "all:\n\t@true\n" >Makefile &&
-	cat >bench.sh <<-\EOF &&
-	#!/bin/sh
-	start=$(date +%s.%N)
-	sleep "${BENCH_SLEEP:-0}"
-	n=$(cat "$BENCH_LOG" 2>/dev/null | wc -l)
-	awk -v s="$n" -v v="$(cat speed)" -v cv="$BENCH_NOISE" "BEGIN { srand(s + 1); u = rand(); w = rand(); if (u < 1e-12) u = 1e-12; printf \"throughput: %.3f\\n\", v * (1 + cv * sqrt(-2 * log(u)) * cos(6.283185307 * w)) }"
-	echo "$SLURMD_NODENAME $start $(date +%s.%N)" >>"$BENCH_LOG"
-	EOF
+	cp "$SRC/tests/fixtures/command/bench.sh" bench.sh &&
 	echo 100 >speed && git add -A && git commit -qm base &&
 	for i in 1 2 3 4 5 6; do echo $i >f; [ $i = 4 ] && echo 70 >speed; git add -A; git commit -qm "change $i"; done &&
 	cd "$SRC" &&
