@@ -25,8 +25,8 @@ DEB_BUILD := build-essential pkg-config libyaml-dev libcurl4-openssl-dev \
 	libgit2-dev libpmem-dev libsqlite3-dev libmicrohttpd-dev libpfm4-dev \
 	libmbedtls-dev
 DEB_TEST := libcmocka-dev python3 sqlite3 python3-aiosmtpd python3-dkim openssl curl chromium \
-	slurm-wlm munge
-DEB_SERVICE := slurm-client git ca-certificates
+	slurm-wlm munge dropbear-bin kexec-tools openssh-client
+DEB_SERVICE := slurm-client git ca-certificates openssh-client
 DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod \
 	qemu-system-x86 busybox-static xz-utils ndctl linux-cpupower
 
@@ -189,6 +189,12 @@ check-kernel: lkprobot
 .PHONY: check-bisect-kernel
 check-bisect-kernel: lkprobot
 	@sh tests/bisect-kernel.sh
+
+# make check-bisect-box: the same with --provider ssh on a QEMU guest standing
+# in for a real pmem box (lkprobot qemu-box): each kernel kexec'd into there.
+.PHONY: check-bisect-box
+check-bisect-box: lkprobot
+	@PROVIDER=ssh sh tests/bisect-kernel.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory lkprobot

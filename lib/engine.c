@@ -508,6 +508,12 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 	for (size_t i = 0; o->facts && i < o->facts->n; i++)
 		if (node_str(o->facts->vals[i]))
 			run_fact(&r, o->facts->keys[i], o->facts->vals[i]->str);
+	/* a test box that is itself an emulated machine (`lkprobot qemu-box`) says so too */
+	struct strbuf cpu = STRBUF_INIT;
+	if (!(o->facts && node_get(o->facts, "accel")) && !strbuf_read_file(&cpu, "/proc/cpuinfo") &&
+	    strstr(cpu.buf, "model name\t: QEMU TCG CPU"))
+		run_fact(&r, "accel", ENGINE_TCG_NOTE);
+	strbuf_release(&cpu);
 
 	static const char header[] = "#!/bin/sh\n# The commands lkprobot ran for this job, in order.\nset -e\n";
 	run_write(&r, "reproduce.sh", header, sizeof(header) - 1, &e);

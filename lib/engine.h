@@ -20,6 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The accel fact of a run on an emulated CPU (QEMU without KVM). */
+#define ENGINE_TCG_NOTE "tcg: an emulated CPU; the numbers are a functional check, not a performance figure"
+
 struct engine_opts {
 	const char *result_dir;		/* RESULT_ROOT_DIR: /lkp/result by default */
 	bool loop_disks;		/* stand loop devices in for the job's disks */

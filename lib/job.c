@@ -598,3 +598,16 @@ void job_release(struct jobfile *jf)
 	free(jf->origin);
 	memset(jf, 0, sizeof(*jf));
 }
+
+void job_boot_params(const struct node *job, struct strbuf *out)
+{
+	const struct node *bp = node_get(job, "boot_params");
+
+	for (size_t i = 0; bp && bp->type == NODE_MAP && i < bp->n; i++) {
+		const char *k = bp->keys[i], *v = node_str(bp->vals[i]);
+		const char *name = strchr(k, '_');
+		if (bp->vals[i]->comment || !name || !v || strpbrk(v, " \t\n\"'"))
+			continue;
+		strbuf_addf(out, " %s=%s", name + 1, v);
+	}
+}

@@ -105,6 +105,13 @@ struct machine;
 int job_result_path(const struct node *job, const struct machine *m, bool compatible,
 		    struct strbuf *out, struct strbuf *err);
 
+/*
+ * The job's boot_params as kernel parameters, each with a space before it
+ * (bp1_memmap: 104G!8G -> " memmap=104G!8G"), as lkp-tests' scheduler adds
+ * them; a value with a space or quote cannot travel and is left out.
+ */
+void job_boot_params(const struct node *job, struct strbuf *out);
+
 /* lkp-tests' rootfs_filename: the last run of [a-zA-Z0-9._-] of a rootfs value. */
 void job_rootfs_filename(const char *rootfs, struct strbuf *out);
 

@@ -174,11 +174,28 @@ static const char migration_4[] =
 	"  UNIQUE(tree, branch, head)\n"
 	") STRICT;\n";
 
+/*
+ * Version 5: the ssh provider's test boxes, whether each one is in service.
+ * A box that failed max_failures runs in a row (did not come back, came
+ * back with another kernel) is taken out of service until an operator puts
+ * it back; a good run clears its count.
+ */
+static const char migration_5[] =
+	"CREATE TABLE boxes (\n"
+	"  name TEXT PRIMARY KEY,\n"
+	"  in_service INTEGER NOT NULL DEFAULT 1,\n"
+	"  failures INTEGER NOT NULL DEFAULT 0,	-- in a row\n"
+	"  last_error TEXT,\n"
+	"  last_ok INTEGER,\n"
+	"  updated INTEGER NOT NULL\n"
+	") STRICT;\n";
+
 static const struct migration migrations[] = {
 	{ "runs, stats, machines, commits and jobs", migration_1 },
 	{ "bisections", migration_2 },
 	{ "outbox", migration_3 },
 	{ "heads", migration_4 },
+	{ "boxes", migration_5 },
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION,
@@ -253,10 +270,26 @@ enum stmt_id {
 	ST_MACHINES,
 	ST_BISECT_LIST,
 	ST_BISECT_ROW,
+	ST_BOX_GET,
+	ST_BOX_FAIL,
+	ST_BOX_OK,
+	ST_BOX_SERVICE,
+	ST_BOX_LIST,
 	ST_NR
 };
 
 static const char *const stmt_sql[ST_NR] = {
+	[ST_BOX_GET] = "SELECT name, in_service, failures, last_error, last_ok, updated FROM boxes WHERE name = ?1",
+	/* ?3: max_failures; the count reaching it takes the box out of service */
+	[ST_BOX_FAIL] = "INSERT INTO boxes(name, failures, last_error, updated, in_service) VALUES (?1, 1, ?2, ?4, ?3 > 1)"
+		" ON CONFLICT(name) DO UPDATE SET failures = failures + 1, last_error = ?2, updated = ?4,"
+		" in_service = in_service AND failures + 1 < ?3 RETURNING in_service",
+	[ST_BOX_OK] = "INSERT INTO boxes(name, last_ok, updated) VALUES (?1, ?2, ?2)"
+		" ON CONFLICT(name) DO UPDATE SET failures = 0, last_ok = ?2, updated = ?2",
+	[ST_BOX_SERVICE] = "INSERT INTO boxes(name, in_service, last_error, updated) VALUES (?1, ?2, ?3, ?4)"
+		" ON CONFLICT(name) DO UPDATE SET in_service = ?2, failures = CASE WHEN ?2 THEN 0 ELSE failures END,"
+		" last_error = coalesce(?3, last_error), updated = ?4",
+	[ST_BOX_LIST] = "SELECT name, in_service, failures, last_error, last_ok, updated FROM boxes ORDER BY name",
 	[ST_HEAD_ADD] = "INSERT INTO heads(tree, branch, head, base, status, first_seen, updated)"
 		" VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5) ON CONFLICT(tree, branch, head) DO NOTHING RETURNING id",
 	[ST_HEAD_SET] = "UPDATE heads SET status = ?2, result = ?3, updated = ?4 WHERE id = ?1 AND status != 'cancelled'",
@@ -1720,4 +1753,84 @@ int store_bisection_row(struct store *s, int64_t id, struct node **out, struct s
 	}
 	node_free(all);
 	return *out ? 0 : 1;
+}
+
+/* ---- boxes ---- */
+
+static const char *const box_keys[] = { "name", "in_service", "failures", "last_error", "last_ok", "updated" };
+
+int store_box_get(struct store *s, const char *name, struct node **out, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_BOX_GET, err);
+	struct node *all;
+
+	*out = NULL;
+	if (!q)
+		return context(s, err, "read box %s", name);
+	bind_text(q, 1, name);
+	if (rows(s, q, box_keys, NKEYS(box_keys), &all, err))
+		return context(s, err, "read box %s", name);
+	if (all->n) {
+		*out = all->vals[0];
+		all->n = 0;
+	}
+	node_free(all);
+	return *out ? 0 : 1;
+}
+
+int store_box_failed(struct store *s, const char *name, const char *why, int max_failures, int64_t now,
+		     struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_BOX_FAIL, err);
+	int64_t in_service;
+
+	if (!q)
+		return context(s, err, "record a failure of box %s", name);
+	bind_text(q, 1, name);
+	bind_text(q, 2, why);
+	sqlite3_bind_int64(q, 3, max_failures);
+	sqlite3_bind_int64(q, 4, now);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		in_service = sqlite3_column_int64(q, 0);
+	else
+		sqlerr(s, err);
+	sqlite3_reset(q);
+	if (rc != SQLITE_ROW)
+		return context(s, err, "record a failure of box %s", name);
+	return in_service ? 0 : 1;
+}
+
+int store_box_ok(struct store *s, const char *name, int64_t now, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_BOX_OK, err);
+
+	if (!q)
+		return context(s, err, "record a good run of box %s", name);
+	bind_text(q, 1, name);
+	sqlite3_bind_int64(q, 2, now);
+	if (step_done(s, q, err))
+		return context(s, err, "record a good run of box %s", name);
+	return 0;
+}
+
+int store_box_service(struct store *s, const char *name, bool in_service, const char *why, int64_t now,
+		      struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_BOX_SERVICE, err);
+
+	if (!q)
+		return context(s, err, "put box %s %s service", name, in_service ? "back in" : "out of");
+	bind_text(q, 1, name);
+	sqlite3_bind_int64(q, 2, in_service);
+	bind_text(q, 3, why);
+	sqlite3_bind_int64(q, 4, now);
+	if (step_done(s, q, err))
+		return context(s, err, "put box %s %s service", name, in_service ? "back in" : "out of");
+	return 0;
+}
+
+int store_boxes(struct store *s, struct node **out, struct strbuf *err)
+{
+	return list(s, ST_BOX_LIST, box_keys, NKEYS(box_keys), "list the boxes", out, err);
 }

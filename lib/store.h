@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 /* How long a write waits for another process's write to finish. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -238,5 +238,26 @@ int store_machines(struct store *s, struct node **out, struct strbuf *err);
 int store_bisections(struct store *s, struct node **out, struct strbuf *err);
 /* Bisection id as one such map: 0, 1 when there is none (*out NULL), -1 with err set. */
 int store_bisection_row(struct store *s, int64_t id, struct node **out, struct strbuf *err);
+
+/*
+ * The ssh provider's boxes (schema version 5): name, in_service (1/0),
+ * failures (in a row), last_error, last_ok, updated. A box never recorded
+ * is in service.
+ */
+/* Box name as such a map: 0, 1 when it was never recorded (*out NULL), -1 with err set. */
+int store_box_get(struct store *s, const char *name, struct node **out, struct strbuf *err);
+/*
+ * A failed run of the box: its count in a row grows, and at max_failures
+ * the box goes out of service. 0 still in service, 1 out of service now,
+ * -1 with err set.
+ */
+int store_box_failed(struct store *s, const char *name, const char *why, int max_failures, int64_t now,
+		     struct strbuf *err);
+/* A good run: the count in a row is cleared. */
+int store_box_ok(struct store *s, const char *name, int64_t now, struct strbuf *err);
+/* Put the box in service (its count cleared) or out of it (why, if given, recorded). */
+int store_box_service(struct store *s, const char *name, bool in_service, const char *why, int64_t now,
+		      struct strbuf *err);
+int store_boxes(struct store *s, struct node **out, struct strbuf *err);
 
 #endif

@@ -100,7 +100,7 @@ const struct provider_ops provider_local = {
 
 const struct provider_ops *provider_find(const char *name)
 {
-	static const struct provider_ops *const all[] = { &provider_local, &provider_qemu, &provider_slurm };
+	static const struct provider_ops *const all[] = { &provider_local, &provider_qemu, &provider_slurm, &provider_ssh };
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (!strcmp(all[i]->name, name))

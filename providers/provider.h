@@ -2,7 +2,8 @@
  * provider: where a job runs for a given commit — this machine with the
  * commit's source tree (`local`, for the `command` program and any job),
  * or a kernel built from the commit and booted in QEMU with NVDIMMs
- * (`qemu`), or either of those on a test box of a Slurm farm (`slurm`). The bisect driver talks to every provider through these ops:
+ * (`qemu`), or either of those on a test box of a Slurm farm (`slurm`), or
+ * a kernel built here and kexec'd into on a real test box over ssh (`ssh`). The bisect driver talks to every provider through these ops:
  * prepare a commit once, then run the atomic job on it as often as it
  * needs. (`lkprobot run` and `lkprobot qemu` drive the same engine and QEMU
  * code directly.)
@@ -30,6 +31,10 @@ struct provider_config {
 	const char *const *slurm_args;	/* more sbatch arguments, each one argv element */
 	size_t slurm_nargs;
 	int slurm_pending_timeout;	/* seconds a run may wait for a node; 0: for ever */
+	/* ssh: the box and the file describing it; the store keeps whether it is in service */
+	const char *box;
+	const char *boxes;		/* NULL: box_default_file() */
+	const char *db;			/* NULL: <result_dir>/lkprobot.db */
 };
 
 struct provider_run {
@@ -63,7 +68,7 @@ struct provider_ops {
 	void (*close)(struct provider *p);
 };
 
-extern const struct provider_ops provider_local, provider_qemu, provider_slurm;
+extern const struct provider_ops provider_local, provider_qemu, provider_slurm, provider_ssh;
 
 /*
  * The boxes of the Slurm farm, as `sinfo -N` sees them: a sequence of maps

@@ -118,6 +118,70 @@ static void freev(char **v, size_t n)
 	free(v);
 }
 
+/*
+ * NVDIMM backing files are shared (share=on) with the guest: two QEMUs on
+ * one set would write each other's pmem. Each QEMU takes a free slot of
+ * files, held by a lock (*lock_fd) for as long as it runs.
+ */
+static int nvdimm_args(char ***argv, size_t *argc, const char *cache, int npmem, uint64_t pmem, int *lock_fd,
+		       struct strbuf *err)
+{
+	int slot = -1;
+
+	for (int s = 0; npmem && s < 64 && slot < 0; s++) {
+		char *lp = xasprintf("%s/nvdimm-%d.lock", cache, s);
+		int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		free(lp);
+		if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB)) {
+			slot = s;
+			*lock_fd = fd;
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	}
+	if (npmem && slot < 0) {
+		strbuf_setf(err, "64 QEMU runs hold NVDIMM slots in '%s' already; wait for one to end", cache);
+		return -1;
+	}
+	for (int i = 0; i < npmem; i++) {
+		char *img = xasprintf("%s/nvdimm-%d-%d.img", cache, slot, i);
+		int fd = open(img, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) || ((uint64_t)st.st_size != pmem && ftruncate(fd, (off_t)pmem))) {
+			strbuf_setf(err, "cannot make the NVDIMM backing file '%s': %s", img, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			free(img);
+			return -1;
+		}
+		close(fd);
+		char *obj = xasprintf("memory-backend-file,id=mem%d,share=on,mem-path=%s,size=%lluM", i, img,
+				      (unsigned long long)(pmem >> 20));
+		char *dev = xasprintf("nvdimm,id=nv%d,memdev=mem%d", i, i);
+		addv(argv, argc, "-object");
+		addv(argv, argc, obj);
+		addv(argv, argc, "-device");
+		addv(argv, argc, dev);
+		free(obj);
+		free(dev);
+		free(img);
+	}
+	return 0;
+}
+
+/* -machine and -m for RAM mem and npmem NVDIMMs of pmem bytes each. */
+static void machine_args(char ***argv, size_t *argc, int npmem, uint64_t mem, uint64_t pmem)
+{
+	addv(argv, argc, "-machine");
+	addv(argv, argc, npmem ? "q35,nvdimm=on" : "q35");
+	char *m = npmem ? xasprintf("%lluM,slots=%d,maxmem=%lluM", (unsigned long long)(mem >> 20), npmem,
+				    (unsigned long long)((mem + pmem * (uint64_t)npmem + (1ULL << 30)) >> 20))
+			: xasprintf("%lluM", (unsigned long long)(mem >> 20));
+	addv(argv, argc, "-m");
+	addv(argv, argc, m);
+	free(m);
+}
+
 /* No spaces or quotes: these paths travel on the kernel command line. */
 static int cmdline_safe(const char *what, const char *s, struct strbuf *err)
 {
@@ -127,20 +191,6 @@ static int cmdline_safe(const char *what, const char *s, struct strbuf *err)
 		return -1;
 	}
 	return 0;
-}
-
-/* The job's boot_params (bp1_memmap: 104G!8G -> memmap=104G!8G), as lkp-tests' scheduler adds them. */
-static void append_boot_params(struct strbuf *append, const struct node *job)
-{
-	const struct node *bp = node_get(job, "boot_params");
-
-	for (size_t i = 0; bp && bp->type == NODE_MAP && i < bp->n; i++) {
-		const char *k = bp->keys[i], *v = node_str(bp->vals[i]);
-		const char *name = strchr(k, '_');
-		if (bp->vals[i]->comment || !name || !v || strpbrk(v, " \t\n\"'"))
-			continue;
-		strbuf_addf(append, " %s=%s", name + 1, v);
-	}
 }
 
 /*
@@ -241,58 +291,9 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	snprintf(num, sizeof(num), "%d", o->cpus > 0 ? o->cpus : 2);
 	addv(&argv, &argc, "-smp");
 	addv(&argv, &argc, num);
-	addv(&argv, &argc, "-machine");
-	addv(&argv, &argc, npmem ? "q35,nvdimm=on" : "q35");
-	char *m = npmem ? xasprintf("%lluM,slots=%d,maxmem=%lluM", (unsigned long long)(mem >> 20), npmem,
-				    (unsigned long long)((mem + pmem * (uint64_t)npmem + (1ULL << 30)) >> 20))
-			: xasprintf("%lluM", (unsigned long long)(mem >> 20));
-	addv(&argv, &argc, "-m");
-	addv(&argv, &argc, m);
-	free(m);
-	/*
-	 * NVDIMM backing files are shared (share=on) with the guest: two QEMUs
-	 * on one set would write each other's pmem. Each run takes a free slot
-	 * of files, held by a lock for as long as its QEMU runs.
-	 */
-	int slot = -1;
-	for (int s = 0; npmem && s < 64 && slot < 0; s++) {
-		char *lp = xasprintf("%s/nvdimm-%d.lock", o->cache, s);
-		int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-		free(lp);
-		if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB)) {
-			slot = s;
-			lock_fd = fd;
-		} else if (fd >= 0) {
-			close(fd);
-		}
-	}
-	if (npmem && slot < 0) {
-		strbuf_setf(err, "64 QEMU runs hold NVDIMM slots in '%s' already; wait for one to end", o->cache);
+	machine_args(&argv, &argc, npmem, mem, pmem);
+	if (nvdimm_args(&argv, &argc, o->cache, npmem, pmem, &lock_fd, err))
 		goto out;
-	}
-	for (int i = 0; i < npmem; i++) {
-		char *img = xasprintf("%s/nvdimm-%d-%d.img", o->cache, slot, i);
-		int fd = open(img, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-		struct stat st;
-		if (fd < 0 || fstat(fd, &st) || ((uint64_t)st.st_size != pmem && ftruncate(fd, (off_t)pmem))) {
-			strbuf_setf(err, "cannot make the NVDIMM backing file '%s': %s", img, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			free(img);
-			goto out;
-		}
-		close(fd);
-		char *obj = xasprintf("memory-backend-file,id=mem%d,share=on,mem-path=%s,size=%lluM", i, img,
-				      (unsigned long long)(pmem >> 20));
-		char *dev = xasprintf("nvdimm,id=nv%d,memdev=mem%d", i, i);
-		addv(&argv, &argc, "-object");
-		addv(&argv, &argc, obj);
-		addv(&argv, &argc, "-device");
-		addv(&argv, &argc, dev);
-		free(obj);
-		free(dev);
-		free(img);
-	}
 	static const char *const fixed[] = {
 		"-nodefaults", "-no-user-config", "-no-reboot", "-display", "none", "-serial", "stdio",
 		"-monitor", "none",
@@ -316,7 +317,7 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 		    o->lkprobot, jobfile, o->result_dir, o->data_dir, res->accel);
 	if (o->runs > 1)
 		strbuf_addf(&append, " lkprobot.runs=%d", o->runs);
-	append_boot_params(&append, job);
+	job_boot_params(job, &append);
 	if (o->append)
 		strbuf_addf(&append, " %s", o->append);
 	addv(&argv, &argc, "-append");
@@ -516,5 +517,107 @@ out:
 	strbuf_release(&line);
 	strbuf_release(&console);
 	strbuf_release(&yaml);
+	return ret;
+}
+
+int qemu_box_run(const struct qemu_kernel *k, const struct qemu_box_opts *o, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT, append = STRBUF_INIT;
+	char **argv = NULL;
+	size_t argc = 0;
+	int lock_fd = -1, ret = -1, npmem = o->npmem;
+	uint64_t pmem = o->pmem_size ? o->pmem_size : 1ULL << 30, mem = o->memory ? o->memory : 2ULL << 30;
+	char num[32];
+
+	if (cmdline_safe("lkprobot", o->lkprobot, err) || cmdline_safe("the authorized keys", o->authorized_keys, err) ||
+	    cmdline_safe("the host key", o->host_key, err) || cmdline_safe("the box name", o->name, err))
+		return -1;
+	/* the modules any job may need: the box's kernel serves many jobs */
+	struct node *any = node_new(NODE_MAP);
+	node_set(any, "fs", node_new_scalar("xfs"));
+	node_set(any, "fs1", node_new_scalar("ext4"));
+	struct qemu_initramfs_needs need = { .nvdimm = true, .memmap = true, .net = true };
+	int rc = qemu_initramfs(k, any, &need, o->initrd, err);
+	node_free(any);
+	if (rc)
+		return -1;
+	bool kvm = qemu_kvm_usable(&why);
+	addv(&argv, &argc, "qemu-system-x86_64");
+	addv(&argv, &argc, "-accel");
+	addv(&argv, &argc, kvm ? "kvm" : "tcg");
+	addv(&argv, &argc, "-cpu");
+	addv(&argv, &argc, kvm ? "host" : "max");
+	snprintf(num, sizeof(num), "%d", o->cpus > 0 ? o->cpus : 2);
+	addv(&argv, &argc, "-smp");
+	addv(&argv, &argc, num);
+	machine_args(&argv, &argc, npmem, mem, pmem);
+	if (nvdimm_args(&argv, &argc, o->cache, npmem, pmem, &lock_fd, err))
+		goto out;
+	/* no -no-reboot: a reset (power cycle) boots the box's own kernel again, as firmware would */
+	static const char *const fixed[] = {
+		"-nodefaults", "-no-user-config", "-display", "none",
+		"-fsdev", "local,id=rootfs,path=/,security_model=none,readonly=on,multidevs=remap",
+		"-device", "virtio-9p-pci,fsdev=rootfs,mount_tag=root",
+		"-device", "virtio-net-pci,netdev=net0", NULL,
+	};
+	for (const char *const *f = fixed; *f; f++)
+		addv(&argv, &argc, *f);
+	char *s = xasprintf("user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:%d-:22", o->ssh_port);
+	addv(&argv, &argc, "-netdev");
+	addv(&argv, &argc, s);
+	free(s);
+	s = xasprintf("local,id=disk,path=%s,security_model=none", o->disk);
+	addv(&argv, &argc, "-fsdev");
+	addv(&argv, &argc, s);
+	free(s);
+	addv(&argv, &argc, "-device");
+	addv(&argv, &argc, "virtio-9p-pci,fsdev=disk,mount_tag=disk");
+	s = xasprintf("file:%s", o->console);
+	addv(&argv, &argc, "-serial");
+	addv(&argv, &argc, s);
+	free(s);
+	s = xasprintf("unix:%s,server=on,wait=off", o->monitor);
+	addv(&argv, &argc, "-monitor");
+	addv(&argv, &argc, s);
+	free(s);
+	addv(&argv, &argc, "-kernel");
+	addv(&argv, &argc, k->image);
+	addv(&argv, &argc, "-initrd");
+	addv(&argv, &argc, o->initrd);
+	strbuf_addf(&append, "console=ttyS0 random.trust_cpu=on lkprobot.init=%s lkprobot.role=box "
+			     "lkprobot.box_name=%s lkprobot.box_keys=%s lkprobot.box_hostkey=%s",
+		    o->lkprobot, o->name, o->authorized_keys, o->host_key);
+	if (o->append)
+		strbuf_addf(&append, " %s", o->append);
+	addv(&argv, &argc, "-append");
+	addv(&argv, &argc, append.buf);
+	fprintf(stderr, "lkprobot: box %s: %s, ssh on 127.0.0.1:%d, console in %s, monitor %s\n", o->name,
+		kvm ? "KVM" : "TCG", o->ssh_port, o->console, o->monitor);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		strbuf_setf(err, "cannot fork QEMU: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "lkprobot: cannot run qemu-system-x86_64: %s\n", strerror(errno));
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		ret = 0;
+	else
+		strbuf_setf(err, "QEMU ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
+			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+out:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	freev(argv, argc);
+	strbuf_release(&why);
+	strbuf_release(&append);
 	return ret;
 }

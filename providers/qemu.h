@@ -47,6 +47,7 @@ void qemu_kernel_release(struct qemu_kernel *k);
 struct qemu_initramfs_needs {
 	bool nvdimm;		/* emulated NVDIMMs (nfit, nd_pmem) */
 	bool memmap;		/* legacy memmap= pmem (nd_e820, nd_pmem) */
+	bool net;		/* a virtio network card (a QEMU test box's ssh) */
 };
 
 /*
@@ -107,5 +108,29 @@ int qemu_check_job(const struct node *job, struct strbuf *err);
 int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
 		 struct qemu_result *res, struct strbuf *err);
 void qemu_result_release(struct qemu_result *res);
+
+/* A QEMU guest standing in for a real test box (`lkprobot qemu-box`). */
+struct qemu_box_opts {
+	const char *name;		/* its host name */
+	const char *cache;		/* NVDIMM backing files */
+	const char *lkprobot;		/* this binary: the box's init (box-init) */
+	const char *initrd;		/* where its initramfs is written (a kexec'd kernel reuses it) */
+	const char *disk;		/* a host directory: the box's persistent disk, /mnt */
+	const char *authorized_keys;	/* root's, for the robot's ssh key */
+	const char *host_key;		/* the box's dropbear host key */
+	const char *console;		/* the serial console is written there */
+	const char *monitor;		/* a unix socket: QEMU's monitor (system_reset is a power cycle) */
+	const char *append;		/* more kernel parameters */
+	int ssh_port;			/* 127.0.0.1:<port> reaches the box's port 22 */
+	int npmem, cpus;
+	uint64_t pmem_size, memory;
+};
+
+/*
+ * Boot the box and wait until QEMU ends (a power-off, or a signal). Its
+ * kernel keeps running across kexec; a reset boots k again. 0 when QEMU
+ * ended by itself, -1 with err set.
+ */
+int qemu_box_run(const struct qemu_kernel *k, const struct qemu_box_opts *o, struct strbuf *err);
 
 #endif

@@ -296,6 +296,8 @@ static void job_modules(const struct node *job, const struct qemu_initramfs_need
 		want[n++] = "nd_pmem";
 	if (need->memmap)
 		want[n++] = "nd_e820";
+	if (need->net)
+		want[n++] = "virtio_net";
 	nearly = n;
 	/*
 	 * Each file system the job makes; crc32c first: a soft dependency of
@@ -352,8 +354,9 @@ static const char init_script[] =
 	"  (cd /dev/.lkprobot-late &&\n"
 	"   for m in $late; do insmod ./$m 2>/dev/null || echo \"insmod $m failed\"; rm -f ./$m; done) &\n"
 	"fi\n"
-	"init=\n"
-	"for a in $(cat /proc/cmdline); do case \"$a\" in lkprobot.init=*) init=${a#lkprobot.init=};; esac; done\n"
+	"init= role=guest\n"
+	"for a in $(cat /proc/cmdline); do case \"$a\" in\n"
+	"  lkprobot.init=*) init=${a#lkprobot.init=};; lkprobot.role=box) role=box-init;; esac; done\n"
 	"n=0\n"
 	"until mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=524288,cache=loose root /newroot 2>/dev/null; do\n"
 	"  n=$((n+1)); [ $n -gt 200 ] && { echo '@@LKPROBOT ERROR the 9p root did not come up'; poweroff -f; }\n"
@@ -361,7 +364,7 @@ static const char init_script[] =
 	"done\n"
 	"mount --move /dev /newroot/dev\n"
 	"umount /proc /sys\n"
-	"exec switch_root /newroot \"$init\" guest\n";
+	"exec switch_root /newroot \"$init\" $role\n";
 
 /* The modules of l into mods/<prefix><nn>-<name>.ko, their names into order. */
 static int cpio_modules(struct cpio *c, const struct qemu_kernel *k, const struct modlist *l, const char *prefix,

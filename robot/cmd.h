@@ -30,6 +30,8 @@ struct lkp_ctx {
 };
 
 int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_box(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_box_init(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_build(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_help(int argc, char **argv, struct lkp_ctx *ctx);
@@ -39,6 +41,7 @@ int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_programs(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_recipients(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_report(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_run(int argc, char **argv, struct lkp_ctx *ctx);

@@ -19,6 +19,7 @@
 #include "../lib/result.h"
 #include "../lib/store.h"
 #include "../lib/yml.h"
+#include "../providers/box.h"
 #include "../providers/provider.h"
 #include "runstore.h"
 
@@ -48,13 +49,17 @@ static const char usage_text[] =
 	"                         changed most between the ends, said on stderr)\n"
 	"      --provider P       local (default: the job runs here, in a checkout of each\n"
 	"                         commit), qemu (each commit's kernel is built and booted)\n"
-	"                         or slurm (each run a batch job on a box of a Slurm farm)\n"
+	"                         slurm (each run a batch job on a box of a Slurm farm)\n"
+	"                         or ssh (kexec'd into on a real test box; see 'lkprobot box')\n"
+	"      --box NAME         ssh: the box (its tbox_group is the testbox)\n"
+	"      --boxes FILE       ssh: the boxes file (default $LKPROBOT_BOXES,\n"
+	"                         /etc/lkprobot/boxes.yaml)\n"
 	"      --via local|qemu   slurm: what the box runs (default local)\n"
 	"      --constraint F     slurm: boxes with node feature F (the tbox_group)\n"
 	"      --partition P      slurm: the partition (default: the cluster's)\n"
 	"      --sbatch-arg ARG   slurm: one more sbatch argument (repeatable)\n"
 	"      --pending-timeout S  slurm: fail a run that waits S s for a box (default 0: wait)\n"
-	"      --kconfig NAME|FILE  qemu: the kernel config (default x86_64-pmem)\n"
+	"      --kconfig NAME|FILE  qemu, ssh: the kernel config (default x86_64-pmem)\n"
 	"      --first-parent     only the first parent of each commit (the mainline)\n"
 	"      --json             the outcome as JSON on stdout\n"
 	"      --resume ID        go on with bisection ID of the store (same arguments)\n"
@@ -70,7 +75,8 @@ static const char usage_text[] =
 	"or a run could not be made; 2 bad input or usage\n";
 
 enum { OPT_TREE = 0x700, OPT_GOOD, OPT_BAD, OPT_METRIC, OPT_PROVIDER, OPT_KCONFIG, OPT_FIRST_PARENT, OPT_JSON,
-       OPT_RESUME, OPT_CACHE, OPT_DB, OPT_VIA, OPT_CONSTRAINT, OPT_PARTITION, OPT_SBATCH_ARG, OPT_PENDING };
+       OPT_RESUME, OPT_CACHE, OPT_DB, OPT_VIA, OPT_CONSTRAINT, OPT_PARTITION, OPT_SBATCH_ARG, OPT_PENDING,
+       OPT_BOX, OPT_BOXES };
 
 struct driver {
 	const struct provider_ops *ops;
@@ -392,6 +398,8 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "sbatch-arg", required_argument, NULL, OPT_SBATCH_ARG },
 		{ "pending-timeout", required_argument, NULL, OPT_PENDING },
 		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
+		{ "box", required_argument, NULL, OPT_BOX },
+		{ "boxes", required_argument, NULL, OPT_BOXES },
 		{ "first-parent", no_argument, NULL, OPT_FIRST_PARENT },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "resume", required_argument, NULL, OPT_RESUME },
@@ -416,8 +424,8 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	const char *via = "local", *constraint = NULL, *partition = NULL, **sbatch_args = NULL;
 	size_t nsbatch = 0;
 	int pending = 0;
-	const char *result_dir = "/lkp/result", *db = NULL;
-	char *cache = NULL, *picked = NULL, res_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
+	const char *result_dir = "/lkp/result", *db = NULL, *box = NULL, *boxes = NULL;
+	char *cache = NULL, *picked = NULL, *picked_testbox = NULL, res_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
 	long long resume = 0, id = 0;
 	int c, r, ret = EXIT_USAGE;
 
@@ -443,6 +451,8 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 			break;
 		case OPT_PENDING: pending = atoi(optarg); break;
 		case OPT_KCONFIG: kconfig = optarg; break;
+		case OPT_BOX: box = optarg; break;
+		case OPT_BOXES: boxes = optarg; break;
 		case OPT_FIRST_PARENT: first_parent = true; break;
 		case OPT_JSON: json = true; break;
 		case OPT_RESUME: {
@@ -500,8 +510,21 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	d.ops = provider_find(provider);
 	if (!d.ops) {
-		strbuf_setf(&err, "--provider: '%s' is not a provider (local, qemu, slurm)", provider);
+		strbuf_setf(&err, "--provider: '%s' is not a provider (local, qemu, slurm, ssh)", provider);
 		goto bad;
+	}
+	if (!strcmp(provider, "ssh") && !jo.testbox) {
+		/* the box's tbox_group names its hosts/ file and the result path */
+		struct box b;
+		if (!box) {
+			strbuf_setf(&err, "--provider ssh needs --box NAME (a box of the boxes file)");
+			goto bad;
+		}
+		if (box_load(boxes ? boxes : box_default_file(), box, &b, &err))
+			goto bad;
+		picked_testbox = xstrdup(b.tbox_group);
+		jo.testbox = picked_testbox;
+		box_release(&b);
 	}
 	if (!jo.testbox && (!strcmp(provider, "qemu") || (!strcmp(provider, "slurm") && !strcmp(via, "qemu"))))
 		jo.testbox = "qemu-pmem";
@@ -536,7 +559,8 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache, .data_dir = data_real,
 				      .kconfig = kconfig, .testbox = jo.testbox, .progress = isatty(2),
 				      .slurm_via = via, .slurm_constraint = constraint, .slurm_partition = partition,
-				      .slurm_args = sbatch_args, .slurm_nargs = nsbatch, .slurm_pending_timeout = pending };
+				      .slurm_args = sbatch_args, .slurm_nargs = nsbatch, .slurm_pending_timeout = pending,
+				      .box = box, .boxes = boxes, .db = db };
 	if (fsutil_mkdir_p(cache) || !(d.prov = d.ops->open(&pc, &err)))
 		goto fail;
 	if (d.ops->kconfig(d.prov))
@@ -619,6 +643,7 @@ out:
 	free(d.failures);
 	free(d.buf);
 	free(picked);
+	free(picked_testbox);
 	gitrepo_range_release(&range);
 	gitrepo_close(repo);
 	if (have_m)

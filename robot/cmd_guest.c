@@ -5,6 +5,13 @@
  * host's result directory, turns raw NVDIMM namespaces into fsdax ones,
  * runs the job with the same engine as `lkprobot run`, says on the console
  * where the result root is, and powers the guest off.
+ *
+ * lkprobot box-init: the init of a QEMU guest standing in for a real test
+ * box (`lkprobot qemu-box`). The same writable places, plus what a box has:
+ * a persistent disk (the 9p share "disk" on /mnt), a network card, and an
+ * ssh server (dropbear) that the ssh provider reaches through QEMU's port
+ * forward. It stays up until the box is power-cycled, reset, or kexec'd
+ * into the kernel under test, whose init is this again.
  */
 #include "cmd.h"
 #include "../lib/engine.h"
@@ -13,8 +20,13 @@
 #include "../lib/run.h"
 #include "../lib/yml.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,9 +177,7 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 	machine_detect(&m);
 	struct node *facts = node_new(NODE_MAP);
 	if (accel) {
-		struct node *v = node_new_scalar(!strcmp(accel, "tcg")
-			? "tcg: an emulated CPU; the numbers are a functional check, not a performance figure"
-			: accel);
+		struct node *v = node_new_scalar(!strcmp(accel, "tcg") ? ENGINE_TCG_NOTE : accel);
 		v->quoted = 1;
 		node_set(facts, "accel", v);
 	}
@@ -192,4 +202,102 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 	umount(result);
 	power_off();
 	return 0;
+}
+
+/* Bring ifname up with addr/24 (0 when the address is NULL: loopback). */
+static int net_up(const char *ifname, const char *addr)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr;
+	int ret = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (addr) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+		sin->sin_family = AF_INET;
+		inet_pton(AF_INET, addr, &sin->sin_addr);
+		if (ioctl(fd, SIOCSIFADDR, &ifr))
+			goto out;
+		inet_pton(AF_INET, "255.255.255.0", &sin->sin_addr);
+		if (ioctl(fd, SIOCSIFNETMASK, &ifr))
+			goto out;
+	}
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr))
+		goto out;
+	ifr.ifr_flags |= IFF_UP;
+	ret = ioctl(fd, SIOCSIFFLAGS, &ifr);
+out:
+	close(fd);
+	return ret;
+}
+
+static pid_t start_sshd(const char *host_key)
+{
+	char *argv[] = { "dropbear", "-F", "-E", "-s", "-p", "22", "-r", (char *)host_key, NULL };
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		setsid();
+		execvp(argv[0], argv);
+		printf("@@LKPROBOT ERROR cannot start dropbear: %s\n", strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+int cmd_box_init(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	struct strbuf cmdline = STRBUF_INIT, keys = STRBUF_INIT, err = STRBUF_INIT;
+	(void)argc;
+	(void)argv;
+	(void)ctx;
+
+	if (getpid() != 1)
+		return cmd_error(EXIT_USAGE, "box-init is the init of a box booted by 'lkprobot qemu-box'; it is not run by hand");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	if (strbuf_read_file(&cmdline, "/proc/cmdline"))
+		fatal("%s", "cannot read /proc/cmdline");
+	char *name = cmdline_param(cmdline.buf, "lkprobot.box_name");
+	char *key_file = cmdline_param(cmdline.buf, "lkprobot.box_keys");
+	char *host_key = cmdline_param(cmdline.buf, "lkprobot.box_hostkey");
+	if (!key_file || !host_key)
+		fatal("%s", "lkprobot.box_keys and lkprobot.box_hostkey must be on the kernel command line");
+	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	setenv("HOME", "/root", 1);
+	writable_places();
+	if (mount("disk", "/mnt", "9p", 0, "trans=virtio,version=9p2000.L,msize=524288"))
+		printf("@@LKPROBOT note: no persistent disk (9p tag 'disk'): %s\n", strerror(errno));
+	sethostname(name ? name : "qemu-box", strlen(name ? name : "qemu-box"));
+	/* root's authorized keys: dropbear wants them private */
+	if (strbuf_read_file(&keys, key_file) || fsutil_mkdir_p("/root/.ssh") || chmod("/root/.ssh", 0700) ||
+	    fsutil_write_atomic("/root/.ssh/authorized_keys", keys.buf, keys.len, &err) ||
+	    chmod("/root/.ssh/authorized_keys", 0600))
+		fatal("cannot install the authorized keys from '%s'", key_file);
+	fsdax_namespaces();
+	wait_late_modules();
+	net_up("lo", NULL);
+	/* QEMU's user network: the guest is 10.0.2.15, the host 10.0.2.2 */
+	int tries = 0;
+	while (net_up("eth0", "10.0.2.15") && tries++ < 500)
+		usleep(10000);
+	if (tries > 500)
+		fatal("%s", "eth0 did not come up (virtio_net)");
+	pid_t sshd = start_sshd(host_key);
+	printf("@@LKPROBOT box up: ssh on port 22 (%s)\n", name ? name : "qemu-box");
+	for (;;) {
+		int status;
+		pid_t pid = wait(&status);
+		if (pid < 0 && errno == ECHILD)
+			pause();
+		if (pid == sshd) {
+			printf("@@LKPROBOT note: dropbear ended (status %d); starting it again\n", status);
+			sleep(1);
+			sshd = start_sshd(host_key);
+		}
+	}
 }

@@ -21,6 +21,7 @@
 #include "../lib/yml.h"
 #include "../mail/mailconf.h"
 #include "../mail/outbox.h"
+#include "../providers/box.h"
 #include "../web/web.h"
 
 #include <errno.h>
@@ -66,6 +67,7 @@ static const char usage_text[] =
 	"          jobs: [/etc/lkprobot/jobs/fio-basic-smoke.yaml]\n"
 	"          provider: local          # local, qemu or slurm (each run a batch job on a farm's box:\n"
 	"                                   # via: local|qemu, constraint, partition, sbatch_args, pending_timeout)\n"
+	"                                   # or ssh (box: NAME, a real box of the file serve.boxes)\n"
 	"          kconfig: x86_64-pmem     # qemu\n"
 	"\n"
 	"  -c, --config FILE      the configuration (serve: and mail: sections)\n"
@@ -83,6 +85,7 @@ struct tree_conf {
 	char *name, *path, *base, *provider, *kconfig;
 	char *url;		/* fetched into the mirror at path; NULL: path is kept up to date by others */
 	char *via, *constraint, *partition, *pending_timeout;	/* provider slurm */
+	char *box;		/* provider ssh */
 	char **sbatch_args;
 	size_t nsbatch_args;
 	char **branches, **jobs;
@@ -93,6 +96,7 @@ struct serve_conf {
 	char *path;
 	char *result_root, *cache, *db;
 	char *token;		/* from web_token_file; NULL: the dashboard has no actions */
+	char *boxes;		/* the boxes file of provider ssh (NULL: the default) */
 	bool report_improvements;	/* mail a culprit of an improvement too (default) */
 	long poll;
 	struct tree_conf *trees;
@@ -115,6 +119,7 @@ static void serve_conf_release(struct serve_conf *c)
 		free(t->sbatch_args);
 		free(t->base);
 		free(t->provider);
+		free(t->box);
 		free(t->kconfig);
 		for (size_t k = 0; k < t->nbranches; k++)
 			free(t->branches[k]);
@@ -129,6 +134,7 @@ static void serve_conf_release(struct serve_conf *c)
 	free(c->cache);
 	free(c->db);
 	free(c->token);
+	free(c->boxes);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -167,9 +173,9 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	struct node *doc = NULL;
 	int ret = -1;
 	static const char *const top[] = { "result_root", "cache", "db", "poll", "trees", "web_token_file",
-					   "report_improvements", NULL };
+					   "report_improvements", "boxes", NULL };
 	static const char *const tk[] = { "name", "path", "url", "branches", "base", "jobs", "provider", "kconfig",
-					  "via", "constraint", "partition", "sbatch_args", "pending_timeout", NULL };
+					  "via", "constraint", "partition", "sbatch_args", "pending_timeout", "box", NULL };
 
 	memset(c, 0, sizeof(*c));
 	c->path = xstrdup(file);
@@ -199,6 +205,8 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	if ((v = node_str(node_get(s, "cache"))))
 		c->cache = xstrdup(v);
 	c->db = (v = node_str(node_get(s, "db"))) ? xstrdup(v) : xasprintf("%s/lkprobot.db", c->result_root);
+	if ((v = node_str(node_get(s, "boxes"))))
+		c->boxes = xstrdup(v);
 	const struct node *tf = node_get(s, "web_token_file");
 	if (tf) {
 		struct strbuf tok = STRBUF_INIT;
@@ -296,9 +304,26 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 		tc->provider = xstrdup((v = node_str(node_get(t, "provider"))) ? v : "local");
 		if ((v = node_str(node_get(t, "kconfig"))))
 			tc->kconfig = xstrdup(v);
-		if (strcmp(tc->provider, "local") && strcmp(tc->provider, "qemu") && strcmp(tc->provider, "slurm")) {
-			conf_bad(err, file, node_get(t, "provider"), "trees.provider", "must be local, qemu or slurm");
+		if (strcmp(tc->provider, "local") && strcmp(tc->provider, "qemu") && strcmp(tc->provider, "slurm") &&
+		    strcmp(tc->provider, "ssh")) {
+			conf_bad(err, file, node_get(t, "provider"), "trees.provider", "must be local, qemu, slurm or ssh");
 			goto out;
+		}
+		if (!strcmp(tc->provider, "ssh") != !!node_get(t, "box")) {
+			conf_bad(err, file, node_get(t, "box") ? node_get(t, "box") : node_get(t, "provider"), "trees.box",
+				 node_get(t, "box") ? "is a setting of provider: ssh" : "provider: ssh needs box: NAME (a box of serve.boxes)");
+			goto out;
+		}
+		if (node_get(t, "box")) {
+			struct box b;
+			if (!(v = node_str(node_get(t, "box"))) || box_load(c->boxes ? c->boxes : box_default_file(), v, &b, err)) {
+				char *why = v ? strbuf_detach(err) : xstrdup("must be the name of a box");
+				conf_bad(err, file, node_get(t, "box"), "trees.box", why);
+				free(why);
+				goto out;
+			}
+			box_release(&b);
+			tc->box = xstrdup(v);
 		}
 		const char *const slurm_keys[] = { "via", "constraint", "partition", "pending_timeout", "sbatch_args" };
 		for (size_t k = 0; k < 5; k++)
@@ -500,6 +525,14 @@ static int test_head(const struct serve_conf *c, const char *config, const struc
 				args[a++] = (char *)sopt[k];
 				args[a++] = sval[k];
 			}
+		if (t->box) {
+			args[a++] = "--box";
+			args[a++] = t->box;
+			if (c->boxes) {
+				args[a++] = "--boxes";
+				args[a++] = c->boxes;
+			}
+		}
 		for (size_t k = 0; k < t->nsbatch_args && a < 60; k++) {
 			args[a++] = "--sbatch-arg";
 			args[a++] = t->sbatch_args[k];

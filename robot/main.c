@@ -29,6 +29,8 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "bisect", cmd_bisect, "find the first commit of a performance change (noise-aware, resumable)" },
+	{ "box", cmd_box, "real test boxes over ssh: list, enable, install, run jobs (kexec into a kernel)" },
+	{ "box-init", cmd_box_init, NULL },
 	{ "build", cmd_build, "build a kernel from a git commit into the kernel cache (or find it there)" },
 	{ "check-config", cmd_serve, "check the service's configuration file (serve: and mail: sections)" },
 	{ "compare", cmd_compare, "compare the runs of commits metric by metric, as lkp ncompare (or the classic layout, JSON)" },
@@ -39,6 +41,7 @@ static const struct cmd commands[] = {
 	{ "outbox", cmd_outbox, "list, show, retry and deliver the queued report mails" },
 	{ "programs", cmd_programs, "list the programs (setups, tests, monitors) and their options" },
 	{ "qemu", cmd_qemu, "boot a kernel in QEMU with emulated NVDIMMs and run jobs in it" },
+	{ "qemu-box", cmd_qemu_box, "boot a QEMU guest that stands in for a pmem test box (ssh, kexec, NVDIMMs)" },
 	{ "recipients", cmd_recipients, "who a report on a commit goes to, and why (trailers, MAINTAINERS, lists)" },
 	{ "report", cmd_report, "render the LKP-style report mail of a change between two commits" },
 	{ "run", cmd_run, "run jobs on this machine into LKP result roots (setups, monitors, test, stats)" },

@@ -9,6 +9,12 @@
 # DAX, two NVDIMMs) over the branch: incremental builds in the kernel
 # cache's O= directory, boots, fio, the culprit named. Prints the wall time,
 # builds and runs; exit 0 when the culprit is the delay commit.
+#
+# PROVIDER=ssh (make check-bisect-box): the same bisection with
+# `--provider ssh` on a QEMU guest standing in for a real pmem box
+# (`lkprobot qemu-box`, Debian's kernel as its own): each commit's kernel
+# (--kconfig qemu-box: x86_64-pmem plus virtio-net and kexec) is copied to
+# the box and kexec'd into, the job run there, the result root brought home.
 set -e
 cd "$(dirname "$0")/.."
 SCRATCH=${KERNEL_SCRATCH:-/var/tmp/lkprobot-linux}
@@ -46,8 +52,41 @@ done
 bad=$($git rev-parse HEAD)
 $git checkout -q "$main"
 rm -rf "$out"
+provider="--provider qemu --kconfig x86_64-pmem"
+if [ "${PROVIDER:-qemu}" = ssh ]; then
+	box=$SCRATCH/box
+	port=$((23000 + $$ % 1000))
+	rm -rf "$box" && mkdir -p "$box/state"
+	ssh-keygen -q -t ed25519 -N "" -f "$box/id"
+	dropbearkey -t ed25519 -f "$box/state/host_key" >/dev/null
+	echo "[127.0.0.1]:$port $(dropbearkey -y -f "$box/state/host_key" | grep ^ssh-)" >"$box/known_hosts"
+	./lkprobot qemu-box --dir "$box/state" --ssh-port "$port" --authorized-keys "$box/id.pub" --cache "$cache" \
+		>"$box/qemu-box.out" 2>&1 &
+	boxpid=$!
+	trap 'kill $boxpid 2>/dev/null' EXIT
+	cat >"$box/boxes.yaml" <<-EOF
+	boxes:
+	  qbox:
+	    host: 127.0.0.1
+	    port: $port
+	    key: $box/id
+	    known_hosts: $box/known_hosts
+	    tbox_group: qemu-pmem
+	    workdir: /mnt/lkprobot
+	    fs_root: /run/fs
+	    initrd: $box/state/initramfs.cpio
+	    power_cycle_cmd: [python3, $(pwd)/tests/fixtures/box/power-cycle.py, $box/state/monitor]
+	    boot_timeout: 180
+	EOF
+	for i in $(seq 1 180); do
+		ssh -i "$box/id" -p "$port" -o BatchMode=yes -o UserKnownHostsFile="$box/known_hosts" \
+			-o ConnectTimeout=5 root@127.0.0.1 true 2>/dev/null && break
+		sleep 1
+	done
+	provider="--provider ssh --box qbox --boxes $box/boxes.yaml --kconfig qemu-box"
+fi
 start=$(date +%s)
-./lkprobot bisect --provider qemu --tree "$src" --good "$base" --bad "$bad" --kconfig x86_64-pmem \
+./lkprobot bisect $provider --tree "$src" --good "$base" --bad "$bad" \
 	--cache "$cache" -o "$out" --metric fio.write_bw_MBps --json \
 	jobs/fio-basic/fio-basic-smoke.yaml >"$SCRATCH/bisect.json" || true
 end=$(date +%s)

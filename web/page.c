@@ -200,13 +200,14 @@ static bool id_ok(const char *s, long long *id)
 
 static int data_overview(const struct page_env *env, struct store *s, struct node *out, struct strbuf *err)
 {
-	struct node *heads = NULL, *machines = NULL, *bis = NULL, *mails = NULL;
+	struct node *heads = NULL, *machines = NULL, *bis = NULL, *mails = NULL, *boxes = NULL;
 
 	if (store_heads(s, false, &heads, err) || store_machines(s, &machines, err) || store_bisections(s, &bis, err) ||
-	    store_outbox_list(s, &mails, err)) {
+	    store_outbox_list(s, &mails, err) || store_boxes(s, &boxes, err)) {
 		node_free(heads);
 		node_free(machines);
 		node_free(bis);
+		node_free(mails);
 		return 500;
 	}
 	/* the queue: the heads still to test (store_heads(todo)'s rows, from the same read) */
@@ -218,6 +219,7 @@ static int data_overview(const struct page_env *env, struct store *s, struct nod
 	node_append(out, "heads_total", num_node((double)heads->n));
 	node_append(out, "queue", queue);
 	node_append(out, "machines", machines);
+	node_append(out, "boxes", boxes);	/* the ssh provider's real boxes: in service or not */
 	struct node *recent = node_new(NODE_SEQ);
 	for (size_t i = 0; i < bis->n && recent->n < OVERVIEW_BISECTIONS; i++)
 		node_push(recent, node_dup(bis->vals[i]));
@@ -225,12 +227,12 @@ static int data_overview(const struct page_env *env, struct store *s, struct nod
 	node_append(out, "mails", newest(mails, OVERVIEW_MAILS));
 	if (env->farm) {
 		/* the farm's capacity is Slurm's: its boxes and their states now */
-		struct node *boxes;
+		struct node *farm;
 		struct strbuf e = STRBUF_INIT;
-		if (slurm_boxes(&boxes, &e))
+		if (slurm_boxes(&farm, &e))
 			node_append(out, "farm_error", str_node(e.buf));
 		else
-			node_append(out, "farm", boxes);
+			node_append(out, "farm", farm);
 		strbuf_release(&e);
 	}
 	node_free(heads);
@@ -342,6 +344,22 @@ static void html_overview(const struct page_env *env, const struct node *d, stru
 		strbuf_addstr(b, "<h2>The Slurm farm</h2>\n<p>");
 		page_escape(b, get(d, "farm_error"));
 		strbuf_addstr(b, "</p>\n");
+	}
+	const struct node *boxes = node_get(d, "boxes");
+	if (boxes && boxes->n) {
+		strbuf_addstr(b, "<h2>Test boxes (ssh)</h2>\n<table><tr><th>box</th><th>state</th><th>failures in a row</th>"
+			       "<th>last error</th><th>last good run</th></tr>\n");
+		for (size_t i = 0; i < boxes->n; i++) {
+			const struct node *x = boxes->vals[i];
+			strbuf_addstr(b, "<tr>");
+			td(b, get(x, "name"));
+			td(b, !strcmp(get(x, "in_service"), "0") ? "out of service (lkprobot box enable)" : "in service");
+			td(b, get(x, "failures"));
+			td(b, get(x, "last_error"));
+			td_time(b, getnum(x, "last_ok"));
+			strbuf_addstr(b, "</tr>\n");
+		}
+		strbuf_addstr(b, "</table>\n");
 	}
 	strbuf_addf(b, "<h2>Machines (%zu)</h2>\n<p>One job at a time on each test box.</p>\n"
 		       "<table><tr><th>testbox</th><th>tbox_group</th><th>CPUs</th><th>memory</th><th>model</th>"

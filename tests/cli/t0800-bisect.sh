@@ -127,8 +127,10 @@ test_expect_success 'bad input: ends in the wrong order, a job that splits in tw
 	printf "suite: command\ntestcase: command\ncommand:\n  cmd:\n  - sh bench.sh\n  - sh bench.sh x\n" >"$TMP/two.yaml" &&
 	expect_exit 2 B --tree "$TMP/r1" --good HEAD~3 --bad HEAD "$TMP/two.yaml" &&
 	one_line_error "splits into 2 atomic jobs" &&
+	expect_exit 2 B --tree "$TMP/r1" --good HEAD~3 --bad HEAD --provider pxe "$TMP/job.yaml" &&
+	one_line_error "not a provider \(local, qemu, slurm, ssh\)" &&
 	expect_exit 2 B --tree "$TMP/r1" --good HEAD~3 --bad HEAD --provider ssh "$TMP/job.yaml" &&
-	one_line_error "not a provider"
+	one_line_error "provider ssh needs --box NAME"
 '
 
 test_done

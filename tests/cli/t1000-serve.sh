@@ -188,6 +188,22 @@ test_expect_success 'check-config: an unknown key and a tree that is not a repos
 	one_line_error "norepo.yaml:3:[0-9]+: serve.trees.path: .*/nonexistent"
 '
 
+test_expect_success 'check-config: provider ssh needs a box of serve.boxes (file:line:col when not)' '
+	printf "boxes:\n  pmem1:\n    host: 10.0.0.5\n    tbox_group: lkp-csl-2sp6\n" >"$TMP/boxes.yaml" &&
+	printf "serve:\n  boxes: %s\n  trees:\n    - path: %s\n      branches: [main]\n      jobs: [%s]\n      provider: ssh\n      box: %s\n" \
+		"$TMP/boxes.yaml" "$TMP/repo" "$TMP/job.yaml" pmem1 >"$TMP/ssh.yaml" &&
+	lkprobot check-config -c "$TMP/ssh.yaml" | grep -q "1 tree" &&
+	sed "s/box: pmem1/box: pmem9/" "$TMP/ssh.yaml" >"$TMP/ssh-nobox.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/ssh-nobox.yaml" &&
+	one_line_error "ssh-nobox.yaml:8:12: serve.trees.box: .*no box .pmem9. in boxes" &&
+	sed "/box: pmem1/d" "$TMP/ssh.yaml" >"$TMP/ssh-none.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/ssh-none.yaml" &&
+	one_line_error "serve.trees.box: provider: ssh needs box: NAME" &&
+	sed "s/provider: ssh/provider: local/" "$TMP/ssh.yaml" >"$TMP/ssh-local.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/ssh-local.yaml" &&
+	one_line_error "ssh-local.yaml:8:12: serve.trees.box: is a setting of provider: ssh"
+'
+
 test_expect_success 'the example configuration in docker/ is valid once its paths exist' '
 	sed -e "s|/srv/git/linux|$TMP/repo|" -e "s|/usr/local/share/lkprobot/jobs/fio-basic/fio-basic-smoke.yaml|$SRC/jobs/fio-basic/fio-basic-smoke.yaml|" \
 		-e "s|/etc/lkprobot/smtp-password|$TMP/pw|" -e "/^  dkim:/,\$d" "$SRC/docker/config.yaml" >"$TMP/example.yaml" &&

@@ -236,7 +236,7 @@ static void test_store_open_creates_schema_v1(void **state)
 	assert_int_equal(access(f->db, F_OK), 0);
 	db = raw_open(f->db);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 4);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 5);
 	assert_true(raw_has_table(db, "heads"));
 	assert_true(raw_has_table(db, "bisections"));
 	assert_true(raw_has_table(db, "outbox"));
@@ -1010,6 +1010,47 @@ static void test_store_outbox_lifecycle(void **state)
 	store_close(s);
 }
 
+/* A box's failures in a row take it out of service at max_failures; a good run or enable clears them. */
+static void test_store_box_service(void **state)
+{
+	struct fixture *f = *state;
+	struct store *s = open_ok(f->db);
+	struct strbuf err = STRBUF_INIT;
+	struct node *row, *list;
+
+	assert_int_equal(store_box_get(s, "b1", &row, &err), 1);	/* never recorded: in service */
+	assert_null(row);
+	assert_int_equal(store_box_failed(s, "b1", "did not come back", 3, 10, &err), 0);
+	assert_int_equal(store_box_failed(s, "b1", "wrong kernel", 3, 11, &err), 0);
+	assert_int_equal(store_box_ok(s, "b1", 12, &err), 0);	/* a good run: the count starts again */
+	assert_int_equal(store_box_failed(s, "b1", "one", 3, 13, &err), 0);
+	assert_int_equal(store_box_failed(s, "b1", "two", 3, 14, &err), 0);
+	assert_int_equal(store_box_failed(s, "b1", "three", 3, 15, &err), 1);	/* out of service now */
+	assert_int_equal(store_box_get(s, "b1", &row, &err), 0);
+	assert_string_equal(node_str(node_get(row, "in_service")), "0");
+	assert_string_equal(node_str(node_get(row, "failures")), "3");
+	assert_string_equal(node_str(node_get(row, "last_error")), "three");
+	assert_string_equal(node_str(node_get(row, "last_ok")), "12");
+	node_free(row);
+	/* a failure while out of service keeps it out */
+	assert_int_equal(store_box_failed(s, "b1", "four", 3, 16, &err), 1);
+	assert_int_equal(store_box_service(s, "b1", true, NULL, 17, &err), 0);
+	assert_int_equal(store_box_get(s, "b1", &row, &err), 0);
+	assert_string_equal(node_str(node_get(row, "in_service")), "1");
+	assert_string_equal(node_str(node_get(row, "failures")), "0");
+	node_free(row);
+	/* max_failures 1: the first failure of a new box takes it out */
+	assert_int_equal(store_box_failed(s, "b2", "gone", 1, 18, &err), 1);
+	assert_int_equal(store_box_service(s, "b3", false, "by hand", 19, &err), 0);
+	assert_int_equal(store_boxes(s, &list, &err), 0);
+	assert_int_equal(list->n, 3);
+	assert_string_equal(node_str(node_get(list->vals[2], "last_error")), "by hand");
+	assert_string_equal(node_str(node_get(list->vals[2], "in_service")), "0");
+	node_free(list);
+	strbuf_release(&err);
+	store_close(s);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -1034,6 +1075,7 @@ int main(void)
 		T(test_store_busy_timeout_gives_clear_error),
 		T(test_store_open_concurrent_processes),
 		T(test_store_outbox_lifecycle),
+		T(test_store_box_service),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,974 @@
+/*
+ * box: real test boxes over ssh. See box.h.
+ */
+#include "box.h"
+#include "../lib/fsutil.h"
+#include "../lib/git.h"
+#include "../lib/job.h"
+#include "../lib/machine.h"
+#include "../lib/result.h"
+#include "../lib/run.h"
+#include "../lib/store.h"
+#include "../lib/units.h"
+#include "../lib/yml.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BOX_POLL_S 2		/* how often a rebooting box is asked whether it is back */
+#define BOX_EXEC_S 60		/* how long a box may keep running its old kernel after the boot command */
+
+static const char plain_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._+-";
+
+const char *box_default_file(void)
+{
+	const char *env = getenv("LKPROBOT_BOXES");
+	return env && *env ? env : "/etc/lkprobot/boxes.yaml";
+}
+
+static void free_argv(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+void box_release(struct box *b)
+{
+	free(b->name);
+	free(b->host);
+	free(b->user);
+	free(b->key);
+	free(b->known_hosts);
+	free(b->tbox_group);
+	free(b->workdir);
+	free(b->fs_root);
+	free(b->cmdline);
+	free(b->initrd);
+	free(b->agent);
+	free_argv(b->reboot_cmd);
+	free_argv(b->power_cycle_cmd);
+	memset(b, 0, sizeof(*b));
+}
+
+static int bad(struct strbuf *err, const char *file, const struct node *n, const char *name, const char *key,
+	       const char *what)
+{
+	if (n && n->line)
+		strbuf_setf(err, "%s:%d:%d: boxes.%s%s%s: %s", file, n->line, n->col, name, key ? "." : "", key ? key : "", what);
+	else
+		strbuf_setf(err, "%s: boxes.%s%s%s: %s", file, name, key ? "." : "", key ? key : "", what);
+	return -1;
+}
+
+static const struct node *boxes_map(const char *file, struct node **doc, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	const struct node *m = NULL;
+
+	*doc = NULL;
+	if (strbuf_read_file(&text, file)) {
+		strbuf_setf(err, "%s: cannot read the boxes file: %s (give one with --boxes or $LKPROBOT_BOXES)", file,
+			    strerror(errno));
+	} else if ((*doc = yml_load_one(text.buf, file, err))) {
+		m = node_get(*doc, "boxes");
+		if (!m || m->type != NODE_MAP || !m->n) {
+			strbuf_setf(err, "%s: no boxes: map of boxes (see 'lkprobot box --help')", file);
+			m = NULL;
+		}
+	}
+	strbuf_release(&text);
+	return m;
+}
+
+int box_names(const char *file, char ***names, size_t *n, struct strbuf *err)
+{
+	struct node *doc;
+	const struct node *m = boxes_map(file, &doc, err);
+
+	*names = NULL;
+	*n = 0;
+	if (!m) {
+		node_free(doc);
+		return -1;
+	}
+	*names = xcalloc(m->n + 1, sizeof(**names));
+	for (size_t i = 0; i < m->n; i++)
+		if (!m->vals[i]->comment)
+			(*names)[(*n)++] = xstrdup(m->keys[i]);
+	node_free(doc);
+	return 0;
+}
+
+static int argv_of(const char *file, const struct node *v, const char *name, const char *key, char ***out,
+		   struct strbuf *err)
+{
+	if (!v)
+		return 0;
+	if (v->type != NODE_SEQ || !v->n)
+		return bad(err, file, v, name, key, "must be a command as a list of arguments, e.g. [ipmitool, -H, bmc1, chassis, power, cycle]");
+	*out = xcalloc(v->n + 1, sizeof(**out));
+	for (size_t i = 0; i < v->n; i++) {
+		if (!node_str(v->vals[i]))
+			return bad(err, file, v->vals[i], name, key, "each argument must be a string");
+		(*out)[i] = xstrdup(node_str(v->vals[i]));
+	}
+	return 0;
+}
+
+static int int_of(const char *file, const struct node *v, const char *name, const char *key, int min, int max,
+		  int *out, struct strbuf *err)
+{
+	const char *s = node_str(v);
+	char *end;
+	long n;
+
+	if (!v)
+		return 0;
+	n = s ? strtol(s, &end, 10) : 0;
+	if (!s || !*s || *end || n < min || n > max) {
+		char *what = xasprintf("must be a whole number from %d to %d", min, max);
+		bad(err, file, v, name, key, what);
+		free(what);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
+int box_load(const char *file, const char *name, struct box *b, struct strbuf *err)
+{
+	static const char *const keys[] = { "host", "port", "user", "key", "known_hosts", "tbox_group", "workdir",
+					    "boot", "reboot_cmd", "power_cycle_cmd", "boot_timeout", "max_failures",
+					    "cmdline", "initrd", "fs_root", NULL };
+	struct node *doc;
+	const struct node *m = boxes_map(file, &doc, err), *bx;
+	const char *v;
+	int ret = -1;
+
+	memset(b, 0, sizeof(*b));
+	if (!m)
+		goto out;
+	if (!(bx = node_get(m, name))) {
+		strbuf_setf(err, "%s: no box '%s' in boxes: ('lkprobot box list' shows them)", file, name);
+		goto out;
+	}
+	if (bx->type != NODE_MAP) {
+		bad(err, file, bx, name, NULL, "a box is a map (host, user, key, ...)");
+		goto out;
+	}
+	for (size_t i = 0; i < bx->n; i++) {
+		bool ok = false;
+		for (const char *const *k = keys; *k; k++)
+			ok |= !strcmp(bx->keys[i], *k);
+		if (!ok && !bx->vals[i]->comment) {
+			bad(err, file, bx->vals[i], name, bx->keys[i], "not a setting lkprobot knows (a typo?)");
+			goto out;
+		}
+	}
+	b->name = xstrdup(name);
+	if (!(v = node_str(node_get(bx, "host"))) || !*v || *v == '-') {
+		bad(err, file, node_get(bx, "host") ? node_get(bx, "host") : bx, name, "host",
+		    "every box needs the host name or address to reach it by ssh");
+		goto out;
+	}
+	b->host = xstrdup(v);
+	b->user = xstrdup((v = node_str(node_get(bx, "user"))) ? v : "root");
+	if (*b->user == '-') {
+		bad(err, file, node_get(bx, "user"), name, "user", "not a user name");
+		goto out;
+	}
+	if ((v = node_str(node_get(bx, "key"))))
+		b->key = xstrdup(v);
+	if ((v = node_str(node_get(bx, "known_hosts"))))
+		b->known_hosts = xstrdup(v);
+	b->tbox_group = xstrdup((v = node_str(node_get(bx, "tbox_group"))) ? v : name);
+	/* these travel in the box's command lines: plain characters only */
+	b->workdir = xstrdup((v = node_str(node_get(bx, "workdir"))) ? v : "/lkp/lkprobot");
+	b->fs_root = xstrdup((v = node_str(node_get(bx, "fs_root"))) ? v : "/fs");
+	for (const char *const *k = (const char *const[]){ "workdir", "fs_root", NULL }; *k; k++) {
+		const char *p = !strcmp(*k, "workdir") ? b->workdir : b->fs_root;
+		if (*p != '/' || strspn(p, plain_chars) != strlen(p) || strstr(p, "..")) {
+			bad(err, file, node_get(bx, *k), name, *k, "must be an absolute path of letters, digits and / . _ + -");
+			goto out;
+		}
+	}
+	if (!*b->tbox_group || strspn(b->tbox_group, plain_chars) != strlen(b->tbox_group) || strchr(b->tbox_group, '/') ||
+	    *b->tbox_group == '.' || *b->tbox_group == '-') {
+		bad(err, file, node_get(bx, "tbox_group") ? node_get(bx, "tbox_group") : bx, name, "tbox_group",
+		    "must be letters, digits and . _ + - (a hosts/ file name)");
+		goto out;
+	}
+	if ((v = node_str(node_get(bx, "cmdline"))))
+		b->cmdline = xstrdup(v);
+	if ((v = node_str(node_get(bx, "initrd"))))
+		b->initrd = xstrdup(v);
+	v = node_str(node_get(bx, "boot"));
+	if (v && strcmp(v, "kexec") && strcmp(v, "reboot")) {
+		bad(err, file, node_get(bx, "boot"), name, "boot", "must be kexec or reboot");
+		goto out;
+	}
+	b->reboot = v && !strcmp(v, "reboot");
+	b->port = 22;
+	b->boot_timeout = 300;
+	b->max_failures = 3;
+	if (argv_of(file, node_get(bx, "reboot_cmd"), name, "reboot_cmd", &b->reboot_cmd, err) ||
+	    argv_of(file, node_get(bx, "power_cycle_cmd"), name, "power_cycle_cmd", &b->power_cycle_cmd, err) ||
+	    int_of(file, node_get(bx, "port"), name, "port", 1, 65535, &b->port, err) ||
+	    int_of(file, node_get(bx, "boot_timeout"), name, "boot_timeout", 10, 86400, &b->boot_timeout, err) ||
+	    int_of(file, node_get(bx, "max_failures"), name, "max_failures", 1, 1000, &b->max_failures, err))
+		goto out;
+	if (b->reboot && !b->reboot_cmd) {
+		bad(err, file, node_get(bx, "boot"), name, "boot",
+		    "boot: reboot needs reboot_cmd, the command that makes the box boot the kernel (it gets LKPROBOT_KERNEL, LKPROBOT_CMDLINE)");
+		goto out;
+	}
+	for (const char *const *f = (const char *const[]){ b->key, b->known_hosts, NULL }; *f; f++)
+		if (access(*f, R_OK)) {
+			char *what = xasprintf("cannot read '%s': %s", *f, strerror(errno));
+			bad(err, file, node_get(bx, *f == b->key ? "key" : "known_hosts"), name,
+			    *f == b->key ? "key" : "known_hosts", what);
+			free(what);
+			goto out;
+		}
+	ret = 0;
+out:
+	if (ret)
+		box_release(b);
+	node_free(doc);
+	return ret;
+}
+
+/* ---- commands ---- */
+
+static double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Run argv with stdin in_fd (-1: /dev/null), stdout out_fd (-1: /dev/null),
+ * stderr err_fd; killed after timeout seconds (0: never). The exit status,
+ * 128+signal, or -1 with err set when it could not start.
+ */
+static int spawn(char *const argv[], int in_fd, int out_fd, int err_fd, int timeout, bool *timed_out,
+		 struct strbuf *err)
+{
+	int status;
+	pid_t pid;
+
+	*timed_out = false;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		strbuf_setf(err, "cannot fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(in_fd >= 0 ? in_fd : null, 0);
+		dup2(out_fd >= 0 ? out_fd : null, 1);
+		dup2(err_fd >= 0 ? err_fd : null, 2);
+		execvp(argv[0], argv);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	double deadline = timeout > 0 ? now_mono() + timeout : 0;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, deadline ? WNOHANG : 0);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			strbuf_setf(err, "waitpid: %s", strerror(errno));
+			kill(pid, SIGKILL);
+			return -1;
+		}
+		if (deadline && now_mono() > deadline && !*timed_out) {
+			*timed_out = true;
+			kill(pid, SIGKILL);
+			deadline = 0;	/* now wait for it */
+		} else if (w == 0) {
+			usleep(20000);
+		}
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+/* The last line of the file behind fd (rewound), trimmed, into out. */
+static void last_line(int fd, struct strbuf *out)
+{
+	char buf[4096];
+	ssize_t n;
+
+	strbuf_reset(out);
+	if (lseek(fd, 0, SEEK_SET) == 0) {
+		struct strbuf all = STRBUF_INIT;
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			strbuf_add(&all, buf, (size_t)n);
+		strbuf_rtrim(&all);
+		const char *nl = strrchr(all.buf, '\n');
+		strbuf_addstr(out, nl ? nl + 1 : all.buf);
+		strbuf_release(&all);
+	}
+}
+
+static void read_all(int fd, struct strbuf *out)
+{
+	char buf[65536];
+	ssize_t n;
+
+	strbuf_reset(out);
+	if (lseek(fd, 0, SEEK_SET) == 0)
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			strbuf_add(out, buf, (size_t)n);
+}
+
+static int ssh_to(const struct box *b, const char *command, int in_fd, int out_fd, int timeout, struct strbuf *err)
+{
+	char port[16], kh[PATH_MAX + 32], *argv[32];
+	FILE *ef = tmpfile();
+	int a = 0;
+	bool timed_out;
+
+	snprintf(port, sizeof(port), "%d", b->port);
+	argv[a++] = "ssh";
+	argv[a++] = "-o";
+	argv[a++] = "BatchMode=yes";
+	argv[a++] = "-o";
+	argv[a++] = "StrictHostKeyChecking=yes";	/* a box whose key changed is not our box */
+	if (b->known_hosts) {
+		snprintf(kh, sizeof(kh), "UserKnownHostsFile=%s", b->known_hosts);
+		argv[a++] = "-o";
+		argv[a++] = kh;
+	}
+	if (b->key) {
+		argv[a++] = "-i";
+		argv[a++] = b->key;
+		argv[a++] = "-o";
+		argv[a++] = "IdentitiesOnly=yes";
+	}
+	argv[a++] = "-o";
+	argv[a++] = "ConnectTimeout=10";
+	argv[a++] = "-o";
+	argv[a++] = "ServerAliveInterval=15";
+	argv[a++] = "-o";
+	argv[a++] = "ServerAliveCountMax=4";
+	argv[a++] = "-o";
+	argv[a++] = "LogLevel=ERROR";
+	argv[a++] = "-p";
+	argv[a++] = port;
+	argv[a++] = "-l";
+	argv[a++] = b->user;
+	argv[a++] = "--";
+	argv[a++] = b->host;
+	argv[a++] = (char *)command;
+	argv[a] = NULL;
+	if (!ef) {
+		strbuf_setf(err, "cannot make a temporary file: %s", strerror(errno));
+		return -1;
+	}
+	int rc = spawn(argv, in_fd, out_fd, fileno(ef), timeout, &timed_out, err);
+	if (rc >= 0) {
+		last_line(fileno(ef), err);
+		if (timed_out)
+			strbuf_setf(err, "no answer from box %s within %d s: ssh killed", b->name, timeout);
+		else if (rc == 255 && !err->len)
+			strbuf_setf(err, "ssh could not reach %s:%d", b->host, b->port);
+	}
+	fclose(ef);
+	return rc;
+}
+
+int box_ssh(const struct box *b, const char *command, int in_fd, struct strbuf *out, int timeout, struct strbuf *err)
+{
+	FILE *of = out ? tmpfile() : NULL;
+	int rc;
+
+	if (out && !of) {
+		strbuf_setf(err, "cannot make a temporary file: %s", strerror(errno));
+		return -1;
+	}
+	rc = ssh_to(b, command, in_fd, of ? fileno(of) : -1, timeout, err);
+	if (of) {
+		read_all(fileno(of), out);
+		fclose(of);
+	}
+	return rc;
+}
+
+/* "box NAME (user@host:port): " in front of err. */
+static int box_err(const struct box *b, struct strbuf *err, const char *what)
+{
+	char *e = strbuf_detach(err);
+	strbuf_setf(err, "box %s (%s@%s:%d): %s%s%s", b->name, b->user, b->host, b->port, what, *e ? ": " : "", e);
+	free(e);
+	return -1;
+}
+
+int box_connect(struct box *b, struct strbuf *err)
+{
+	char exe[PATH_MAX], hash[GITREPO_HEXSZ + 1];
+	struct strbuf bin = STRBUF_INIT;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int rc = -1;
+
+	if (n > 0)
+		exe[n] = '\0';
+	if (n <= 0 || strbuf_read_file(&bin, exe)) {
+		strbuf_setf(err, "cannot read this lkprobot (/proc/self/exe)");
+		goto out;
+	}
+	gitrepo_hash(bin.buf, bin.len, hash);
+	free(b->agent);
+	b->agent = xasprintf("%s/bin/lkprobot-%.12s", b->workdir, hash);
+	char *test = xasprintf("test -x %s", b->agent);
+	rc = box_ssh(b, test, -1, NULL, 60, err);
+	free(test);
+	if (rc == 1) {
+		/* this version is not there yet: copy it, then rename (a half copy is never run) */
+		char *put = xasprintf("mkdir -p %s/bin && cat > %s.tmp && chmod 755 %s.tmp && mv -f %s.tmp %s", b->workdir,
+				      b->agent, b->agent, b->agent, b->agent);
+		int fd = open(exe, O_RDONLY | O_CLOEXEC);
+		rc = fd < 0 ? -1 : box_ssh(b, put, fd, NULL, 600, err);
+		if (fd >= 0)
+			close(fd);
+		free(put);
+		if (rc) {
+			rc = box_err(b, err, "cannot copy lkprobot there");
+			goto out;
+		}
+	} else if (rc) {
+		rc = box_err(b, err, rc == 255 ? "cannot reach it" : "cannot look for lkprobot there");
+		goto out;
+	}
+	rc = 0;
+out:
+	strbuf_release(&bin);
+	return rc;
+}
+
+int box_kernel_release(const char *bzimage, struct strbuf *out, struct strbuf *err)
+{
+	unsigned char hdr[0x210];
+	char ver[256];
+	int fd = open(bzimage, O_RDONLY | O_CLOEXEC);
+	int ret = -1;
+
+	if (fd < 0) {
+		strbuf_setf(err, "cannot read the kernel '%s': %s", bzimage, strerror(errno));
+		return -1;
+	}
+	/* x86 boot protocol: "HdrS" at 0x202; kernel_version (0x20e) points 0x200 before its string */
+	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) || memcmp(hdr + 0x202, "HdrS", 4)) {
+		strbuf_setf(err, "'%s' is not an x86 bzImage (no HdrS setup header)", bzimage);
+		goto out;
+	}
+	unsigned off = (unsigned)hdr[0x20e] | (unsigned)hdr[0x20f] << 8;
+	ssize_t n = off ? pread(fd, ver, sizeof(ver) - 1, (off_t)off + 0x200) : -1;
+	if (n <= 0) {
+		strbuf_setf(err, "'%s' has no kernel version string", bzimage);
+		goto out;
+	}
+	ver[n] = '\0';
+	strbuf_reset(out);
+	strbuf_add(out, ver, strcspn(ver, " \n"));
+	ret = out->len ? 0 : -1;
+	if (ret)
+		strbuf_setf(err, "'%s' has an empty kernel version string", bzimage);
+out:
+	close(fd);
+	return ret;
+}
+
+/* ---- a run ---- */
+
+void box_run_release(struct box_run *r)
+{
+	free(r->run_dir);
+	free(r->reason);
+	memset(r, 0, sizeof(*r));
+}
+
+struct probe {
+	char boot_id[64];
+	struct strbuf release, cmdline;
+};
+
+/* What kernel the box runs: 0, or the ssh status (255: not reachable). */
+static int box_probe(const struct box *b, struct probe *p, int timeout, struct strbuf *err)
+{
+	struct strbuf out = STRBUF_INIT;
+	int rc = box_ssh(b, "cat /proc/sys/kernel/random/boot_id; uname -r; cat /proc/cmdline", -1, &out, timeout, err);
+
+	if (!rc) {
+		char *l1 = out.buf, *l2 = strchr(l1, '\n'), *l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
+		if (!l3) {
+			strbuf_setf(err, "box %s answered something else than boot_id, uname -r and /proc/cmdline", b->name);
+			rc = -1;
+		} else {
+			snprintf(p->boot_id, sizeof(p->boot_id), "%.*s", (int)(l2 - l1), l1);
+			strbuf_reset(&p->release);
+			strbuf_add(&p->release, l2 + 1, (size_t)(l3 - l2 - 1));
+			strbuf_reset(&p->cmdline);
+			strbuf_addstr(&p->cmdline, l3 + 1);
+			strbuf_rtrim(&p->cmdline);
+		}
+	}
+	strbuf_release(&out);
+	return rc;
+}
+
+/* Does the command line hold this word? */
+static bool has_word(const char *cmdline, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = cmdline; (p = strstr(p, word)); p += n)
+		if ((p == cmdline || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * Wait for the box to answer from another boot than old_boot_id. 0 back
+ * (p filled), 1 not within timeout seconds.
+ */
+static int wait_back(const struct box *b, const char *old_boot_id, int timeout, struct probe *p)
+{
+	double deadline = now_mono() + timeout;
+	struct strbuf e = STRBUF_INIT;
+
+	while (now_mono() < deadline) {
+		int left = (int)(deadline - now_mono()) + 1;
+		if (!box_probe(b, p, left < 30 ? left : 30, &e) && strcmp(p->boot_id, old_boot_id)) {
+			strbuf_release(&e);
+			return 0;
+		}
+		sleep(BOX_POLL_S);
+	}
+	strbuf_release(&e);
+	return 1;
+}
+
+/* Power-cycle the box with its command and wait for it; what happened, said in why. */
+static void power_cycle(const struct box *b, const char *old_boot_id, struct strbuf *why)
+{
+	struct strbuf e = STRBUF_INIT;
+	struct probe p = { .release = STRBUF_INIT, .cmdline = STRBUF_INIT };
+	bool timed_out;
+	int efd;
+
+	if (!b->power_cycle_cmd) {
+		strbuf_addstr(why, "; no power_cycle_cmd is configured: the box needs a hand");
+		return;
+	}
+	FILE *ef = tmpfile();
+	efd = ef ? fileno(ef) : -1;
+	int rc = spawn(b->power_cycle_cmd, -1, efd, efd, 120, &timed_out, &e);
+	if (rc) {
+		if (efd >= 0 && rc > 0)
+			last_line(efd, &e);
+		strbuf_addf(why, "; power_cycle_cmd %s failed (%s%s%d)%s%s", b->power_cycle_cmd[0],
+			    timed_out ? "killed after 120 s, " : "", "status ", rc, e.len ? ": " : "", e.buf);
+	} else if (wait_back(b, old_boot_id, b->boot_timeout, &p)) {
+		strbuf_addf(why, "; power-cycled, and it did not answer within %d s either", b->boot_timeout);
+	} else {
+		strbuf_addstr(why, "; power-cycled: it is back");
+	}
+	if (ef)
+		fclose(ef);
+	strbuf_release(&e);
+	strbuf_release(&p.release);
+	strbuf_release(&p.cmdline);
+}
+
+/* A result root here for a run that never ran: job.yaml says why. */
+static char *failed_root(const struct box *b, const struct node *job, const char *rt, const char *state,
+			 const char *why, struct strbuf *err)
+{
+	char *dir = NULL;
+	int no;
+
+	if (result_claim_run(rt, &dir, &no, err))
+		return NULL;
+	struct node *j = node_dup(job), *facts = node_new(NODE_MAP);
+	struct strbuf out = STRBUF_INIT;
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%lld", (long long)time(NULL));
+	node_set(j, "job_state", node_new_scalar(state));
+	struct node *r = node_new_scalar(why);
+	r->quoted = 1;
+	node_set(j, "job_state_reason", r);
+	node_set(j, "start_time", node_new_scalar(buf));
+	node_set(j, "lkprobot_version", node_new_scalar(LKPROBOT_VERSION));
+	char *where = xasprintf("%s (%s@%s:%d)", b->name, b->user, b->host, b->port);
+	struct node *w = node_new_scalar(where);
+	w->quoted = 1;
+	node_set(facts, "box", w);
+	node_set(j, "facts", facts);
+	free(where);
+	strbuf_addstr(&out, "---\n");
+	yml_emit(&out, j);
+	char *path = xasprintf("%s/job.yaml", dir);
+	if (fsutil_write_atomic(path, out.buf, out.len, err)) {
+		free(dir);
+		dir = NULL;
+	}
+	free(path);
+	node_free(j);
+	strbuf_release(&out);
+	return dir;
+}
+
+/* The box failed this run: counted in the store, maybe out of service now. */
+static void box_failure(const struct box *b, struct store *s, struct box_run *r)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	r->box_failed = true;
+	if (s) {
+		int rc = store_box_failed(s, b->name, r->reason, b->max_failures, (int64_t)time(NULL), &e);
+		if (rc < 0)
+			fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
+		r->out_of_service = rc == 1;
+		if (r->out_of_service) {
+			char *more = xasprintf("%s; box %s is out of service after %d failures in a row "
+					       "('lkprobot box enable %s' puts it back)",
+					       r->reason, b->name, b->max_failures, b->name);
+			free(r->reason);
+			r->reason = more;
+		}
+	}
+	strbuf_release(&e);
+}
+
+/* Fill the result path's axes the job leaves to the machine, so that the box and we agree on it. */
+static void fill_axes(struct node *job, const struct box *b, const struct machine *m)
+{
+	const char *axes[][2] = { { "tbox_group", b->tbox_group }, { "rootfs", m->rootfs }, { "kconfig", m->kconfig },
+				  { "compiler", m->compiler }, { "commit", m->commit } };
+	for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++)
+		if (!job_get_str(job, axes[i][0]) && axes[i][1])
+			node_set(job, axes[i][0], node_new_scalar(axes[i][1]));
+}
+
+/* Boot the box into kernel: 0 it runs it, 1 it failed (r filled), -1 error. */
+static int box_boot(struct box *b, const char *kernel, const struct node *job, const char *id, const char *rdir,
+		    struct store *s, struct box_run *r, struct strbuf *err)
+{
+	struct probe before = { .release = STRBUF_INIT, .cmdline = STRBUF_INIT };
+	struct probe after = { .release = STRBUF_INIT, .cmdline = STRBUF_INIT };
+	struct strbuf release = STRBUF_INIT, cmdline = STRBUF_INIT, want = STRBUF_INIT, why = STRBUF_INIT,
+		      out = STRBUF_INIT;
+	int ret = -1;
+
+	if (box_kernel_release(kernel, &release, err))
+		goto out;
+	int rc = box_probe(b, &before, 60, err);
+	if (rc) {
+		box_err(b, err, rc == 255 ? "cannot reach it" : "cannot ask which kernel it runs");
+		goto out;
+	}
+	/* the box's own command line, without what an earlier run added */
+	if (b->cmdline) {
+		strbuf_addstr(&cmdline, b->cmdline);
+	} else {
+		char *mark = strstr(before.cmdline.buf, " lkprobot.run=");
+		strbuf_add(&cmdline, before.cmdline.buf, mark ? (size_t)(mark - before.cmdline.buf) : before.cmdline.len);
+	}
+	strbuf_addf(&want, " lkprobot.run=%s", id);
+	job_boot_params(job, &want);
+	strbuf_add(&cmdline, want.buf, want.len);
+
+	/* boot.yaml: what `lkprobot box boot` does on the box */
+	struct node *boot = node_new(NODE_MAP);
+	char *kpath = xasprintf("%s/bzImage", rdir);
+	node_set(boot, "kernel", node_new_scalar(kpath));
+	if (b->initrd)
+		node_set(boot, "initrd", node_new_scalar(b->initrd));
+	struct node *cl = node_new_scalar(cmdline.buf);
+	cl->quoted = 1;
+	node_set(boot, "cmdline", cl);
+	node_set(boot, "method", node_new_scalar(b->reboot ? "reboot" : "kexec"));
+	if (b->reboot) {
+		struct node *seq = node_new(NODE_SEQ);
+		for (char **a = b->reboot_cmd; *a; a++) {
+			struct node *v = node_new_scalar(*a);
+			v->quoted = 1;
+			node_push(seq, v);
+		}
+		node_set(boot, "reboot_cmd", seq);
+	}
+	yml_emit(&out, boot);
+	node_free(boot);
+	free(kpath);
+	FILE *f = tmpfile();
+	if (!f || fwrite(out.buf, 1, out.len, f) != out.len || fflush(f) || lseek(fileno(f), 0, SEEK_SET)) {
+		strbuf_setf(err, "cannot write a temporary file: %s", strerror(errno));
+		if (f)
+			fclose(f);
+		goto out;
+	}
+	char *cmd = xasprintf("cat > %s/boot.yaml", rdir);
+	rc = box_ssh(b, cmd, fileno(f), NULL, 60, err);
+	fclose(f);
+	free(cmd);
+	int fd = rc ? -1 : open(kernel, O_RDONLY | O_CLOEXEC);
+	cmd = xasprintf("cat > %s/bzImage", rdir);
+	if (!rc)
+		rc = fd < 0 ? -1 : box_ssh(b, cmd, fd, NULL, 600, err);
+	if (fd >= 0)
+		close(fd);
+	free(cmd);
+	if (rc) {
+		box_err(b, err, "cannot copy the kernel there");
+		goto out;
+	}
+	cmd = xasprintf("%s box boot %s/boot.yaml", b->agent, rdir);
+	rc = box_ssh(b, cmd, -1, NULL, 120, err);
+	free(cmd);
+	if (rc == 255 || rc < 0) {
+		box_err(b, err, "cannot reach it");
+		goto out;
+	}
+	if (rc) {
+		/* kexec -l refused the image: the kernel's fault or the box's, but nothing booted */
+		r->job_state = "boot_failed";
+		r->reason = xasprintf("box %s could not load the kernel: %s", b->name, err->len ? err->buf : "no reason given");
+		strbuf_reset(err);
+		ret = 1;
+		goto out;
+	}
+	fprintf(stderr, "lkprobot: box %s: booting %s (%s) with%s\n", b->name, release.buf, b->reboot ? "reboot_cmd" : "kexec",
+		want.buf);
+	if (wait_back(b, before.boot_id, b->boot_timeout, &after)) {
+		strbuf_addf(&why, "box %s did not answer within %d s of %s into %s", b->name, b->boot_timeout,
+			    b->reboot ? "its reboot_cmd" : "kexec", release.buf);
+		fprintf(stderr, "lkprobot: %s\n", why.buf);
+		power_cycle(b, before.boot_id, &why);
+		r->job_state = "boot_failed";
+		r->reason = strbuf_detach(&why);
+		box_failure(b, s, r);
+		ret = 1;
+		goto out;
+	}
+	/* the kernel and parameters asked for, or the box fell back to another one */
+	bool params = true;
+	char *words = xstrdup(want.buf);
+	for (char *w = strtok(words, " "); w; w = strtok(NULL, " "))
+		params &= has_word(after.cmdline.buf, w);
+	free(words);
+	if (strcmp(after.release.buf, release.buf) || !params) {
+		r->job_state = "boot_failed";
+		r->reason = xasprintf("box %s came back running %s with the command line '%s', not %s with '%s': "
+				      "it did not boot the kernel under test", b->name, after.release.buf,
+				      after.cmdline.buf, release.buf, want.buf + 1);
+		box_failure(b, s, r);
+		ret = 1;
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&before.release);
+	strbuf_release(&before.cmdline);
+	strbuf_release(&after.release);
+	strbuf_release(&after.cmdline);
+	strbuf_release(&release);
+	strbuf_release(&cmdline);
+	strbuf_release(&want);
+	strbuf_release(&why);
+	strbuf_release(&out);
+	return ret;
+}
+
+/* The run dir `lkprobot run` printed ("<state> <dir> (test ...)"), checked to be under prefix/rel/. */
+static char *printed_run_dir(const char *out, const char *prefix, const char *rel)
+{
+	char *want = xasprintf("%s/%s/", prefix, rel), *dir = NULL;
+
+	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *sp = strchr(l, ' ');
+		size_t n = sp ? strcspn(sp + 1, " \n") : 0;
+		if (sp && n > strlen(want) && !strncmp(sp + 1, want, strlen(want))) {
+			char *d = xstrndup(sp + 1, n);
+			const char *tail = d + strlen(want);
+			if (strspn(tail, "0123456789") == strlen(tail) && strspn(d, plain_chars) == strlen(d) && !strstr(d, "..")) {
+				dir = d;
+				break;
+			}
+			free(d);
+		}
+	}
+	free(want);
+	return dir;
+}
+
+int box_run(struct box *b, const char *kernel, const struct node *job, const struct machine *m, const char *result_dir,
+	    struct store *s, struct box_run *r, struct strbuf *err)
+{
+	struct strbuf rel = STRBUF_INIT, yaml = STRBUF_INIT, out = STRBUF_INIT, e = STRBUF_INIT;
+	struct node *j = node_dup(job), *row = NULL;
+	char id[64], *rdir = NULL, *rt = NULL, *cmd = NULL, *box_dir = NULL, *tarf = NULL;
+	int ret = -1, rc;
+
+	memset(r, 0, sizeof(*r));
+	if (s && store_box_get(s, b->name, &row, err) < 0)
+		goto out;
+	if (row && node_str(node_get(row, "in_service")) && !strcmp(node_str(node_get(row, "in_service")), "0")) {
+		const char *last = node_str(node_get(row, "last_error"));
+		strbuf_setf(err, "box %s is out of service (%s); 'lkprobot box enable %s' puts it back", b->name,
+			    last ? last : "taken out by hand", b->name);
+		goto out;
+	}
+	if (!b->agent && box_connect(b, err))
+		goto out;
+	fill_axes(j, b, m);
+	if (job_result_path(j, m, false, &rel, err))
+		goto out;
+	rt = xasprintf("%s/%s", result_dir, rel.buf);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(id, sizeof(id), "%lld-%d-%03ld", (long long)ts.tv_sec, (int)getpid(), ts.tv_nsec / 1000000);
+	rdir = xasprintf("%s/runs/%s", b->workdir, id);
+
+	/* the job goes over as a file: its values never reach a command line */
+	yml_emit(&yaml, j);
+	FILE *f = tmpfile();
+	if (!f || fwrite(yaml.buf, 1, yaml.len, f) != yaml.len || fflush(f) || lseek(fileno(f), 0, SEEK_SET)) {
+		strbuf_setf(err, "cannot write a temporary file: %s", strerror(errno));
+		if (f)
+			fclose(f);
+		goto out;
+	}
+	cmd = xasprintf("mkdir -p %s && cat > %s/job.yaml", rdir, rdir);
+	rc = box_ssh(b, cmd, fileno(f), NULL, 60, err);
+	fclose(f);
+	if (rc) {
+		box_err(b, err, rc == 255 ? "cannot reach it" : "cannot copy the job there");
+		goto out;
+	}
+	if (kernel) {
+		rc = box_boot(b, kernel, j, id, rdir, s, r, err);
+		if (rc < 0)
+			goto out;
+		if (rc > 0) {
+			if (!(r->run_dir = failed_root(b, j, rt, r->job_state, r->reason, err)))
+				goto out;
+			ret = 0;
+			goto out;
+		}
+	}
+	/* the run: as long as the engine may take, and the setups and stats */
+	uint64_t runtime = 300;
+	const char *v = node_str(node_get(j, "runtime"));
+	if (v && units_seconds(v, &runtime, &e))
+		runtime = 300;
+	free(cmd);
+	/* -t: units against the box, under its tbox_group (the box's host name may differ) */
+	cmd = xasprintf("%s run --no-defaults --no-store -t %s --fs-root %s -o %s/result %s/job.yaml", b->agent,
+			b->tbox_group, b->fs_root, rdir, rdir);
+	fprintf(stderr, "lkprobot: box %s: running the job\n", b->name);
+	rc = box_ssh(b, cmd, -1, &out, (int)runtime * 2 + 900, err);
+	char *prefix = xasprintf("%s/result", rdir);
+	box_dir = rc == 255 ? NULL : printed_run_dir(out.buf, prefix, rel.buf);
+	free(prefix);
+	if (!box_dir) {
+		r->job_state = "failed";
+		strbuf_rtrim(&out);
+		const char *nl = strrchr(out.buf, '\n');
+		r->reason = rc == 255 ? xasprintf("box %s stopped answering during the run: %s", b->name, err->buf)
+			: xasprintf("box %s: lkprobot run made no result root (exit status %d): %s", b->name, rc,
+				    err->len ? err->buf : out.len ? (nl ? nl + 1 : out.buf) : "no output");
+		strbuf_reset(err);
+		box_failure(b, s, r);
+		if (!(r->run_dir = failed_root(b, j, rt, r->job_state, r->reason, err)))
+			goto out;
+		ret = 0;
+		goto out;
+	}
+	/* home: into a run directory of our own, then checked and extracted here */
+	if (result_claim_run(rt, &r->run_dir, &(int){ 0 }, err))
+		goto out;
+	tarf = xasprintf("%s.tar", r->run_dir);
+	int tfd = open(tarf, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	free(cmd);
+	cmd = xasprintf("tar -C %s -cf - .", box_dir);
+	rc = tfd < 0 ? -1 : ssh_to(b, cmd, -1, tfd, 600, err);
+	if (tfd >= 0)
+		close(tfd);
+	bool timed_out;
+	char *tar[] = { "tar", "-xf", tarf, "-C", r->run_dir, "--no-same-owner", "--no-overwrite-dir", NULL };
+	if (rc || spawn(tar, -1, -1, 2, 600, &timed_out, err)) {
+		box_err(b, err, "cannot bring the result root home");
+		goto out;
+	}
+	FILE *dm = tmpfile();
+	if (dm && !ssh_to(b, "dmesg", -1, fileno(dm), 60, &e)) {
+		struct strbuf text = STRBUF_INIT;
+		char *p = xasprintf("%s/dmesg", r->run_dir);
+		read_all(fileno(dm), &text);
+		if (access(p, F_OK) && fsutil_write_atomic(p, text.buf, text.len, &e))
+			fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
+		free(p);
+		strbuf_release(&text);
+	}
+	if (dm)
+		fclose(dm);
+	/* what came home is checked: a job.yaml with a state, stats made here by this robot's parsers */
+	struct strbuf text = STRBUF_INIT;
+	char *jp = xasprintf("%s/job.yaml", r->run_dir);
+	struct node *got = strbuf_read_file(&text, jp) ? NULL : yml_load_one(text.buf, jp, &e);
+	const char *state = got ? node_str(node_get(got, "job_state")) : NULL;
+	static const char *const known[] = { "finished", "failed", "timeout", "killed", NULL };
+	r->job_state = "failed";
+	for (const char *const *k = known; state && *k; k++)
+		if (!strcmp(state, *k))
+			r->job_state = *k;
+	if (!state) {
+		r->reason = xasprintf("box %s: the result root has no job.yaml with a job_state", b->name);
+	} else if (node_str(node_get(got, "job_state_reason"))) {
+		r->reason = xstrdup(node_str(node_get(got, "job_state_reason")));
+	}
+	node_free(got);
+	free(jp);
+	strbuf_release(&text);
+	struct node *problems = node_new(NODE_MAP);
+	if (state && result_restat(r->run_dir, false, problems, &e))
+		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
+	node_free(problems);
+	if (result_update_matrix(rt, &e))
+		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
+	if (s && store_box_ok(s, b->name, (int64_t)time(NULL), &e) < 0)
+		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
+	free(cmd);
+	cmd = xasprintf("rm -rf %s", rdir);
+	box_ssh(b, cmd, -1, NULL, 120, &e);
+	ret = 0;
+out:
+	if (tarf)
+		unlink(tarf);
+	free(tarf);
+	free(box_dir);
+	free(cmd);
+	free(rdir);
+	free(rt);
+	node_free(j);
+	node_free(row);
+	strbuf_release(&rel);
+	strbuf_release(&yaml);
+	strbuf_release(&out);
+	strbuf_release(&e);
+	return ret;
+}

@@ -1,0 +1,477 @@
+/*
+ * lkprobot box: the real test boxes of the ssh provider — list them and
+ * whether they are in service, put one back in service (or take it out),
+ * prepare a new one, run jobs on one with a given kernel; and, on the box
+ * itself, boot the kernel the robot copied there (`box boot`, which the
+ * robot runs over ssh).
+ */
+#include "cmd.h"
+#include "../lib/engine.h"
+#include "../lib/fsutil.h"
+#include "../lib/job.h"
+#include "../lib/machine.h"
+#include "../lib/run.h"
+#include "../lib/store.h"
+#include "../lib/yml.h"
+#include "../providers/box.h"
+#include "runstore.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: lkprobot box list     [--boxes FILE] [--db FILE | -o DIR]\n"
+	"       lkprobot box enable   NAME [--boxes FILE] [--db FILE | -o DIR]\n"
+	"       lkprobot box disable  NAME [--reason TEXT] [--boxes FILE] [--db FILE | -o DIR]\n"
+	"       lkprobot box install  NAME [--boxes FILE] [JOB.yaml...]\n"
+	"       lkprobot box run      NAME [-k BZIMAGE] [--runs N] [-o DIR] [--db FILE] [--boxes FILE]\n"
+	"                             JOB.yaml... [key=value...]\n"
+	"       lkprobot box boot     BOOT.yaml          (on the box: run by the robot over ssh)\n"
+	"\n"
+	"Real test boxes are reached over ssh (the system's ssh, host keys checked)\n"
+	"and described in the boxes file (--boxes, else $LKPROBOT_BOXES, else\n"
+	"/etc/lkprobot/boxes.yaml; its keys are in README.md). For each run the\n"
+	"robot copies the kernel and the job there, kexecs the box into the kernel\n"
+	"with the job's boot_params (or runs its reboot_cmd), checks uname -r and\n"
+	"/proc/cmdline when it answers again, runs `lkprobot run` there, and brings\n"
+	"the result root home, where it is checked and its stats extracted again.\n"
+	"A box that does not come back within boot_timeout is power-cycled\n"
+	"(power_cycle_cmd) and the run is a recorded failure (boot_failed); after\n"
+	"max_failures such runs in a row the box is out of service until enabled.\n"
+	"\n"
+	"  list      the boxes, in service or not, failures in a row, last error\n"
+	"  enable    put a box back in service (its failure count cleared)\n"
+	"  disable   take a box out of service\n"
+	"  install   copy this lkprobot there, check kexec, and install what the\n"
+	"            jobs need there ('lkprobot install' on the box, apt-get)\n"
+	"  run       run jobs there, booted into BZIMAGE (default: the kernel it\n"
+	"            runs now); results in -o DIR (default /lkp/result) and the store\n"
+	"\n"
+	"exit codes: 0 done (run: every run finished), 1 a run failed or the box\n"
+	"could not be reached, 2 bad usage, boxes file or job\n";
+
+enum { OPT_BOXES = 0x200, OPT_DB, OPT_REASON, OPT_RUNS };
+
+struct box_args {
+	const char *boxes, *db, *result_dir, *reason, *kernel;
+	long runs;
+};
+
+/* ---- on the box ---- */
+
+/* Detach: the ssh session that asked for the boot ends before the kernel changes. */
+static void detach_then_exec(char *const argv[])
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return;
+	setsid();
+	int null = open("/dev/null", O_RDWR);
+	dup2(null, 0);
+	dup2(null, 1);
+	dup2(null, 2);
+	signal(SIGHUP, SIG_IGN);
+	sleep(1);
+	sync();
+	execvp(argv[0], argv);
+	_exit(127);
+}
+
+static int box_boot_here(const char *file)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct node *boot;
+
+	if (strbuf_read_file(&text, file))
+		return cmd_error(EXIT_USAGE, "cannot read '%s': %s", file, strerror(errno));
+	if (!(boot = yml_load_one(text.buf, file, &err)))
+		return cmd_error(EXIT_USAGE, "%s", err.buf);
+	const char *kernel = node_str(node_get(boot, "kernel")), *initrd = node_str(node_get(boot, "initrd"));
+	const char *cmdline = node_str(node_get(boot, "cmdline")), *method = node_str(node_get(boot, "method"));
+	int ret = EXIT_FAIL;
+
+	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	if (!kernel || !cmdline || !method) {
+		ret = cmd_error(EXIT_USAGE, "%s: kernel, cmdline and method are needed", file);
+	} else if (!strcmp(method, "kexec")) {
+		char *init = initrd ? xasprintf("--initrd=%s", initrd) : NULL, *app = xasprintf("--append=%s", cmdline);
+		char *load[] = { "kexec", "-l", (char *)kernel, app, init, NULL };
+		int rc = run_exec(load, -1, -1, &err);
+		if (rc)
+			ret = cmd_error(EXIT_FAIL, "kexec -l %s failed (%s%d)%s%s", kernel, rc < 0 ? "" : "status ", rc,
+					err.len ? ": " : "", err.buf);
+		else {
+			char *exec[] = { "kexec", "-e", NULL };
+			detach_then_exec(exec);
+			printf("kexec: %s loaded; executing it in 1 s\n", kernel);
+			ret = EXIT_OK;
+		}
+		free(init);
+		free(app);
+	} else if (!strcmp(method, "reboot")) {
+		const struct node *cmd = node_get(boot, "reboot_cmd");
+		char **argv = xcalloc((cmd ? cmd->n : 0) + 1, sizeof(*argv));
+		for (size_t i = 0; cmd && i < cmd->n; i++)
+			argv[i] = (char *)node_str(cmd->vals[i]);
+		if (!argv[0]) {
+			ret = cmd_error(EXIT_USAGE, "%s: method reboot needs reboot_cmd", file);
+		} else {
+			setenv("LKPROBOT_KERNEL", kernel, 1);
+			setenv("LKPROBOT_CMDLINE", cmdline, 1);
+			if (initrd)
+				setenv("LKPROBOT_INITRD", initrd, 1);
+			detach_then_exec(argv);
+			printf("%s: running in 1 s\n", argv[0]);
+			ret = EXIT_OK;
+		}
+		free(argv);
+	} else {
+		ret = cmd_error(EXIT_USAGE, "%s: method must be kexec or reboot", file);
+	}
+	node_free(boot);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* ---- here ---- */
+
+static struct store *open_store(const struct box_args *a, struct strbuf *err)
+{
+	char *db = a->db ? xstrdup(a->db) : xasprintf("%s/lkprobot.db", a->result_dir);
+	char *slash = strrchr(db, '/');
+	if (slash && slash != db) {
+		*slash = '\0';
+		fsutil_mkdir_p(db);
+		*slash = '/';
+	}
+	struct store *s = store_open(db, err);
+	free(db);
+	return s;
+}
+
+static int box_list(const struct box_args *a)
+{
+	struct strbuf err = STRBUF_INIT;
+	char **names;
+	size_t n;
+	struct store *s = NULL;
+	int ret = EXIT_FAIL;
+
+	if (box_names(a->boxes, &names, &n, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		goto out;
+	}
+	if (!(s = open_store(a, &err))) {
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		goto out2;
+	}
+	printf("%-20s %-28s %-14s %-8s %s\n", "box", "address", "state", "failures", "last error");
+	for (size_t i = 0; i < n; i++) {
+		struct box b;
+		struct node *row = NULL;
+		if (box_load(a->boxes, names[i], &b, &err)) {
+			printf("%-20s %s\n", names[i], err.buf);
+			continue;
+		}
+		if (store_box_get(s, names[i], &row, &err) < 0) {
+			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+			box_release(&b);
+			goto out2;
+		}
+		char *addr = xasprintf("%s@%s:%d", b.user, b.host, b.port);
+		const char *in = row ? node_str(node_get(row, "in_service")) : "1";
+		const char *fails = row ? node_str(node_get(row, "failures")) : "0";
+		const char *last = row ? node_str(node_get(row, "last_error")) : NULL;
+		printf("%-20s %-28s %-14s %-8s %s\n", names[i], addr, in && !strcmp(in, "0") ? "out of service" : "in service",
+		       fails ? fails : "0", last ? last : "-");
+		free(addr);
+		node_free(row);
+		box_release(&b);
+	}
+	ret = EXIT_OK;
+out2:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	store_close(s);
+out:
+	strbuf_release(&err);
+	return ret;
+}
+
+static int box_service(const struct box_args *a, const char *name, bool in)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct box b;
+	struct store *s;
+	int ret;
+
+	if (box_load(a->boxes, name, &b, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		strbuf_release(&err);
+		return ret;
+	}
+	box_release(&b);
+	if (!(s = open_store(a, &err)) ||
+	    store_box_service(s, name, in, in ? NULL : a->reason ? a->reason : "taken out by hand", (int64_t)time(NULL), &err))
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+	else {
+		printf("box %s is %s service\n", name, in ? "in" : "out of");
+		ret = EXIT_OK;
+	}
+	store_close(s);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* Copy an atomic job to the box and run `lkprobot install` there on it. */
+static int install_job(const struct node *job, void *arg, struct strbuf *err)
+{
+	struct box *b = arg;
+	struct strbuf yaml = STRBUF_INIT;
+	FILE *f = tmpfile();
+	int rc = -1;
+
+	yml_emit(&yaml, job);
+	if (f && fwrite(yaml.buf, 1, yaml.len, f) == yaml.len && !fflush(f) && !lseek(fileno(f), 0, SEEK_SET)) {
+		char *cmd = xasprintf("mkdir -p %s/install && cat > %s/install/job.yaml && %s install --no-defaults %s/install/job.yaml",
+				      b->workdir, b->workdir, b->agent, b->workdir);
+		fflush(stdout);
+		rc = box_ssh(b, cmd, fileno(f), NULL, 1800, err);
+		free(cmd);
+		if (rc)
+			strbuf_setf(err, "box %s: 'lkprobot install' there failed (status %d)%s%s", b->name, rc,
+				    err->len ? ": " : "", err->buf);
+	} else {
+		strbuf_setf(err, "cannot write a temporary file: %s", strerror(errno));
+	}
+	if (f)
+		fclose(f);
+	strbuf_release(&yaml);
+	return rc ? -1 : 0;
+}
+
+static int box_install(const struct box_args *a, struct jobopts *jo, struct lkp_ctx *ctx, const char *name)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct box b;
+	struct job_env env;
+	int ret = EXIT_FAIL;
+
+	if (box_load(a->boxes, name, &b, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		goto out;
+	}
+	if (box_connect(&b, &err)) {
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		goto out;
+	}
+	printf("box %s: lkprobot is %s\n", name, b.agent);
+	if (!b.reboot) {
+		int rc = box_ssh(&b, "command -v kexec", -1, &out, 60, &err);
+		if (rc) {
+			ret = cmd_error(EXIT_FAIL, "box %s: kexec is not installed there (Debian package kexec-tools), and boot is kexec",
+					name);
+			goto out;
+		}
+		strbuf_rtrim(&out);
+		printf("box %s: kexec is %s\n", name, out.buf);
+	}
+	if (jo->nfiles) {
+		jo->testbox = b.tbox_group;
+		jobopts_env(jo, ctx, &env);
+		if (jobopts_expand(jo, &env, install_job, &b, &err)) {
+			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+			goto out;
+		}
+	}
+	printf("box %s is ready\n", name);
+	ret = EXIT_OK;
+out:
+	box_release(&b);
+	strbuf_release(&err);
+	strbuf_release(&out);
+	return ret;
+}
+
+static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp_ctx *ctx, const char *name)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct atomic_list jobs = { 0 };
+	struct machine m = { 0 };
+	struct runstore rs = { 0 };
+	struct job_env env;
+	struct box b;
+	bool have_rs = false;
+	int ret = EXIT_USAGE;
+
+	if (box_load(a->boxes, name, &b, &err))
+		goto bad;
+	jo->testbox = b.tbox_group;
+	if (machine_get(&m, ctx->data_dir, b.tbox_group, &err))
+		goto bad;
+	jobopts_env(jo, ctx, &env);
+	if (jobopts_atomic_jobs(jo, &env, &jobs, &err))
+		goto bad;
+	for (size_t i = 0; i < jobs.n; i++)
+		if (engine_check(jobs.v[i], &err))
+			goto bad;
+	if (a->kernel) {
+		/* the result path's commit: the kernel's release, when the job names no commit */
+		struct strbuf rel = STRBUF_INIT;
+		if (box_kernel_release(a->kernel, &rel, &err)) {
+			strbuf_release(&rel);
+			goto bad;
+		}
+		for (size_t i = 0; i < jobs.n; i++)
+			if (!job_get_str(jobs.v[i], "commit"))
+				node_set(jobs.v[i], "commit", node_new_scalar(rel.buf));
+		strbuf_release(&rel);
+	}
+	if (fsutil_mkdir_p(a->result_dir) || runstore_open(&rs, true, a->db, a->result_dir, &err)) {
+		if (!err.len)
+			strbuf_setf(&err, "cannot create the result directory '%s': %s", a->result_dir, strerror(errno));
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		goto out;
+	}
+	have_rs = true;
+	ret = EXIT_OK;
+	for (size_t i = 0; i < jobs.n; i++) {
+		for (long k = 0; k < a->runs; k++) {
+			struct box_run r;
+			if (box_run(&b, a->kernel, jobs.v[i], &m, a->result_dir, rs.store, &r, &err)) {
+				ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+				goto out;
+			}
+			printf("%s %s\n", r.job_state, r.run_dir ? r.run_dir : "(no result root)");
+			if (r.reason)
+				printf("  reason: %s\n", r.reason);
+			if (r.run_dir && runstore_record_dir(&rs, r.run_dir, &err))
+				cmd_warn("%s", err.buf);
+			if (strcmp(r.job_state, "finished"))
+				ret = EXIT_FAIL;
+			bool stop = r.out_of_service;
+			box_run_release(&r);
+			if (stop)
+				goto out;
+		}
+	}
+	goto out;
+bad:
+	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+out:
+	if (have_rs)
+		runstore_close(&rs);
+	jobopts_atomic_release(&jobs);
+	machine_release(&m);
+	box_release(&b);
+	strbuf_release(&err);
+	return ret;
+}
+
+int cmd_box(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		JOBOPTS_LONGOPTS,
+		{ "boxes", required_argument, NULL, OPT_BOXES },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "result-root", required_argument, NULL, 'o' },
+		{ "reason", required_argument, NULL, OPT_REASON },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct box_args a = { .boxes = box_default_file(), .result_dir = "/lkp/result", .runs = 1 };
+	struct strbuf err = STRBUF_INIT;
+	struct jobopts jo;
+	int c, r, ret = EXIT_USAGE;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(usage_text, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	if (!strcmp(argv[1], "boot")) {
+		/* on the box, run by the robot: nothing else on its command line */
+		if (argc != 3)
+			return cmd_error(EXIT_USAGE, "box boot needs one BOOT.yaml (the robot runs it on the box)");
+		return box_boot_here(argv[2]);
+	}
+	jobopts_init(&jo);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:k:t:s:h", longopts, NULL)) != -1) {
+		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
+			goto bad;
+		if (r)
+			continue;
+		switch (c) {
+		case OPT_BOXES: a.boxes = optarg; break;
+		case OPT_DB: a.db = optarg; break;
+		case 'o': a.result_dir = optarg; break;
+		case OPT_REASON: a.reason = optarg; break;
+		case 'k': a.kernel = optarg; break;
+		case OPT_RUNS:
+			if (jobopts_runs(optarg, &a.runs, &err))
+				goto bad;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			ret = EXIT_OK;
+			goto out;
+		default:
+			fputs(usage_text, stderr);
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		strbuf_setf(&err, "box needs a command: list, enable, disable, install or run");
+		goto bad;
+	}
+	const char *sub = argv[optind++];
+	if (!strcmp(sub, "list")) {
+		if (optind != argc) {
+			strbuf_setf(&err, "box list takes no arguments");
+			goto bad;
+		}
+		ret = box_list(&a);
+		goto out;
+	}
+	if (strcmp(sub, "enable") && strcmp(sub, "disable") && strcmp(sub, "install") && strcmp(sub, "run")) {
+		strbuf_setf(&err, "box: '%s' is not a box command (list, enable, disable, install, run)", sub);
+		goto bad;
+	}
+	if (optind >= argc) {
+		strbuf_setf(&err, "box %s needs the box's NAME", sub);
+		goto bad;
+	}
+	const char *name = argv[optind++];
+	if (!strcmp(sub, "enable") || !strcmp(sub, "disable")) {
+		if (optind != argc) {
+			strbuf_setf(&err, "box %s takes one NAME", sub);
+			goto bad;
+		}
+		ret = box_service(&a, name, !strcmp(sub, "enable"));
+		goto out;
+	}
+	if (optind < argc || !strcmp(sub, "run")) {
+		if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
+			goto bad;
+	}
+	ret = !strcmp(sub, "install") ? box_install(&a, &jo, ctx, name) : box_run_jobs(&a, &jo, ctx, name);
+	goto out;
+bad:
+	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+out:
+	jobopts_release(&jo);
+	strbuf_release(&err);
+	return ret;
+}

@@ -1,0 +1,142 @@
+#!/bin/sh
+# The ssh provider's real test boxes, with a QEMU guest standing in for the
+# box (`lkprobot qemu-box`: TCG, Debian's kernel, the host's root over 9p,
+# user-mode network with an ssh port forward, dropbear, kexec-tools, two
+# NVDIMMs, QEMU's monitor as the power switch). `lkprobot box run` kexecs
+# it into a second kernel with a memmap= parameter, runs the smoke fio job
+# and brings the result root home; a box that comes back with another
+# kernel and one that never comes back are recorded failures, and the
+# second takes the box out of service until `box enable`. The one mock:
+# there is no real pmem DIMM, the NVDIMMs are QEMU's.
+. "$(dirname "$0")/lib.sh"
+
+B="$TMP/box"
+CACHE=${LKPROBOT_TEST_CACHE:-/var/cache/lkprobot-test}
+port=$((22000 + $$ % 1000))
+trap '[ -f "$TMP/qbox.pid" ] && kill "$(cat "$TMP/qbox.pid")" 2>/dev/null; sleep 0.5; rm -rf "$TMP"' EXIT
+box() { lkprobot box --boxes "$TMP/boxes.yaml" -o "$TMP/result" "$@"; }
+
+# a box entry: name, then more keys (already indented)
+write_boxes() {
+	file=$1
+	shift
+	{
+		echo "boxes:"
+		while [ $# -gt 0 ]; do
+			cat <<-EOF
+			  $1:
+			    host: 127.0.0.1
+			    port: $port
+			    key: $TMP/id
+			    known_hosts: $TMP/known_hosts
+			    tbox_group: qemu-pmem
+			    workdir: /mnt/lkprobot
+			    fs_root: /run/fs
+			    initrd: $B/initramfs.cpio
+			    power_cycle_cmd: [python3, $SRC/tests/fixtures/box/power-cycle.py, $B/monitor]
+			EOF
+			printf '%s\n' "$2"
+			shift 2
+		done
+	} >"$file"
+}
+
+wait_box() {
+	for i in $(seq 1 180); do
+		ssh -i "$TMP/id" -p "$port" -o BatchMode=yes -o UserKnownHostsFile="$TMP/known_hosts" \
+			-o ConnectTimeout=5 root@127.0.0.1 true 2>/dev/null && return 0
+		sleep 1
+	done
+	echo "the box did not answer on port $port"; tail -n 30 "$B/console"; return 1
+}
+
+test_expect_success 'setup: a QEMU box with NVDIMMs answers ssh on a forwarded port' '
+	ssh-keygen -q -t ed25519 -N "" -f "$TMP/id" &&
+	mkdir -p "$B" && dropbearkey -t ed25519 -f "$B/host_key" >/dev/null &&
+	echo "[127.0.0.1]:$port $(dropbearkey -y -f "$B/host_key" | grep ^ssh-)" >"$TMP/known_hosts" &&
+	(lkprobot qemu-box --dir "$B" --ssh-port "$port" --authorized-keys "$TMP/id.pub" --cache "$CACHE" \
+		>"$TMP/qbox.out" 2>&1 & echo $! >"$TMP/qbox.pid") &&
+	write_boxes "$TMP/boxes.yaml" qbox "    boot_timeout: 120" &&
+	wait_box && grep -q "@@LKPROBOT box up" "$B/console"
+'
+
+test_expect_success 'box install: this lkprobot is copied there once, kexec is found' '
+	box install qbox >"$TMP/i1" && cat "$TMP/i1" &&
+	grep -q "^box qbox: lkprobot is /mnt/lkprobot/bin/lkprobot-[0-9a-f]\{12\}$" "$TMP/i1" &&
+	grep -q "^box qbox: kexec is /.*kexec$" "$TMP/i1" && ls "$B"/disk/lkprobot/bin/lkprobot-* &&
+	box install qbox >/dev/null && [ $(ls "$B"/disk/lkprobot/bin | wc -l) = 1 ]
+'
+
+K=$(ls "$CACHE"/debian/*/root/boot/vmlinuz-* 2>/dev/null | head -n 1)
+test_expect_success 'box run: kexec into the kernel with memmap=, the smoke fio job, the result root home' '
+	[ -n "$K" ] &&
+	box run qbox -k "$K" -s "boot_params: {bp1_memmap: 256M!1G}" jobs/fio-basic/fio-basic-smoke.yaml runtime=2s \
+		>"$TMP/r1" 2>"$TMP/r1.err" && cat "$TMP/r1" "$TMP/r1.err" &&
+	R=$(sed -n "s/^finished \([^ ]*\)$/\1/p" "$TMP/r1") && [ -d "$R" ] && echo "$R" >"$TMP/root" &&
+	case "$R" in "$TMP"/result/fio-basic/256M_1G-2M-2pmem-xfs-sync-dax-2-2s-randwrite-256M-tb/qemu-pmem/*) ;; *) exit 1;; esac &&
+	grep -q "booting .* (kexec) with lkprobot.run=[0-9-]* memmap=256M!1G" "$TMP/r1.err" &&
+	for f in job.yaml dmesg fio.output stats.json reproduce.sh; do [ -s "$R/$f" ] || { echo "no $f"; exit 1; }; done &&
+	grep -qx "job_state: finished" "$R/job.yaml"
+'
+
+test_expect_success 'the dmesg brought home shows the new kernel.s command line; the job ran on its pmem' '
+	R=$(cat "$TMP/root") &&
+	grep -q "Command line: .* lkprobot.run=[0-9-]* memmap=256M!1G" "$R/dmesg" &&
+	grep -q "^  dax: pmem[0-9] queue/dax=1" "$R/job.yaml" &&
+	grep -q "^  accel: .tcg: an emulated CPU; the numbers are a functional check" "$R/job.yaml" &&
+	python3 -c "import json,sys; s=json.load(open(sys.argv[1])); assert s[\"fio.write_bw_MBps\"] > 0" "$R/stats.json" &&
+	[ -s "$(dirname "$R")/matrix.json" ] &&
+	[ "$(sqlite3 "$TMP/result/lkprobot.db" "select job_state from runs")" = finished ] &&
+	[ -z "$(ls "$B"/disk/lkprobot/runs)" ]
+'
+
+test_expect_success 'a box that comes back with another kernel: a recorded failure, counted' '
+	write_boxes "$TMP/boxes.yaml" flaky "    boot: reboot
+    reboot_cmd: [/bin/busybox, reboot, -f]
+    boot_timeout: 120
+    max_failures: 2" &&
+	expect_exit 1 box run flaky -k "$K" jobs/fio-basic/fio-basic-smoke.yaml runtime=2s &&
+	cat "$TMP/.stdout" &&
+	grep -q "^boot_failed $TMP/result/.*/qemu-pmem/" "$TMP/.stdout" &&
+	grep -q "reason: box flaky came back running .* not .* with .lkprobot.run=.*: it did not boot the kernel under test" "$TMP/.stdout" &&
+	R=$(sed -n "s/^boot_failed \(.*\)/\1/p" "$TMP/.stdout") && grep -qx "job_state: boot_failed" "$R/job.yaml" &&
+	box list >"$TMP/l1" && cat "$TMP/l1" && grep -q "^flaky .* in service  *1 .*did not boot the kernel under test" "$TMP/l1"
+'
+
+test_expect_success 'a box that never comes back: power-cycled, a recorded failure, out of service' '
+	printf "not an initramfs" >"$TMP/junk.cpio" &&
+	write_boxes "$TMP/boxes.yaml" flaky "    boot_timeout: 30
+    max_failures: 2" &&
+	sed -i "s|initrd: .*|initrd: $TMP/junk.cpio|" "$TMP/boxes.yaml" &&
+	expect_exit 1 box run flaky -k "$K" jobs/fio-basic/fio-basic-smoke.yaml runtime=2s &&
+	cat "$TMP/.stdout" &&
+	grep -q "reason: box flaky did not answer within 30 s of kexec into .*; power-cycled: it is back; box flaky is out of service after 2 failures in a row" "$TMP/.stdout" &&
+	[ "$(sqlite3 "$TMP/result/lkprobot.db" "select count(*) from runs where job_state = '\''boot_failed'\''")" = 2 ] &&
+	wait_box
+'
+
+test_expect_success 'out of service: runs refused in one line until box enable' '
+	expect_exit 1 box run flaky jobs/fio-basic/fio-basic-smoke.yaml runtime=2s &&
+	one_line_error "box flaky is out of service \(box flaky did not answer .*\); .lkprobot box enable flaky. puts it back" &&
+	box list | grep -q "^flaky .* out of service  *2 " &&
+	box enable flaky | grep -qx "box flaky is in service" &&
+	box list | grep -q "^flaky .* in service  *0 "
+'
+
+test_expect_success 'a box whose host key is not the known one is not used' '
+	sed -i "s/ssh-ed25519 .*/ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKPgLn9angedwQYVwYQ3m3ctdVxzK898GUCuHHknbUL0/" "$TMP/known_hosts" &&
+	write_boxes "$TMP/boxes.yaml" qbox "" &&
+	expect_exit 1 box install qbox && one_line_error "box qbox \(root@127.0.0.1:$port\): cannot reach it: .*[Hh]ost key verification failed"
+'
+
+test_expect_success 'a bad boxes file: one line with file:line:col, exit 2' '
+	printf "boxes:\n  b1:\n    host: h\n    hots: x\n" >"$TMP/bad.yaml" &&
+	expect_exit 2 lkprobot box --boxes "$TMP/bad.yaml" run b1 jobs/fio-basic/fio-basic-smoke.yaml &&
+	one_line_error "bad.yaml:4:11: boxes.b1.hots: not a setting lkprobot knows" &&
+	printf "boxes:\n  b1:\n    host: h\n    workdir: \"/a b\"\n" >"$TMP/bad.yaml" &&
+	expect_exit 2 lkprobot box --boxes "$TMP/bad.yaml" install b1 &&
+	one_line_error "bad.yaml:4:14: boxes.b1.workdir: must be an absolute path" &&
+	expect_exit 2 lkprobot box --boxes "$TMP/bad.yaml" enable nosuch && one_line_error "no box .nosuch."
+'
+
+test_done
