@@ -169,9 +169,24 @@ static int nvdimm_args(char ***argv, size_t *argc, const char *cache, int npmem,
 	return 0;
 }
 
-/* -machine and -m for RAM mem and npmem NVDIMMs of pmem bytes each. */
-static void machine_args(char ***argv, size_t *argc, int npmem, uint64_t mem, uint64_t pmem)
+/*
+ * The command and the machine: the accelerator, CPUs (default 2), q35 with
+ * mem bytes of RAM and npmem NVDIMMs of pmem bytes each (their backing
+ * files locked through *lock_fd). 0, or -1 with err set.
+ */
+static int machine_args(char ***argv, size_t *argc, bool kvm, int cpus, uint64_t mem, const char *cache, int npmem,
+			uint64_t pmem, int *lock_fd, struct strbuf *err)
 {
+	char num[32];
+
+	addv(argv, argc, "qemu-system-x86_64");
+	addv(argv, argc, "-accel");
+	addv(argv, argc, kvm ? "kvm" : "tcg");
+	addv(argv, argc, "-cpu");
+	addv(argv, argc, kvm ? "host" : "max");
+	snprintf(num, sizeof(num), "%d", cpus > 0 ? cpus : 2);
+	addv(argv, argc, "-smp");
+	addv(argv, argc, num);
 	addv(argv, argc, "-machine");
 	addv(argv, argc, npmem ? "q35,nvdimm=on" : "q35");
 	char *m = npmem ? xasprintf("%lluM,slots=%d,maxmem=%lluM", (unsigned long long)(mem >> 20), npmem,
@@ -180,6 +195,7 @@ static void machine_args(char ***argv, size_t *argc, int npmem, uint64_t mem, ui
 	addv(argv, argc, "-m");
 	addv(argv, argc, m);
 	free(m);
+	return nvdimm_args(argv, argc, cache, npmem, pmem, lock_fd, err);
 }
 
 /* No spaces or quotes: these paths travel on the kernel command line. */
@@ -282,17 +298,7 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 
 	bool kvm = qemu_kvm_usable(&why);
 	res->accel = xstrdup(kvm ? "kvm" : "tcg");
-	addv(&argv, &argc, "qemu-system-x86_64");
-	addv(&argv, &argc, "-accel");
-	addv(&argv, &argc, kvm ? "kvm" : "tcg");
-	addv(&argv, &argc, "-cpu");
-	addv(&argv, &argc, kvm ? "host" : "max");
-	char num[64];
-	snprintf(num, sizeof(num), "%d", o->cpus > 0 ? o->cpus : 2);
-	addv(&argv, &argc, "-smp");
-	addv(&argv, &argc, num);
-	machine_args(&argv, &argc, npmem, mem, pmem);
-	if (nvdimm_args(&argv, &argc, o->cache, npmem, pmem, &lock_fd, err))
+	if (machine_args(&argv, &argc, kvm, o->cpus, mem, o->cache, npmem, pmem, &lock_fd, err))
 		goto out;
 	static const char *const fixed[] = {
 		"-nodefaults", "-no-user-config", "-no-reboot", "-display", "none", "-serial", "stdio",
@@ -527,7 +533,6 @@ int qemu_box_run(const struct qemu_kernel *k, const struct qemu_box_opts *o, str
 	size_t argc = 0;
 	int lock_fd = -1, ret = -1, npmem = o->npmem;
 	uint64_t pmem = o->pmem_size ? o->pmem_size : 1ULL << 30, mem = o->memory ? o->memory : 2ULL << 30;
-	char num[32];
 
 	if (cmdline_safe("lkprobot", o->lkprobot, err) || cmdline_safe("the authorized keys", o->authorized_keys, err) ||
 	    cmdline_safe("the host key", o->host_key, err) || cmdline_safe("the box name", o->name, err))
@@ -542,16 +547,7 @@ int qemu_box_run(const struct qemu_kernel *k, const struct qemu_box_opts *o, str
 	if (rc)
 		return -1;
 	bool kvm = qemu_kvm_usable(&why);
-	addv(&argv, &argc, "qemu-system-x86_64");
-	addv(&argv, &argc, "-accel");
-	addv(&argv, &argc, kvm ? "kvm" : "tcg");
-	addv(&argv, &argc, "-cpu");
-	addv(&argv, &argc, kvm ? "host" : "max");
-	snprintf(num, sizeof(num), "%d", o->cpus > 0 ? o->cpus : 2);
-	addv(&argv, &argc, "-smp");
-	addv(&argv, &argc, num);
-	machine_args(&argv, &argc, npmem, mem, pmem);
-	if (nvdimm_args(&argv, &argc, o->cache, npmem, pmem, &lock_fd, err))
+	if (machine_args(&argv, &argc, kvm, o->cpus, mem, o->cache, npmem, pmem, &lock_fd, err))
 		goto out;
 	/* no -no-reboot: a reset (power cycle) boots the box's own kernel again, as firmware would */
 	static const char *const fixed[] = {

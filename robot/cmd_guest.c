@@ -269,15 +269,21 @@ int cmd_box_init(int argc, char **argv, struct lkp_ctx *ctx)
 		fatal("%s", "lkprobot.box_keys and lkprobot.box_hostkey must be on the kernel command line");
 	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	setenv("HOME", "/root", 1);
+	/* read before the writable places hide where they are (/var/tmp, /root...) */
+	struct strbuf hk = STRBUF_INIT;
+	if (strbuf_read_file(&keys, key_file) || strbuf_read_file(&hk, host_key))
+		fatal("cannot read the authorized keys and the host key ('%s')", key_file);
 	writable_places();
 	if (mount("disk", "/mnt", "9p", 0, "trans=virtio,version=9p2000.L,msize=524288"))
 		printf("@@LKPROBOT note: no persistent disk (9p tag 'disk'): %s\n", strerror(errno));
 	sethostname(name ? name : "qemu-box", strlen(name ? name : "qemu-box"));
-	/* root's authorized keys: dropbear wants them private */
-	if (strbuf_read_file(&keys, key_file) || fsutil_mkdir_p("/root/.ssh") || chmod("/root/.ssh", 0700) ||
+	/* root's authorized keys and the host key: dropbear wants them private */
+	if (fsutil_mkdir_p("/root/.ssh") || chmod("/root/.ssh", 0700) ||
 	    fsutil_write_atomic("/root/.ssh/authorized_keys", keys.buf, keys.len, &err) ||
-	    chmod("/root/.ssh/authorized_keys", 0600))
-		fatal("cannot install the authorized keys from '%s'", key_file);
+	    chmod("/root/.ssh/authorized_keys", 0600) ||
+	    fsutil_write_atomic("/run/dropbear_host_key", hk.buf, hk.len, &err) || chmod("/run/dropbear_host_key", 0600))
+		fatal("cannot install the keys in /root/.ssh and /run: %s", err.buf);
+	strbuf_release(&hk);
 	fsdax_namespaces();
 	wait_late_modules();
 	net_up("lo", NULL);
@@ -287,7 +293,7 @@ int cmd_box_init(int argc, char **argv, struct lkp_ctx *ctx)
 		usleep(10000);
 	if (tries > 500)
 		fatal("%s", "eth0 did not come up (virtio_net)");
-	pid_t sshd = start_sshd(host_key);
+	pid_t sshd = start_sshd("/run/dropbear_host_key");
 	printf("@@LKPROBOT box up: ssh on port 22 (%s)\n", name ? name : "qemu-box");
 	for (;;) {
 		int status;
@@ -297,7 +303,7 @@ int cmd_box_init(int argc, char **argv, struct lkp_ctx *ctx)
 		if (pid == sshd) {
 			printf("@@LKPROBOT note: dropbear ended (status %d); starting it again\n", status);
 			sleep(1);
-			sshd = start_sshd(host_key);
+			sshd = start_sshd("/run/dropbear_host_key");
 		}
 	}
 }

@@ -27,9 +27,10 @@ static const char usage_text[] =
 	"Boot a QEMU guest that behaves like a test box for the ssh provider: it\n"
 	"runs until it is powered off or killed, survives kexec, and a reset\n"
 	"(the monitor's system_reset) boots its own kernel again. DIR holds its\n"
-	"state: disk/ (the box's /mnt, persistent), host_key (dropbear, made with\n"
-	"dropbearkey when missing), initramfs.cpio (give it as the box's initrd\n"
-	"to kexec), console (the serial console) and monitor (QEMU's monitor).\n"
+	"state: disk/ (the box's /mnt, persistent; disk/initramfs.cpio is the box's\n"
+	"/mnt/initramfs.cpio, the initrd of the kernels it is kexec'd into),\n"
+	"host_key (dropbear, made with dropbearkey when missing), console (the\n"
+	"serial console) and monitor (QEMU's monitor).\n"
 	"\n"
 	"      --dir DIR            the box's state directory (created)\n"
 	"      --ssh-port PORT      127.0.0.1:PORT reaches the box's ssh\n"
@@ -132,7 +133,8 @@ int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx)
 		ret = cmd_error(EXIT_FAIL, "%s: %s", dir, strerror(errno));
 		goto out;
 	}
-	char *host_key = xasprintf("%s/host_key", real), *initrd = xasprintf("%s/initramfs.cpio", real);
+	/* on the box's own disk: its /mnt/initramfs.cpio, for the kernels kexec'd into */
+	char *host_key = xasprintf("%s/host_key", real), *initrd = xasprintf("%s/disk/initramfs.cpio", real);
 	char *console = xasprintf("%s/console", real), *monitor = xasprintf("%s/monitor", real);
 	char *disk_real = xasprintf("%s/disk", real);
 	if (access(host_key, R_OK)) {

@@ -74,7 +74,7 @@ if [ "${PROVIDER:-qemu}" = ssh ]; then
 	    tbox_group: qemu-pmem
 	    workdir: /mnt/lkprobot
 	    fs_root: /run/fs
-	    initrd: $box/state/initramfs.cpio
+	    initrd: /mnt/initramfs.cpio
 	    power_cycle_cmd: [python3, $(pwd)/tests/fixtures/box/power-cycle.py, $box/state/monitor]
 	    boot_timeout: 180
 	EOF

@@ -32,7 +32,7 @@ write_boxes() {
 			    tbox_group: qemu-pmem
 			    workdir: /mnt/lkprobot
 			    fs_root: /run/fs
-			    initrd: $B/initramfs.cpio
+			    initrd: /mnt/initramfs.cpio
 			    power_cycle_cmd: [python3, $SRC/tests/fixtures/box/power-cycle.py, $B/monitor]
 			EOF
 			printf '%s\n' "$2"
