@@ -211,6 +211,18 @@ test_expect_success 'kept pages are made again when the store changes: a new hea
 	python3 -c "import json,sys; sys.exit(len(json.load(open(sys.argv[1]))) != 3)" "$TMP/h2"
 '
 
+test_expect_success 'a test box taken out of service shows on the overview, its reason escaped' '
+	printf "boxes:\n  pmem1:\n    host: 10.0.0.5\n" >"$TMP/boxes.yaml" &&
+	lkprobot box --boxes "$TMP/boxes.yaml" --db "$TMP/res/lkprobot.db" disable pmem1 --reason "<script>x</script> BMC gone" &&
+	for i in $(seq 1 40); do
+		get "http://127.0.0.1:$port/" >"$TMP/ob"; grep -q "<h2>Test boxes (ssh)</h2>" "$TMP/ob" && break; sleep 0.1
+	done &&
+	grep -q "<td>pmem1</td><td>out of service (lkprobot box enable)</td><td>0</td><td>&lt;script&gt;x&lt;/script&gt; BMC gone</td>" "$TMP/ob" &&
+	get "http://127.0.0.1:$port/api/overview" | tail -n +3 | python3 -c "import json,sys
+b = json.load(sys.stdin)[\"boxes\"]
+assert b[0][\"name\"] == \"pmem1\" and b[0][\"in_service\"] == 0, b"
+'
+
 test_expect_success 'SIGTERM: the service stops' '
 	kill -TERM "$(cat "$TMP/spid")" &&
 	for i in $(seq 1 50); do kill -0 "$(cat "$TMP/spid")" 2>/dev/null || break; sleep 0.2; done &&
