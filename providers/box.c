@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -821,7 +822,7 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 	struct strbuf rel = STRBUF_INIT, yaml = STRBUF_INIT, out = STRBUF_INIT, e = STRBUF_INIT;
 	struct node *j = node_dup(job), *row = NULL;
 	char id[64], *rdir = NULL, *rt = NULL, *cmd = NULL, *box_dir = NULL, *tarf = NULL;
-	int ret = -1, rc;
+	int ret = -1, rc, lock_fd = -1;
 
 	memset(r, 0, sizeof(*r));
 	if (s && store_box_get(s, b->name, &row, err) < 0)
@@ -832,6 +833,17 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 			    last ? last : "taken out by hand", b->name);
 		goto out;
 	}
+	/* one run at a time on a box: a second robot process waits (a kexec would pull the box from under the first) */
+	char *lock = xasprintf("%s/.boxes/%s.lock", result_dir, b->name);
+	*strrchr(lock, '/') = '\0';
+	fsutil_mkdir_p(lock);
+	lock[strlen(lock)] = '/';
+	lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lock_fd >= 0 && flock(lock_fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
+		fprintf(stderr, "lkprobot: box %s: another run has it (%s); waiting\n", b->name, lock);
+		flock(lock_fd, LOCK_EX);
+	}
+	free(lock);
 	if (!b->agent && box_connect(b, err))
 		goto out;
 	fill_axes(j, b, m);
@@ -957,6 +969,8 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 	box_ssh(b, cmd, -1, NULL, 120, &e);
 	ret = 0;
 out:
+	if (lock_fd >= 0)
+		close(lock_fd);
 	if (tarf)
 		unlink(tarf);
 	free(tarf);

@@ -123,6 +123,16 @@ test_expect_success 'out of service: runs refused in one line until box enable' 
 	box list | grep -q "^flaky .* in service  *0 "
 '
 
+test_expect_success 'two runs on one box at once: the second waits for the first (no kexec under a run)' '
+	box run flaky jobs/fio-basic/fio-basic-smoke.yaml runtime=1s >"$TMP/c1" 2>"$TMP/c1.err" & p1=$! &&
+	sleep 0.5 && box run flaky jobs/fio-basic/fio-basic-smoke.yaml runtime=1s >"$TMP/c2" 2>"$TMP/c2.err" &&
+	wait $p1 && cat "$TMP/c1" "$TMP/c2" "$TMP/c1.err" "$TMP/c2.err" &&
+	grep -q "^finished " "$TMP/c1" && grep -q "^finished " "$TMP/c2" &&
+	grep -q "box flaky: another run has it (.*/.boxes/flaky.lock); waiting" "$TMP/c2.err" &&
+	a=$(sed -n "s/^finished //p" "$TMP/c1") && b=$(sed -n "s/^finished //p" "$TMP/c2") &&
+	[ "$(sed -n "s/^end_time: //p" "$a/job.yaml")" -le "$(sed -n "s/^start_time: //p" "$b/job.yaml")" ]
+'
+
 test_expect_success 'a box whose host key is not the known one is not used' '
 	sed -i "s/ssh-ed25519 .*/ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKPgLn9angedwQYVwYQ3m3ctdVxzK898GUCuHHknbUL0/" "$TMP/known_hosts" &&
 	write_boxes "$TMP/boxes.yaml" qbox "" &&
