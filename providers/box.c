@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #define BOX_POLL_S 2		/* how often a rebooting box is asked whether it is back */
-#define BOX_EXEC_S 60		/* how long a box may keep running its old kernel after the boot command */
 
 static const char plain_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._+-";
 
@@ -794,7 +793,7 @@ out:
 	return ret;
 }
 
-/* The run dir `lkprobot run` printed ("<state> <dir> (test ...)"), checked to be under prefix/rel/. */
+/* The run dir `lkprobot run` printed ("<state> <dir> (test ...)"): prefix/rel/<N>. */
 static char *printed_run_dir(const char *out, const char *prefix, const char *rel)
 {
 	char *want = xasprintf("%s/%s/", prefix, rel), *dir = NULL;
@@ -805,7 +804,7 @@ static char *printed_run_dir(const char *out, const char *prefix, const char *re
 		if (sp && n > strlen(want) && !strncmp(sp + 1, want, strlen(want))) {
 			char *d = xstrndup(sp + 1, n);
 			const char *tail = d + strlen(want);
-			if (strspn(tail, "0123456789") == strlen(tail) && strspn(d, plain_chars) == strlen(d) && !strstr(d, "..")) {
+			if (*tail && strspn(tail, "0123456789") == strlen(tail)) {
 				dir = d;
 				break;
 			}
@@ -910,20 +909,47 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 		ret = 0;
 		goto out;
 	}
-	/* home: into a run directory of our own, then checked and extracted here */
-	if (result_claim_run(rt, &r->run_dir, &(int){ 0 }, err))
-		goto out;
-	tarf = xasprintf("%s.tar", r->run_dir);
+	/*
+	 * Home: the box's result tree as a tar stream (only paths made here on
+	 * its command line), unpacked aside, its one run moved into a run
+	 * directory of our own; then checked and extracted again here.
+	 */
+	const char *tail = box_dir + strlen(rdir) + strlen("/result/") + rel.len + 1;
+	tarf = xasprintf("%s/.boxes/%s.tar", result_dir, id);
+	char *aside = xasprintf("%s/.boxes/%s", result_dir, id), *from = xasprintf("%s/%s/%s", aside, rel.buf, tail);
 	int tfd = open(tarf, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	free(cmd);
-	cmd = xasprintf("tar -C %s -cf - .", box_dir);
+	cmd = xasprintf("tar -C %s/result -cf - .", rdir);
 	rc = tfd < 0 ? -1 : ssh_to(b, cmd, -1, tfd, 600, err);
 	if (tfd >= 0)
 		close(tfd);
 	bool timed_out;
-	char *tar[] = { "tar", "-xf", tarf, "-C", r->run_dir, "--no-same-owner", "--no-overwrite-dir", NULL };
-	if (rc || spawn(tar, -1, -1, 2, 600, &timed_out, err)) {
-		box_err(b, err, "cannot bring the result root home");
+	char *tar[] = { "tar", "-xf", tarf, "-C", aside, "--no-same-owner", NULL };
+	if (!rc && (fsutil_mkdir_p(aside) || spawn(tar, -1, -1, 2, 600, &timed_out, err)))
+		rc = -1;
+	if (!rc && (result_claim_run(rt, &r->run_dir, &(int){ 0 }, err) || rename(from, r->run_dir))) {
+		if (!err->len)
+			strbuf_setf(err, "%s: %s", from, strerror(errno));
+		rc = -1;
+	}
+	char *rm[] = { "rm", "-rf", aside, NULL };
+	spawn(rm, -1, -1, 2, 600, &timed_out, &e);
+	free(aside);
+	free(from);
+	if (rc) {
+		/* the run happened but is lost on the way: a failure of the box, recorded as such */
+		if (r->run_dir)
+			rmdir(r->run_dir);
+		free(r->run_dir);
+		r->run_dir = NULL;
+		r->job_state = "failed";
+		r->reason = xasprintf("box %s: cannot bring the result root %s home: %s", b->name, box_dir,
+				      err->len ? err->buf : "tar failed");
+		strbuf_reset(err);
+		box_failure(b, s, r);
+		if (!(r->run_dir = failed_root(b, j, rt, r->job_state, r->reason, err)))
+			goto out;
+		ret = 0;
 		goto out;
 	}
 	FILE *dm = tmpfile();
