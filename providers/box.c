@@ -409,6 +409,23 @@ int box_ssh(const struct box *b, const char *command, int in_fd, struct strbuf *
 	return rc;
 }
 
+int box_ssh_text(const struct box *b, const char *command, const char *text, size_t len, int timeout,
+		 struct strbuf *err)
+{
+	FILE *f = tmpfile();
+	int rc;
+
+	if (!f || fwrite(text, 1, len, f) != len || fflush(f) || lseek(fileno(f), 0, SEEK_SET)) {
+		strbuf_setf(err, "cannot write a temporary file: %s", strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	rc = box_ssh(b, command, fileno(f), NULL, timeout, err);
+	fclose(f);
+	return rc;
+}
+
 /* "box NAME (user@host:port): " in front of err. */
 static int box_err(const struct box *b, struct strbuf *err, const char *what)
 {
@@ -714,16 +731,8 @@ static int box_boot(struct box *b, const char *kernel, const struct node *job, c
 	yml_emit(&out, boot);
 	node_free(boot);
 	free(kpath);
-	FILE *f = tmpfile();
-	if (!f || fwrite(out.buf, 1, out.len, f) != out.len || fflush(f) || lseek(fileno(f), 0, SEEK_SET)) {
-		strbuf_setf(err, "cannot write a temporary file: %s", strerror(errno));
-		if (f)
-			fclose(f);
-		goto out;
-	}
 	char *cmd = xasprintf("cat > %s/boot.yaml", rdir);
-	rc = box_ssh(b, cmd, fileno(f), NULL, 60, err);
-	fclose(f);
+	rc = box_ssh_text(b, cmd, out.buf, out.len, 60, err);
 	free(cmd);
 	int fd = rc ? -1 : open(kernel, O_RDONLY | O_CLOEXEC);
 	cmd = xasprintf("cat > %s/bzImage", rdir);
@@ -856,16 +865,8 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 
 	/* the job goes over as a file: its values never reach a command line */
 	yml_emit(&yaml, j);
-	FILE *f = tmpfile();
-	if (!f || fwrite(yaml.buf, 1, yaml.len, f) != yaml.len || fflush(f) || lseek(fileno(f), 0, SEEK_SET)) {
-		strbuf_setf(err, "cannot write a temporary file: %s", strerror(errno));
-		if (f)
-			fclose(f);
-		goto out;
-	}
 	cmd = xasprintf("mkdir -p %s && cat > %s/job.yaml", rdir, rdir);
-	rc = box_ssh(b, cmd, fileno(f), NULL, 60, err);
-	fclose(f);
+	rc = box_ssh_text(b, cmd, yaml.buf, yaml.len, 60, err);
 	if (rc) {
 		box_err(b, err, rc == 255 ? "cannot reach it" : "cannot copy the job there");
 		goto out;

@@ -77,6 +77,10 @@ int box_connect(struct box *b, struct strbuf *err);
  */
 int box_ssh(const struct box *b, const char *command, int in_fd, struct strbuf *out, int timeout, struct strbuf *err);
 
+/* box_ssh with text as its stdin (a file to write there: `cat > PATH`). */
+int box_ssh_text(const struct box *b, const char *command, const char *text, size_t len, int timeout,
+		 struct strbuf *err);
+
 /* The release (uname -r) a bzImage says it is, from its setup header. */
 int box_kernel_release(const char *bzimage, struct strbuf *out, struct strbuf *err);
 

@@ -239,24 +239,18 @@ static int install_job(const struct node *job, void *arg, struct strbuf *err)
 {
 	struct box *b = arg;
 	struct strbuf yaml = STRBUF_INIT;
-	FILE *f = tmpfile();
-	int rc = -1;
+	char *cmd = xasprintf("mkdir -p %s/install && cat > %s/install/job.yaml && %s install --no-defaults %s/install/job.yaml",
+			      b->workdir, b->workdir, b->agent, b->workdir);
 
 	yml_emit(&yaml, job);
-	if (f && fwrite(yaml.buf, 1, yaml.len, f) == yaml.len && !fflush(f) && !lseek(fileno(f), 0, SEEK_SET)) {
-		char *cmd = xasprintf("mkdir -p %s/install && cat > %s/install/job.yaml && %s install --no-defaults %s/install/job.yaml",
-				      b->workdir, b->workdir, b->agent, b->workdir);
-		fflush(stdout);
-		rc = box_ssh(b, cmd, fileno(f), NULL, 1800, err);
-		free(cmd);
-		if (rc)
-			strbuf_setf(err, "box %s: 'lkprobot install' there failed (status %d)%s%s", b->name, rc,
-				    err->len ? ": " : "", err->buf);
-	} else {
-		strbuf_setf(err, "cannot write a temporary file: %s", strerror(errno));
+	fflush(stdout);
+	int rc = box_ssh_text(b, cmd, yaml.buf, yaml.len, 1800, err);
+	if (rc) {
+		char *why = strbuf_detach(err);
+		strbuf_setf(err, "box %s: 'lkprobot install' there failed (status %d)%s%s", b->name, rc, *why ? ": " : "", why);
+		free(why);
 	}
-	if (f)
-		fclose(f);
+	free(cmd);
 	strbuf_release(&yaml);
 	return rc ? -1 : 0;
 }

@@ -60,11 +60,13 @@ test_expect_success 'setup: a QEMU box with NVDIMMs answers ssh on a forwarded p
 	wait_box && grep -q "@@LKPROBOT box up" "$B/console"
 '
 
-test_expect_success 'box install: this lkprobot is copied there once, kexec is found' '
+test_expect_success 'box install: this lkprobot is copied there once, kexec is found, lkprobot install runs there' '
 	box install qbox >"$TMP/i1" && cat "$TMP/i1" &&
 	grep -q "^box qbox: lkprobot is /mnt/lkprobot/bin/lkprobot-[0-9a-f]\{12\}$" "$TMP/i1" &&
 	grep -q "^box qbox: kexec is /.*kexec$" "$TMP/i1" && ls "$B"/disk/lkprobot/bin/lkprobot-* &&
-	box install qbox >/dev/null && [ $(ls "$B"/disk/lkprobot/bin | wc -l) = 1 ]
+	box install qbox >/dev/null && [ $(ls "$B"/disk/lkprobot/bin | wc -l) = 1 ] &&
+	box install qbox jobs/fio-basic/fio-basic-smoke.yaml >"$TMP/i2" 2>&1 && cat "$TMP/i2" &&
+	grep -q "^box qbox is ready$" "$TMP/i2" && [ -s "$B/disk/lkprobot/install/job.yaml" ]
 '
 
 K=$(ls "$CACHE"/debian/*/root/boot/vmlinuz-* 2>/dev/null | head -n 1)
