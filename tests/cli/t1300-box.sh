@@ -54,7 +54,7 @@ test_expect_success 'setup: a QEMU box with NVDIMMs answers ssh on a forwarded p
 	ssh-keygen -q -t ed25519 -N "" -f "$TMP/id" &&
 	mkdir -p "$B" && dropbearkey -t ed25519 -f "$B/host_key" >/dev/null &&
 	echo "[127.0.0.1]:$port $(dropbearkey -y -f "$B/host_key" | grep ^ssh-)" >"$TMP/known_hosts" &&
-	(lkprobot qemu-box --dir "$B" --ssh-port "$port" --authorized-keys "$TMP/id.pub" --cache "$CACHE" \
+	("$LKPROBOT" qemu-box --dir "$B" --ssh-port "$port" --authorized-keys "$TMP/id.pub" --cache "$CACHE" \
 		>"$TMP/qbox.out" 2>&1 & echo $! >"$TMP/qbox.pid") &&
 	write_boxes "$TMP/boxes.yaml" qbox "    boot_timeout: 120" &&
 	wait_box && grep -q "@@LKPROBOT box up" "$B/console"
