@@ -671,6 +671,22 @@ static void box_failure(const struct box *b, struct store *s, struct box_run *r)
 	strbuf_release(&e);
 }
 
+/*
+ * The job ran, or may have, but nothing came home: a failure of the box
+ * (counted) and a result root here saying why. Takes reason. 0, or -1
+ * with err set when not even that root could be written.
+ */
+static int lost_run(const struct box *b, struct store *s, const struct node *job, const char *rt, struct box_run *r,
+		    char *reason, struct strbuf *err)
+{
+	r->job_state = "failed";
+	r->reason = reason;
+	strbuf_reset(err);
+	box_failure(b, s, r);
+	r->run_dir = failed_root(b, job, rt, r->job_state, r->reason, err);
+	return r->run_dir ? 0 : -1;
+}
+
 /* Fill the result path's axes the job leaves to the machine, so that the box and we agree on it. */
 static void fill_axes(struct node *job, const struct box *b, const struct machine *m)
 {
@@ -897,17 +913,12 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 	box_dir = rc == 255 ? NULL : printed_run_dir(out.buf, prefix, rel.buf);
 	free(prefix);
 	if (!box_dir) {
-		r->job_state = "failed";
 		strbuf_rtrim(&out);
 		const char *nl = strrchr(out.buf, '\n');
-		r->reason = rc == 255 ? xasprintf("box %s stopped answering during the run: %s", b->name, err->buf)
+		ret = lost_run(b, s, j, rt, r, rc == 255
+			? xasprintf("box %s stopped answering during the run: %s", b->name, err->buf)
 			: xasprintf("box %s: lkprobot run made no result root (exit status %d): %s", b->name, rc,
-				    err->len ? err->buf : out.len ? (nl ? nl + 1 : out.buf) : "no output");
-		strbuf_reset(err);
-		box_failure(b, s, r);
-		if (!(r->run_dir = failed_root(b, j, rt, r->job_state, r->reason, err)))
-			goto out;
-		ret = 0;
+				    err->len ? err->buf : out.len ? (nl ? nl + 1 : out.buf) : "no output"), err);
 		goto out;
 	}
 	/*
@@ -924,9 +935,8 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 	rc = tfd < 0 ? -1 : ssh_to(b, cmd, -1, tfd, 600, err);
 	if (tfd >= 0)
 		close(tfd);
-	bool timed_out;
 	char *tar[] = { "tar", "-xf", tarf, "-C", aside, "--no-same-owner", NULL };
-	if (!rc && (fsutil_mkdir_p(aside) || spawn(tar, -1, -1, 2, 600, &timed_out, err)))
+	if (!rc && (fsutil_mkdir_p(aside) || run_exec(tar, -1, 2, err)))
 		rc = -1;
 	if (!rc && (result_claim_run(rt, &r->run_dir, &(int){ 0 }, err) || rename(from, r->run_dir))) {
 		if (!err->len)
@@ -934,7 +944,7 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 		rc = -1;
 	}
 	char *rm[] = { "rm", "-rf", aside, NULL };
-	spawn(rm, -1, -1, 2, 600, &timed_out, &e);
+	run_exec(rm, -1, 2, &e);
 	free(aside);
 	free(from);
 	if (rc) {
@@ -943,14 +953,8 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 			rmdir(r->run_dir);
 		free(r->run_dir);
 		r->run_dir = NULL;
-		r->job_state = "failed";
-		r->reason = xasprintf("box %s: cannot bring the result root %s home: %s", b->name, box_dir,
-				      err->len ? err->buf : "tar failed");
-		strbuf_reset(err);
-		box_failure(b, s, r);
-		if (!(r->run_dir = failed_root(b, j, rt, r->job_state, r->reason, err)))
-			goto out;
-		ret = 0;
+		ret = lost_run(b, s, j, rt, r, xasprintf("box %s: cannot bring the result root %s home: %s", b->name,
+							 box_dir, err->len ? err->buf : "tar failed"), err);
 		goto out;
 	}
 	FILE *dm = tmpfile();
@@ -996,6 +1000,8 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 	box_ssh(b, cmd, -1, NULL, 120, &e);
 	ret = 0;
 out:
+	if (ret < 0)
+		box_run_release(r);	/* err says what went wrong; nothing for the caller to free */
 	if (lock_fd >= 0)
 		close(lock_fd);
 	if (tarf)

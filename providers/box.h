@@ -98,7 +98,7 @@ struct box_run {
  * hosts/ file) gives the result path's axes the job leaves open. The box's state is
  * kept in store s (may be NULL). 0 with *r filled (whatever happened on
  * the box), -1 with err set when the run could not be attempted (the box
- * is out of service, unreachable, the kernel unreadable).
+ * is out of service, unreachable, the kernel unreadable; *r is empty then).
  */
 int box_run(struct box *b, const char *kernel, const struct node *job, const struct machine *m, const char *result_dir,
 	    struct store *s, struct box_run *r, struct strbuf *err);

@@ -145,33 +145,19 @@ static int box_boot_here(const char *file)
 
 /* ---- here ---- */
 
-static struct store *open_store(const struct box_args *a, struct strbuf *err)
-{
-	char *db = a->db ? xstrdup(a->db) : xasprintf("%s/lkprobot.db", a->result_dir);
-	char *slash = strrchr(db, '/');
-	if (slash && slash != db) {
-		*slash = '\0';
-		fsutil_mkdir_p(db);
-		*slash = '/';
-	}
-	struct store *s = store_open(db, err);
-	free(db);
-	return s;
-}
-
 static int box_list(const struct box_args *a)
 {
 	struct strbuf err = STRBUF_INIT;
 	char **names;
 	size_t n;
-	struct store *s = NULL;
+	struct runstore rs = { 0 };
 	int ret = EXIT_FAIL;
 
 	if (box_names(a->boxes, &names, &n, &err)) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
-	if (!(s = open_store(a, &err))) {
+	if (runstore_open(&rs, true, a->db, a->result_dir, &err)) {
 		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 		goto out2;
 	}
@@ -183,7 +169,7 @@ static int box_list(const struct box_args *a)
 			printf("%-20s %s\n", names[i], err.buf);
 			continue;
 		}
-		if (store_box_get(s, names[i], &row, &err) < 0) {
+		if (store_box_get(rs.store, names[i], &row, &err) < 0) {
 			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 			box_release(&b);
 			goto out2;
@@ -203,7 +189,7 @@ out2:
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	store_close(s);
+	runstore_close(&rs);
 out:
 	strbuf_release(&err);
 	return ret;
@@ -213,7 +199,7 @@ static int box_service(const struct box_args *a, const char *name, bool in)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct box b;
-	struct store *s;
+	struct runstore rs = { 0 };
 	int ret;
 
 	if (box_load(a->boxes, name, &b, &err)) {
@@ -222,14 +208,14 @@ static int box_service(const struct box_args *a, const char *name, bool in)
 		return ret;
 	}
 	box_release(&b);
-	if (!(s = open_store(a, &err)) ||
-	    store_box_service(s, name, in, in ? NULL : a->reason ? a->reason : "taken out by hand", (int64_t)time(NULL), &err))
+	if (runstore_open(&rs, true, a->db, a->result_dir, &err) ||
+	    store_box_service(rs.store, name, in, in ? NULL : a->reason ? a->reason : "taken out by hand", (int64_t)time(NULL), &err))
 		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 	else {
 		printf("box %s is %s service\n", name, in ? "in" : "out of");
 		ret = EXIT_OK;
 	}
-	store_close(s);
+	runstore_close(&rs);
 	strbuf_release(&err);
 	return ret;
 }
