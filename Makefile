@@ -14,7 +14,7 @@ VERSION := 0.1.0
 
 # Libraries with a .pc file in Debian 12, and the ones without one. DYN_LIBS
 # are not linked: the one file that uses each loads it on first use
-# (lib/dynlib.h), by the soname of the library found here at build time.
+# (lib/sys/dynlib.h), by the soname of the library found here at build time.
 PKGS := yaml-0.1 libcurl libgit2 libpmem sqlite3 libmicrohttpd
 LINK_PKGS := yaml-0.1 sqlite3
 DYN_LIBS := git2 curl microhttpd pmem
@@ -61,14 +61,20 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(PKG_CFLAGS) $(DYN_DEFS) \
 LDLIBS_ALL = -Wl,--as-needed $(PKG_LIBS) $(NOPC_LIBS)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-LIB_SRC := $(sort $(wildcard lib/*.c lib/programs/*.c providers/*.c mail/*.c web/*.c))
+# lib/ is layered, lowest first: a layer uses only itself and the layers
+# before it (tests/layers.sh checks includes and calls at every build). Each
+# layer is an archive, linked after the outer ring (providers, mail, web).
+LIB_LAYERS := util sys stats store run results job kernel
+APP_SRC := $(sort $(wildcard providers/*.c mail/*.c web/*.c))
+layer_objs = $(patsubst %.c,build/$(1)/%.o,$(sort $(wildcard lib/$(2)/*.c lib/$(2)/*/*.c)))
+# archives in link order: the outer ring, then lib/'s layers from the top down
+link_archives = build/$(1)/libapp.a $(foreach l,$(call reverse,$(LIB_LAYERS)),build/$(1)/lib$(l).a)
+reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
 ROBOT_SRC := $(sort $(wildcard robot/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 
-REL_LIB_OBJ := $(LIB_SRC:%.c=build/rel/%.o)
 REL_ROBOT_OBJ := $(ROBOT_SRC:%.c=build/rel/%.o)
-SAN_LIB_OBJ := $(LIB_SRC:%.c=build/san/%.o)
 SAN_ROBOT_OBJ := $(ROBOT_SRC:%.c=build/san/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=build/rel/bench/%)
@@ -89,30 +95,42 @@ build/san/%.o: %.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SAN) -MMD -MP -c -o $@ $<
 
-build/rel/liblkp.a: $(REL_LIB_OBJ)
-	$(Q)$(AR) rcs $@ $^
+define archives
+build/$(1)/lib$(2).a: $(call layer_objs,$(1),$(2))
+	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$^
+endef
+$(foreach b,rel san,$(foreach l,$(LIB_LAYERS),$(eval $(call archives,$(b),$(l)))))
+build/rel/libapp.a: $(APP_SRC:%.c=build/rel/%.o)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+build/san/libapp.a: $(APP_SRC:%.c=build/san/%.o)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-build/san/liblkp.a: $(SAN_LIB_OBJ)
-	$(Q)$(AR) rcs $@ $^
+# a wrong-way include or call between lib/'s layers fails the build
+define layers_ok
+build/$(1)/layers.ok: $(call link_archives,$(1)) tests/layers.sh
+	$$(call msg,LAYERS,build/$(1))
+	$$(Q)sh tests/layers.sh "$$(LIB_LAYERS)" build/$(1) && touch $$@
+endef
+$(foreach b,rel san,$(eval $(call layers_ok,$(b))))
 
-lkprobot: $(REL_ROBOT_OBJ) build/rel/liblkp.a
+lkprobot: $(REL_ROBOT_OBJ) $(call link_archives,rel) build/rel/layers.ok
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(REL_ROBOT_OBJ) $(call link_archives,rel) $(LDLIBS_ALL)
 
-build/san/lkprobot: $(SAN_ROBOT_OBJ) build/san/liblkp.a
+build/san/lkprobot: $(SAN_ROBOT_OBJ) $(call link_archives,san) build/san/layers.ok
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS) $(SAN) -o $@ $(SAN_ROBOT_OBJ) $(call link_archives,san) $(LDLIBS_ALL)
 
-build/san/tests/%: tests/unit/%.c build/san/liblkp.a
+build/san/tests/%: tests/unit/%.c $(call link_archives,san)
 	@mkdir -p $(dir $@)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes -o $@ $< build/san/liblkp.a \
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes -o $@ $< $(call link_archives,san) \
 		$(LDLIBS_ALL) $(shell $(PKG_CONFIG) --libs cmocka)
 
-build/rel/bench/%: bench/%.c build/rel/liblkp.a
+build/rel/bench/%: bench/%.c $(call link_archives,rel)
 	@mkdir -p $(dir $@)
 	$(call msg,BENCH,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< build/rel/liblkp.a $(LDLIBS_ALL)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(call link_archives,rel) $(LDLIBS_ALL)
 
 # apt-get install the packages of $(1) that are missing
 define deb_install

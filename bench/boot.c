@@ -24,9 +24,9 @@
  * usage (from the source tree):
  *   build/rel/bench/boot [-k IMAGE] [-n ROUNDS] [lkprobot [cache]]
  */
-#include "../lib/cpio.h"
-#include "../lib/fsutil.h"
-#include "../lib/strbuf.h"
+#include "../lib/sys/cpio.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/util/strbuf.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -3,9 +3,9 @@
  * x 2,000 metrics (a tenth of them changed) — compared and rendered in the
  * three layouts. Target (issue 5): <= 50 ms. Prints ms and peak RSS.
  */
-#include "../lib/compare.h"
-#include "../lib/node.h"
-#include "../lib/strbuf.h"
+#include "../lib/results/compare.h"
+#include "../lib/util/node.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

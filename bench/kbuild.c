@@ -11,8 +11,8 @@
  * usage (from the source tree): build/rel/bench/kbuild [TREE [path/to/lkprobot [KCONFIG]]]
  * It commits a one-line change to drivers/nvdimm/pmem.c in TREE.
  */
-#include "../lib/run.h"
-#include "../lib/strbuf.h"
+#include "../lib/run/run.h"
+#include "../lib/util/strbuf.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -8,9 +8,9 @@
  *
  * usage (from the source tree): build/rel/bench/overhead [path/to/lkprobot] [runs]
  */
-#include "../lib/json.h"
-#include "../lib/result.h"
-#include "../lib/strbuf.h"
+#include "../lib/util/json.h"
+#include "../lib/results/result.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,9 +11,9 @@
  * (web/cache.h), as a dashboard between two commits of the service is.
  * Target (issue 8): the metric history page p99 <= 50 ms.
  */
-#include "../lib/node.h"
-#include "../lib/store.h"
-#include "../lib/strbuf.h"
+#include "../lib/util/node.h"
+#include "../lib/store/store.h"
+#include "../lib/util/strbuf.h"
 #include "../web/web.h"
 
 #include <arpa/inet.h>

@@ -7,10 +7,10 @@
  *
  * usage (from the source tree): build/rel/bench/stats [N]
  */
-#include "../lib/json.h"
-#include "../lib/result.h"
-#include "../lib/strbuf.h"
-#include "../lib/yml.h"
+#include "../lib/util/json.h"
+#include "../lib/results/result.h"
+#include "../lib/util/strbuf.h"
+#include "../lib/util/yml.h"
 
 #include <stdio.h>
 #include <stdlib.h>

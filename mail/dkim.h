@@ -28,7 +28,7 @@
 #ifndef LKP_DKIM_H
 #define LKP_DKIM_H
 
-#include "../lib/strbuf.h"
+#include "../lib/util/strbuf.h"
 
 #include <stddef.h>
 #include <time.h>

@@ -5,7 +5,7 @@
  */
 #include "mailconf.h"
 #include "mime.h"
-#include "../lib/yml.h"
+#include "../lib/util/yml.h"
 
 #include <errno.h>
 #include <stdio.h>

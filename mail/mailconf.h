@@ -29,7 +29,7 @@
 #define LKP_MAILCONF_H
 
 #include "smtp.h"
-#include "../lib/strbuf.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -54,7 +54,7 @@
 #ifndef LKP_MIME_H
 #define LKP_MIME_H
 
-#include "../lib/strbuf.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -19,8 +19,8 @@
 #define LKP_OUTBOX_H
 
 #include "mailconf.h"
-#include "../lib/store.h"
-#include "../lib/strbuf.h"
+#include "../lib/store/store.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdio.h>
 

@@ -9,7 +9,7 @@
  */
 #include "recipients.h"
 #include "mime.h"
-#include "../lib/git.h"
+#include "../lib/kernel/git.h"
 
 #include <ctype.h>
 #include <regex.h>

@@ -11,7 +11,7 @@
 #ifndef LKP_RECIPIENTS_H
 #define LKP_RECIPIENTS_H
 
-#include "../lib/strbuf.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,9 +6,9 @@
  */
 #include "report.h"
 #include "mime.h"
-#include "../lib/job.h"
-#include "../lib/plot.h"
-#include "../lib/program.h"
+#include "../lib/job/job.h"
+#include "../lib/results/plot.h"
+#include "../lib/run/program.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,9 +9,9 @@
 #ifndef LKP_REPORT_H
 #define LKP_REPORT_H
 
-#include "../lib/compare.h"
-#include "../lib/node.h"
-#include "../lib/strbuf.h"
+#include "../lib/results/compare.h"
+#include "../lib/util/node.h"
+#include "../lib/util/strbuf.h"
 
 #include <stddef.h>
 #include <time.h>

@@ -3,7 +3,7 @@
  * before anything reaches the wire, failures sorted into retry or give up.
  */
 #include "smtp.h"
-#include "../lib/dynlib.h"
+#include "../lib/sys/dynlib.h"
 
 /* the type-checking macros of curl.h would expand inside cu.curl_easy_setopt(...) */
 #define CURL_DISABLE_TYPECHECK

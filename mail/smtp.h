@@ -28,7 +28,7 @@
 #ifndef LKP_SMTP_H
 #define LKP_SMTP_H
 
-#include "../lib/strbuf.h"
+#include "../lib/util/strbuf.h"
 
 #include <stddef.h>
 

@@ -2,15 +2,15 @@
  * box: real test boxes over ssh. See box.h.
  */
 #include "box.h"
-#include "../lib/fsutil.h"
-#include "../lib/git.h"
-#include "../lib/job.h"
-#include "../lib/machine.h"
-#include "../lib/result.h"
-#include "../lib/run.h"
-#include "../lib/store.h"
-#include "../lib/units.h"
-#include "../lib/yml.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/kernel/git.h"
+#include "../lib/job/job.h"
+#include "../lib/sys/machine.h"
+#include "../lib/results/result.h"
+#include "../lib/run/run.h"
+#include "../lib/store/store.h"
+#include "../lib/util/units.h"
+#include "../lib/util/yml.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -31,8 +31,8 @@
 #ifndef LKP_BOX_H
 #define LKP_BOX_H
 
-#include "../lib/node.h"
-#include "../lib/strbuf.h"
+#include "../lib/util/node.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
 

@@ -4,11 +4,11 @@
  * in it stay incremental); `command` builds and runs there.
  */
 #include "provider.h"
-#include "../lib/engine.h"
-#include "../lib/fsutil.h"
-#include "../lib/git.h"
-#include "../lib/machine.h"
-#include "../lib/result.h"
+#include "../lib/job/engine.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/kernel/git.h"
+#include "../lib/sys/machine.h"
+#include "../lib/results/result.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,8 +11,8 @@
 #ifndef LKP_PROVIDER_H
 #define LKP_PROVIDER_H
 
-#include "../lib/node.h"
-#include "../lib/strbuf.h"
+#include "../lib/util/node.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
 

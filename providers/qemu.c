@@ -11,12 +11,12 @@
  * and QEMU with -no-reboot, so a panic stops QEMU.
  */
 #include "qemu.h"
-#include "../lib/fsutil.h"
-#include "../lib/job.h"
-#include "../lib/result.h"
-#include "../lib/run.h"
-#include "../lib/units.h"
-#include "../lib/yml.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/job/job.h"
+#include "../lib/results/result.h"
+#include "../lib/run/run.h"
+#include "../lib/util/units.h"
+#include "../lib/util/yml.h"
 
 #include <errno.h>
 #include <fcntl.h>

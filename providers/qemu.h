@@ -17,8 +17,8 @@
 #ifndef LKP_QEMU_H
 #define LKP_QEMU_H
 
-#include "../lib/node.h"
-#include "../lib/strbuf.h"
+#include "../lib/util/node.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -8,9 +8,9 @@
  * it is extracted once (the XZ stream inside vmlinuz, by `xz`).
  */
 #include "qemu.h"
-#include "../lib/cpio.h"
-#include "../lib/fsutil.h"
-#include "../lib/run.h"
+#include "../lib/sys/cpio.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/run/run.h"
 
 #include <dirent.h>
 #include <errno.h>

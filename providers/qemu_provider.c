@@ -7,10 +7,10 @@
  */
 #include "provider.h"
 #include "qemu.h"
-#include "../lib/fsutil.h"
-#include "../lib/git.h"
-#include "../lib/kbuild.h"
-#include "../lib/units.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/kernel/git.h"
+#include "../lib/kernel/kbuild.h"
+#include "../lib/util/units.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -10,11 +10,11 @@
  * the job was preempted, and `scancel`s the job when it is stopped itself.
  */
 #include "provider.h"
-#include "../lib/fsutil.h"
-#include "../lib/json.h"
-#include "../lib/run.h"
-#include "../lib/units.h"
-#include "../lib/yml.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/util/json.h"
+#include "../lib/run/run.h"
+#include "../lib/util/units.h"
+#include "../lib/util/yml.h"
 
 #include <errno.h>
 #include <fcntl.h>

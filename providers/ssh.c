@@ -9,9 +9,9 @@
  */
 #include "box.h"
 #include "provider.h"
-#include "../lib/kbuild.h"
-#include "../lib/machine.h"
-#include "../lib/store.h"
+#include "../lib/kernel/kbuild.h"
+#include "../lib/sys/machine.h"
+#include "../lib/store/store.h"
 
 #include <limits.h>
 #include <stdio.h>

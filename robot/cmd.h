@@ -12,8 +12,8 @@
 #ifndef LKP_CMD_H
 #define LKP_CMD_H
 
-#include "../lib/node.h"
-#include "../lib/strbuf.h"
+#include "../lib/util/node.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
 

@@ -6,13 +6,13 @@
  * robot runs over ssh).
  */
 #include "cmd.h"
-#include "../lib/engine.h"
-#include "../lib/fsutil.h"
-#include "../lib/job.h"
-#include "../lib/machine.h"
-#include "../lib/run.h"
-#include "../lib/store.h"
-#include "../lib/yml.h"
+#include "../lib/job/engine.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/job/job.h"
+#include "../lib/sys/machine.h"
+#include "../lib/run/run.h"
+#include "../lib/store/store.h"
+#include "../lib/util/yml.h"
 #include "../providers/box.h"
 #include "runstore.h"
 

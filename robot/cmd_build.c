@@ -4,8 +4,8 @@
  * "cached", "built in N s" or "failed: <first error line>".
  */
 #include "cmd.h"
-#include "../lib/kbuild.h"
-#include "../lib/machine.h"
+#include "../lib/kernel/kbuild.h"
+#include "../lib/sys/machine.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -5,9 +5,9 @@
  * or a commit the store knows (then every job both commits ran is a group).
  */
 #include "cmd.h"
-#include "../lib/compare.h"
-#include "../lib/json.h"
-#include "../lib/sides.h"
+#include "../lib/results/compare.h"
+#include "../lib/util/json.h"
+#include "../lib/results/sides.h"
 
 #include <getopt.h>
 #include <stdio.h>

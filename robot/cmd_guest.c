@@ -14,11 +14,11 @@
  * into the kernel under test, whose init is this again.
  */
 #include "cmd.h"
-#include "../lib/engine.h"
-#include "../lib/fsutil.h"
-#include "../lib/machine.h"
-#include "../lib/run.h"
-#include "../lib/yml.h"
+#include "../lib/job/engine.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/sys/machine.h"
+#include "../lib/run/run.h"
+#include "../lib/util/yml.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

@@ -4,10 +4,10 @@
  * package can fix (no pmem, not root) said plainly.
  */
 #include "cmd.h"
-#include "../lib/job.h"
-#include "../lib/program.h"
-#include "../lib/run.h"
-#include "../lib/sset.h"
+#include "../lib/job/job.h"
+#include "../lib/run/program.h"
+#include "../lib/run/run.h"
+#include "../lib/util/sset.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -4,9 +4,9 @@
  * as lkp-tests lays out result roots.
  */
 #include "cmd.h"
-#include "../lib/job.h"
-#include "../lib/machine.h"
-#include "../lib/sset.h"
+#include "../lib/job/job.h"
+#include "../lib/sys/machine.h"
+#include "../lib/util/sset.h"
 
 #include <getopt.h>
 #include <stdio.h>

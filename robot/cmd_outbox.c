@@ -3,8 +3,8 @@
  * queue a failed or in-doubt one again, and deliver what is due.
  */
 #include "cmd.h"
-#include "../lib/json.h"
-#include "../lib/store.h"
+#include "../lib/util/json.h"
+#include "../lib/store/store.h"
 #include "../mail/mailconf.h"
 #include "../mail/outbox.h"
 

@@ -3,7 +3,7 @@
  * options each program takes.
  */
 #include "cmd.h"
-#include "../lib/program.h"
+#include "../lib/run/program.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,10 +7,10 @@
  * unix socket, through which `system_reset` power-cycles it.
  */
 #include "cmd.h"
-#include "../lib/fsutil.h"
-#include "../lib/kbuild.h"
-#include "../lib/run.h"
-#include "../lib/units.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/kernel/kbuild.h"
+#include "../lib/run/run.h"
+#include "../lib/util/units.h"
 #include "../providers/qemu.h"
 
 #include <errno.h>

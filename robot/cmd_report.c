@@ -5,18 +5,18 @@
  * body). Sending it is the mailer's business (SMTP, the outbox).
  */
 #include "cmd.h"
-#include "../lib/sides.h"
-#include "../lib/compare.h"
-#include "../lib/git.h"
-#include "../lib/job.h"
-#include "../lib/yml.h"
+#include "../lib/results/sides.h"
+#include "../lib/results/compare.h"
+#include "../lib/kernel/git.h"
+#include "../lib/job/job.h"
+#include "../lib/util/yml.h"
 #include "../mail/dkim.h"
 #include "../mail/mailconf.h"
 #include "../mail/mime.h"
 #include "../mail/outbox.h"
 #include "../mail/recipients.h"
 #include "../mail/report.h"
-#include "../lib/store.h"
+#include "../lib/store/store.h"
 
 #include <getopt.h>
 #include <math.h>

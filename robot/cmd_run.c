@@ -5,12 +5,12 @@
  * recorded in the store.
  */
 #include "cmd.h"
-#include "../lib/engine.h"
-#include "../lib/job.h"
-#include "../lib/json.h"
-#include "../lib/machine.h"
-#include "../lib/program.h"
-#include "../lib/units.h"
+#include "../lib/job/engine.h"
+#include "../lib/job/job.h"
+#include "../lib/util/json.h"
+#include "../lib/sys/machine.h"
+#include "../lib/run/program.h"
+#include "../lib/util/units.h"
 #include "runstore.h"
 
 #include <getopt.h>

@@ -7,10 +7,10 @@
  * went).
  */
 #include "cmd.h"
-#include "../lib/fsutil.h"
-#include "../lib/json.h"
-#include "../lib/kbuild.h"
-#include "../lib/yml.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/util/json.h"
+#include "../lib/kernel/kbuild.h"
+#include "../lib/util/yml.h"
 #include "../providers/provider.h"
 
 #include <errno.h>

@@ -4,8 +4,8 @@
  * document per document of the job file (lists not yet expanded).
  */
 #include "cmd.h"
-#include "../lib/job.h"
-#include "../lib/yml.h"
+#include "../lib/job/job.h"
+#include "../lib/util/yml.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -8,11 +8,11 @@
  * the time for 10,000 jobs.)
  */
 #include "cmd.h"
-#include "../lib/fsutil.h"
-#include "../lib/job.h"
-#include "../lib/machine.h"
-#include "../lib/sset.h"
-#include "../lib/yml.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/job/job.h"
+#include "../lib/sys/machine.h"
+#include "../lib/util/sset.h"
+#include "../lib/util/yml.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,11 +5,11 @@
  * lost or stale store is rebuilt.
  */
 #include "cmd.h"
-#include "../lib/result.h"
-#include "../lib/yml.h"
+#include "../lib/results/result.h"
+#include "../lib/util/yml.h"
 #include "runstore.h"
-#include "../lib/sset.h"
-#include "../lib/store.h"
+#include "../lib/util/sset.h"
+#include "../lib/store/store.h"
 
 #include <dirent.h>
 #include <errno.h>

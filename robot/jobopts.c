@@ -2,8 +2,8 @@
  * jobopts: the options shared by commands that read job files.
  */
 #include "cmd.h"
-#include "../lib/job.h"
-#include "../lib/yml.h"
+#include "../lib/job/job.h"
+#include "../lib/util/yml.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * directory is, program table check). Each command lives in cmd_<name>.c.
  */
 #include "cmd.h"
-#include "../lib/program.h"
+#include "../lib/run/program.h"
 
 #include <errno.h>
 #include <limits.h>

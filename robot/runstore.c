@@ -2,13 +2,13 @@
  * runstore: result roots into the store. See runstore.h.
  */
 #include "runstore.h"
-#include "../lib/fsutil.h"
-#include "../lib/json.h"
-#include "../lib/node.h"
-#include "../lib/result.h"
-#include "../lib/store.h"
-#include "../lib/units.h"
-#include "../lib/yml.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/util/json.h"
+#include "../lib/util/node.h"
+#include "../lib/results/result.h"
+#include "../lib/store/store.h"
+#include "../lib/util/units.h"
+#include "../lib/util/yml.h"
 
 #include <errno.h>
 #include <limits.h>

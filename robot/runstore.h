@@ -8,7 +8,7 @@
 #ifndef LKP_RUNSTORE_H
 #define LKP_RUNSTORE_H
 
-#include "../lib/strbuf.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
 

@@ -11,7 +11,7 @@
 #ifndef LKP_WEB_CACHE_H
 #define LKP_WEB_CACHE_H
 
-#include "../lib/strbuf.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
 

@@ -3,12 +3,12 @@
  */
 #include "page.h"
 #include "svg.h"
-#include "../lib/compare.h"
-#include "../lib/git.h"
-#include "../lib/json.h"
-#include "../lib/plot.h"
-#include "../lib/sides.h"
-#include "../lib/store.h"
+#include "../lib/results/compare.h"
+#include "../lib/kernel/git.h"
+#include "../lib/util/json.h"
+#include "../lib/results/plot.h"
+#include "../lib/results/sides.h"
+#include "../lib/store/store.h"
 #include "../providers/provider.h"
 
 #include <errno.h>

@@ -9,8 +9,8 @@
 #ifndef LKP_WEB_PAGE_H
 #define LKP_WEB_PAGE_H
 
-#include "../lib/node.h"
-#include "../lib/strbuf.h"
+#include "../lib/util/node.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
 

@@ -3,8 +3,8 @@
  */
 #include "svg.h"
 #include "page.h"
-#include "../lib/compare.h"
-#include "../lib/json.h"
+#include "../lib/results/compare.h"
+#include "../lib/util/json.h"
 
 #include <math.h>
 #include <stdio.h>

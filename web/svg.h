@@ -8,8 +8,8 @@
 #ifndef LKP_WEB_SVG_H
 #define LKP_WEB_SVG_H
 
-#include "../lib/node.h"
-#include "../lib/strbuf.h"
+#include "../lib/util/node.h"
+#include "../lib/util/strbuf.h"
 
 #define SVG_WIDTH 900
 #define SVG_HEIGHT 320

@@ -7,10 +7,10 @@
 #include "web.h"
 #include "cache.h"
 #include "page.h"
-#include "../lib/dynlib.h"
-#include "../lib/json.h"
-#include "../lib/node.h"
-#include "../lib/store.h"
+#include "../lib/sys/dynlib.h"
+#include "../lib/util/json.h"
+#include "../lib/util/node.h"
+#include "../lib/store/store.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

@@ -12,7 +12,7 @@
 #ifndef LKP_WEB_H
 #define LKP_WEB_H
 
-#include "../lib/strbuf.h"
+#include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
 

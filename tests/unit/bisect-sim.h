@@ -7,7 +7,7 @@
 #ifndef LKP_BISECT_SIM_H
 #define LKP_BISECT_SIM_H
 
-#include "../../lib/bisect.h"
+#include "../../lib/results/bisect.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/bisect.h"
+#include "../../lib/results/bisect.h"
 
 #include "bisect-sim.h"
 

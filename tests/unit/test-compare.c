@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/compare.h"
-#include "../../lib/node.h"
+#include "../../lib/results/compare.h"
+#include "../../lib/util/node.h"
 
 /* a matrix from "metric", n, samples... groups; NULL ends */
 static struct node *matrix(const char *first, ...)

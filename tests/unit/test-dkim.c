@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../lib/strbuf.h"
+#include "../../lib/util/strbuf.h"
 #include "../../mail/dkim.h"
 #include "../../mail/mime.h"
 

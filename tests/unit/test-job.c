@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../lib/job.h"
-#include "../../lib/machine.h"
-#include "../../lib/yml.h"
+#include "../../lib/job/job.h"
+#include "../../lib/sys/machine.h"
+#include "../../lib/util/yml.h"
 
 static char tmp[64];
 
@@ -364,7 +364,7 @@ static void test_job_tbox_group(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct strbuf g = STRBUF_INIT;
-		job_tbox_group(cases[i][0], &g);
+		machine_tbox_group(cases[i][0], &g);
 		assert_string_equal(g.buf, cases[i][1]);
 		strbuf_release(&g);
 	}

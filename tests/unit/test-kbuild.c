@@ -6,11 +6,11 @@
  * and KCONFIG_ALLCONFIG; every make run is counted in a file). Needs git
  * and make.
  */
-#include "../../lib/fsutil.h"
-#include "../../lib/git.h"
-#include "../../lib/kbuild.h"
-#include "../../lib/run.h"
-#include "../../lib/strbuf.h"
+#include "../../lib/sys/fsutil.h"
+#include "../../lib/kernel/git.h"
+#include "../../lib/kernel/kbuild.h"
+#include "../../lib/run/run.h"
+#include "../../lib/util/strbuf.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

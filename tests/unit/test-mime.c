@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "../../lib/strbuf.h"
+#include "../../lib/util/strbuf.h"
 #include "../../mail/mime.h"
 
 /* ---- helpers ---------------------------------------------------------- */

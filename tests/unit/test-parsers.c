@@ -27,13 +27,13 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "../../lib/json.h"
-#include "../../lib/monitor.h"
-#include "../../lib/program.h"
-#include "../../lib/programs/programs.h"
-#include "../../lib/run.h"
-#include "../../lib/stats.h"
-#include "../../lib/yml.h"
+#include "../../lib/util/json.h"
+#include "../../lib/run/monitor.h"
+#include "../../lib/run/program.h"
+#include "../../lib/run/programs/programs.h"
+#include "../../lib/run/run.h"
+#include "../../lib/stats/stats.h"
+#include "../../lib/util/yml.h"
 
 typedef int (*parse_fn)(const char *, size_t, struct stats_samples *, struct strbuf *);
 

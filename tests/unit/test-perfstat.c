@@ -27,11 +27,12 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "../../lib/perfevent.h"
-#include "../../lib/program.h"
-#include "../../lib/programs/programs.h"
-#include "../../lib/run.h"
-#include "../../lib/stats.h"
+#include "../../lib/run/monitor.h"
+#include "../../lib/run/perfevent.h"
+#include "../../lib/run/program.h"
+#include "../../lib/run/programs/programs.h"
+#include "../../lib/run/run.h"
+#include "../../lib/stats/stats.h"
 
 extern const struct program program_perf_stat;
 

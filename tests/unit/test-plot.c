@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "../../lib/plot.h"
-#include "../../lib/strbuf.h"
+#include "../../lib/results/plot.h"
+#include "../../lib/util/strbuf.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../lib/program.h"
+#include "../../lib/run/program.h"
 
 static void test_program_table_checks_out(void **state)
 {

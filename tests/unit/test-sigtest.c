@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/sigtest.h"
+#include "../../lib/stats/sigtest.h"
 
 #define N(x) (sizeof(x) / sizeof(*(x)))
 

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "../../lib/strbuf.h"
+#include "../../lib/util/strbuf.h"
 #include "../../mail/mime.h"
 #include "../../mail/smtp.h"
 

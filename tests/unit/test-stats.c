@@ -28,11 +28,11 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "../../lib/json.h"
-#include "../../lib/node.h"
-#include "../../lib/result.h"
-#include "../../lib/stats.h"
-#include "../../lib/yml.h"
+#include "../../lib/util/json.h"
+#include "../../lib/util/node.h"
+#include "../../lib/results/result.h"
+#include "../../lib/stats/stats.h"
+#include "../../lib/util/yml.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 

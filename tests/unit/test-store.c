@@ -6,7 +6,7 @@
  * file independently of the code under test.
  */
 #define LKP_TEST 1
-#include "../../lib/store.c"
+#include "../../lib/store/store.c"
 
 #include <setjmp.h>
 #include <stdarg.h>

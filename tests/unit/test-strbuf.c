@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/sset.h"
-#include "../../lib/strbuf.h"
+#include "../../lib/util/sset.h"
+#include "../../lib/util/strbuf.h"
 
 static void test_strbuf_init_is_empty_string(void **state)
 {

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../lib/units.h"
+#include "../../lib/util/units.h"
 
 static uint64_t secs(const char *s)
 {

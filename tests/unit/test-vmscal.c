@@ -26,12 +26,12 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "../../lib/machine.h"
-#include "../../lib/program.h"
-#include "../../lib/run.h"
-#include "../../lib/stats.h"
-#include "../../lib/vmscal.h"
-#include "../../lib/yml.h"
+#include "../../lib/sys/machine.h"
+#include "../../lib/run/program.h"
+#include "../../lib/run/run.h"
+#include "../../lib/stats/stats.h"
+#include "../../lib/run/vmscal.h"
+#include "../../lib/util/yml.h"
 
 typedef int (*parse_fn)(const char *, size_t, struct stats_samples *, struct strbuf *);
 

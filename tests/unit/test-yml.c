@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/yml.h"
+#include "../../lib/util/yml.h"
 
 static struct node *load1(const char *text)
 {

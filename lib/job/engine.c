@@ -1,0 +1,608 @@
+/*
+ * engine: setups, monitors, the test, teardown and stats for one atomic
+ * job. See engine.h.
+ */
+#include "engine.h"
+#include "job.h"
+#include "../run/monitor.h"
+#include "../run/program.h"
+#include "../run/programs/programs.h"
+#include "../results/result.h"
+#include "../stats/stats.h"
+#include "../run/run.h"
+#include "../util/units.h"
+#include "../util/yml.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double now_epoch(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+int engine_check(const struct node *job, struct strbuf *err)
+{
+	size_t tests = 0;
+	bool needs_root = false;
+
+	if (!job_is_atomic(job)) {
+		strbuf_setf(err, "the job still has lists to expand; run it through 'lkprobot split-job' first, or give 'lkprobot run' the job file and it runs every atomic job");
+		return -1;
+	}
+	for (size_t i = 0; i < job->n; i++) {
+		const struct program *p;
+		if (job->vals[i]->comment || !(p = program_find(job->keys[i])))
+			continue;
+		if (p->kind == PROGRAM_SETUP && !p->setup && !node_is_null(job->vals[i])) {
+			strbuf_setf(err, "%s: lkprobot does not implement the setup '%s' yet; remove it from the job or run the job with lkp-tests",
+				    p->name, p->name);
+			return -1;
+		}
+		if (p->kind == PROGRAM_SETUP && p->setup && !p->setup_unprivileged &&
+		    !node_is_null(job->vals[i]))
+			needs_root = true;
+		if (p->kind == PROGRAM_TEST) {
+			if (!p->run) {
+				strbuf_setf(err, "%s: lkprobot does not run the test '%s' yet", p->name, p->name);
+				return -1;
+			}
+			tests++;
+		}
+		if (p->kind == PROGRAM_DAEMON) {
+			strbuf_setf(err, "%s: lkprobot does not run daemons yet", p->name);
+			return -1;
+		}
+	}
+	if (!tests) {
+		strbuf_setf(err, "the job names no test to run (fio:, vm-scalability:, ...)");
+		return -1;
+	}
+	if (needs_root && geteuid()) {
+		strbuf_setf(err, "the job's setups (disks, file systems, swap, sysfs) need root; run lkprobot as root");
+		return -1;
+	}
+	return 0;
+}
+
+struct monitor_proc {
+	const struct program *p;
+	pid_t pid;
+	int err_fd;
+};
+
+static int start_monitor(struct run *r, const struct program *p, struct monitor_proc *mp)
+{
+	char *raw = run_path(r, p->raw ? p->raw : p->name);
+	int fd = open(raw, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int pfd[2];
+
+	free(raw);
+	if (fd < 0 || pipe2(pfd, O_CLOEXEC)) {
+		if (fd >= 0)
+			close(fd);
+		run_unavailable(r, p->name, "cannot start: %s", strerror(errno));
+		return -1;
+	}
+	/*
+	 * SIGTERM stays blocked in the child until the monitor waits for it
+	 * (monitor_catch_stop): a stop sent right after the fork is not lost,
+	 * it ends the first wait and the final snapshot is still taken.
+	 */
+	sigset_t term, old;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid != 0)
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0) {
+		close(fd);
+		close(pfd[0]);
+		close(pfd[1]);
+		run_unavailable(r, p->name, "cannot fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_IGN);	/* a Ctrl-C stops the run, which stops us */
+		dup2(pfd[1], 2);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		_exit(p->monitor(r, p, fd) & 0xff);
+	}
+	close(fd);
+	close(pfd[1]);
+	mp->p = p;
+	mp->pid = pid;
+	mp->err_fd = pfd[0];
+	return 0;
+}
+
+/* Wait for pid up to `seconds`; SIGKILL after that. Returns the wait status. */
+static int reap(pid_t pid, double seconds, struct rusage *ru)
+{
+	double end = now_mono() + seconds;
+	int status = 0;
+
+	for (;;) {
+		pid_t w = wait4(pid, &status, WNOHANG, ru);
+		if (w == pid)
+			return status;
+		if (w < 0 && errno != EINTR)
+			return status;
+		if (now_mono() > end) {
+			kill(pid, SIGKILL);
+			while (wait4(pid, &status, 0, ru) < 0 && errno == EINTR)
+				;
+			return status;
+		}
+		sleep_ms(10);
+	}
+}
+
+static void stop_monitor(struct run *r, struct monitor_proc *mp)
+{
+	struct strbuf msg = STRBUF_INIT;
+	char buf[1024];
+	ssize_t n;
+	int status;
+
+	kill(mp->pid, SIGTERM);
+	status = reap(mp->pid, 10, NULL);
+	while ((n = read(mp->err_fd, buf, sizeof(buf))) > 0 && msg.len < 4096)
+		strbuf_add(&msg, buf, (size_t)n);
+	close(mp->err_fd);
+	strbuf_rtrim(&msg);
+	char *nl = strrchr(msg.buf, '\n');
+	const char *last = nl ? nl + 1 : msg.buf;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == MONITOR_UNAVAILABLE)
+		run_unavailable(r, mp->p->name, "%s", *last ? last : "not available on this machine");
+	else if (WIFEXITED(status) && WEXITSTATUS(status))
+		run_unavailable(r, mp->p->name, "monitor failed (exit %d)%s%s", WEXITSTATUS(status),
+				*last ? ": " : "", last);
+	else if (WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM)
+		run_unavailable(r, mp->p->name, "monitor killed by signal %d", WTERMSIG(status));
+	strbuf_release(&msg);
+}
+
+/* perf-stat events the machine cannot count: recorded, not failed */
+static void note_unsupported_events(struct run *r)
+{
+	const struct program *p = program_find("perf-stat");
+	struct strbuf text = STRBUF_INIT, list = STRBUF_INIT;
+	char *raw;
+
+	if (!p || !node_get(r->job, p->name))
+		return;
+	raw = run_path(r, p->raw ? p->raw : p->name);
+	if (!strbuf_read_file(&text, raw) && perf_stat_unsupported(text.buf, &list) > 0)
+		run_unavailable(r, "perf-stat events", "not supported here: %s", list.buf);
+	free(raw);
+	strbuf_release(&text);
+	strbuf_release(&list);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void teardown(struct run *r)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	for (size_t i = r->nmounts; i-- > 0;) {
+		char *argv[] = { "umount", r->mount_points[i], NULL };
+		int rc = run_cmd(r, argv, NULL, "stderr", NULL, &e);
+		/* a killed test's I/O may keep the file system busy a moment */
+		for (int tries = 0; rc && tries < 25; tries++) {
+			sleep_ms(200);
+			rc = run_cmd(r, argv, NULL, "stderr", NULL, &e);
+		}
+		if (rc) {
+			/* still busy: a lazy unmount frees the device once its users go */
+			char *lazy[] = { "umount", "-l", r->mount_points[i], NULL };
+			run_cmd(r, lazy, NULL, "stderr", NULL, &e);
+		}
+		rmdir(r->mount_points[i]);
+	}
+	for (size_t i = 0; i < r->nswaps; i++) {
+		char *argv[] = { "swapoff", r->swaps[i], NULL };
+		run_cmd(r, argv, NULL, "stderr", NULL, &e);
+	}
+	for (size_t i = 0; i < r->nloops; i++) {
+		char *argv[] = { "losetup", "-d", r->loops[i], NULL };
+		const char *base = strrchr(r->loops[i], '/') ? strrchr(r->loops[i], '/') + 1 : r->loops[i];
+		char *backing = xasprintf("/sys/block/%s/loop/backing_file", base);
+		run_cmd(r, argv, NULL, "stderr", NULL, &e);
+		/* detaching is asynchronous while the device is still in use */
+		for (int tries = 0; !access(backing, F_OK) && tries < 50; tries++)
+			sleep_ms(100);
+		free(backing);
+	}
+	if (r->tmpdir)
+		nftw(r->tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	strbuf_release(&e);
+}
+
+static void free_list(char **l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(l[i]);
+	free(l);
+}
+
+static void release_run(struct run *r)
+{
+	free(r->root);
+	free(r->tmpdir);
+	free_list(r->partitions, r->npartitions);
+	free_list(r->mount_points, r->nmounts);
+	free_list(r->loops, r->nloops);
+	free_list(r->swaps, r->nswaps);
+	free(r->fs);
+	node_free(r->unavailable);
+	node_free(r->facts);
+}
+
+static void set_str(struct node *m, const char *k, const char *v)
+{
+	struct node *n = node_new_scalar(v);
+	node_set(m, k, n);
+}
+
+static void set_num(struct node *m, const char *k, double v, int decimals)
+{
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	node_set(m, k, node_new_scalar(buf));
+}
+
+static int write_job_yaml(const struct run *r, const struct node *job, const char *state,
+			  const struct engine_result *res, struct strbuf *err)
+{
+	struct node *j = node_dup(job);
+	struct strbuf out = STRBUF_INIT;
+	double load[3];
+	int ret;
+
+	set_str(j, "job_state", state);
+	set_num(j, "start_time", res->start_time, 0);
+	if (res->end_time > 0) {
+		set_num(j, "end_time", res->end_time, 0);
+		if (getloadavg(load, 3) == 3) {
+			char buf[64];
+			snprintf(buf, sizeof(buf), "%.2f %.2f %.2f", load[0], load[1], load[2]);
+			set_str(j, "loadavg", buf);
+		}
+	}
+	if (res->reason)
+		set_str(j, "job_state_reason", res->reason);
+	set_str(j, "lkprobot_version", LKPROBOT_VERSION);
+	if (r->facts && r->facts->n)
+		node_set(j, "facts", node_dup(r->facts));
+	if (r->unavailable && r->unavailable->n)
+		node_set(j, "unavailable", node_dup(r->unavailable));
+	if (res->problems && res->problems->n)
+		node_set(j, "stats_problems", node_dup(res->problems));
+	strbuf_addstr(&out, "---\n");
+	yml_emit(&out, j);
+	ret = run_write(r, "job.yaml", out.buf, out.len, err);
+	node_free(j);
+	strbuf_release(&out);
+	return ret;
+}
+
+void engine_marker(bool on, const char *what, const char *name)
+{
+	struct timespec ts;
+
+	if (!on)
+		return;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	printf("@@LKPROBOT %s%s%s (%.2f s since boot)\n", what, *name ? " " : "", name,
+	       (double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
+	fflush(stdout);
+}
+
+/* Run one test program; returns the job state. */
+static const char *run_test(struct run *r, const struct program *p, const struct engine_opts *o,
+			    struct engine_result *res)
+{
+	uint64_t runtime = 300;
+	struct strbuf e = STRBUF_INIT, timef = STRBUF_INIT;
+	struct rusage ru;
+	int status = 0;
+	const char *state = "finished";
+
+	if (run_param_seconds(r, p, "runtime", 300, &runtime, &e)) {
+		res->reason = strbuf_detach(&e);
+		return "failed";
+	}
+	double margin = o->timeout_margin ? o->timeout_margin : (runtime > 60 ? (double)runtime : 60.0);
+	char *outp = run_path(r, "output");
+	int out = open(outp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	free(outp);
+
+	engine_marker(o->markers, "test-start", p->name);
+	fflush(NULL);
+	double t0 = now_mono();
+	pid_t pid = fork();
+	if (pid < 0) {
+		res->reason = xasprintf("cannot fork the test: %s", strerror(errno));
+		if (out >= 0)
+			close(out);
+		return "failed";
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		if (out >= 0) {
+			dup2(out, 1);
+			dup2(out, 2);
+		}
+		_exit(p->run(r, p) & 0xff);
+	}
+	setpgid(pid, pid);
+	if (out >= 0)
+		close(out);
+	double deadline = t0 + (double)runtime + margin;
+	int last_shown = -1;
+	for (;;) {
+		pid_t w = wait4(pid, &status, WNOHANG, &ru);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			state = "failed";
+			res->reason = xasprintf("lost the test process: %s", strerror(errno));
+			break;
+		}
+		double t = now_mono();
+		if (stop_signal || t > deadline) {
+			kill(-pid, SIGTERM);
+			status = reap(pid, 10, &ru);
+			kill(-pid, SIGKILL);
+			if (stop_signal) {
+				state = "killed";
+				res->reason = xasprintf("interrupted by signal %d after %.0f s of the test",
+							(int)stop_signal, t - t0);
+			} else {
+				state = "timeout";
+				res->reason = xasprintf("%s ran %.0f s, past runtime %llu s + %.0f s margin: killed",
+							p->name, t - t0, (unsigned long long)runtime, margin);
+			}
+			break;
+		}
+		if (o->progress && (int)(t - t0) != last_shown) {
+			last_shown = (int)(t - t0);
+			fprintf(stderr, "\r%s: %d s of %llu s", p->name, last_shown, (unsigned long long)runtime);
+		}
+		sleep_ms(20);
+	}
+	if (o->progress)
+		fprintf(stderr, "\r\033[K");
+	res->test_seconds = now_mono() - t0;
+	engine_marker(o->markers, "test-end", p->name);
+	/*
+	 * The test's own children (fio's job processes) may outlive it after a
+	 * kill: the file systems can be unmounted only when they are gone.
+	 */
+	double gone = now_mono() + 10;
+	while (kill(-pid, 0) == 0 && now_mono() < gone) {
+		kill(-pid, SIGKILL);
+		sleep_ms(20);
+	}
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	res->test_status = code;
+	if (!strcmp(state, "finished") && code) {
+		state = "failed";
+		res->reason = xasprintf("%s exited with status %d; see 'output' in the result root",
+					p->name, code);
+	}
+	/* GNU time -v format: <test>.time for this test, time for the job */
+	char *cmd = xasprintf("lkprobot %s", p->name);
+	time_format_rusage(&timef, cmd, &ru, res->test_seconds, code);
+	free(cmd);
+	char *tname = xasprintf("%s.time", p->name);
+	if (run_write(r, tname, timef.buf, timef.len, &e) || run_write(r, "time", timef.buf, timef.len, &e)) {
+		run_unavailable(r, "time", "%s", e.buf);
+	}
+	free(tname);
+	strbuf_release(&timef);
+	strbuf_release(&e);
+	return state;
+}
+
+void engine_result_release(struct engine_result *res)
+{
+	free(res->rt);
+	free(res->run_dir);
+	free(res->reason);
+	node_free(res->stats);
+	node_free(res->unavailable);
+	node_free(res->facts);
+	node_free(res->problems);
+	memset(res, 0, sizeof(*res));
+}
+
+int engine_run(const struct node *job, const struct machine *m, const struct engine_opts *o,
+	       struct engine_result *res, struct strbuf *err)
+{
+	struct run r = { 0 };
+	struct strbuf path = STRBUF_INIT, e = STRBUF_INIT;
+	struct monitor_proc *mons = NULL;
+	size_t nmons = 0;
+	const char *state = "finished";
+	struct sigaction sa = { 0 }, old_int, old_term;
+	const char *tmp = getenv("TMPDIR");
+	char *tmpl;
+
+	memset(res, 0, sizeof(*res));
+	if (engine_check(job, err))
+		return -1;
+	strbuf_addf(&path, "%s/", o->result_dir);
+	if (job_result_path(job, m, false, &path, err)) {
+		strbuf_release(&path);
+		return -1;
+	}
+	res->rt = strbuf_detach(&path);
+	if (result_claim_run(res->rt, &res->run_dir, &res->run_no, err))
+		return -1;
+	tmpl = xasprintf("%s/lkprobot-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(tmpl)) {
+		strbuf_setf(err, "cannot create a scratch directory '%s': %s", tmpl, strerror(errno));
+		free(tmpl);
+		return -1;
+	}
+	r.job = job;
+	r.machine = m;
+	r.root = xstrdup(res->run_dir);
+	r.tmpdir = tmpl;
+	r.loop_disks = o->loop_disks;
+	r.loop_size = o->loop_size ? o->loop_size : 1ULL << 30;
+	r.fs_root = o->fs_root ? o->fs_root : "/fs";
+	r.src_dir = o->src_dir;
+	res->start_time = now_epoch();
+	res->problems = node_new(NODE_MAP);
+	for (size_t i = 0; o->facts && i < o->facts->n; i++)
+		if (node_str(o->facts->vals[i]))
+			run_fact(&r, o->facts->keys[i], o->facts->vals[i]->str);
+	/* a test box that is itself an emulated machine (`lkprobot qemu-box`) says so too */
+	struct strbuf cpu = STRBUF_INIT;
+	if (!(o->facts && node_get(o->facts, "accel")) && !strbuf_read_file(&cpu, "/proc/cpuinfo") &&
+	    strstr(cpu.buf, "model name\t: QEMU TCG CPU"))
+		run_fact(&r, "accel", ENGINE_TCG_NOTE);
+	strbuf_release(&cpu);
+
+	static const char header[] = "#!/bin/sh\n# The commands lkprobot ran for this job, in order.\nset -e\n";
+	run_write(&r, "reproduce.sh", header, sizeof(header) - 1, &e);
+	chmod(res->run_dir, 0755);
+	if (write_job_yaml(&r, job, "running", res, err))
+		goto fail_early;
+
+	stop_signal = 0;
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	/* setups, in job order */
+	for (size_t i = 0; i < job->n && !stop_signal; i++) {
+		const struct program *p;
+		if (job->vals[i]->comment || !(p = program_find(job->keys[i])) ||
+		    p->kind != PROGRAM_SETUP || !p->setup)
+			continue;
+		engine_marker(o->markers, "setup", p->name);
+		if (p->setup(&r, p, &e)) {
+			size_t n = strlen(p->name);
+			/* "fs: ..." from the fs setup reads "setup fs: ..." */
+			const char *msg = !strncmp(e.buf, p->name, n) && !strncmp(e.buf + n, ": ", 2)
+						  ? e.buf + n + 2 : e.buf;
+			state = "failed";
+			res->reason = xasprintf("setup %s: %s", p->name, msg);
+			goto stop;
+		}
+	}
+	/* monitors */
+	engine_marker(o->markers, "monitors", "");
+	for (size_t i = 0; i < job->n; i++) {
+		const struct program *p;
+		if (job->vals[i]->comment || !(p = program_find(job->keys[i])) ||
+		    p->kind != PROGRAM_MONITOR)
+			continue;
+		if (!p->monitor) {
+			run_unavailable(&r, p->name, "monitor not implemented by lkprobot");
+			continue;
+		}
+		mons = xrealloc(mons, (nmons + 1) * sizeof(*mons));
+		if (!start_monitor(&r, p, &mons[nmons]))
+			nmons++;
+	}
+	/* the test(s) */
+	for (size_t i = 0; i < job->n && !strcmp(state, "finished"); i++) {
+		const struct program *p;
+		if (job->vals[i]->comment || !(p = program_find(job->keys[i])) ||
+		    p->kind != PROGRAM_TEST)
+			continue;
+		state = run_test(&r, p, o, res);
+	}
+	if (stop_signal && !strcmp(state, "finished")) {
+		state = "killed";
+		free(res->reason);
+		res->reason = xasprintf("interrupted by signal %d", (int)stop_signal);
+	}
+stop:
+	for (size_t i = 0; i < nmons; i++)
+		stop_monitor(&r, &mons[i]);
+	free(mons);
+	note_unsupported_events(&r);
+	teardown(&r);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	res->end_time = now_epoch();
+	res->job_state = state;
+
+	if (o->raw_only)
+		;	/* the host extracts */
+	else if (result_extract(res->run_dir, job, res->problems, &res->stats, &e))
+		run_unavailable(&r, "stats", "%s", e.buf);
+	else if (o->older_names && !result_add_older_names(res->run_dir, &e))
+		stats_add_older_names(res->stats);
+	if (write_job_yaml(&r, job, state, res, &e))
+		run_unavailable(&r, "job.yaml", "%s", e.buf);
+	if (!o->raw_only && result_update_matrix(res->rt, &e))
+		run_unavailable(&r, "matrix", "%s", e.buf);
+	res->unavailable = r.unavailable ? node_dup(r.unavailable) : node_new(NODE_MAP);
+	res->facts = r.facts ? node_dup(r.facts) : node_new(NODE_MAP);
+	release_run(&r);
+	strbuf_release(&e);
+	return 0;
+
+fail_early:
+	teardown(&r);
+	release_run(&r);
+	strbuf_release(&e);
+	return -1;
+}

@@ -1,0 +1,613 @@
+/*
+ * job loading: textual includes and parsing. lkp-tests splices
+ * `<<: file.yaml` lines into the including text before YAML parsing
+ * (lib/yaml.rb); we do the same, recursively, keeping a line map so that
+ * errors point at the file the user wrote. The search for an included file
+ * follows lkp-tests: relative to the including file, then the data
+ * directory, then anywhere under the nearest jobs/ tree. An include must
+ * stay inside the jobs tree or the top job's directory.
+ */
+#include "job.h"
+#include "../util/yml.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_INCLUDE_DEPTH 16
+
+struct line {
+	char *text;
+	struct yml_line pos;
+};
+
+struct lines {
+	struct line *v;
+	size_t n, alloc;
+};
+
+static void lines_add(struct lines *ls, const char *text, size_t len, struct yml_line pos)
+{
+	ALLOC_GROW(ls->v, ls->n + 1, ls->alloc);
+	ls->v[ls->n].text = xstrndup(text, len);
+	ls->v[ls->n].pos = pos;
+	ls->n++;
+}
+
+static void lines_release(struct lines *ls)
+{
+	for (size_t i = 0; i < ls->n; i++)
+		free(ls->v[i].text);
+	free(ls->v);
+	ls->v = NULL;
+	ls->n = ls->alloc = 0;
+}
+
+struct splicer {
+	const struct job_env *env;
+	char *roots[3];		/* realpaths includes may resolve into */
+	size_t nroots;
+	char *stack[MAX_INCLUDE_DEPTH + 1];
+	size_t depth;
+	struct strbuf *err;
+};
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st) && S_ISREG(st.st_mode);
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+/* The nearest ancestor directory named "jobs" (the directory itself counts). */
+static char *jobs_ancestor(const char *dir)
+{
+	char *real = realpath(dir, NULL);
+	char *p;
+
+	if (!real)
+		return NULL;
+	for (;;) {
+		p = strrchr(real, '/');
+		if (!p)
+			break;
+		if (!strcmp(p + 1, "jobs"))
+			return real;
+		if (p == real)
+			break;
+		*p = '\0';
+	}
+	free(real);
+	return NULL;
+}
+
+static bool under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+	return !strncmp(path, root, n) && (path[n] == '/' || !path[n] || !strcmp(root, "/"));
+}
+
+static bool in_roots(const struct splicer *sp, const char *real)
+{
+	for (size_t i = 0; i < sp->nroots; i++)
+		if (under(real, sp->roots[i]))
+			return true;
+	return false;
+}
+
+/* Depth-first search of `root` for `rel`; the lexically first match wins. */
+static void find_under(const char *root, const char *rel, int depth, char **best)
+{
+	struct strbuf p = STRBUF_INIT;
+	DIR *d;
+	struct dirent *de;
+
+	if (depth > 12)
+		return;
+	strbuf_addf(&p, "%s/%s", root, rel);
+	if (is_file(p.buf) && (!*best || strcmp(p.buf, *best) < 0)) {
+		free(*best);
+		*best = strbuf_detach(&p);
+	}
+	strbuf_release(&p);
+	d = opendir(root);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.')
+			continue;
+		strbuf_setf(&p, "%s/%s", root, de->d_name);
+		if (!lstat(p.buf, &st) && S_ISDIR(st.st_mode))
+			find_under(p.buf, rel, depth + 1, best);
+	}
+	strbuf_release(&p);
+	closedir(d);
+}
+
+static char *resolve_include(const struct splicer *sp, const char *file, const char *from_dir)
+{
+	struct strbuf p = STRBUF_INIT;
+	char *best = NULL;
+
+	if (file[0] == '/')
+		return is_file(file) ? xstrdup(file) : NULL;
+	if (!strncmp(file, "./", 2) || !strncmp(file, "../", 3)) {
+		strbuf_addf(&p, "%s/%s", from_dir, file);
+		if (is_file(p.buf))
+			return strbuf_detach(&p);
+		strbuf_release(&p);
+		return NULL;
+	}
+	strbuf_addf(&p, "%s/%s", from_dir, file);
+	if (is_file(p.buf))
+		return strbuf_detach(&p);
+	strbuf_setf(&p, "%s/%s", sp->env->data_dir, file);
+	if (is_file(p.buf))
+		return strbuf_detach(&p);
+	strbuf_setf(&p, "%s/jobs/%s", sp->env->data_dir, file);
+	if (is_file(p.buf))
+		return strbuf_detach(&p);
+	strbuf_release(&p);
+
+	char *jobs = jobs_ancestor(from_dir);
+	if (jobs)
+		find_under(jobs, file, 0, &best);
+	free(jobs);
+	if (!best) {
+		char *shipped = xasprintf("%s/jobs", sp->env->data_dir);
+		find_under(shipped, file, 0, &best);
+		free(shipped);
+	}
+	return best;
+}
+
+static int fail(struct splicer *sp, const struct yml_line *pos, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(struct splicer *sp, const struct yml_line *pos, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	strbuf_reset(sp->err);
+	strbuf_addf(sp->err, "%s:%d:%d: ", pos->file, pos->line, col);
+	va_start(ap, fmt);
+	strbuf_vaddf(sp->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int read_lines(struct splicer *sp, const char *path, struct lines *out,
+		      const struct yml_line *from)
+{
+	struct strbuf text = STRBUF_INIT;
+	const char *file = node_intern(path);
+	int lineno = 0;
+
+	if (strbuf_read_file(&text, path)) {
+		if (from)
+			return fail(sp, from, 1, "cannot read included file '%s': %s", path, strerror(errno));
+		strbuf_setf(sp->err, "%s: cannot read job file: %s", path, strerror(errno));
+		return -1;
+	}
+	for (const char *p = text.buf; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (len && p[len - 1] == '\r')
+			len--;
+		struct yml_line pos = { file, ++lineno, 0 };
+		lines_add(out, p, len, pos);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	strbuf_release(&text);
+	return 0;
+}
+
+static bool is_comment_line(const char *s)
+{
+	s += strspn(s, " \t");
+	return *s == '#';
+}
+
+/* Is this line a top-level "key:" line for `key`? */
+static bool top_key_line(const char *s, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(s, key, n))
+		return false;
+	s += n;
+	s += strspn(s, " \t");
+	return *s == ':' && (s[1] == '\0' || s[1] == ' ' || s[1] == '\t');
+}
+
+/* A continuation of the previous top-level entry: indented, blank or a comment. */
+static bool continues_entry(const char *s)
+{
+	return s[0] == ' ' || s[0] == '\t' || s[0] == '\0' || s[0] == '#' ||
+	       (s[0] == '-' && (s[1] == ' ' || !s[1]));
+}
+
+static bool doc_separator(const char *s)
+{
+	return !strncmp(s, "---", 3) && (s[3] == '\0' || s[3] == ' ' || s[3] == '\t');
+}
+
+/* Drop a top-level entry (key line and its block) from every document. */
+static void drop_key(struct lines *ls, const char *key)
+{
+	size_t w = 0;
+	bool dropping = false;
+
+	for (size_t r = 0; r < ls->n; r++) {
+		const char *s = ls->v[r].text;
+		if (dropping && (doc_separator(s) || !continues_entry(s)))
+			dropping = false;
+		if (!dropping && top_key_line(s, key))
+			dropping = true;
+		if (dropping) {
+			free(ls->v[r].text);
+			continue;
+		}
+		ls->v[w++] = ls->v[r];
+	}
+	ls->n = w;
+}
+
+/*
+ * Set a top-level key in every document of an included text: replace its
+ * entry where the document has one, append it where it does not.
+ */
+static void override_key(struct lines *ls, const char *key, const struct node *val,
+			 struct yml_line at)
+{
+	struct strbuf line = STRBUF_INIT;
+	struct lines out = { 0 };
+	size_t start = 0;
+
+	yml_emit_scalar(&line, key, false);
+	strbuf_addstr(&line, ": ");
+	yml_emit_flow(&line, val);
+
+	while (start <= ls->n) {
+		size_t end = start;
+		while (end < ls->n && !(end > start && doc_separator(ls->v[end].text)))
+			end++;
+		/* [start, end) is one document, maybe with its leading "---" */
+		bool has_content = false, done = false, dropping = false;
+		for (size_t i = start; i < end; i++) {
+			const char *s = ls->v[i].text;
+			if (!doc_separator(s) && !is_comment_line(s) && s[strspn(s, " \t")])
+				has_content = true;
+		}
+		for (size_t i = start; i < end; i++) {
+			const char *s = ls->v[i].text;
+			if (dropping && !continues_entry(s))
+				dropping = false;
+			if (dropping)
+				continue;
+			if (!done && top_key_line(s, key)) {
+				lines_add(&out, line.buf, line.len, at);
+				done = dropping = true;
+				continue;
+			}
+			lines_add(&out, s, strlen(s), ls->v[i].pos);
+		}
+		if (has_content && !done)
+			lines_add(&out, line.buf, line.len, at);
+		if (end >= ls->n)
+			break;
+		start = end;
+	}
+	lines_release(ls);
+	*ls = out;
+	strbuf_release(&line);
+}
+
+static int splice(struct splicer *sp, const char *path, const struct yml_line *from,
+		  const struct node *opts, struct lines *out, int indent);
+
+/* Handle one "<<: ..." line; returns 1 if it was not an include. */
+static int include_line(struct splicer *sp, const struct line *ln, const char *from_dir,
+			struct lines *out, int indent)
+{
+	const char *s = ln->text, *lt = strstr(s, "<<");
+	size_t prefix;
+	const char *c;
+
+	if (!lt)
+		return 1;
+	c = lt + 2;
+	c += strspn(c, " ");
+	if (*c != ':' || (c[1] != ' ' && c[1] != '\t'))
+		return 1;
+	c += 1 + strspn(c + 1, " \t");
+	if (*c == '*' || *c == '[' || !*c)
+		return 1;	/* a YAML merge key, not an include */
+	prefix = (size_t)(lt - s);
+	if (strspn(s, " \t") != prefix && !(prefix >= 2 && s[prefix - 2] == '-' &&
+					    strspn(s, " \t") == prefix - 2))
+		return fail(sp, &ln->pos, (int)prefix + 1,
+			    "an include '<<: file' must start its line; move it to a line of its own");
+
+	struct node *opts = NULL;
+	char *file = NULL;
+	struct strbuf content = STRBUF_INIT;
+	strbuf_addstr(&content, c);
+	strbuf_rtrim(&content);
+	if (content.buf[0] == '{') {
+		struct strbuf e = STRBUF_INIT;
+		opts = yml_load_one(content.buf, "include", &e);
+		if (!opts || opts->type != NODE_MAP) {
+			node_free(opts);
+			strbuf_release(&content);
+			fail(sp, &ln->pos, (int)(c - s) + 1,
+			     "cannot read the include options (%s); write <<: {file: x.yaml, key: value, ignore: [k]}",
+			     e.len ? e.buf : "not a mapping");
+			strbuf_release(&e);
+			return -1;
+		}
+		strbuf_release(&e);
+		const char *f = node_str(node_get(opts, "file"));
+		if (!node_get(opts, "file")) {
+			/* a flow mapping without file: a plain YAML merge */
+			node_free(opts);
+			strbuf_release(&content);
+			return 1;
+		}
+		if (!f || !*f) {
+			node_free(opts);
+			strbuf_release(&content);
+			return fail(sp, &ln->pos, (int)(c - s) + 1,
+				    "the include's 'file' must name a file");
+		}
+		file = xstrdup(f);
+	} else {
+		size_t len = content.len;
+		const char *b = content.buf;
+		if (len >= 2 && (b[0] == '\'' || b[0] == '"') && b[len - 1] == b[0])
+			file = xstrndup(b + 1, len - 2);
+		else
+			file = xstrdup(b);
+	}
+	strbuf_release(&content);
+
+	char *found = resolve_include(sp, file, from_dir);
+	int ret = 0;
+	if (!found) {
+		ret = fail(sp, &ln->pos, (int)(c - s) + 1,
+			   "included file '%s' not found next to the job, in %s/jobs or under the jobs tree; check the name",
+			   file, sp->env->data_dir);
+		goto out;
+	}
+	char *real = realpath(found, NULL);
+	if (!real || !in_roots(sp, real)) {
+		ret = fail(sp, &ln->pos, (int)(c - s) + 1,
+			   "included file '%s' resolves to '%s', outside the jobs tree; keep includes under the job's directory or jobs/",
+			   file, real ? real : found);
+		free(real);
+		free(found);
+		goto out;
+	}
+	free(real);
+	ret = splice(sp, found, &ln->pos, opts, out, indent + (int)prefix);
+	free(found);
+out:
+	free(file);
+	node_free(opts);
+	return ret;
+}
+
+static int splice(struct splicer *sp, const char *path, const struct yml_line *from,
+		  const struct node *opts, struct lines *out, int indent)
+{
+	struct lines ls = { 0 };
+	char *real = realpath(path, NULL);
+	char *dir = dir_of(path);
+	int ret = -1;
+
+	if (!real) {
+		if (from)
+			fail(sp, from, 1, "cannot open included file '%s': %s", path, strerror(errno));
+		else
+			strbuf_setf(sp->err, "%s: cannot open job file: %s", path, strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < sp->depth; i++)
+		if (!strcmp(sp->stack[i], real)) {
+			fail(sp, from, 1, "include cycle: '%s' includes itself through this line; remove one of the includes", path);
+			goto out;
+		}
+	if (sp->depth >= MAX_INCLUDE_DEPTH) {
+		fail(sp, from, 1, "includes nested more than %d deep; flatten them", MAX_INCLUDE_DEPTH);
+		goto out;
+	}
+	if (read_lines(sp, path, &ls, from))
+		goto out;
+
+	if (opts) {
+		const struct node *ign = node_get(opts, "ignore");
+		if (ign && ign->type == NODE_SEQ) {
+			for (size_t i = 0; i < ign->n; i++)
+				if (node_str(ign->vals[i]))
+					drop_key(&ls, ign->vals[i]->str);
+		} else if (node_str(ign)) {
+			drop_key(&ls, ign->str);
+		}
+		for (size_t i = 0; i < opts->n; i++) {
+			if (opts->vals[i]->comment || !strcmp(opts->keys[i], "file") ||
+			    !strcmp(opts->keys[i], "ignore"))
+				continue;
+			override_key(&ls, opts->keys[i], opts->vals[i], *from);
+		}
+	}
+
+	sp->stack[sp->depth++] = real;
+	real = NULL;
+	for (size_t i = 0; i < ls.n; i++) {
+		const struct line *ln = &ls.v[i];
+		const char *s = ln->text;
+		struct yml_line pos = ln->pos;
+
+		if (is_comment_line(s)) {
+			lines_add(out, "", 0, pos);
+			continue;
+		}
+		if (s[0] == '%' || strstr(s, "<%")) {
+			fail(sp, &pos, 1, "ERB template lines ('%%' or '<%%') are not supported; write the values out in YAML");
+			goto pop;
+		}
+		int r = include_line(sp, ln, dir, out, indent);
+		if (r < 0)
+			goto pop;
+		if (r == 0)
+			continue;
+		struct strbuf ind = STRBUF_INIT;
+		for (int k = 0; k < indent; k++)
+			strbuf_addch(&ind, ' ');
+		strbuf_addstr(&ind, s);
+		pos.indent += indent;
+		lines_add(out, ind.buf, ind.len, pos);
+		strbuf_release(&ind);
+	}
+	ret = 0;
+pop:
+	free(sp->stack[--sp->depth]);
+out:
+	free(real);
+	free(dir);
+	lines_release(&ls);
+	return ret;
+}
+
+static char *origin_of(const char *path, const char *data_dir)
+{
+	char *real = realpath(path, NULL), *data = realpath(data_dir, NULL);
+	char *ret;
+
+	if (real && data && under(real, data) && strcmp(real, data))
+		ret = xstrdup(real + strlen(data) + (strcmp(data, "/") ? 1 : 0));
+	else
+		ret = xstrdup(path);
+	free(real);
+	free(data);
+	return ret;
+}
+
+int job_load(struct jobfile *jf, const char *path, const struct job_env *env,
+	     struct strbuf *err)
+{
+	struct splicer sp = { .env = env, .err = err };
+	struct lines ls = { 0 };
+	struct strbuf text = STRBUF_INIT;
+	struct yml_linemap lm = { 0 };
+	char *dir = dir_of(path);
+	int ret = -1;
+
+	memset(jf, 0, sizeof(*jf));
+	if (!is_file(path)) {
+		strbuf_setf(err, "%s: %s; give the path of a job YAML file", path,
+			    is_dir(path) ? "is a directory" : "no such job file");
+		goto out;
+	}
+	char *shipped = xasprintf("%s/jobs", env->data_dir);
+	if ((sp.roots[sp.nroots] = realpath(shipped, NULL)))
+		sp.nroots++;
+	free(shipped);
+	if ((sp.roots[sp.nroots] = realpath(dir, NULL)))
+		sp.nroots++;
+	if ((sp.roots[sp.nroots] = jobs_ancestor(dir)))
+		sp.nroots++;
+
+	if (splice(&sp, path, NULL, NULL, &ls, 0))
+		goto out;
+	for (size_t i = 0; i < ls.n; i++) {
+		strbuf_addstr(&text, ls.v[i].text);
+		strbuf_addch(&text, '\n');
+		yml_linemap_add(&lm, ls.v[i].pos.file, ls.v[i].pos.line, ls.v[i].pos.indent);
+	}
+	if (yml_load(text.buf, text.len, path, &lm, &jf->docs, &jf->ndocs, err))
+		goto out;
+	/* lkp-tests ignores empty documents (a trailing "---") */
+	size_t w = 0;
+	for (size_t i = 0; i < jf->ndocs; i++) {
+		struct node *d = jf->docs[i];
+		if (node_is_null(d) && w > 0) {
+			node_free(d);
+			continue;
+		}
+		if (node_is_null(d)) {
+			d->type = NODE_MAP;
+		} else if (d->type != NODE_MAP) {
+			strbuf_setf(err, "%s:%d:%d: document %zu is %s; a job is a mapping of keys to values",
+				    d->file, d->line, d->col, i + 1, node_type_name(d));
+			for (size_t k = i; k < jf->ndocs; k++)
+				node_free(jf->docs[k]);
+			jf->ndocs = w;
+			goto out;
+		}
+		jf->docs[w++] = d;
+	}
+	jf->ndocs = w;
+	if (!jf->ndocs || !jf->docs[0]->n) {
+		strbuf_setf(err, "%s: the job file is empty; a job needs at least 'testcase' and a program", path);
+		goto out;
+	}
+	jf->path = xstrdup(path);
+	jf->origin = origin_of(path, env->data_dir);
+	ret = 0;
+out:
+	if (ret)
+		job_release(jf);
+	for (size_t i = 0; i < sp.nroots; i++)
+		free(sp.roots[i]);
+	lines_release(&ls);
+	yml_linemap_release(&lm);
+	strbuf_release(&text);
+	free(dir);
+	return ret;
+}
+
+void job_release(struct jobfile *jf)
+{
+	for (size_t i = 0; i < jf->ndocs; i++)
+		node_free(jf->docs[i]);
+	free(jf->docs);
+	free(jf->path);
+	free(jf->origin);
+	memset(jf, 0, sizeof(*jf));
+}
+
+void job_boot_params(const struct node *job, struct strbuf *out)
+{
+	const struct node *bp = node_get(job, "boot_params");
+
+	for (size_t i = 0; bp && bp->type == NODE_MAP && i < bp->n; i++) {
+		const char *k = bp->keys[i], *v = node_str(bp->vals[i]);
+		const char *name = strchr(k, '_');
+		if (bp->vals[i]->comment || !name || !v || strpbrk(v, " \t\n\"'"))
+			continue;
+		strbuf_addf(out, " %s=%s", name + 1, v);
+	}
+}

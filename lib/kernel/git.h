@@ -1,0 +1,134 @@
+/*
+ * git (prefix gitrepo_): the robot's view of a git repository — resolve a
+ * revision to a commit id, read a commit's subject and author, and check a
+ * commit's tree out into a plain directory that is reused across commits.
+ * The only file that includes <git2.h>; libgit2's errors are translated here
+ * into one line in `err`. It knows nothing about kernels or builds.
+ */
+#ifndef LKP_GIT_H
+#define LKP_GIT_H
+
+#include "../util/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GITREPO_HEXSZ 40	/* a full (SHA-1) object id in hex */
+
+struct gitrepo;			/* an open repository; opaque */
+
+/*
+ * Open the repository at `path` (a work tree's top directory or a bare
+ * repository; the parents of `path` are not searched). 0 and *out set
+ * (gitrepo_close() it), or -1 with "'path': not a git repository (...)" in err.
+ */
+int gitrepo_open(struct gitrepo **out, const char *path, struct strbuf *err);
+void gitrepo_close(struct gitrepo *r);
+/*
+ * Bring the bare repository at `dir` (made when missing) up to date with the
+ * one at `url` (a path, file://, https://, git://, ssh://): every branch as
+ * refs/heads/<name> — a force-pushed branch replaced, a deleted one removed
+ * — and every tag. Objects are never removed, so commits known before a
+ * force-push stay readable. 0, or -1 with one line in err.
+ */
+int gitrepo_mirror(const char *url, const char *dir, struct strbuf *err);
+
+/* The path it was opened with. */
+const char *gitrepo_path(const struct gitrepo *r);
+
+/*
+ * Resolve a revision (full or abbreviated id, branch, tag, HEAD~2, any
+ * `git rev-parse` expression that names a commit or a tag of one) to the
+ * commit's full id in hex. 0, or -1 with one line in err.
+ */
+int gitrepo_resolve(struct gitrepo *r, const char *rev, char id[GITREPO_HEXSZ + 1],
+		    struct strbuf *err);
+
+/* What the reports, bisection and mails need to know about a commit. */
+struct gitrepo_commit {
+	char id[GITREPO_HEXSZ + 1];
+	char *subject;		/* the first paragraph of the message, on one line */
+	char *message;		/* the whole message (trailers included) */
+	char *author_name, *author_email;
+	int64_t author_time;	/* seconds since the epoch */
+	int author_offset;	/* the author's time zone, minutes east of UTC */
+	char *committer_name, *committer_email;
+	int64_t committer_time;
+	int committer_offset;
+	size_t nparents;
+	char (*parents)[GITREPO_HEXSZ + 1];
+};
+
+/* Resolve `rev` and read its commit into *c (gitrepo_commit_release() it). */
+int gitrepo_commit_info(struct gitrepo *r, const char *rev, struct gitrepo_commit *c,
+			struct strbuf *err);
+void gitrepo_commit_release(struct gitrepo_commit *c);
+
+/*
+ * The commits a bisection from good to bad looks at: ancestors of bad that
+ * are not ancestors of good, merges included (first_parent: only the first
+ * parent of each), parents before children; the last is bad. parents[i]
+ * holds the indices of commit i's parents inside the range.
+ */
+struct gitrepo_range {
+	size_t n;
+	char (*id)[GITREPO_HEXSZ + 1];
+	size_t **parents;
+	size_t *nparents;
+};
+/* 0, or -1 with one line in err (bad is not a descendant of good, ...). */
+int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool first_parent,
+		  struct gitrepo_range *out, struct strbuf *err);
+void gitrepo_range_release(struct gitrepo_range *g);
+
+/* The paths a commit changes against its first parent (all its files for a root commit). */
+struct gitrepo_paths {
+	char **v;
+	size_t n;
+};
+/* 0, or -1 with one line in err. Renames give both paths. */
+int gitrepo_changed_paths(struct gitrepo *r, const char *rev, struct gitrepo_paths *out, struct strbuf *err);
+void gitrepo_paths_release(struct gitrepo_paths *p);
+
+/* Is ancestor an ancestor of rev (or rev itself)? 1, 0, or -1 with err set. */
+int gitrepo_is_ancestor(struct gitrepo *r, const char *ancestor, const char *rev, struct strbuf *err);
+
+/* The file at path in rev's tree, appended to out: 0, 1 when there is no such file, -1 with err set. */
+int gitrepo_read(struct gitrepo *r, const char *rev, const char *path, struct strbuf *out, struct strbuf *err);
+
+struct gitrepo_checkout_stats {
+	bool incremental;	/* only the difference to the previous checkout was applied */
+	size_t written;		/* files (and symlinks) written */
+	size_t removed;		/* files removed */
+	size_t unchanged;	/* files found already right and left alone (full checkouts) */
+};
+
+/*
+ * Make `dir` (created if missing) hold exactly the tree of commit `id`, as
+ * plain files: no .git, no index. Only files that differ are written, so
+ * the modification time of every unchanged file is kept and make(1) in a
+ * build directory that compiled an earlier checkout rebuilds only what
+ * changed. `dir` records what it holds in `dir`/.lkprobot-checkout; when
+ * that names a tree this repository has, only the difference between the
+ * two trees is applied; otherwise (first use, another repository, an
+ * interrupted checkout) every file is compared with its blob and written
+ * if it differs, and files not in the tree are removed. The directory
+ * belongs to the caller's robot: edits made to it by hand may be kept by
+ * an incremental checkout. Entries that would leave `dir` (`..`, `.git`,
+ * paths through symlinks) are refused. 0, or -1 with one line in err.
+ * `stats` may be NULL.
+ */
+int gitrepo_checkout(struct gitrepo *r, const char *id, const char *dir,
+		     struct gitrepo_checkout_stats *stats, struct strbuf *err);
+
+/* The name of the file gitrepo_checkout() keeps in the directory. */
+#define GITREPO_CHECKOUT_STATE ".lkprobot-checkout"
+
+/*
+ * The git blob id of `len` bytes (what `git hash-object` prints for a file
+ * with that content), as 40 hex digits. Needs no repository.
+ */
+void gitrepo_hash(const void *data, size_t len, char out[GITREPO_HEXSZ + 1]);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * kbuild: build a kernel from a git commit into the kernel cache — check the
+ * commit out (lib/git), write its .config (a base config merged with the
+ * robot's fragment, kconfig/x86_64-pmem.config), run make bzImage in a build
+ * directory reused across commits, and keep bzImage, vmlinux, .config and
+ * the build log under a key of (commit, hash of the final .config). Every
+ * command is spawned from an argv array. It knows nothing about jobs,
+ * machines or how a kernel is booted.
+ *
+ * The cache (kbuild_cache_dir()):
+ *   lock                          held (flock) while a build runs: builds queue
+ *   src/                          the one work tree, rewritten file by file
+ *   build/<input>/                make's O= directory, one per configuration input
+ *   kernels/<commit>-<config>/    bzImage vmlinux .config build.log result
+ *   index/<commit>-<input>        symlink to the kernel built from that input
+ * <input> is the first 12 hex digits of the git blob id of the configuration
+ * input (base, base file or fragment, robot fragment); <config> those of the
+ * final .config (`git hash-object .config | cut -c1-12`). The O= directory is
+ * keyed by the input, not the final .config, because the final .config of
+ * one input changes as Kconfig changes between commits, and a new directory
+ * per change would make every bisection step a clean build.
+ */
+#ifndef LKP_KBUILD_H
+#define LKP_KBUILD_H
+
+#include "../util/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define KBUILD_HASHSZ 12	/* hex digits of a config hash in cache names */
+#define KBUILD_DEFAULT_KCONFIG "x86_64-pmem"
+#define KBUILD_FRAGMENT "x86_64-pmem"	/* kconfig/<this>.config: always merged */
+
+/*
+ * The cache directory: $LKPROBOT_CACHE, else /var/cache/lkprobot for root,
+ * else ~/.cache/lkprobot. Not created.
+ */
+void kbuild_cache_dir(struct strbuf *out);
+
+/* How the base configuration is made. */
+enum kbuild_base {
+	KBUILD_BASE_DEFCONFIG,	/* make defconfig, fragment appended, make olddefconfig */
+	KBUILD_BASE_FRAGMENT,	/* KCONFIG_ALLCONFIG=<kconfig/NAME.config + fragment> make allnoconfig */
+	KBUILD_BASE_FILE,	/* the user's .config, fragment appended, make olddefconfig */
+};
+
+struct kbuild_config {
+	enum kbuild_base base;
+	char *name;		/* for result paths: defconfig, x86_64-pmem, the file's base name */
+	char *path;		/* the fragment or file; NULL for defconfig */
+	char *text;		/* what goes to KCONFIG_ALLCONFIG or .config before make */
+	char input[KBUILD_HASHSZ + 1];	/* hash of the configuration input */
+};
+
+/*
+ * Resolve --kconfig: "defconfig", NAME for <data_dir>/kconfig/NAME.config,
+ * or a .config file (a path with '/' or an existing file). The robot's
+ * fragment <data_dir>/kconfig/x86_64-pmem.config is merged into each.
+ * 0, or -1 with one line in err (no such name or file, not a .config).
+ */
+int kbuild_config_resolve(struct kbuild_config *kc, const char *spec, const char *data_dir,
+			  struct strbuf *err);
+void kbuild_config_release(struct kbuild_config *kc);
+
+struct kbuild_opts {
+	const char *tree;	/* the git repository to build from */
+	const char *rev;	/* the revision to build */
+	const char *kconfig;	/* see kbuild_config_resolve(); NULL: KBUILD_DEFAULT_KCONFIG */
+	const char *data_dir;	/* holds kconfig/ */
+	const char *cache;	/* NULL: kbuild_cache_dir() */
+	const char *compiler;	/* recorded in the result (gcc-12); NULL: not recorded */
+	int jobs;		/* make -j; 0: the CPUs this process may run on */
+	bool rebuild;		/* build even when the cache has the kernel (or its failure) */
+	bool progress;		/* show progress on stdout (a terminal) */
+};
+
+struct kbuild_result {
+	bool built;		/* a kernel is there; false: its build failed */
+	bool cached;		/* found in the cache: nothing was checked out or run */
+	char commit[41];
+	char config[KBUILD_HASHSZ + 1];	/* hash of the final .config (of the input if config failed) */
+	char input[KBUILD_HASHSZ + 1];
+	char *dir;		/* the kernel's directory in the cache */
+	char *error;		/* when the build failed: its first error line */
+	long seconds;		/* wall time of the build (checkout, config, make) */
+};
+void kbuild_result_release(struct kbuild_result *res);
+
+enum {
+	KBUILD_EINPUT = -1,	/* bad input: no such tree, revision or kconfig (exit 2) */
+	KBUILD_EFAIL = -2,	/* the robot could not build: cache not writable, no make (exit 1) */
+};
+
+/*
+ * Build opts->rev of opts->tree, or find it in the cache. 0 when there is
+ * an outcome — a kernel (res->built) or a recorded failure with its first
+ * error line — built now or found (res->cached); KBUILD_EINPUT or
+ * KBUILD_EFAIL with one line in err otherwise. Blocks for the build's
+ * duration (minutes for a kernel) and waits for a build already running in
+ * the same cache. res is filled in every case (release it).
+ */
+int kbuild_build(const struct kbuild_opts *opts, struct kbuild_result *res, struct strbuf *err);
+
+/* Read a kernel directory's `result` file into res. 0, or -1 with err set. */
+int kbuild_read_result(const char *dir, struct kbuild_result *res, struct strbuf *err);
+
+/*
+ * The first error line of a build log: a compiler, assembler or Kconfig
+ * "error:", else a linker "undefined reference", else make's "*** ... Error
+ * N" line, else the last line. Empty if the log is empty. At most 300 bytes.
+ */
+void kbuild_first_error(const char *log, size_t len, struct strbuf *out);
+
+/* Is this line of make's V=0 output an object being made ("  CC      init/main.o")? */
+bool kbuild_object_line(const char *line);
+
+/*
+ * How many objects a clean build of this .config makes, estimated from its
+ * number of "=y" lines (see kbuild.c for the measured ratio); 0 if unknown.
+ */
+size_t kbuild_estimate_objects(const char *config, size_t len);
+
+#endif

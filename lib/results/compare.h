@@ -1,0 +1,130 @@
+/*
+ * compare: two or more sides (a commit's runs, as a matrix: metric -> one
+ * sample per run) reduced to LKP's comparison rows — which metrics
+ * changed by lkp-tests' rules, by how much, how sure we are (Welch t and
+ * Mann–Whitney U, effect sizes), regression or improvement — and rendered
+ * as `lkp ncompare` prints them, in the classic layout of the older reports,
+ * or as JSON. Knows nothing of result roots, the store or mail: callers
+ * bring the matrices.
+ */
+#ifndef LKP_COMPARE_H
+#define LKP_COMPARE_H
+
+#include "../util/node.h"
+#include "../util/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One side of one metric. */
+struct compare_side {
+	bool present;			/* the metric is in this side's matrix */
+	size_t n;			/* its samples (runs) */
+	double mean, stddev;		/* over all samples; population stddev (divided by n) */
+	double median, min, max;	/* after LKP's trimming (n>>5 a side, at most 3) */
+	size_t fails;			/* failure stats: runs where it is not 0 */
+	const double *v;		/* the samples, in run order */
+};
+
+enum compare_kind {
+	COMPARE_PERF,			/* a measurement */
+	COMPARE_FAILURE,		/* dmesg.*, last_state.*, *.fail ...: counted per run */
+};
+
+struct compare_row {
+	char *metric;
+	enum compare_kind kind;
+	struct compare_side *side;	/* [nsides]; side[0] is the base */
+	double *change;			/* [nsides]: side i against the base; [0] unused.
+					 * percent, or a plain difference when absolute;
+					 * failure stats: %reproduction. NAN: undefined */
+	bool absolute;			/* the change is a difference (…% and perf-profile metrics) */
+	bool changed;			/* lkp-tests' rules say it changed (the last side vs the base) */
+	const char *why;		/* why not (or "" when changed): for --json */
+	double p_welch, p_mwu;		/* last side vs base, two-sided; NAN: undefined */
+	bool mwu_exact;
+	double hedges_g, cliffs_delta;	/* effect sizes of the last side over the base */
+	int direction;			/* +1 higher is better, -1 lower is better, 0 unknown */
+	int verdict;			/* +1 improvement, -1 regression, 0 none or unknown */
+};
+
+struct compare_result {
+	size_t nsides;
+	char **labels;			/* [nsides] commits (or what stands for a side) */
+	struct compare_row *rows;	/* every metric, changed first in LKP's order */
+	size_t nrows, nchanged;
+	bool all;			/* render every row the base has, changed or not */
+};
+
+struct compare_opts {
+	bool all;			/* every metric is a row to show, changed or not */
+	double perf_profile_threshold;	/* perf-profile rows change when a median is above it (default 5) */
+};
+
+/*
+ * Compare matrices[1..n-1] with matrices[0] (each a map metric -> sequence
+ * of numbers, as matrix.json; "stats_source" and non-numbers are ignored,
+ * a non-finite number makes the metric skipped with a reason). Returns 0,
+ * or -1 with err set (fewer than two sides, a side that is not a map).
+ */
+int compare_matrices(const struct node *const *matrices, const char *const *labels, size_t nsides,
+		     const struct compare_opts *o, struct compare_result *res, struct strbuf *err);
+void compare_result_release(struct compare_result *res);
+
+/*
+ * The row a report or a bisection is about: among the changed rows (with a
+ * direction, when need_direction; else the test's own metrics), the test's
+ * own throughput-like ones first (higher is better), then latencies and
+ * times, then the largest move (|ln(new/base)|, so -75 % and +300 % weigh
+ * alike). NULL: none.
+ */
+const struct compare_row *compare_headline(const struct compare_result *cmp, bool need_direction);
+
+/* +1 higher is better, -1 lower is better, 0 unknown (our KPI table). */
+int compare_direction(const char *metric);
+/* A failure stat (dmesg.*, kmsg.*, last_state.*, stderr.*, *.fail/.error/.warn)? */
+bool compare_is_failure(const char *metric);
+/* A metric of a test program itself (fio.*, vm-scalability.*)? */
+bool compare_is_test_metric(const char *metric);
+/* A metric for which changes of 1–5 % count (perf-stat.*, the tests' own, *.time.* ...)? */
+bool compare_is_perf_metric(const char *metric);
+
+/*
+ * `lkp ncompare`: the group header (a line of '=', the common axes when
+ * given — "key/key:" then "  value/value" — "commit:" and the labels), then
+ * the fail:runs block and the %stddev/%change block of the changed rows (all
+ * rows with o->all). With stats, each row also gets the p-values and the
+ * effect size after the metric name.
+ */
+void compare_render_ncompare(struct strbuf *out, const struct compare_result *res, const char *axes_keys,
+			     const char *axes_values, bool stats);
+
+/*
+ * The classic layout of the older reports (`lkp compare`): "change" column
+ * (-75%, 14149%), stddev shown above 3 %, one number format per row, the
+ * changed rows (noisy ones too, as the reports show them). test_desc heads
+ * it ("testcase/path_params/tbox_group/run: <test_desc>"); NULL: no head.
+ */
+void compare_render_classic(struct strbuf *out, const struct compare_result *res, const char *test_desc);
+
+/*
+ * The classic layout for one metric across several tests (`lkp compare
+ * -f METRIC`): one row per test (label, base and new sample arrays) and a
+ * GEO-MEAN row. Tests whose samples are noisy are hidden unless show_noise.
+ */
+struct compare_field_row {
+	const char *test_desc;
+	const double *base, *new_;
+	size_t nbase, nnew;
+};
+void compare_render_field(struct strbuf *out, const char *base_label, const char *new_label, const char *metric,
+			  const struct compare_field_row *rows, size_t nrows, bool show_noise);
+
+/* Every row (changed or not, with the reason) as a JSON document. */
+void compare_render_json(struct strbuf *out, const struct compare_result *res);
+
+/* ncompare's number formats, for tests: a value in 10 columns, a change. */
+void compare_format_value(struct strbuf *out, double v);
+void compare_format_change(struct strbuf *out, double change, bool absolute);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * result: result roots, extraction and matrices. See result.h.
+ */
+#include "result.h"
+#include "../sys/fsutil.h"
+#include "../util/json.h"
+#include "../run/program.h"
+#include "../stats/stats.h"
+#include "../util/yml.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int result_claim_run(const char *rt, char **run_dir, int *run_no, struct strbuf *err)
+{
+	if (fsutil_mkdir_p(rt)) {
+		strbuf_setf(err, "cannot create the result root '%s': %s", rt, strerror(errno));
+		return -1;
+	}
+	for (int n = 0; n < 100000; n++) {
+		char *d = xasprintf("%s/%d", rt, n);
+		if (!mkdir(d, 0755)) {
+			*run_dir = d;
+			*run_no = n;
+			return 0;
+		}
+		free(d);
+		if (errno != EEXIST) {
+			strbuf_setf(err, "cannot create a run directory in '%s': %s", rt, strerror(errno));
+			return -1;
+		}
+	}
+	strbuf_setf(err, "'%s' has 100000 runs already", rt);
+	return -1;
+}
+
+int result_save_text(const char *path, const char *text, size_t len, struct strbuf *err)
+{
+	return fsutil_write_atomic(path, text, len, err);
+}
+
+int result_save_json(const char *path, const struct node *n, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	json_emit(&sb, n);
+	ret = result_save_text(path, sb.buf, sb.len, err);
+	strbuf_release(&sb);
+	return ret;
+}
+
+int result_load_json(const char *path, struct node **out, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (strbuf_read_file(&sb, path)) {
+		strbuf_setf(err, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	*out = json_parse(sb.buf, sb.len, path, err);
+	strbuf_release(&sb);
+	return *out ? 0 : -1;
+}
+
+static void problem(struct node *problems, const char *file, const char *msg)
+{
+	if (!problems)
+		return;
+	struct node *v = node_new_scalar(msg);
+	v->quoted = 1;
+	node_set(problems, file, v);
+}
+
+/* Parse one raw file with p's parser into <group>.json; 1 if written, 0 if none. */
+static int extract_one(const char *run_dir, const struct program *p, const char *raw,
+		       const char *group, struct node *problems, struct strbuf *err)
+{
+	char *path = xasprintf("%s/%s", run_dir, raw);
+	char *json = xasprintf("%s/%s.json", run_dir, group);
+	struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
+	struct stats_samples ss;
+	int ret = 0;
+
+	stats_samples_init(&ss);
+	if (strbuf_read_file(&text, path))
+		goto out;	/* the program wrote nothing: nothing to parse */
+	if (p->parse(text.buf, text.len, &ss, &e)) {
+		problem(problems, raw, e.buf);
+		unlink(json);	/* no numbers: not an older extraction's either */
+		goto out;
+	}
+	struct node *pj = stats_program_json(&ss, group);
+	if (pj) {
+		ret = result_save_json(json, pj, err) ? -1 : 1;
+		node_free(pj);
+	} else {
+		unlink(json);
+	}
+out:
+	free(json);
+	stats_samples_release(&ss);
+	strbuf_release(&text);
+	strbuf_release(&e);
+	free(path);
+	return ret;
+}
+
+int result_extract(const char *run_dir, const struct node *job, struct node *problems,
+		   struct node **stats_out, struct strbuf *err)
+{
+	struct node *stats = node_new(NODE_MAP), *groups = node_new(NODE_SEQ);
+	const struct program *timep = program_find("time");
+	int ret = -1;
+
+	for (size_t i = 0; i < job->n; i++) {
+		const struct program *p = job->vals[i]->comment ? NULL : program_find(job->keys[i]);
+		int r;
+
+		if (!p || !p->parse)
+			continue;
+		r = extract_one(run_dir, p, p->raw ? p->raw : p->name, p->name, problems, err);
+		if (r < 0)
+			goto out;
+		if (r)
+			node_push(groups, node_new_scalar(p->name));
+		if (p->kind == PROGRAM_TEST && timep && timep->parse) {
+			/* <test>.time -> <test>.time.*, and the whole job's time.* */
+			char *raw = xasprintf("%s.time", p->name);
+			r = extract_one(run_dir, timep, raw, raw, problems, err);
+			if (r > 0)
+				node_push(groups, node_new_scalar(raw));
+			if (r >= 0 && extract_one(run_dir, timep, "time", "time", problems, err) > 0)
+				node_push(groups, node_new_scalar("time"));
+			free(raw);
+			if (r < 0)
+				goto out;
+		}
+	}
+	for (size_t i = 0; i < groups->n; i++) {
+		char *path = xasprintf("%s/%s.json", run_dir, groups->vals[i]->str);
+		struct node *pj;
+		if (!result_load_json(path, &pj, err)) {
+			stats_reduce(pj, stats);
+			node_free(pj);
+		} else {
+			free(path);
+			goto out;
+		}
+		free(path);
+	}
+	char *sp = xasprintf("%s/stats.json", run_dir);
+	ret = result_save_json(sp, stats, err);
+	free(sp);
+out:
+	if (!ret && stats_out)
+		*stats_out = node_dup(stats);
+	node_free(stats);
+	node_free(groups);
+	return ret;
+}
+
+int result_restat(const char *run_dir, bool older_names, struct node *problems, struct strbuf *err)
+{
+	char *jp = xasprintf("%s/job.yaml", run_dir);
+	struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
+	struct node *job = NULL;
+	int ret = -1;
+
+	if (strbuf_read_file(&text, jp)) {
+		strbuf_setf(err, "%s: cannot read job.yaml: %s", run_dir, strerror(errno));
+		goto out;
+	}
+	if (!(job = yml_load_one(text.buf, jp, err)))
+		goto out;
+	node_del(job, "stats_problems");
+	if (result_extract(run_dir, job, problems, NULL, err))
+		goto out;
+	if (older_names && result_add_older_names(run_dir, err))
+		goto out;
+	if (problems->n)
+		node_set(job, "stats_problems", node_dup(problems));
+	strbuf_addstr(&out, "---\n");
+	yml_emit(&out, job);
+	ret = result_save_text(jp, out.buf, out.len, err);
+out:
+	node_free(job);
+	free(jp);
+	strbuf_release(&text);
+	strbuf_release(&out);
+	return ret;
+}
+
+int result_add_older_names(const char *run_dir, struct strbuf *err)
+{
+	char *sp = xasprintf("%s/stats.json", run_dir);
+	struct node *stats;
+	int ret = -1;
+
+	if (!result_load_json(sp, &stats, err)) {
+		stats_add_older_names(stats);
+		ret = result_save_json(sp, stats, err);
+		node_free(stats);
+	}
+	free(sp);
+	return ret;
+}
+
+static int cmp_int_names(const void *a, const void *b)
+{
+	return atoi(*(const char *const *)a) - atoi(*(const char *const *)b);
+}
+
+int result_update_matrix(const char *rt, struct strbuf *err)
+{
+	char *lockp = xasprintf("%s/.lock", rt);
+	int lock = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	struct node *matrix = node_new(NODE_MAP), *avg = node_new(NODE_MAP), *sd = node_new(NODE_MAP);
+	char **runs = NULL;
+	size_t nruns = 0;
+	int ret = -1;
+	DIR *d;
+	struct dirent *de;
+
+	if (lock < 0 || flock(lock, LOCK_EX)) {
+		strbuf_setf(err, "cannot lock '%s': %s", lockp, strerror(errno));
+		goto out;
+	}
+	if (!(d = opendir(rt))) {
+		strbuf_setf(err, "cannot read '%s': %s", rt, strerror(errno));
+		goto out;
+	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] && strspn(de->d_name, "0123456789") == strlen(de->d_name)) {
+			runs = xrealloc(runs, (nruns + 1) * sizeof(*runs));
+			runs[nruns++] = xstrdup(de->d_name);
+		}
+	closedir(d);
+	qsort(runs, nruns, sizeof(*runs), cmp_int_names);
+	for (size_t i = 0; i < nruns; i++) {
+		char *sp = xasprintf("%s/%s/stats.json", rt, runs[i]);
+		struct node *stats;
+		struct strbuf e = STRBUF_INIT;
+		if (!access(sp, R_OK) && !result_load_json(sp, &stats, &e)) {
+			stats_matrix_add(matrix, stats, sp);
+			node_free(stats);
+		}
+		strbuf_release(&e);
+		free(sp);
+	}
+	stats_matrix_summary(matrix, avg, sd);
+	char *mp = xasprintf("%s/matrix.json", rt), *ap = xasprintf("%s/avg.json", rt),
+	     *dp = xasprintf("%s/stddev.json", rt);
+	ret = (result_save_json(mp, matrix, err) || result_save_json(ap, avg, err) ||
+	       result_save_json(dp, sd, err)) ? -1 : 0;
+	free(mp);
+	free(ap);
+	free(dp);
+out:
+	if (lock >= 0)
+		close(lock);
+	for (size_t i = 0; i < nruns; i++)
+		free(runs[i]);
+	free(runs);
+	free(lockp);
+	node_free(matrix);
+	node_free(avg);
+	node_free(sd);
+	return ret;
+}

@@ -1,0 +1,464 @@
+/*
+ * monitor: stop handling, interruptible sleep, /proc snapshots and tool
+ * spawning for the monitor programs. See monitor.h.
+ */
+#include "monitor.h"
+#include "program.h"
+#include "run.h"
+#include "../util/sset.h"
+#include "../stats/stats.h"
+#include "../util/units.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static volatile sig_atomic_t monitor_stop_flag;
+static volatile sig_atomic_t monitor_child_flag;
+static bool monitor_installed;
+static sigset_t monitor_wait_mask;	/* the mask while waiting: ours unblocked */
+
+static void monitor_on_stop(int sig)
+{
+	(void)sig;
+	monitor_stop_flag = 1;
+}
+
+static void monitor_on_child(int sig)
+{
+	(void)sig;
+	monitor_child_flag = 1;
+}
+
+void monitor_catch_stop(void)
+{
+	struct sigaction sa, old;
+	sigset_t block, prev;
+
+	if (monitor_installed)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = monitor_on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	/* an inherited "ignore SIGINT" (the engine's, a shell's &) is kept */
+	if (!sigaction(SIGINT, NULL, &old) && old.sa_handler != SIG_IGN)
+		sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = monitor_on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	/* a reader that went away is a write error, not a silent death */
+	signal(SIGPIPE, SIG_IGN);
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &prev);
+	monitor_wait_mask = prev;
+	sigdelset(&monitor_wait_mask, SIGTERM);
+	sigdelset(&monitor_wait_mask, SIGINT);
+	sigdelset(&monitor_wait_mask, SIGCHLD);
+	monitor_installed = true;
+}
+
+bool monitor_stopped(void)
+{
+	return monitor_stop_flag != 0;
+}
+
+static double monitor_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One wait with our signals unblocked: up to `seconds` (< 0: no limit). */
+static void monitor_wait(double seconds)
+{
+	struct timespec ts;
+
+	if (seconds < 0) {
+		ppoll(NULL, 0, NULL, &monitor_wait_mask);
+		return;
+	}
+	ts.tv_sec = (time_t)seconds;
+	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_nsec = 999999999L;
+	ppoll(NULL, 0, &ts, &monitor_wait_mask);
+}
+
+bool monitor_sleep(double seconds)
+{
+	double end;
+
+	monitor_catch_stop();
+	end = monitor_now() + seconds;
+	for (;;) {
+		if (monitor_stop_flag)
+			return true;
+		if (seconds < 0) {
+			monitor_wait(-1);
+			continue;
+		}
+		double left = end - monitor_now();
+		if (left <= 0)
+			return false;
+		monitor_wait(left);
+	}
+}
+
+int monitor_interval(const struct run *r, const struct program *p, double def,
+		     double *out, struct strbuf *err)
+{
+	const char *v = run_param(r, p, "interval");
+	struct strbuf e = STRBUF_INIT;
+	uint64_t secs;
+	char *end;
+	double d;
+
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	errno = 0;
+	d = strtod(v, &end);
+	if (end != v && !*end && !errno && isfinite(d) && d > 0 && d <= 86400 * 7) {
+		*out = d;
+		return 0;
+	}
+	if (!units_seconds(v, &secs, &e) && secs > 0 && secs <= 86400 * 7) {
+		strbuf_release(&e);
+		*out = (double)secs;
+		return 0;
+	}
+	strbuf_setf(err, "interval: '%s' is not a positive number of seconds; write e.g. 1, 0.5 or 10s", v);
+	strbuf_release(&e);
+	return -1;
+}
+
+int monitor_write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Keep the first line of each first word, as awk '!x[$1]++'. */
+static void monitor_dedup(struct strbuf *out, const char *text)
+{
+	struct sset seen = { 0 };
+	struct strbuf key = STRBUF_INIT;
+
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+		const char *k = p;
+
+		while (k < p + len && (*k == ' ' || *k == '\t'))
+			k++;
+		strbuf_reset(&key);
+		strbuf_add(&key, k, strcspn(k, " \t\n"));
+		if (sset_add(&seen, key.buf))
+			strbuf_add(out, p, len);
+		p += len;
+	}
+	sset_release(&seen);
+	strbuf_release(&key);
+}
+
+int monitor_snapshot(const char *path, unsigned flags, int out_fd, struct strbuf *err)
+{
+	struct strbuf snap = STRBUF_INIT, content = STRBUF_INIT;
+	struct timespec ts;
+	int ret = -1;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (flags & MONITOR_SNAP_NSEC)
+		strbuf_addf(&snap, "time: %lld.%09ld\n", (long long)ts.tv_sec, ts.tv_nsec);
+	else
+		strbuf_addf(&snap, "time: %lld\n", (long long)ts.tv_sec);
+	if (strbuf_read_file(&content, path)) {
+		strbuf_setf(err, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (flags & MONITOR_SNAP_DEDUP)
+		monitor_dedup(&snap, content.buf);
+	else
+		strbuf_add(&snap, content.buf, content.len);
+	if (snap.len && snap.buf[snap.len - 1] != '\n')
+		strbuf_addch(&snap, '\n');
+	if (monitor_write_all(out_fd, snap.buf, snap.len)) {
+		strbuf_setf(err, "cannot write the snapshot of '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&snap);
+	strbuf_release(&content);
+	return ret;
+}
+
+int monitor_snapshots(const char *name, const char *path, double interval, unsigned flags,
+		      int out_fd)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = 1;
+
+	monitor_catch_stop();
+	if (access(path, R_OK)) {
+		fprintf(stderr, "%s: cannot read %s here: %s\n", name, path, strerror(errno));
+		return MONITOR_UNAVAILABLE;
+	}
+	for (;;) {
+		if (monitor_snapshot(path, flags, out_fd, &err))
+			goto out;
+		if (monitor_stopped())
+			break;
+		if (monitor_sleep(interval > 0 ? interval : -1)) {
+			/* lkp-tests' monitors take the last snapshot after the test */
+			if (monitor_snapshot(path, flags, out_fd, &err))
+				goto out;
+			break;
+		}
+	}
+	ret = 0;
+out:
+	if (ret)
+		fprintf(stderr, "%s: %s\n", name, err.buf);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* The environment with TZ=UTC in place of any TZ (caller frees the array). */
+static char **monitor_utc_env(void)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = xcalloc(n + 2, sizeof(*env));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "TZ=", 3))
+			env[k++] = environ[i];
+	env[k++] = "TZ=UTC";
+	env[k] = NULL;
+	return env;
+}
+
+static void monitor_spawn_attr(posix_spawnattr_t *at)
+{
+	sigset_t none, def;
+
+	posix_spawnattr_init(at);
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGCHLD);
+	sigaddset(&def, SIGPIPE);
+	posix_spawnattr_setsigmask(at, &none);
+	posix_spawnattr_setsigdefault(at, &def);
+	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
+
+static int monitor_status(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int monitor_exec(char *const argv[], int out_fd, unsigned flags, struct strbuf *err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	int pfd[2] = { -1, -1 };
+	char **env = environ;
+	bool stopping = false, killed = false;
+	double kill_at = 0;
+	int status = 0, rc;
+	pid_t pid;
+
+	monitor_catch_stop();
+	if ((flags & MONITOR_EXEC_STOP_STDIN) && pipe2(pfd, O_CLOEXEC)) {
+		rc = errno;
+		strbuf_setf(err, "pipe: %s", strerror(rc));
+		errno = rc;
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	if (pfd[0] >= 0)
+		posix_spawn_file_actions_adddup2(&fa, pfd[0], 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	if (flags & MONITOR_EXEC_STDERR)
+		posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
+	monitor_spawn_attr(&at);
+	if (flags & MONITOR_EXEC_UTC)
+		env = monitor_utc_env();
+	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (env != environ)
+		free(env);
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (rc) {
+		if (pfd[1] >= 0)
+			close(pfd[1]);
+		strbuf_setf(err, "cannot run '%s': %s", argv[0], strerror(rc));
+		errno = rc;
+		return -1;
+	}
+
+	for (;;) {
+		monitor_child_flag = 0;
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			rc = errno;
+			strbuf_setf(err, "cannot wait for '%s': %s", argv[0], strerror(rc));
+			if (pfd[1] >= 0)
+				close(pfd[1]);
+			errno = rc;
+			return -1;
+		}
+		if (monitor_stop_flag && !stopping) {
+			stopping = true;
+			kill_at = monitor_now() + 5;
+			if (pfd[1] >= 0) {
+				close(pfd[1]);
+				pfd[1] = -1;
+			} else {
+				kill(pid, SIGTERM);
+			}
+		}
+		if (stopping && !killed && monitor_now() > kill_at) {
+			kill(pid, SIGKILL);
+			killed = true;
+		}
+		monitor_wait(stopping ? 0.1 : -1);
+	}
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (monitor_stop_flag && WIFSIGNALED(status) && !killed &&
+	    (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGINT))
+		return 0;	/* ended by our stop (or the same signal sent to its group) */
+	return monitor_status(status);
+}
+
+int monitor_capture(char *const argv[], struct strbuf *out, struct strbuf *err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	int pfd[2], status, rc;
+	char buf[4096];
+	pid_t pid;
+
+	monitor_catch_stop();
+	if (pipe2(pfd, O_CLOEXEC)) {
+		rc = errno;
+		strbuf_setf(err, "pipe: %s", strerror(rc));
+		errno = rc;
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	monitor_spawn_attr(&at);
+	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(pfd[1]);
+	if (rc) {
+		close(pfd[0]);
+		strbuf_setf(err, "cannot run '%s': %s", argv[0], strerror(rc));
+		errno = rc;
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = read(pfd[0], buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		strbuf_add(out, buf, (size_t)n);
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			rc = errno;
+			strbuf_setf(err, "cannot wait for '%s': %s", argv[0], strerror(rc));
+			errno = rc;
+			return -1;
+		}
+	return monitor_status(status);
+}
+
+int monitor_proc_file(const struct run *r, const struct program *p, const char *path,
+		      double def_interval, unsigned flags, int out_fd)
+{
+	struct strbuf err = STRBUF_INIT;
+	double interval;
+
+	monitor_catch_stop();
+	if (monitor_interval(r, p, def_interval, &interval, &err)) {
+		fprintf(stderr, "%s: %s\n", p->name, err.buf);
+		strbuf_release(&err);
+		return 2;
+	}
+	strbuf_release(&err);
+	return monitor_snapshots(p->name, path, interval, flags, out_fd);
+}
+
+int monitor_snapshot_line(const char **p, const char *end, size_t *lineno, struct strbuf *line,
+			  const char *name, struct stats_samples *out, struct strbuf *err)
+{
+	while (*p < end) {
+		const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+
+		(*lineno)++;
+		if (!nl) {
+			strbuf_setf(err, "%s: line %zu has no end (truncated file)", name, *lineno);
+			return -1;
+		}
+		strbuf_reset(line);
+		strbuf_add(line, *p, (size_t)(nl - *p));
+		*p = nl + 1;
+		if (strncmp(line->buf, "time:", 5))
+			return 1;
+		if (stats_add_text(out, "time", line->buf + 5, err)) {
+			strbuf_setf(err, "%s: line %zu: bad time line '%s'", name, *lineno, line->buf);
+			return -1;
+		}
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,239 @@
+/*
+ * program: the program table and lookups. See program.h.
+ */
+#include "program.h"
+
+#include "../util/strbuf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+extern const struct program program_bdi_dev_mapping, program_boot_params,
+	program_boot_time, program_cgroup2, program_cpufreq_stats, program_cpufreq_governor,
+	program_command, program_cpuidle, program_debug_setup, program_disk, program_diskstats, program_fio,
+	program_fio_setup_basic, program_fs, program_fs1, program_fs2, program_heartbeat,
+	program_interrupts, program_iostat, program_kmsg, program_lock_stat,
+	program_meminfo, program_mpstat, program_nfsstat,
+	program_numa_meminfo, program_nvdimm, program_numa_numastat, program_numa_vmstat,
+	program_perf_c2c, program_perf_node, program_perf_profile,
+	program_perf_sched, program_perf_stat, program_proc_stat,
+	program_proc_vmstat, program_sched_debug, program_slabinfo,
+	program_softirqs, program_swap, program_time,
+	program_transparent_hugepage, program_turbostat, program_uptime,
+	program_vm_scalability, program_vmstat, program_wrapper;
+
+/* Sorted by name (strcmp order) for bsearch. */
+const struct program *const program_table[] = {
+	&program_bdi_dev_mapping,
+	&program_boot_time,
+	&program_boot_params,
+	&program_cgroup2,
+	&program_command,
+	&program_cpufreq_stats,
+	&program_cpufreq_governor,
+	&program_cpuidle,
+	&program_debug_setup,
+	&program_disk,
+	&program_diskstats,
+	&program_fio,
+	&program_fio_setup_basic,
+	&program_fs,
+	&program_fs1,
+	&program_fs2,
+	&program_heartbeat,
+	&program_interrupts,
+	&program_iostat,
+	&program_kmsg,
+	&program_lock_stat,
+	&program_meminfo,
+	&program_mpstat,
+	&program_nfsstat,
+	&program_numa_meminfo,
+	&program_numa_numastat,
+	&program_numa_vmstat,
+	&program_nvdimm,
+	&program_perf_c2c,
+	&program_perf_node,
+	&program_perf_profile,
+	&program_perf_sched,
+	&program_perf_stat,
+	&program_proc_stat,
+	&program_proc_vmstat,
+	&program_sched_debug,
+	&program_slabinfo,
+	&program_softirqs,
+	&program_swap,
+	&program_time,
+	&program_transparent_hugepage,
+	&program_turbostat,
+	&program_uptime,
+	&program_vm_scalability,
+	&program_vmstat,
+	&program_wrapper,
+};
+const size_t program_table_size = sizeof(program_table) / sizeof(program_table[0]);
+
+static int program_index(const char *name)
+{
+	size_t lo = 0, hi = program_table_size;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(name, program_table[mid]->name);
+		if (!c)
+			return (int)mid;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+const struct program *program_find(const char *name)
+{
+	int i = program_index(name);
+
+	if (i < 0 || program_table[i]->kind == PROGRAM_WRAPPER)
+		return NULL;
+	return program_table[i];
+}
+
+bool program_has_option(const struct program *p, const char *opt, bool *eq)
+{
+	for (const char *const *o = p->options; o && *o; o++) {
+		const char *name = **o == '=' ? *o + 1 : *o;
+		if (!strcmp(name, opt)) {
+			if (eq)
+				*eq = **o == '=';
+			return true;
+		}
+	}
+	return false;
+}
+
+bool program_is_workload(const struct program *p)
+{
+	return p->kind == PROGRAM_SETUP || p->kind == PROGRAM_TEST ||
+	       p->kind == PROGRAM_DAEMON;
+}
+
+const char *program_kind_name(enum program_kind kind)
+{
+	switch (kind) {
+	case PROGRAM_SETUP: return "setup";
+	case PROGRAM_TEST: return "test";
+	case PROGRAM_DAEMON: return "daemon";
+	case PROGRAM_MONITOR: return "monitor";
+	case PROGRAM_STATS: return "stats";
+	case PROGRAM_WRAPPER: return "wrapper";
+	}
+	return "?";
+}
+
+int program_check(char *msg, size_t msglen)
+{
+	if (program_table_size >= 64) {
+		snprintf(msg, msglen, "the program table has %zu entries; program_mask holds 63",
+			 program_table_size);
+		return -1;
+	}
+	for (size_t i = 0; i < program_table_size; i++) {
+		const struct program *p = program_table[i];
+
+		if (p->version != PROGRAM_VERSION) {
+			snprintf(msg, msglen, "program '%s' has version %d, expected %d",
+				 p->name, p->version, PROGRAM_VERSION);
+			return -1;
+		}
+		if (i && strcmp(program_table[i - 1]->name, p->name) >= 0) {
+			snprintf(msg, msglen, "program table not sorted at '%s'", p->name);
+			return -1;
+		}
+		for (const char *const *o = p->options; o && *o; o++) {
+			const char *name = **o == '=' ? *o + 1 : *o;
+			if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz"
+					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != strlen(name)) {
+				snprintf(msg, msglen, "program '%s' declares a bad option '%s'",
+					 p->name, *o);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The options every test and daemon accepts (lkp-tests' run-test wrapper). */
+static const char *const wrapper_options[] = {
+	"nr_instances", "cpu_node_bind", "mem_node_bind", "cluster", NULL,
+};
+const struct program program_wrapper = {
+	.version = PROGRAM_VERSION,
+	.name = "~wrapper",
+	.kind = PROGRAM_WRAPPER,
+	.summary = "options of the test wrapper, valid in every job",
+	.options = wrapper_options,
+};
+
+/* ---- option index: option name -> which programs declare it ---- */
+
+struct opt_slot {
+	const char *name;	/* points into the static option tables */
+	program_mask mask, eq;
+};
+
+static struct opt_slot *opt_index;
+static size_t opt_cap;
+
+static size_t opt_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static struct opt_slot *opt_slot(const char *name)
+{
+	size_t i = opt_hash(name) & (opt_cap - 1);
+
+	while (opt_index[i].name && strcmp(opt_index[i].name, name))
+		i = (i + 1) & (opt_cap - 1);
+	return &opt_index[i];
+}
+
+static void build_opt_index(void)
+{
+	opt_cap = 1024;	/* far more than the options declared: short probes */
+	opt_index = xcalloc(opt_cap, sizeof(*opt_index));
+	for (size_t i = 0; i < program_table_size; i++)
+		for (const char *const *o = program_table[i]->options; o && *o; o++) {
+			const char *name = **o == '=' ? *o + 1 : *o;
+			struct opt_slot *sl = opt_slot(name);
+			sl->name = name;
+			sl->mask |= 1ULL << i;
+			if (**o == '=')
+				sl->eq |= 1ULL << i;
+		}
+}
+
+program_mask program_bit(const struct program *p)
+{
+	int i = program_index(p->name);
+	return i < 0 ? 0 : 1ULL << i;
+}
+
+program_mask program_option_mask(const char *opt)
+{
+	if (!opt_index)
+		build_opt_index();
+	return opt_slot(opt)->mask;
+}
+
+program_mask program_option_eq_mask(const char *opt)
+{
+	if (!opt_index)
+		build_opt_index();
+	return opt_slot(opt)->eq;
+}

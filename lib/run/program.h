@@ -1,0 +1,101 @@
+/*
+ * program: the table of LKP programs lkprobot knows — setups, tests,
+ * daemons, monitors and stats-only parsers — with the options each one
+ * declares. The option lists match lkp-tests' programs so that a job file
+ * expands to the same atomic jobs and path_params as under lkp-tests.
+ *
+ * Adding a program: one file in lib/programs/ defining a
+ * `const struct program program_<name>` and one line in program.c's table
+ * (kept sorted by name; program_check() verifies the table at start-up).
+ * This module knows nothing about job files.
+ */
+#ifndef LKP_PROGRAM_H
+#define LKP_PROGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct run;
+struct stats_samples;
+struct strbuf;
+
+#define PROGRAM_VERSION 1
+
+enum program_kind {
+	PROGRAM_SETUP,		/* runs before the test (disk, fs, fio-setup-basic) */
+	PROGRAM_TEST,		/* the workload itself (fio, vm-scalability) */
+	PROGRAM_DAEMON,		/* background service the test talks to */
+	PROGRAM_MONITOR,	/* samples while the test runs (vmstat, perf-stat) */
+	PROGRAM_STATS,		/* parser only: output produced by others (time) */
+	PROGRAM_WRAPPER,	/* options every test accepts (nr_instances, ...) */
+};
+
+struct program {
+	int version;
+	const char *name;
+	enum program_kind kind;
+	const char *summary;
+	/* NULL-terminated; a leading '=' marks a "key=value" option in path_params */
+	const char *const *options;
+
+	/*
+	 * What lkprobot does with the program (all optional; a program
+	 * without them is declared for job compatibility only):
+	 *   setup    prepare the machine before the monitors start (in the
+	 *            lkprobot process); 0, or -1 with err set;
+	 *   run      the test, in a child process of its own whose rusage is
+	 *            the test's; returns the exit status (0 = passed);
+	 *   monitor  in a child process: sample until SIGTERM, writing the raw
+	 *            output to out_fd; returns the exit status;
+	 *   parse    raw output text -> samples (lkp-tests' "key: value"
+	 *            protocol); -1 with err set on malformed or truncated input,
+	 *            never a wrong number.
+	 */
+	int (*setup)(struct run *r, const struct program *p, struct strbuf *err);
+	int (*run)(struct run *r, const struct program *p);
+	int (*monitor)(struct run *r, const struct program *p, int out_fd);
+	int (*parse)(const char *text, size_t len, struct stats_samples *out,
+		     struct strbuf *err);
+	/* Raw file in the result root that parse reads (default: the name). */
+	const char *raw;
+	/* Debian packages the program needs on the test box (NULL-terminated). */
+	const char *const *debs;
+	/* Tests: what the reports say of them ("test-description:", "test-url:"). */
+	const char *description;
+	const char *url;
+	/* A setup that changes nothing needing root (it only shapes the job). */
+	bool setup_unprivileged;
+};
+
+extern const struct program *const program_table[];
+extern const size_t program_table_size;
+/* The options every test accepts; not a job key itself. */
+extern const struct program program_wrapper;
+
+/* Look a program up by its job key; NULL when lkprobot does not know it. */
+const struct program *program_find(const char *name);
+
+/* Does the program declare `opt`? Sets *eq for '=' options. */
+bool program_has_option(const struct program *p, const char *opt, bool *eq);
+
+/* setup, test and daemon programs: their options shape path_params */
+bool program_is_workload(const struct program *p);
+
+const char *program_kind_name(enum program_kind kind);
+
+/*
+ * Sets of programs as bitmasks over program_table (bit i = program_table[i];
+ * the table has fewer than 64 entries, program_check() enforces it).
+ * program_option_mask() says which programs declare an option, so "is `k`
+ * an option of one of the job's programs" is one hash lookup and an AND.
+ */
+typedef unsigned long long program_mask;
+program_mask program_bit(const struct program *p);
+program_mask program_option_mask(const char *opt);
+/* Of those, the programs that declare it as a '=' (key=value) option. */
+program_mask program_option_eq_mask(const char *opt);
+
+/* Verify the table (sorted, versions, options well-formed); 0 or -1 with a message. */
+int program_check(char *msg, size_t msglen);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * interrupts: the /proc/interrupts monitor and its parser, after
+ * lkp-tests' programs/interrupts/{monitor,parse}.
+ *
+ * The monitor writes "time: <s>.<ns>" and /proc/interrupts when it starts
+ * and when it is stopped (and every `interval` seconds if the job sets
+ * one). The parser emits, per snapshot, `time`, then for every line
+ * `CPU<n>.<key>` per CPU column and `<key>` = the sum, where key is
+ * "<irq>:" + the chip/name fields joined by '.' for numbered IRQs
+ * ("35:PCI-MSI.524288-edge.eth0", with ",." made ",") and "<NAME>:" + the
+ * description joined by '_' for the others ("CAL:Function_call_interrupts");
+ * a line with a single count ("ERR:          0") gives `ERR`.
+ */
+#include "../monitor.h"
+#include "../program.h"
+#include "../run.h"
+#include "../../stats/stats.h"
+#include "programs.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const interrupts_options[] = {
+	"interval", NULL,
+};
+
+/* Split a line in place into words. */
+static size_t interrupts_split(char *line, char ***w, size_t *alloc)
+{
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		ALLOC_GROW(*w, n + 1, *alloc);
+		(*w)[n++] = t;
+	}
+	return n;
+}
+
+static bool interrupts_is_cpu(const char *s)
+{
+	if (strncmp(s, "CPU", 3) || !s[3])
+		return false;
+	for (s += 3; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static bool interrupts_is_count(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static int interrupts_parse(const char *text, size_t len, struct stats_samples *out,
+			    struct strbuf *err)
+{
+	struct strbuf line = STRBUF_INIT, key = STRBUF_INIT, name = STRBUF_INIT;
+	char **w = NULL, **cpus = NULL;
+	size_t walloc = 0, ncpus = 0, lineno = 0;
+	int ret = -1;
+
+	if (memchr(text, '\0', len)) {
+		strbuf_setf(err, "interrupts: the file has NUL bytes; not /proc/interrupts text");
+		return -1;
+	}
+	const char *p = text, *end = text + len;
+	int rc;
+
+	while ((rc = monitor_snapshot_line(&p, end, &lineno, &line, "interrupts", out, err)) > 0) {
+		size_t n;
+
+		if (rc == 2) {	/* a new snapshot */
+			continue;
+		}
+		n = interrupts_split(line.buf, &w, &walloc);
+		if (!n)
+			continue;
+		if (interrupts_is_cpu(w[0])) {
+			/* "           CPU0       CPU1" */
+			for (size_t i = 0; i < ncpus; i++)
+				free(cpus[i]);
+			free(cpus);
+			cpus = xcalloc(n, sizeof(*cpus));
+			ncpus = n;
+			for (size_t i = 0; i < n; i++) {
+				if (!interrupts_is_cpu(w[i])) {
+					strbuf_setf(err, "interrupts: line %zu: '%s' in the CPU header line", lineno, w[i]);
+					goto out;
+				}
+				cpus[i] = xstrdup(w[i]);
+			}
+			continue;
+		}
+		size_t klen = strlen(w[0]);
+		if (klen < 2 || w[0][klen - 1] != ':') {
+			strbuf_setf(err, "interrupts: line %zu: '%s' is neither an interrupt line nor a CPU header",
+				    lineno, w[0]);
+			goto out;
+		}
+		if (!ncpus) {
+			strbuf_setf(err, "interrupts: line %zu: counts before the CPU header line", lineno);
+			goto out;
+		}
+		if (n == 2) {
+			/* "ERR:          0" */
+			strbuf_reset(&key);
+			strbuf_add(&key, w[0], klen - 1);
+			if (!interrupts_is_count(w[1]) || stats_add_text(out, key.buf, w[1], err)) {
+				strbuf_setf(err, "interrupts: line %zu: %s count '%s' is not a number", lineno,
+					    key.buf, w[1]);
+				goto out;
+			}
+			continue;
+		}
+		if (n < ncpus + 1) {
+			strbuf_setf(err, "interrupts: line %zu: %s has %zu counts for %zu CPUs", lineno, w[0],
+				    n - 1, ncpus);
+			goto out;
+		}
+		bool numbered = true;
+		for (size_t i = 0; i + 1 < klen; i++)
+			if (!isdigit((unsigned char)w[0][i]))
+				numbered = false;
+		/* key: "35:" + fields joined by '.' (",." made ","), "CAL:" + words joined by '_' */
+		strbuf_reset(&key);
+		for (size_t i = ncpus + 1; i < n; i++) {
+			if (i > ncpus + 1)
+				strbuf_addch(&key, numbered ? '.' : '_');
+			strbuf_addstr(&key, w[i]);
+		}
+		strbuf_setf(&name, "%s", w[0]);
+		for (size_t i = 0; i < key.len; i++) {
+			strbuf_addch(&name, key.buf[i]);
+			if (numbered && key.buf[i] == ',' && key.buf[i + 1] == '.')
+				i++;	/* one left-to-right pass, as Ruby's gsub */
+		}
+		strbuf_reset(&key);
+		strbuf_addstr(&key, name.buf);
+		unsigned long long sum = 0;
+		for (size_t i = 0; i < ncpus; i++) {
+			if (!interrupts_is_count(w[i + 1])) {
+				strbuf_setf(err, "interrupts: line %zu: %s count '%s' of %s is not a number",
+					    lineno, w[0], w[i + 1], cpus[i]);
+				goto out;
+			}
+			sum += strtoull(w[i + 1], NULL, 10);
+			strbuf_setf(&name, "%s.%s", cpus[i], key.buf);
+			if (stats_add_text(out, name.buf, w[i + 1], err))
+				goto out;
+		}
+		if (stats_add(out, key.buf, (double)sum, false, err))
+			goto out;
+	}
+	if (rc < 0)
+		goto out;
+	ret = 0;
+out:
+	for (size_t i = 0; i < ncpus; i++)
+		free(cpus[i]);
+	free(cpus);
+	free(w);
+	strbuf_release(&line);
+	strbuf_release(&key);
+	strbuf_release(&name);
+	return ret;
+}
+
+static int interrupts_monitor(struct run *r, const struct program *p, int out_fd)
+{
+	/* lkp-tests: no interval = one snapshot before and one after the test */
+	return monitor_proc_file(r, p, "/proc/interrupts", 0, MONITOR_SNAP_NSEC, out_fd);
+}
+
+const struct program program_interrupts = {
+	.version = PROGRAM_VERSION,
+	.name = "interrupts",
+	.kind = PROGRAM_MONITOR,
+	.summary = "/proc/interrupts before and after the test",
+	.options = interrupts_options,
+	.monitor = interrupts_monitor,
+	.parse = interrupts_parse,
+};

@@ -1,0 +1,38 @@
+/*
+ * programs: helpers that program files export to the rest of lkprobot
+ * (the engine, the tests). Each program's `struct program` is reached
+ * through the table in program.c; only the extra functions are here.
+ */
+#ifndef LKP_PROGRAMS_H
+#define LKP_PROGRAMS_H
+
+#include "../../stats/stats.h"
+#include "../../util/strbuf.h"
+
+#include <stddef.h>
+#include <sys/resource.h>
+
+/* fio_parse.c: fio's --output-format=json output -> fio.* samples. */
+int fio_parse(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
+
+/*
+ * time.c: write a test's rusage in the format of GNU `time -v` (what
+ * lkp-tests' <test>.time files hold), so that the time parser reads it.
+ */
+void time_format_rusage(struct strbuf *out, const char *command, const struct rusage *ru,
+			double elapsed_seconds, int exit_status);
+
+/*
+ * perf_stat.c: append to
+ * `list` the events a perf-stat raw file (`perf stat -x ,` interval
+ * output, real or lkprobot's) shows as "<not supported>", or as
+ * "<not counted>" in every interval, space-separated and each once.
+ * Returns their number. The parser emits nothing for them.
+ */
+int perf_stat_unsupported(const char *text, struct strbuf *list);
+/* The perf-stat parser itself (also program_perf_stat.parse). */
+int perf_stat_parse(const char *text, size_t len, struct stats_samples *out,
+		    struct strbuf *err);
+
+
+#endif

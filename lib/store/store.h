@@ -1,0 +1,263 @@
+/*
+ * store: the SQLite index of result roots. Result roots on disk are the
+ * source of truth for raw data; the store indexes them (machines, commits,
+ * atomic jobs, runs, their stats and what could not be measured) so that
+ * compare, bisect and the dashboard query instead of walking directories.
+ * Later issues add the queue, bisections and the mail outbox as new schema
+ * versions. This module is the only code that speaks SQL or includes
+ * sqlite3.h; it knows nothing about job files, programs or providers.
+ *
+ * Concurrency: one store file may be shared by several lkprobot processes
+ * (a farm). It is kept in WAL mode, every write is one short IMMEDIATE
+ * transaction, and a writer waits up to STORE_BUSY_TIMEOUT_MS for another
+ * one instead of failing. A struct store itself is not thread-safe: use one
+ * per thread.
+ *
+ * Errors: functions return -1 (or NULL) with one line in err saying which
+ * store, what was being done and SQLite's reason; nothing is half-written
+ * (each write is a transaction that is rolled back on any error).
+ */
+#ifndef LKP_STORE_H
+#define LKP_STORE_H
+
+#include "../util/node.h"
+#include "../util/strbuf.h"
+
+#include <stdint.h>
+
+/* The schema version this binary writes (PRAGMA user_version). */
+#define STORE_SCHEMA_VERSION 5
+/* How long a write waits for another process's write to finish. */
+#define STORE_BUSY_TIMEOUT_MS 10000
+
+struct store;
+
+/*
+ * Open (creating it if needed) the store at path, or ":memory:" for a
+ * private in-memory store (tests). Brings the schema up to
+ * STORE_SCHEMA_VERSION, one migration per version, each in its own
+ * transaction; a failed migration leaves the store at the last version that
+ * completed. Refused, and left untouched: a store written by a newer
+ * lkprobot (user_version above STORE_SCHEMA_VERSION; it is never
+ * downgraded), a file that is not an SQLite database, and a database that
+ * is not an lkprobot store. May wait for other processes (busy timeout).
+ * Returns the store (close with store_close()) or NULL with err set.
+ */
+struct store *store_open(const char *path, struct strbuf *err);
+/* Close the store and free it; NULL is a no-op. */
+void store_close(struct store *s);
+
+/* The path the store was opened with. */
+const char *store_path(const struct store *s);
+
+/*
+ * One run to record, as found in its result root. Only the pointers are
+ * read: the caller keeps ownership. Required: result_root, testcase,
+ * tbox_group and commit; NULL strings and 0 numbers mean "unknown".
+ */
+struct store_run {
+	const char *result_root;	/* unique key; trailing '/' ignored */
+	int run_no;			/* the run number: the last part of an LKP result root */
+	const char *testcase;
+	const char *path_params;	/* NULL: "defaults" */
+	const char *job_yaml;		/* the atomic job's text (deduplicated); NULL: "" */
+	const char *commit;		/* a sha, or a kernel release for a local run */
+	const char *kconfig, *compiler, *rootfs;
+	const char *tbox_group;
+	/* the test box; machine NULL: not recorded */
+	const char *machine;		/* its name (testbox), e.g. lkp-hsw-ep6-2 */
+	int nr_cpu;
+	uint64_t memory;		/* bytes */
+	const char *model, *brand;
+	const char *job_state;		/* "finished", "failed", ... */
+	int64_t start_time, end_time;	/* seconds since the epoch */
+	/*
+	 * Maps, each may be NULL. stats: metric -> number as text ("68766",
+	 * "0.70", "1.43e+13"; is_float when the text has '.', 'e' or 'E');
+	 * a value that is not a finite number is an error. unavailable:
+	 * what -> why. facts: key -> value (accel, dax, ...). Values must be
+	 * scalars (null reads as ""); comment entries are skipped; a key given
+	 * twice keeps the later value.
+	 */
+	const struct node *stats;
+	const struct node *unavailable;
+	const struct node *facts;
+};
+
+/*
+ * Record (insert or replace) a run, keyed by its result root, in one
+ * transaction: the run's row is updated in place (its id and creation time
+ * kept) and its stats, unavailable and facts rows are replaced by the given
+ * ones, so recording the same result root twice leaves the same rows
+ * (`lkprobot stats --reindex`). On error nothing changes.
+ * Returns 0, or -1 with err set.
+ */
+int store_record_run(struct store *s, const struct store_run *run, struct strbuf *err);
+
+/*
+ * Forget every run whose result root is dir or under it (path prefix at a
+ * '/' boundary: "a/b" covers "a/b/0" but not "a/bc/0"), with their stats.
+ * Machines, commits and jobs stay. Returns the number of runs forgotten,
+ * or -1 with err set (then nothing is forgotten).
+ */
+long store_forget_under(struct store *s, const char *dir, struct strbuf *err);
+
+/* Which runs: each field NULL means any. */
+struct store_query {
+	const char *testcase, *path_params, *tbox_group, *commit;
+	const char *under;		/* result roots that are this directory or under it */
+};
+
+/* How many runs match q (NULL: all runs). Returns the count or -1 with err set. */
+long store_count_runs(struct store *s, const struct store_query *q, struct strbuf *err);
+
+/*
+ * The runs matching q (NULL: all), ordered by testcase, path_params,
+ * tbox_group, rootfs, kconfig, compiler, commit and run number. *out is a
+ * new sequence (caller node_free()s it) of maps with the keys result_root,
+ * run, testcase, path_params, tbox_group, machine, commit, kconfig,
+ * compiler, rootfs, job_state, start_time, end_time (unknown ones left
+ * out), stats (the number of metrics), and unavailable and facts (maps,
+ * when not empty). Strings are quoted scalars, numbers plain ones, ready
+ * for json_emit(). Returns 0, or -1 with err set (*out NULL).
+ */
+int store_list_runs(struct store *s, const struct store_query *q, struct node **out,
+		    struct strbuf *err);
+
+/*
+ * The stats of the run at result_root as a new map metric -> number, in
+ * metric name order, numbers written as stats.json has them (caller
+ * node_free()s it). Returns 0, 1 when no run has that result root (*out
+ * NULL, err untouched), or -1 with err set.
+ */
+int store_run_stats(struct store *s, const char *result_root, struct node **out,
+		    struct strbuf *err);
+
+/*
+ * A bisection's arguments (what `lkprobot bisect --resume ID` needs) and how
+ * it ended. Strings are owned by the struct after store_bisection_get().
+ */
+struct store_bisection {
+	char *tree, *good, *bad;	/* the repository and the ends' full ids */
+	char *job;			/* the job file */
+	char *overrides;		/* the -s/key=value overrides, as YAML */
+	char *provider;
+	bool first_parent;
+	char *metric;			/* NULL: not chosen yet */
+	char *status;			/* running, found, not-reproduced, ambiguous */
+	char *culprit;
+};
+
+/* Record a new bisection (status running); its id, or -1 with err set. */
+int64_t store_bisection_add(struct store *s, const struct store_bisection *b, struct strbuf *err);
+/* Read bisection id into *b (store_bisection_release() it). 0, or -1 with err set (also: no such id). */
+int store_bisection_get(struct store *s, int64_t id, struct store_bisection *b, struct strbuf *err);
+/* How it ended: the metric followed, the status, the culprit (NULL: none). 0, or -1 with err set. */
+int store_bisection_end(struct store *s, int64_t id, const char *metric, const char *status, const char *culprit,
+			struct strbuf *err);
+void store_bisection_release(struct store_bisection *b);
+
+/*
+ * The outbox: messages to deliver, each once (keyed by its Message-ID).
+ * Status: queued -> connecting (claimed by one sender) -> sending (the
+ * message has started to leave) -> sent | queued (a temporary failure,
+ * with next_try) | failed (permanent; last_error says why). A sender that
+ * died leaves connecting (back to queued: the server cannot have it) or
+ * sending (in-doubt: the server may have taken it, so it is not sent again
+ * unless the operator says so, store_outbox_retry); store_outbox_recover.
+ */
+struct store_mail {
+	int64_t id;
+	char *message_id, *from, *rcpts;	/* rcpts: one envelope address a line */
+	char *data;				/* the message as it goes on the wire (NUL-terminated too) */
+	size_t len;
+	char *status, *last_error;
+	int attempts;
+	int64_t next_try, created, updated, sent;
+};
+
+/* Queue a message: its id, 0 when that Message-ID is queued already (nothing added), -1 with err set. */
+int64_t store_outbox_add(struct store *s, const char *message_id, const char *from, const char *rcpts,
+			 const char *data, size_t len, int64_t now, struct strbuf *err);
+int store_outbox_get(struct store *s, int64_t id, struct store_mail *m, struct strbuf *err);
+void store_mail_release(struct store_mail *m);
+/* Take a queued message for sending (connecting): 1 taken, 0 someone else has it (or it is not queued), -1 with err set. */
+int store_outbox_claim(struct store *s, int64_t id, int pid, int64_t now, struct strbuf *err);
+/* The claimed message has started to leave (sending). 0, or -1 with err set. */
+int store_outbox_data(struct store *s, int64_t id, int64_t now, struct strbuf *err);
+/* How a claimed delivery ended: status sent, queued (with next_try) or failed. 0, or -1 with err set. */
+int store_outbox_done(struct store *s, int64_t id, const char *status, const char *error, int64_t next_try,
+		      int64_t now, struct strbuf *err);
+/* Queue a failed, in-doubt (or queued) message again, due now. 0, or -1 with err set. */
+int store_outbox_retry(struct store *s, int64_t id, int64_t now, struct strbuf *err);
+/* After a sender died: connecting -> queued, sending -> in-doubt; how many in doubt, or -1 with err set. */
+long store_outbox_recover(struct store *s, int64_t now, struct strbuf *err);
+/* The ids of the queued messages due at now, oldest first. 0, or -1 with err set. */
+int store_outbox_due(struct store *s, int64_t now, int64_t **ids, size_t *n, struct strbuf *err);
+/* Every message (without its data) as a sequence of maps. 0, or -1 with err set. */
+int store_outbox_list(struct store *s, struct node **out, struct strbuf *err);
+
+/*
+ * The service's heads: each head of a watched branch once (queued ->
+ * testing -> done | failed; queued -> cancelled from the dashboard), the
+ * base it is compared with, the outcome as text (JSON). store_head_add:
+ * its id, 0 when known already, -1 with err. store_head_set: 0, 1 when the
+ * head is cancelled (or gone) and was left as it is, -1 with err.
+ */
+int64_t store_head_add(struct store *s, const char *tree, const char *branch, const char *head, const char *base,
+		       int64_t now, struct strbuf *err);
+int store_head_set(struct store *s, int64_t id, const char *status, const char *result, int64_t now,
+		   struct strbuf *err);
+/* The last head recorded for tree's branch, appended to head: 1, 0 when none, -1 with err set. */
+int store_head_last(struct store *s, const char *tree, const char *branch, struct strbuf *head, struct strbuf *err);
+/* The heads (todo: only queued and testing ones, oldest first) as maps. 0, or -1 with err set. */
+int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err);
+
+/*
+ * What the dashboard's actions do to a head: test it again (a done, failed
+ * or cancelled head becomes queued, its result cleared) or cancel it (a
+ * queued head only: one being tested finishes its step). 0, or -1 with
+ * "head N cannot be ...: no such head, or it is not ..." in err.
+ */
+int store_head_retest(struct store *s, int64_t id, int64_t now, struct strbuf *err);
+int store_head_cancel(struct store *s, int64_t id, int64_t now, struct strbuf *err);
+
+/*
+ * A metric's history for one job (testcase + path_params, and tbox_group
+ * unless NULL): a sequence of maps, one a commit, in the order the commits
+ * were first run — commit, first_run, runs, mean, min, max, samples (the
+ * values joined with spaces). At most 2000 commits. 0, or -1 with err set.
+ */
+int store_history(struct store *s, const char *testcase, const char *path_params, const char *metric,
+		  const char *tbox_group, struct node **out, struct strbuf *err);
+
+/* The test boxes runs were recorded on: name, tbox_group, nr_cpu, memory, model, runs, last_run. */
+int store_machines(struct store *s, struct node **out, struct strbuf *err);
+
+/* The last 500 bisections, newest first: id, tree, good, bad, job, provider, metric, status, culprit, created, updated. */
+int store_bisections(struct store *s, struct node **out, struct strbuf *err);
+/* Bisection id as one such map: 0, 1 when there is none (*out NULL), -1 with err set. */
+int store_bisection_row(struct store *s, int64_t id, struct node **out, struct strbuf *err);
+
+/*
+ * The ssh provider's boxes (schema version 5): name, in_service (1/0),
+ * failures (in a row), last_error, last_ok, updated. A box never recorded
+ * is in service.
+ */
+/* Box name as such a map: 0, 1 when it was never recorded (*out NULL), -1 with err set. */
+int store_box_get(struct store *s, const char *name, struct node **out, struct strbuf *err);
+/*
+ * A failed run of the box: its count in a row grows, and at max_failures
+ * the box goes out of service. 0 still in service, 1 out of service now,
+ * -1 with err set.
+ */
+int store_box_failed(struct store *s, const char *name, const char *why, int max_failures, int64_t now,
+		     struct strbuf *err);
+/* A good run: the count in a row is cleared. */
+int store_box_ok(struct store *s, const char *name, int64_t now, struct strbuf *err);
+/* Put the box in service (its count cleared) or out of it (why, if given, recorded). */
+int store_box_service(struct store *s, const char *name, bool in_service, const char *why, int64_t now,
+		      struct strbuf *err);
+int store_boxes(struct store *s, struct node **out, struct strbuf *err);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * node: ordered YAML-like trees with source positions. See node.h.
+ */
+#include "node.h"
+#include "strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+struct interned {
+	struct interned *next;
+	char name[];
+};
+static struct interned *interned_files;
+
+const char *node_intern(const char *file)
+{
+	struct interned *i;
+
+	if (!file)
+		return NULL;
+	for (i = interned_files; i; i = i->next)
+		if (!strcmp(i->name, file))
+			return i->name;
+	size_t len = strlen(file);
+	i = xmalloc(sizeof(*i) + len + 1);
+	memcpy(i->name, file, len + 1);
+	i->next = interned_files;
+	interned_files = i;
+	return i->name;
+}
+
+struct node *node_new(enum node_type type)
+{
+	struct node *n = xcalloc(1, sizeof(*n));
+	n->type = type;
+	return n;
+}
+
+struct node *node_new_scalar(const char *s)
+{
+	struct node *n = node_new(NODE_SCALAR);
+	n->str = xstrdup(s);
+	return n;
+}
+
+struct node *node_new_comment(const char *text)
+{
+	struct node *n = node_new(NODE_NULL);
+	n->comment = 1;
+	n->str = xstrdup(text);
+	return n;
+}
+
+void node_free(struct node *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n; i++) {
+		if (n->keys)
+			free(n->keys[i]);
+		node_free(n->vals[i]);
+	}
+	free(n->keys);
+	free(n->vals);
+	free(n->str);
+	free(n);
+}
+
+struct node *node_dup(const struct node *n)
+{
+	struct node *c;
+
+	if (!n)
+		return NULL;
+	c = xmalloc(sizeof(*c));
+	*c = *n;
+	c->str = n->str ? xstrdup(n->str) : NULL;
+	c->keys = NULL;
+	c->vals = NULL;
+	c->alloc = n->n;
+	if (n->n) {
+		c->vals = xmalloc(n->n * sizeof(*c->vals));
+		if (n->type == NODE_MAP)
+			c->keys = xmalloc(n->n * sizeof(*c->keys));
+		for (size_t i = 0; i < n->n; i++) {
+			c->vals[i] = node_dup(n->vals[i]);
+			if (c->keys)
+				c->keys[i] = xstrdup(n->keys[i]);
+		}
+	}
+	return c;
+}
+
+void node_set_pos(struct node *n, const char *file, int line, int col)
+{
+	n->file = file;
+	n->line = line;
+	n->col = col;
+}
+
+const char *node_str(const struct node *n)
+{
+	return n && n->type == NODE_SCALAR ? n->str : NULL;
+}
+
+bool node_is_null(const struct node *n)
+{
+	return !n || n->type == NODE_NULL;
+}
+
+ssize_t node_index(const struct node *map, const char *key)
+{
+	if (!map || map->type != NODE_MAP)
+		return -1;
+	for (size_t i = 0; i < map->n; i++)
+		if (!map->vals[i]->comment && !strcmp(map->keys[i], key))
+			return (ssize_t)i;
+	return -1;
+}
+
+struct node *node_get(const struct node *map, const char *key)
+{
+	ssize_t i = node_index(map, key);
+	return i < 0 ? NULL : map->vals[i];
+}
+
+void node_append(struct node *map, const char *key, struct node *val)
+{
+	size_t old = map->alloc;
+
+	ALLOC_GROW(map->vals, map->n + 1, map->alloc);
+	/* keys and vals share `alloc`: keys grow in step with vals */
+	if (map->alloc != old || !map->keys)
+		map->keys = xrealloc(map->keys, map->alloc * sizeof(*map->keys));
+	map->keys[map->n] = xstrdup(key);
+	map->vals[map->n] = val;
+	map->n++;
+}
+
+void node_set(struct node *map, const char *key, struct node *val)
+{
+	ssize_t i = node_index(map, key);
+
+	if (i >= 0) {
+		node_free(map->vals[i]);
+		map->vals[i] = val;
+		return;
+	}
+	node_append(map, key, val);
+}
+
+bool node_del(struct node *map, const char *key)
+{
+	ssize_t i = node_index(map, key);
+
+	if (i < 0)
+		return false;
+	free(map->keys[i]);
+	node_free(map->vals[i]);
+	memmove(map->keys + i, map->keys + i + 1,
+		(map->n - (size_t)i - 1) * sizeof(*map->keys));
+	memmove(map->vals + i, map->vals + i + 1,
+		(map->n - (size_t)i - 1) * sizeof(*map->vals));
+	map->n--;
+	return true;
+}
+
+void node_push(struct node *seq, struct node *item)
+{
+	ALLOC_GROW(seq->vals, seq->n + 1, seq->alloc);
+	seq->vals[seq->n++] = item;
+}
+
+const char *node_type_name(const struct node *n)
+{
+	if (!n || n->type == NODE_NULL)
+		return "an empty value";
+	switch (n->type) {
+	case NODE_SCALAR:
+		return "a scalar";
+	case NODE_SEQ:
+		return "a list";
+	case NODE_MAP:
+		return "a mapping";
+	default:
+		return "a value";
+	}
+}
+
+bool node_equal(const struct node *a, const struct node *b)
+{
+	if (node_is_null(a) || node_is_null(b))
+		return node_is_null(a) && node_is_null(b);
+	if (a->type != b->type)
+		return false;
+	if (a->type == NODE_SCALAR)
+		return !strcmp(a->str, b->str);
+	size_t i = 0, j = 0;
+	for (;;) {
+		while (i < a->n && a->vals[i]->comment)
+			i++;
+		while (j < b->n && b->vals[j]->comment)
+			j++;
+		if (i == a->n || j == b->n)
+			return i == a->n && j == b->n;
+		if (a->type == NODE_MAP && strcmp(a->keys[i], b->keys[j]))
+			return false;
+		if (!node_equal(a->vals[i], b->vals[j]))
+			return false;
+		i++;
+		j++;
+	}
+}
+
+const struct node *node_find_deep(const struct node *n, const char *key)
+{
+	for (size_t i = 0; n && n->type == NODE_MAP && i < n->n; i++) {
+		if (n->vals[i]->comment)
+			continue;
+		if (!strcmp(n->keys[i], key))
+			return n->vals[i];
+		const struct node *r = node_find_deep(n->vals[i], key);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
