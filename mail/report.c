@@ -220,7 +220,7 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 	strbuf_addf(out, "in testcase: %s\non test machine: ", testcase ? testcase : "?");
 	report_machine(in->job, out);
 	strbuf_addstr(out, "\nwith following parameters:\n\n");
-	job_params(in->job, params);
+	job_params(in->job, NULL, params);
 	params_lines(out, params);
 	strbuf_addch(out, '\n');
 	const struct program *t = job_test(in->job);

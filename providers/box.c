@@ -871,7 +871,7 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 	if (!b->agent && box_connect(b, err))
 		goto out;
 	fill_axes(j, b, m);
-	if (job_result_path(j, m, false, &rel, err))
+	if (job_result_path(j, m, NULL, false, &rel, err))
 		goto out;
 	rt = xasprintf("%s/%s", result_dir, rel.buf);
 	struct timespec ts;

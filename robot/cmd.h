@@ -64,6 +64,8 @@ struct jobopts {
 	const char *testbox;
 	bool no_defaults;
 	bool compatible;
+	const char *lkp_src;	/* --lkp-src, else $LKP_SRC */
+	struct lkpsrc *lkp;	/* opened by jobopts_args() when either is set */
 	char **files;		/* job files named on the command line */
 	size_t nfiles;
 	const char *current;	/* the file jobopts_expand() is expanding */
@@ -74,9 +76,14 @@ struct jobopts {
 	{ "testbox", required_argument, NULL, 't' },              \
 	{ "set", required_argument, NULL, 's' },                  \
 	{ "no-defaults", no_argument, NULL, JOBOPTS_NO_DEFAULTS }, \
+	{ "lkp-src", required_argument, NULL, JOBOPTS_LKP_SRC },   \
 	{ "help", no_argument, NULL, 'h' }
 #define JOBOPTS_COMPATIBLE { "compatible", no_argument, NULL, JOBOPTS_COMPAT }
-enum { JOBOPTS_NO_DEFAULTS = 0x100, JOBOPTS_COMPAT };
+enum { JOBOPTS_NO_DEFAULTS = 0x100, JOBOPTS_COMPAT, JOBOPTS_LKP_SRC };
+/* The usage line of --lkp-src, for the commands' help texts. */
+#define JOBOPTS_LKP_SRC_HELP \
+	"      --lkp-src DIR      read programs, include/ and hosts/ of this lkp-tests\n" \
+	"                         checkout, as lkp-tests does (default: $LKP_SRC)\n"
 
 void jobopts_init(struct jobopts *jo);
 void jobopts_release(struct jobopts *jo);
@@ -86,16 +93,23 @@ int jobopts_set(struct jobopts *jo, const char *yaml, struct strbuf *err);
 int jobopts_option(struct jobopts *jo, int c, const char *arg, struct strbuf *err);
 /*
  * The positional arguments from optind on: job files and key=value
- * overrides; at least one job file is needed. -1 with err set otherwise.
+ * overrides; at least one job file is needed. Opens the lkp-tests
+ * checkout of --lkp-src or $LKP_SRC. -1 with err set otherwise.
  */
 int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
 		 struct strbuf *err);
+/* Open the checkout of --lkp-src or $LKP_SRC, if any; -1 with err set if it is none. */
+int jobopts_lkp_src(struct jobopts *jo, struct strbuf *err);
 /* Parse --runs N (1-1000); -1 with err set otherwise. */
 int jobopts_runs(const char *arg, long *runs, struct strbuf *err);
 /* Fill a job_env from the options (warnings go to stderr). */
 struct job_env;
 void jobopts_env(const struct jobopts *jo, const struct lkp_ctx *ctx, struct job_env *env);
-/* Every atomic job of the job files, copied (jobopts_atomic_release frees). */
+/*
+ * Every atomic job of the job files, copied (jobopts_atomic_release
+ * frees), each checked as one about to run (job_check: programs lkprobot
+ * runs, their options and values).
+ */
 struct atomic_list {
 	struct node **v;
 	size_t n;

@@ -110,7 +110,7 @@ static char *commit_dir(struct driver *d, size_t i, struct strbuf *err)
 
 	node_set(d->job, "commit", node_new_scalar(commit_of(d, i)));
 	strbuf_addf(&p, "%s/", d->result_dir);
-	if (job_result_path(d->job, d->m, false, &p, err)) {
+	if (job_result_path(d->job, d->m, NULL, false, &p, err)) {
 		strbuf_release(&p);
 		return NULL;
 	}

@@ -33,6 +33,7 @@ static const char usage_text[] =
 
 struct paths {
 	const struct machine *m;
+	struct lkpsrc *lkp;
 	const char *prefix;
 	bool compatible;
 	bool short_form;
@@ -55,8 +56,8 @@ static int one_path(const struct node *atomic, void *arg, struct strbuf *err)
 			goto out;
 		}
 		strbuf_addf(&p, "%s/", tc);
-		job_path_params(atomic, ps->compatible, &p);
-	} else if (job_result_path(atomic, ps->m, ps->compatible, &p, err)) {
+		job_path_params(atomic, ps->lkp, ps->compatible, &p);
+	} else if (job_result_path(atomic, ps->m, ps->lkp, ps->compatible, &p, err)) {
 		ret = -1;
 		goto out;
 	}
@@ -109,6 +110,7 @@ int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx)
 	jo.testbox = m.hostname;
 	ps.m = &m;
 	ps.compatible = jo.compatible;
+	ps.lkp = jo.lkp;
 	jobopts_env(&jo, ctx, &env);
 	if (jobopts_expand(&jo, &env, one_path, &ps, &err))
 		goto bad;

@@ -407,7 +407,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 			oj = yml_load_one(ot, op, &e2);
 		params[i] = node_new(NODE_MAP);
 		if (oj) {
-			job_params(oj, params[i]);
+			job_params(oj, NULL, params[i]);
 			report_machine(oj, &m);
 			machines[i] = strbuf_detach(&m);
 		}

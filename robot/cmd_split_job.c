@@ -79,7 +79,7 @@ static int one_atomic(const struct node *atomic, void *arg, struct strbuf *err)
 			sp->base[blen - 5] = '\0';
 		sp->jobfile = file;
 	}
-	job_atomic_name(atomic, sp->base, sp->compatible, &name);
+	job_atomic_name(atomic, sp->base, sp->jo->lkp, sp->compatible, &name);
 	if (strchr(name.buf, '/')) {
 		/* only commit values reach the name unfiltered, as in lkp-tests */
 		strbuf_setf(err, "%s: atomic job name '%s' would contain '/'; commit values must be plain ids",

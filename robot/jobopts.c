@@ -3,6 +3,7 @@
  */
 #include "cmd.h"
 #include "../lib/job/job.h"
+#include "../lib/job/lkpsrc.h"
 #include "../lib/util/yml.h"
 
 #include <stdlib.h>
@@ -19,6 +20,7 @@ void jobopts_init(struct jobopts *jo)
 void jobopts_release(struct jobopts *jo)
 {
 	node_free(jo->overrides);
+	lkpsrc_free(jo->lkp);
 	free(jo->files);
 	memset(jo, 0, sizeof(*jo));
 }
@@ -77,6 +79,9 @@ int jobopts_option(struct jobopts *jo, int c, const char *arg, struct strbuf *er
 	case JOBOPTS_COMPAT:
 		jo->compatible = true;
 		return 1;
+	case JOBOPTS_LKP_SRC:
+		jo->lkp_src = arg;
+		return 1;
 	}
 	return 0;
 }
@@ -91,7 +96,17 @@ int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
 		strbuf_setf(err, "%s needs a job file; 'lkprobot %s --help' shows how", cmd, cmd);
 		return -1;
 	}
-	return 0;
+	return jobopts_lkp_src(jo, err);
+}
+
+int jobopts_lkp_src(struct jobopts *jo, struct strbuf *err)
+{
+	const char *dir = jo->lkp_src ? jo->lkp_src : getenv("LKP_SRC");
+
+	if (!dir || !*dir || jo->lkp)
+		return 0;
+	jo->lkp = lkpsrc_open(dir, err);
+	return jo->lkp ? 0 : -1;
 }
 
 static void warn_line(const char *msg)
@@ -107,6 +122,7 @@ void jobopts_env(const struct jobopts *jo, const struct lkp_ctx *ctx, struct job
 	env->overrides = jo->overrides;
 	env->testbox = jo->testbox;
 	env->compatible = jo->compatible;
+	env->lkp = jo->lkp;
 	env->warn = warn_line;
 }
 
@@ -130,10 +146,18 @@ int jobopts_expand(struct jobopts *jo, const struct job_env *env,
 	return 0;
 }
 
+struct keep {
+	struct atomic_list *l;
+	const struct job_env *env;
+};
+
 static int keep_atomic(const struct node *atomic, void *arg, struct strbuf *err)
 {
-	struct atomic_list *l = arg;
-	(void)err;
+	struct keep *k = arg;
+	struct atomic_list *l = k->l;
+
+	if (job_check(atomic, k->env->lkp, err))
+		return -1;
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
 	l->v[l->n++] = node_dup(atomic);
 	return 0;
@@ -142,7 +166,8 @@ static int keep_atomic(const struct node *atomic, void *arg, struct strbuf *err)
 int jobopts_atomic_jobs(struct jobopts *jo, const struct job_env *env, struct atomic_list *l,
 			struct strbuf *err)
 {
-	return jobopts_expand(jo, env, keep_atomic, l, err);
+	struct keep k = { l, env };
+	return jobopts_expand(jo, env, keep_atomic, &k, err);
 }
 
 void jobopts_atomic_release(struct atomic_list *l)

@@ -58,7 +58,7 @@ int engine_check(const struct node *job, struct strbuf *err)
 	size_t tests = 0;
 	bool needs_root = false;
 
-	if (!job_is_atomic(job)) {
+	if (!job_is_atomic(job, NULL)) {
 		strbuf_setf(err, "the job still has lists to expand; run it through 'lkprobot split-job' first, or give 'lkprobot run' the job file and it runs every atomic job");
 		return -1;
 	}
@@ -483,7 +483,7 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 	if (engine_check(job, err))
 		return -1;
 	strbuf_addf(&path, "%s/", o->result_dir);
-	if (job_result_path(job, m, false, &path, err)) {
+	if (job_result_path(job, m, NULL, false, &path, err)) {
 		strbuf_release(&path);
 		return -1;
 	}

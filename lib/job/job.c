@@ -8,6 +8,7 @@
  * stay inside the jobs tree or the top job's directory.
  */
 #include "job.h"
+#include "lkpsrc.h"
 #include "../util/yml.h"
 
 #include <dirent.h>
@@ -55,6 +56,12 @@ struct splicer {
 	size_t depth;
 	struct strbuf *err;
 };
+
+/* Where jobs/ and hosts/ live: the lkp-tests checkout when one is given. */
+static const char *top_dir(const struct job_env *env)
+{
+	return env->lkp ? lkpsrc_dir(env->lkp) : env->data_dir;
+}
 
 static bool is_dir(const char *p)
 {
@@ -162,10 +169,10 @@ static char *resolve_include(const struct splicer *sp, const char *file, const c
 	strbuf_addf(&p, "%s/%s", from_dir, file);
 	if (is_file(p.buf))
 		return strbuf_detach(&p);
-	strbuf_setf(&p, "%s/%s", sp->env->data_dir, file);
+	strbuf_setf(&p, "%s/%s", top_dir(sp->env), file);
 	if (is_file(p.buf))
 		return strbuf_detach(&p);
-	strbuf_setf(&p, "%s/jobs/%s", sp->env->data_dir, file);
+	strbuf_setf(&p, "%s/jobs/%s", top_dir(sp->env), file);
 	if (is_file(p.buf))
 		return strbuf_detach(&p);
 	strbuf_release(&p);
@@ -175,7 +182,7 @@ static char *resolve_include(const struct splicer *sp, const char *file, const c
 		find_under(jobs, file, 0, &best);
 	free(jobs);
 	if (!best) {
-		char *shipped = xasprintf("%s/jobs", sp->env->data_dir);
+		char *shipped = xasprintf("%s/jobs", top_dir(sp->env));
 		find_under(shipped, file, 0, &best);
 		free(shipped);
 	}
@@ -328,6 +335,88 @@ static void override_key(struct lines *ls, const char *key, const struct node *v
 static int splice(struct splicer *sp, const char *path, const struct yml_line *from,
 		  const struct node *opts, struct lines *out, int indent);
 
+/*
+ * lkp-tests keeps a job file's comments that follow an empty line as data:
+ * "\n\n# text" becomes the key ":# text" (a Ruby symbol, saved back as
+ * the comment). The key is at column 0 wherever the comment was, so it
+ * can end the block above it, as it does in lkp-tests.
+ */
+static void comments_as_keys(struct lines *ls)
+{
+	static const char allowed[] = "-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				      "0123456789 !|/?@<>.,_+=%~";
+
+	for (size_t i = 1; i < ls->n; i++) {
+		const char *s = ls->v[i].text;
+		if (ls->v[i - 1].text[0] || s[0] != '#' || (s[1] != '!' && s[1] != ' ') ||
+		    !s[2] || strspn(s + 2, allowed) != strlen(s + 2))
+			continue;
+		char *k = xasprintf(":%s: ", s);
+		free(ls->v[i].text);
+		ls->v[i].text = k;
+	}
+}
+
+/* Appended to a line: s[from, to), the rest of the spliced lines shifted by `shift`. */
+static void add_shifted(struct lines *out, const char *text, size_t len, struct yml_line pos, int shift)
+{
+	pos.indent += shift;
+	lines_add(out, text, len, pos);
+}
+
+/*
+ * lkp-tests' literal_double_braces: "key: {{ expr }}" (or "- {{ expr }}")
+ * becomes a block literal, so that the expression stays text for the
+ * expansion to evaluate instead of reading as a YAML flow mapping:
+ *   key: |
+ *     {{ expr }}
+ * The expression may span lines; it ends at the first "}}".
+ */
+static void literal_braces(struct lines *ls)
+{
+	struct lines out = { 0 };
+	struct strbuf ind = STRBUF_INIT, line = STRBUF_INIT;
+
+	for (size_t i = 0; i < ls->n; i++) {
+		const char *s = ls->v[i].text;
+		size_t pre = 0;
+		/* the shortest prefix ending in [:-] and blanks before "{{" */
+		for (size_t j = 0; s[j]; j++) {
+			if (s[j] != ':' && s[j] != '-')
+				continue;
+			size_t b = strspn(s + j + 1, " \t\v\f\r");
+			if (b && !strncmp(s + j + 1 + b, "{{", 2)) {
+				pre = j + 1 + b;
+				break;
+			}
+		}
+		size_t k = i;
+		const char *close = pre ? strstr(s + pre + 2, "}}") : NULL;
+		while (pre && !close && ++k < ls->n)
+			close = strstr(ls->v[k].text, "}}");
+		if (!pre || !close) {
+			lines_add(&out, s, strlen(s), ls->v[i].pos);
+			continue;
+		}
+		strbuf_reset(&ind);
+		for (size_t c = 0; c <= pre; c++)
+			strbuf_addch(&ind, ' ');
+		strbuf_setf(&line, "%.*s|", (int)pre, s);
+		lines_add(&out, line.buf, line.len, ls->v[i].pos);
+		strbuf_setf(&line, "%s%s", ind.buf, s + pre);
+		add_shifted(&out, line.buf, line.len, ls->v[i].pos, 1);
+		for (size_t m = i + 1; m <= k && k < ls->n; m++) {
+			strbuf_setf(&line, "%s%s", ind.buf, ls->v[m].text);
+			add_shifted(&out, line.buf, line.len, ls->v[m].pos, (int)ind.len);
+		}
+		i = k;
+	}
+	strbuf_release(&ind);
+	strbuf_release(&line);
+	lines_release(ls);
+	*ls = out;
+}
+
 /* Handle one "<<: ..." line; returns 1 if it was not an include. */
 static int include_line(struct splicer *sp, const struct line *ln, const char *from_dir,
 			struct lines *out, int indent)
@@ -398,7 +487,7 @@ static int include_line(struct splicer *sp, const struct line *ln, const char *f
 	if (!found) {
 		ret = fail(sp, &ln->pos, (int)(c - s) + 1,
 			   "included file '%s' not found next to the job, in %s/jobs or under the jobs tree; check the name",
-			   file, sp->env->data_dir);
+			   file, top_dir(sp->env));
 		goto out;
 	}
 	char *real = realpath(found, NULL);
@@ -445,6 +534,8 @@ static int splice(struct splicer *sp, const char *path, const struct yml_line *f
 	}
 	if (read_lines(sp, path, &ls, from))
 		goto out;
+	if (!from)
+		comments_as_keys(&ls);
 
 	if (opts) {
 		const struct node *ign = node_get(opts, "ignore");
@@ -531,7 +622,7 @@ int job_load(struct jobfile *jf, const char *path, const struct job_env *env,
 			    is_dir(path) ? "is a directory" : "no such job file");
 		goto out;
 	}
-	char *shipped = xasprintf("%s/jobs", env->data_dir);
+	char *shipped = xasprintf("%s/jobs", top_dir(env));
 	if ((sp.roots[sp.nroots] = realpath(shipped, NULL)))
 		sp.nroots++;
 	free(shipped);
@@ -542,6 +633,7 @@ int job_load(struct jobfile *jf, const char *path, const struct job_env *env,
 
 	if (splice(&sp, path, NULL, NULL, &ls, 0))
 		goto out;
+	literal_braces(&ls);
 	for (size_t i = 0; i < ls.n; i++) {
 		strbuf_addstr(&text, ls.v[i].text);
 		strbuf_addch(&text, '\n');
@@ -559,7 +651,17 @@ int job_load(struct jobfile *jf, const char *path, const struct job_env *env,
 		}
 		if (node_is_null(d)) {
 			d->type = NODE_MAP;
-		} else if (d->type != NODE_MAP) {
+		} else if (d->type == NODE_MAP) {
+			/* comments kept as ":# text" keys (comments_as_keys) are comments again */
+			for (size_t k = 0; k < d->n; k++)
+				if (!strncmp(d->keys[k], ":#", 2) && node_is_null(d->vals[k])) {
+					char *c = xstrdup(d->keys[k] + 1);
+					node_free(d->vals[k]);
+					d->vals[k] = node_new_comment(c);
+					free(d->keys[k]);
+					d->keys[k] = c;
+				}
+		} else {
 			strbuf_setf(err, "%s:%d:%d: document %zu is %s; a job is a mapping of keys to values",
 				    d->file, d->line, d->col, i + 1, node_type_name(d));
 			for (size_t k = i; k < jf->ndocs; k++)
@@ -575,7 +677,7 @@ int job_load(struct jobfile *jf, const char *path, const struct job_env *env,
 		goto out;
 	}
 	jf->path = xstrdup(path);
-	jf->origin = origin_of(path, env->data_dir);
+	jf->origin = origin_of(path, top_dir(env));
 	ret = 0;
 out:
 	if (ret)

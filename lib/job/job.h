@@ -5,9 +5,13 @@
  * atomic jobs, validation, path_params and the result path.
  *
  * The rules follow lkp-tests (lib/job.rb, lib/yaml.rb, lib/hash.rb) so that
- * a job expands to the same atomic jobs with the same names; where lkprobot
- * is stricter (unknown program options, ERB templates, includes escaping
- * the jobs tree) it says so with one error line naming file:line:col.
+ * a job expands to the same atomic jobs with the same names: with an
+ * lkp-tests checkout (struct lkpsrc, LKP_SRC) its programs' options decide,
+ * else lkprobot's program table. Splitting refuses only what lkp-tests
+ * refuses (bad YAML, missing includes, a "{{ }}" it cannot evaluate) and
+ * includes escaping the jobs tree; lkprobot's own strictness (options of
+ * its programs, value notations, programs it does not run) is job_check(),
+ * before a job runs. Errors are one line naming file:line:col.
  *
  * Values stay symbolic here (`nr_task: 50%`, `runtime: 200s`); units are
  * converted when a job runs (units.h, against a machine description).
@@ -19,6 +23,8 @@
 #include "../util/node.h"
 #include "../util/strbuf.h"
 
+struct lkpsrc;
+
 #include <stdbool.h>
 
 /* The keys lkp-tests always expands when they hold a list. */
@@ -27,6 +33,8 @@ extern const char *const job_expand_dims[];
 struct job_env {
 	/* Directory holding jobs/ (with jobs/include/) and hosts/. */
 	const char *data_dir;
+	/* An lkp-tests checkout whose programs, include/ and hosts/ serve instead, or NULL. */
+	struct lkpsrc *lkp;
 	/* Skip jobs/include defaults and the host file (split-job --no-defaults). */
 	bool no_defaults;
 	/* "key: value" overrides from the command line, a map or NULL. */
@@ -78,22 +86,36 @@ int job_expand(const struct jobfile *jf, const struct job_env *env,
 struct node *job_merged(const struct jobfile *jf, const struct job_env *env,
 			size_t doc, struct strbuf *err);
 
-/* Does the job still hold lists to expand? */
-bool job_is_atomic(const struct node *job);
+/* Does the job still hold lists or "{{ }}" values to expand? */
+bool job_is_atomic(const struct node *job, struct lkpsrc *lk);
 
-/* lkp-tests' path_params of an atomic job ("defaults" when empty). */
-void job_path_params(const struct node *job, bool compatible, struct strbuf *out);
+/*
+ * Before an atomic job runs: every program it names is one lkprobot runs
+ * ("aim9: test not implemented by lkprobot (lkp-tests runs it with
+ * programs/aim9/run)"; a monitor lkprobot declares but does not implement
+ * is recorded as unavailable when it runs, not refused), the options of
+ * its programs are theirs and values are in their notation. 0, or -1 with
+ * one line in err.
+ */
+int job_check(const struct node *job, struct lkpsrc *lk, struct strbuf *err);
+
+/*
+ * lkp-tests' path_params of an atomic job ("defaults" when empty), with
+ * lk's programs (NULL: lkprobot's table).
+ */
+void job_path_params(const struct node *job, struct lkpsrc *lk, bool compatible,
+		     struct strbuf *out);
 
 /*
  * The parameters that make up path_params, key -> value as text, in the
  * job's order (the "with following parameters:" of a report), into the map
  * out.
  */
-void job_params(const struct node *job, struct node *out);
+void job_params(const struct node *job, struct lkpsrc *lk, struct node *out);
 
 /* "<base>-<path_params>[-<commit>...][-<rootfs>]", as split-job names files. */
-void job_atomic_name(const struct node *job, const char *base, bool compatible,
-		     struct strbuf *out);
+void job_atomic_name(const struct node *job, const char *base, struct lkpsrc *lk,
+		     bool compatible, struct strbuf *out);
 
 struct machine;
 /*
@@ -102,8 +124,8 @@ struct machine;
  * from the machine (lkp-tests' run-local defaults). Returns 0, or -1 with
  * err set when an axis is missing or is not a safe path component.
  */
-int job_result_path(const struct node *job, const struct machine *m, bool compatible,
-		    struct strbuf *out, struct strbuf *err);
+int job_result_path(const struct node *job, const struct machine *m, struct lkpsrc *lk,
+		    bool compatible, struct strbuf *out, struct strbuf *err);
 
 /*
  * The job's boot_params as kernel parameters, each with a space before it

@@ -15,6 +15,8 @@
 #include "job.h"
 #include "../run/program.h"
 #include "../sys/machine.h"
+#include "lkpsrc.h"
+#include "../util/ruby.h"
 #include "../util/sset.h"
 #include "../util/units.h"
 #include "../util/yml.h"
@@ -270,16 +272,142 @@ static void revise(struct node *original, const struct node *revisions, bool ove
 	resolve_special(original, overwrite);
 }
 
+/* ---- what a job key is ---- */
+
+/* One program as the expander sees it, whichever data describes it. */
+struct pview {
+	bool workload, monitor;
+	const char *const *options;	/* NULL-terminated; '=' marks key=value */
+};
+
+/*
+ * With LKP_SRC, lkp-tests' data describes the programs it has (names
+ * follow lkp-tests); lkprobot's table describes the rest.
+ */
+static bool pview(struct lkpsrc *lk, const char *name, struct pview *pv)
+{
+	const struct program *p;
+
+	if (lk) {
+		const struct lkpsrc_program *lp = lkpsrc_program(lk, name);
+		if (lp) {
+			pv->workload = lp->kinds & LKPSRC_WORKLOAD;
+			pv->monitor = lp->kinds & LKPSRC_MONITOR;
+			pv->options = (const char *const *)lp->options;
+			return true;
+		}
+	}
+	if (!(p = program_find(name)))
+		return false;
+	pv->workload = program_is_workload(p);
+	pv->monitor = p->kind == PROGRAM_MONITOR;
+	pv->options = p->options;
+	return true;
+}
+
+static bool is_workload(struct lkpsrc *lk, const char *name)
+{
+	struct pview pv;
+	return pview(lk, name, &pv) && pv.workload;
+}
+
+/*
+ * What a job refers to, as lkp-tests' init_program_options: the workload
+ * programs named anywhere in it, their options, the test wrapper's and
+ * "cluster". A list under any of these (or lkp-tests' EXPAND_DIMS)
+ * expands; their values make path_params.
+ */
+struct refs {
+	struct sset progs;
+	struct sset opts;
+	struct sset eq;		/* the key=value options among opts */
+};
+
+static void refs_add_options(struct refs *r, const char *const *o)
+{
+	for (; o && *o; o++) {
+		sset_add(&r->opts, **o == '=' ? *o + 1 : *o);
+		if (**o == '=')
+			sset_add(&r->eq, *o + 1);
+	}
+}
+
+static void refs_walk(struct lkpsrc *lk, const struct node *m, struct refs *r)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		struct pview pv;
+		if (m->vals[i]->comment)
+			continue;
+		if (pview(lk, m->keys[i], &pv) && pv.workload && sset_add(&r->progs, m->keys[i]))
+			refs_add_options(r, pv.options);
+		if (m->vals[i]->type == NODE_MAP)
+			refs_walk(lk, m->vals[i], r);
+	}
+}
+
+static void refs_build(struct lkpsrc *lk, const struct node *job, struct refs *r)
+{
+	memset(r, 0, sizeof(*r));
+	sset_add(&r->opts, "cluster");
+	refs_walk(lk, job, r);
+	refs_add_options(r, lk ? lkpsrc_wrapper_options(lk) : program_wrapper.options);
+	/* lkp-tests lists its two wrappers among the referenced programs */
+	sset_add(&r->progs, "wrapper");
+	sset_add(&r->progs, "dwrapper");
+}
+
+static void refs_release(struct refs *r)
+{
+	sset_release(&r->progs);
+	sset_release(&r->opts);
+	sset_release(&r->eq);
+}
+
+/* Does a list under `k` expand (lkp-tests' EXPAND_DIMS, programs, options)? */
+static bool is_dim(const char *k, const struct refs *r)
+{
+	if (sset_has(&r->opts, k) || sset_has(&r->progs, k))
+		return true;
+	for (const char *const *d = job_expand_dims; *d; d++)
+		if (!strcmp(k, *d))
+			return true;
+	return false;
+}
+
+/* A "{{ expression }}" value, evaluated when the job expands. */
+static bool has_braces(const struct node *v)
+{
+	const char *open;
+	return node_str(v) && (open = strstr(v->str, "{{")) && strstr(open + 2, "}}");
+}
+
+static void drop_lists(struct node *m, const struct refs *r)
+{
+	for (size_t i = 0; i < m->n;) {
+		struct node *v = m->vals[i];
+		if (!v->comment && v->type == NODE_SEQ && is_dim(m->keys[i], r)) {
+			node_del(m, m->keys[i]);
+			continue;
+		}
+		if (v->type == NODE_MAP)
+			drop_lists(v, r);
+		i++;
+	}
+}
+
 /* ---- the expander ---- */
 
+/* The defaults files of one job key: name -> path. */
 struct incdir {
 	char *key;
-	char *dir;
-	struct sset files;	/* regular files in dir, read once */
+	size_t n;
+	const char *const *names, *const *paths;
+	char **own_names, **own_paths;	/* lkprobot's jobs/include/<key>: read here */
 };
 
 struct parsed {
 	char *path;
+	char *text;		/* kept when the file has ERB lines: parsed per job */
 	struct node *doc;	/* NULL: failed or empty */
 };
 
@@ -293,14 +421,14 @@ struct expander {
 	struct parsed *cache;
 	size_t ncache, acache;
 	struct sset loaded;	/* include files merged into this document */
-	program_mask ref;	/* the workload programs the job names */
+	struct refs refs;	/* of the document being expanded */
 	struct sset warned;	/* keys already warned about */
 	int ret;
 };
 
-static void list_files(struct incdir *inc)
+static void list_files(struct incdir *inc, const char *dir)
 {
-	DIR *d = opendir(inc->dir);
+	DIR *d = opendir(dir);
 	struct dirent *de;
 	struct strbuf p = STRBUF_INIT;
 	struct stat st;
@@ -310,73 +438,174 @@ static void list_files(struct incdir *inc)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		strbuf_setf(&p, "%s/%s", inc->dir, de->d_name);
-		if (!stat(p.buf, &st) && S_ISREG(st.st_mode))
-			sset_add(&inc->files, de->d_name);
+		strbuf_setf(&p, "%s/%s", dir, de->d_name);
+		if (!stat(p.buf, &st) && S_ISREG(st.st_mode)) {
+			inc->own_names = xrealloc(inc->own_names, (inc->n + 1) * sizeof(char *));
+			inc->own_paths = xrealloc(inc->own_paths, (inc->n + 1) * sizeof(char *));
+			inc->own_names[inc->n] = xstrdup(de->d_name);
+			inc->own_paths[inc->n] = strbuf_detach(&p);
+			inc->n++;
+		}
 	}
 	closedir(d);
 	strbuf_release(&p);
+	inc->names = (const char *const *)inc->own_names;
+	inc->paths = (const char *const *)inc->own_paths;
 }
 
-static void scan_includes(struct expander *ex)
+/*
+ * The defaults files for a job key, looked up the first time the key is
+ * seen: lkp-tests' include/ and programs/<key>/include with LKP_SRC,
+ * else lkprobot's jobs/include/<key>/. NULL when there are none.
+ */
+static const struct incdir *find_incdir(struct expander *ex, const char *key)
 {
-	char *root = xasprintf("%s/jobs/include", ex->env->data_dir);
-	DIR *d = opendir(root);
-	struct dirent *de;
+	struct incdir *inc;
 
-	if (d) {
-		while ((de = readdir(d))) {
-			struct strbuf p = STRBUF_INIT;
-			struct stat st;
-			if (de->d_name[0] == '.')
-				continue;
-			strbuf_addf(&p, "%s/%s", root, de->d_name);
-			if (!stat(p.buf, &st) && S_ISDIR(st.st_mode)) {
-				struct incdir *inc;
-				ALLOC_GROW(ex->incs, ex->nincs + 1, ex->aincs);
-				inc = &ex->incs[ex->nincs++];
-				memset(inc, 0, sizeof(*inc));
-				inc->key = xstrdup(de->d_name);
-				inc->dir = strbuf_detach(&p);
-				list_files(inc);
-			}
-			strbuf_release(&p);
-		}
-		closedir(d);
-	}
-	free(root);
-}
-
-static const struct incdir *find_incdir(const struct expander *ex, const char *key)
-{
 	for (size_t i = 0; i < ex->nincs; i++)
 		if (!strcmp(ex->incs[i].key, key))
-			return &ex->incs[i];
+			return ex->incs[i].n ? &ex->incs[i] : NULL;
+	ALLOC_GROW(ex->incs, ex->nincs + 1, ex->aincs);
+	inc = &ex->incs[ex->nincs++];
+	memset(inc, 0, sizeof(*inc));
+	inc->key = xstrdup(key);
+	if (ex->env->lkp) {
+		inc->n = lkpsrc_defaults(ex->env->lkp, key, &inc->names, &inc->paths);
+	} else if (key[0] != '.' && !strchr(key, '/')) {
+		char *dir = xasprintf("%s/jobs/include/%s", ex->env->data_dir, key);
+		list_files(inc, dir);
+		free(dir);
+	}
+	return inc->n ? inc : NULL;
+}
+
+static const char *inc_path(const struct incdir *inc, const char *name)
+{
+	for (size_t i = 0; i < inc->n; i++)
+		if (!strcmp(inc->names[i], name))
+			return inc->paths[i];
 	return NULL;
 }
 
-static int load_cached(struct expander *ex, const char *path, const struct node **out)
+/* lkp-tests' ERB (trim mode '%'): "% if/unless/elsif/else/end" lines, "<%= expr %>". */
+static bool has_erb(const char *text)
 {
-	for (size_t i = 0; i < ex->ncache; i++)
-		if (!strcmp(ex->cache[i].path, path)) {
-			*out = ex->cache[i].doc;
-			return 0;
+	return text[0] == '%' || strstr(text, "\n%") || strstr(text, "<%");
+}
+
+/*
+ * Expand the ERB of a defaults file against the job. Returns 0, -1 with
+ * err set, or RUBY_UNKNOWN_KEY when a condition reads a key the job lacks
+ * (lkp-tests then skips the file).
+ */
+static int erb_expand(const char *text, const char *path, const struct node *ctx,
+		      struct strbuf *out, struct strbuf *err)
+{
+	bool on[32] = { true }, taken[32] = { true };
+	int depth = 0, lineno = 0, r = 0;
+	struct strbuf e = STRBUF_INIT;
+
+	for (const char *p = text; *p && !r;) {
+		size_t len = strcspn(p, "\n");
+		char *line = xstrndup(p, len);
+		lineno++;
+		p += len + (p[len] == '\n');
+		if (line[0] == '%' && line[1] == '%') {
+			if (on[depth]) {
+				strbuf_addstr(out, line + 1);
+				strbuf_addch(out, '\n');
+			}
+		} else if (line[0] == '%') {
+			const char *c = line + 1 + strspn(line + 1, " \t");
+			bool is_if = !strncmp(c, "if ", 3), is_unless = !strncmp(c, "unless ", 7);
+			struct node *v = NULL;
+			if (is_if || is_unless || !strncmp(c, "elsif ", 6)) {
+				bool elsif = c[0] == 'e';
+				if (elsif && !depth) {
+					r = -1;
+					strbuf_setf(err, "%s:%d: 'elsif' without 'if'", path, lineno);
+					break;
+				}
+				bool live = elsif ? on[depth - 1] && !taken[depth] : on[depth];
+				bool cond = false;
+				if (live) {
+					r = ruby_eval(c + (is_if ? 3 : is_unless ? 7 : 6), ctx, &v, &e);
+					if (r) {
+						if (r != RUBY_UNKNOWN_KEY)
+							strbuf_setf(err, "%s:%d: %s", path, lineno, e.buf);
+						else
+							strbuf_setf(err, "%s", e.buf);
+						free(line);
+						break;
+					}
+					cond = ruby_truthy(v) != is_unless;
+					node_free(v);
+				}
+				if (!elsif) {
+					if (depth + 1 >= (int)ARRAY_SIZE(on)) {
+						r = -1;
+						strbuf_setf(err, "%s:%d: ERB conditions nested too deep", path, lineno);
+						free(line);
+						break;
+					}
+					depth++;
+					taken[depth] = false;
+				}
+				on[depth] = live && cond;
+				taken[depth] |= on[depth];
+			} else if (!strcmp(c, "else") && depth) {
+				on[depth] = on[depth - 1] && !taken[depth];
+				taken[depth] = true;
+			} else if (!strcmp(c, "end") && depth) {
+				depth--;
+			} else {
+				r = -1;
+				strbuf_setf(err, "%s:%d: ERB code '%s' is not supported (only %% if/unless/elsif/else/end lines and <%%= expr %%>)",
+					    path, lineno, line);
+			}
+		} else if (on[depth]) {
+			const char *s = line, *o;
+			while ((o = strstr(s, "<%"))) {
+				const char *close = strstr(o + 2, "%>");
+				strbuf_add(out, s, (size_t)(o - s));
+				if (!close || o[2] != '=') {
+					r = -1;
+					strbuf_setf(err, "%s:%d: ERB code '%s' is not supported (only <%%= expr %%>)",
+						    path, lineno, o);
+					break;
+				}
+				char *expr = xstrndup(o + 3, (size_t)(close - o - 3));
+				struct node *v = NULL;
+				r = ruby_eval(expr, ctx, &v, &e);
+				free(expr);
+				if (r) {
+					strbuf_setf(err, "%s:%d: %s", path, lineno, e.buf);
+					break;
+				}
+				if (v)
+					ruby_value(v, out);
+				node_free(v);
+				s = close + 2;
+			}
+			if (!r) {
+				strbuf_addstr(out, s);
+				strbuf_addch(out, '\n');
+			}
 		}
-	struct strbuf text = STRBUF_INIT;
-	struct node **docs = NULL;
-	size_t n = 0;
+		free(line);
+	}
+	if (!r && depth) {
+		r = -1;
+		strbuf_setf(err, "%s: an ERB 'if' has no 'end'", path);
+	}
+	strbuf_release(&e);
+	return r;
+}
+
+static struct node *first_map(struct node **docs, size_t n)
+{
 	struct node *doc = NULL;
 
-	if (strbuf_read_file(&text, path)) {
-		strbuf_setf(ex->err, "%s: cannot read defaults file", path);
-		strbuf_release(&text);
-		return -1;
-	}
-	if (yml_load(text.buf, text.len, path, NULL, &docs, &n, ex->err)) {
-		strbuf_release(&text);
-		return -1;
-	}
-	strbuf_release(&text);
 	for (size_t i = 0; i < n; i++) {
 		if (!doc && docs[i]->type == NODE_MAP)
 			doc = docs[i];
@@ -384,53 +613,97 @@ static int load_cached(struct expander *ex, const char *path, const struct node 
 			node_free(docs[i]);
 	}
 	free(docs);
-	ALLOC_GROW(ex->cache, ex->ncache + 1, ex->acache);
-	ex->cache[ex->ncache].path = xstrdup(path);
-	ex->cache[ex->ncache].doc = doc;
-	ex->ncache++;
-	*out = doc;
+	return doc;
+}
+
+/*
+ * A defaults or host file, parsed once; one with ERB is expanded against
+ * `ctx` each time (NULL ctx: no ERB expected). *out is owned by the cache
+ * unless *fresh is set. Returns 0, -1 with err set, or RUBY_UNKNOWN_KEY.
+ */
+static int load_cached(struct expander *ex, const char *path, const struct node *ctx,
+		       struct node **out, bool *fresh)
+{
+	struct parsed *pc = NULL;
+	struct node **docs = NULL;
+	size_t n = 0;
+
+	*fresh = false;
+	for (size_t i = 0; i < ex->ncache; i++)
+		if (!strcmp(ex->cache[i].path, path))
+			pc = &ex->cache[i];
+	if (!pc) {
+		struct strbuf text = STRBUF_INIT;
+		if (strbuf_read_file(&text, path)) {
+			strbuf_setf(ex->err, "%s: cannot read defaults file", path);
+			strbuf_release(&text);
+			return -1;
+		}
+		ALLOC_GROW(ex->cache, ex->ncache + 1, ex->acache);
+		pc = &ex->cache[ex->ncache++];
+		memset(pc, 0, sizeof(*pc));
+		pc->path = xstrdup(path);
+		if (ctx && has_erb(text.buf)) {
+			pc->text = strbuf_detach(&text);
+		} else {
+			int r = yml_load(text.buf, text.len, path, NULL, &docs, &n, ex->err);
+			strbuf_release(&text);
+			if (r)
+				return -1;
+			pc->doc = first_map(docs, n);
+		}
+	}
+	if (!pc->text) {
+		*out = pc->doc;
+		return 0;
+	}
+	struct strbuf text = STRBUF_INIT;
+	int r = erb_expand(pc->text, path, ctx, &text, ex->err);
+	if (!r)
+		r = yml_load(text.buf, text.len, path, NULL, &docs, &n, ex->err);
+	strbuf_release(&text);
+	if (r)
+		return r;
+	*out = first_map(docs, n);
+	*fresh = true;
 	return 0;
 }
 
-/* Merge jobs/include/<key>/<name> into defaults; 1 loaded, 0 not there, -1 error. */
+/* Merge the defaults file `name` of inc into defaults; 1 loaded, 0 not, -1 error. */
 static int try_default(struct expander *ex, struct sset *loaded, const struct incdir *inc,
-		       const char *name, struct node *defaults)
+		       const char *name, const struct node *view, struct node *defaults)
 {
-	struct strbuf p = STRBUF_INIT;
-	const struct node *doc;
-	int ret = 0;
+	const char *path = inc_path(inc, name);
+	struct node *doc, *ctx = NULL;
+	bool fresh;
+	int r;
 
-	if (!sset_has(&inc->files, name))
+	if (!path || sset_has(loaded, path))
 		return 0;
-	strbuf_addf(&p, "%s/%s", inc->dir, name);
-	if (sset_has(loaded, p.buf))
-		goto out;
-	if (load_cached(ex, p.buf, &doc)) {
-		ret = -1;
-		goto out;
+	if (ex->env->lkp) {
+		/* ERB sees the defaults so far with the job on top, as load_one_defaults */
+		ctx = node_dup(defaults);
+		revise(ctx, view, true);
 	}
+	r = load_cached(ex, path, ctx, &doc, &fresh);
+	node_free(ctx);
+	if (r == RUBY_UNKNOWN_KEY)
+		return 0;	/* lkp-tests: KeyError, the file is not loaded */
+	if (r)
+		return -1;
 	if (doc && doc->n) {
-		char *c = xasprintf("#! jobs/include/%s/%s", inc->key, name);
+		const char *top = ex->env->lkp ? lkpsrc_dir(ex->env->lkp) : ex->env->data_dir;
+		size_t tl = strlen(top);
+		const char *rel = !strncmp(path, top, tl) && path[tl] == '/' ? path + tl + 1 : path;
+		char *c = xasprintf("#! %s", rel);
 		append_comment(defaults, c);
 		free(c);
 		revise(defaults, doc, true);
 	}
-	sset_add(loaded, p.buf);
-	ret = 1;
-out:
-	strbuf_release(&p);
-	return ret;
-}
-
-static bool plain_number(const struct node *v)
-{
-	const char *s = v->str;
-
-	if (v->quoted || !*s)
-		return false;
-	if (*s == '-' || *s == '+')
-		s++;
-	return *s && strspn(s, "0123456789._") == strlen(s);
+	if (fresh)
+		node_free(doc);
+	sset_add(loaded, path);
+	return 1;
 }
 
 /*
@@ -472,15 +745,75 @@ static struct node *map_param(const char *k, const struct node *v)
 	return NULL;
 }
 
-static int defaults_walk(struct expander *ex, struct sset *loaded, const struct node *root,
-			 const struct node *m, struct node *defaults);
+struct walk {
+	struct expander *ex;
+	struct sset *loaded;
+	const struct node *root;	/* the job view the walk reads */
+	const struct refs *refs;
+	struct node *defaults;
+};
 
-/* One entry of the walk; `v` is already mapped (map_param). */
-static int defaults_entry(struct expander *ex, struct sset *loaded, const struct node *root,
-			  const char *k, const struct node *v, struct node *defaults);
+static int defaults_walk(struct walk *w, const struct node *m);
 
-static int defaults_walk(struct expander *ex, struct sset *loaded, const struct node *root,
-			 const struct node *m, struct node *defaults)
+/* One entry of the walk (lkp-tests' load_defaults); `v` is already mapped. */
+static int defaults_entry(struct walk *w, const char *k, const struct node *v)
+{
+	const struct incdir *inc;
+	struct expander *ex = w->ex;
+	int r;
+
+	if ((inc = find_incdir(ex, k))) {
+		if (sset_has(&w->refs->progs, k)) {
+			struct pview pv;
+			r = try_default(ex, w->loaded, inc, k, w->root, w->defaults);
+			if (r < 0)
+				return -1;
+			if (r > 0)
+				goto nested;	/* lkp-tests: `next` once <key>/<key> loaded */
+			if (v->type == NODE_MAP && pview(ex->env->lkp, k, &pv))
+				for (size_t j = 0; j < v->n; j++) {
+					if (v->vals[j]->comment)
+						continue;
+					for (const char *const *o = pv.options; o && *o; o++)
+						if (!strcmp(**o == '=' ? *o + 1 : *o, v->keys[j]) &&
+						    try_default(ex, w->loaded, inc, v->keys[j], w->root,
+								w->defaults) < 0)
+							return -1;
+				}
+		}
+		if (ruby_value(v, NULL) == RUBY_STRING) {
+			/* "vm-lkp-wsx01-4G": try vm, vm-lkp, vm-lkp-wsx01, vm-lkp-wsx01-4G */
+			struct strbuf prefix = STRBUF_INIT;
+			const char *s = v->str;
+			r = 0;
+			for (;;) {
+				size_t seg = strcspn(s, ":-");
+				strbuf_add(&prefix, s, seg);
+				r = try_default(ex, w->loaded, inc, prefix.buf, w->root, w->defaults);
+				if (r < 0) {
+					strbuf_release(&prefix);
+					return -1;
+				}
+				s += seg;
+				if (!*s)
+					break;
+				strbuf_addch(&prefix, *s++);
+			}
+			strbuf_release(&prefix);
+			/* OTHERS when the whole value had no file (the last try counts) */
+			if (!r && try_default(ex, w->loaded, inc, "OTHERS", w->root, w->defaults) < 0)
+				return -1;
+			if (try_default(ex, w->loaded, inc, "ALL", w->root, w->defaults) < 0)
+				return -1;
+		}
+	}
+nested:
+	if (v->type == NODE_MAP && defaults_walk(w, v))
+		return -1;
+	return 0;
+}
+
+static int defaults_walk(struct walk *w, const struct node *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		const struct node *v = m->vals[i];
@@ -489,133 +822,13 @@ static int defaults_walk(struct expander *ex, struct sset *loaded, const struct 
 
 		if (v->comment)
 			continue;
-		mapped = m == root ? map_param(m->keys[i], v) : NULL;
-		r = defaults_entry(ex, loaded, root, m->keys[i], mapped ? mapped : v, defaults);
+		mapped = m == w->root ? map_param(m->keys[i], v) : NULL;
+		r = defaults_entry(w, m->keys[i], mapped ? mapped : v);
 		node_free(mapped);
 		if (r)
 			return -1;
 	}
 	return 0;
-}
-
-static int defaults_entry(struct expander *ex, struct sset *loaded, const struct node *root,
-			  const char *k, const struct node *v, struct node *defaults)
-{
-	const struct incdir *inc;
-
-	if ((inc = find_incdir(ex, k))) {
-		const struct program *p = program_find(k);
-		int r = 0;
-
-		/* k is a key of the job being walked: the program is referenced */
-		if (p && program_is_workload(p)) {
-			r = try_default(ex, loaded, inc, k, defaults);
-			if (r < 0)
-				return -1;
-			if (r == 0 && v->type == NODE_MAP)
-				for (size_t j = 0; j < v->n; j++)
-					if (!v->vals[j]->comment &&
-					    program_has_option(p, v->keys[j], NULL) &&
-					    try_default(ex, loaded, inc, v->keys[j], defaults) < 0)
-						return -1;
-		}
-		if (v->type == NODE_SCALAR && !plain_number(v)) {
-			bool hit = false;
-			struct strbuf prefix = STRBUF_INIT;
-			const char *s = v->str;
-			for (;;) {
-				size_t seg = strcspn(s, ":-");
-				strbuf_add(&prefix, s, seg);
-				r = try_default(ex, loaded, inc, prefix.buf, defaults);
-				if (r < 0) {
-					strbuf_release(&prefix);
-					return -1;
-				}
-				hit |= r > 0;
-				s += seg;
-				if (!*s)
-					break;
-				strbuf_addch(&prefix, *s++);
-			}
-			strbuf_release(&prefix);
-			if (!hit && try_default(ex, loaded, inc, "OTHERS", defaults) < 0)
-				return -1;
-			if (try_default(ex, loaded, inc, "ALL", defaults) < 0)
-				return -1;
-		}
-	}
-	if (v->type == NODE_MAP && defaults_walk(ex, loaded, root, v, defaults))
-		return -1;
-	return 0;
-}
-
-static bool is_dim(const char *k, program_mask ref);
-
-static void drop_lists(struct node *m, program_mask ref)
-{
-	for (size_t i = 0; i < m->n;) {
-		struct node *v = m->vals[i];
-		if (!v->comment && v->type == NODE_SEQ && is_dim(m->keys[i], ref)) {
-			node_del(m, m->keys[i]);
-			continue;
-		}
-		if (v->type == NODE_MAP)
-			drop_lists(v, ref);
-		i++;
-	}
-}
-
-/* ---- which keys are programs, options and dimensions ---- */
-
-static const struct program *workload(const char *k)
-{
-	const struct program *p = program_find(k);
-	return p && program_is_workload(p) ? p : NULL;
-}
-
-/* The workload programs named anywhere in the job. */
-static program_mask workload_mask(const struct node *m)
-{
-	program_mask mask = 0;
-
-	for (size_t i = 0; i < m->n; i++) {
-		const struct program *p;
-		if (m->vals[i]->comment)
-			continue;
-		if ((p = workload(m->keys[i])))
-			mask |= program_bit(p);
-		if (m->vals[i]->type == NODE_MAP)
-			mask |= workload_mask(m->vals[i]);
-	}
-	return mask;
-}
-
-/* An option of one of the job's programs or of the test wrapper? */
-static bool is_option(const char *k, program_mask ref)
-{
-	static program_mask wrapper;
-
-	if (!wrapper)
-		wrapper = program_bit(&program_wrapper);
-	return program_option_mask(k) & (ref | wrapper);
-}
-
-static bool is_eq_option(const char *k, program_mask ref)
-{
-	return program_option_eq_mask(k) & (ref | program_bit(&program_wrapper));
-}
-
-/* Does a list under `k` expand (lkp-tests' EXPAND_DIMS, programs, options)? */
-static bool is_dim(const char *k, program_mask ref)
-{
-	if (is_option(k, ref) || workload(k))
-		return true;
-	if (strcmp(k, "kconfig") && strcmp(k, "rootfs") && !strstr(k, "commit"))
-		return false;
-	for (const char *const *d = job_expand_dims; *d; d++)
-		if (!strcmp(k, *d))
-			return true;
-	return false;
 }
 
 /* ---- defaults ---- */
@@ -628,6 +841,7 @@ static int merge_defaults(struct expander *ex, struct node *job, const struct no
 	int ret = 0;
 
 	if (!ex->env->no_defaults) {
+		struct refs refs;
 		/* an atomic job already has the overrides and no lists */
 		view = NULL;
 		if (first_time) {
@@ -636,14 +850,18 @@ static int merge_defaults(struct expander *ex, struct node *job, const struct no
 				revise(view, job2, true);
 			if (ov)
 				revise(view, ov, true);
-			drop_lists(view, workload_mask(view));
 		}
+		refs_build(ex->env->lkp, view ? view : job, &refs);
+		if (view)
+			drop_lists(view, &refs);
 		defaults = node_new(NODE_MAP);
-		ret = defaults_walk(ex, loaded, view ? view : job, view ? view : job, defaults);
+		struct walk w = { ex, loaded, view ? view : job, &refs, defaults };
+		ret = defaults_walk(&w, w.root);
 		if (!ret)
 			revise(job, defaults, false);
 		node_free(defaults);
 		node_free(view);
+		refs_release(&refs);
 	} else {
 		resolve_special(job, false);
 	}
@@ -661,49 +879,37 @@ static int merge_defaults(struct expander *ex, struct node *job, const struct no
 	return 0;
 }
 
-/* ---- validation of an atomic job ---- */
+/* ---- checking an atomic job before it runs ---- */
 
-static int errat(struct expander *ex, const struct node *at, const char *key, const char *fmt, ...)
+static int errat(struct strbuf *err, const struct node *at, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static int errat(struct expander *ex, const struct node *at, const char *key, const char *fmt, ...)
+static int errat(struct strbuf *err, const struct node *at, const char *key, const char *fmt, ...)
 {
 	va_list ap;
 
-	strbuf_reset(ex->err);
+	strbuf_reset(err);
 	if (at && at->file)
-		strbuf_addf(ex->err, "%s:%d:%d: ", at->file, at->line, at->col);
-	strbuf_addf(ex->err, "%s: ", key);
+		strbuf_addf(err, "%s:%d:%d: ", at->file, at->line, at->col);
+	strbuf_addf(err, "%s: ", key);
 	va_start(ap, fmt);
-	strbuf_vaddf(ex->err, fmt, ap);
+	strbuf_vaddf(err, fmt, ap);
 	va_end(ap);
 	return -1;
 }
 
-static int check_value(struct expander *ex, const char *key, const struct node *v)
+static int check_value(struct strbuf *err, const char *key, const struct node *v)
 {
 	struct strbuf e = STRBUF_INIT;
 	int ret = 0;
 
 	if (v->type == NODE_SEQ || v->type == NODE_MAP)
-		return errat(ex, v, key, "%s where a single value is needed; give one value%s",
+		return errat(err, v, key, "%s where a single value is needed; give one value%s",
 			     node_type_name(v),
 			     v->type == NODE_SEQ ? " (lists expand only under programs and their options)" : "");
 	if (node_str(v) && units_check(key, v->str, &e))
-		ret = errat(ex, v, key, "%s", e.buf);
+		ret = errat(err, v, key, "%s", e.buf);
 	strbuf_release(&e);
 	return ret;
-}
-
-static int check_braces(struct expander *ex, const char *key, const struct node *v)
-{
-	if (node_str(v) && strstr(v->str, "{{"))
-		return errat(ex, v, key, "'{{ ... }}' expressions are not supported; write the value out");
-	if (v->type == NODE_MAP || v->type == NODE_SEQ)
-		for (size_t i = 0; i < v->n; i++)
-			if (!v->vals[i]->comment &&
-			    check_braces(ex, v->type == NODE_MAP ? v->keys[i] : key, v->vals[i]))
-				return -1;
-	return 0;
 }
 
 static size_t edit_distance(const char *a, const char *b)
@@ -743,7 +949,8 @@ static const char *nearest_option(const struct program *p, const char *k)
 	return best;
 }
 
-static int validate_map(struct expander *ex, const struct node *m, program_mask ref,
+/* lkprobot's own rules for what it runs: options of its programs, values, single values. */
+static int validate_map(struct strbuf *err, const struct node *m, const struct refs *refs,
 			const struct program *parent)
 {
 	static const char *const scalars[] = {
@@ -760,28 +967,28 @@ static int validate_map(struct expander *ex, const struct node *m, program_mask 
 			continue;
 		if (parent && parent->kind == PROGRAM_MONITOR)
 			continue;	/* monitor options: checked by the monitor */
-		if (parent && !program_has_option(parent, k, NULL) && !is_option(k, ref)) {
+		if (parent && !program_has_option(parent, k, NULL) && !sset_has(&refs->opts, k)) {
 			const char *near = nearest_option(parent, k);
 			if (near)
-				return errat(ex, v, k, "not an option of '%s'; did you mean '%s'? ('lkprobot programs %s' lists them)",
+				return errat(err, v, k, "not an option of '%s'; did you mean '%s'? ('lkprobot programs %s' lists them)",
 					     parent->name, near, parent->name);
-			return errat(ex, v, k, "not an option of '%s'; 'lkprobot programs %s' lists its options",
+			return errat(err, v, k, "not an option of '%s'; 'lkprobot programs %s' lists its options",
 				     parent->name, parent->name);
 		}
 		if ((p = program_find(k))) {
 			if (v->type == NODE_SEQ)
-				return errat(ex, v, k, "%s '%s' takes a value or a mapping of options, not %s",
+				return errat(err, v, k, "%s '%s' takes a value or a mapping of options, not %s",
 					     program_kind_name(p->kind), k, node_type_name(v));
 			if (v->type == NODE_MAP) {
-				if (validate_map(ex, v, ref, p))
+				if (validate_map(err, v, refs, p))
 					return -1;
-			} else if (check_value(ex, k, v)) {
+			} else if (check_value(err, k, v)) {
 				return -1;
 			}
 			continue;
 		}
-		if (is_option(k, ref)) {
-			if (check_value(ex, k, v))
+		if (sset_has(&refs->opts, k)) {
+			if (check_value(err, k, v))
 				return -1;
 			continue;
 		}
@@ -791,30 +998,116 @@ static int validate_map(struct expander *ex, const struct node *m, program_mask 
 			if (!parent && !strcmp(k, *s))
 				goto scalar;
 		/* a key with a notation (runtime, test_size, ...) means it anywhere */
-		if (!parent && units_kind_of(k) && check_value(ex, k, v))
+		if (!parent && units_kind_of(k) && check_value(err, k, v))
 			return -1;
 		continue;
 scalar:
 		if (v->type == NODE_SEQ || v->type == NODE_MAP)
-			return errat(ex, v, k, "%s where a single value is needed; give one value",
+			return errat(err, v, k, "%s where a single value is needed; give one value",
 				     node_type_name(v));
 	}
 	return 0;
 }
 
-/* A top-level mapping under a name that is no program: options nobody reads. */
-static void warn_unknown(struct expander *ex, const struct node *job, program_mask ref)
+/* Does lkprobot run this program of lkp-tests' data? The kind that is missing, or 0. */
+static enum lkpsrc_kind missing_kind(const struct lkpsrc_program *lp, const struct program *p,
+				     const struct node *v)
+{
+	if (p) {
+		/* lkprobot's table: a declared monitor is recorded as unavailable */
+		if (p->kind == PROGRAM_SETUP && !p->setup && !node_is_null(v))
+			return LKPSRC_SETUP;
+		if (p->kind == PROGRAM_TEST && !p->run)
+			return LKPSRC_TEST;
+		if (p->kind == PROGRAM_DAEMON)
+			return LKPSRC_DAEMON;
+		return 0;
+	}
+	if (!lp)
+		return 0;
+	static const enum lkpsrc_kind order[] = { LKPSRC_TEST, LKPSRC_DAEMON, LKPSRC_SETUP, LKPSRC_MONITOR };
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++)
+		if (lp->kinds & order[i])
+			return order[i];
+	return 0;	/* a parser only: nothing runs it */
+}
+
+/* Programs named in the job (not inside a program's options) that lkprobot cannot run. */
+static void find_missing(struct lkpsrc *lk, const struct node *m, struct strbuf *first,
+			 struct strbuf *more)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const char *k = m->keys[i];
+		const struct program *p = program_find(k);
+		const struct lkpsrc_program *lp = lk ? lkpsrc_program(lk, k) : NULL;
+		enum lkpsrc_kind kind;
+
+		if (m->vals[i]->comment)
+			continue;
+		if ((kind = missing_kind(lp, p, m->vals[i]))) {
+			if (!first->len) {
+				strbuf_addf(first, "%s: %s not implemented by lkprobot", k, lkpsrc_kind_name(kind));
+				if (lp && lkpsrc_script(lp, kind))
+					strbuf_addf(first, " (lkp-tests runs it with %s)", lkpsrc_script(lp, kind));
+			} else {
+				strbuf_addf(more, "%s%s (%s)", more->len ? ", " : "", k, lkpsrc_kind_name(kind));
+			}
+		}
+		if (!p && !lp && m->vals[i]->type == NODE_MAP)
+			find_missing(lk, m->vals[i], first, more);
+	}
+}
+
+int job_check(const struct node *job, struct lkpsrc *lk, struct strbuf *err)
+{
+	struct strbuf first = STRBUF_INIT, more = STRBUF_INIT;
+	struct refs refs;
+	int ret = 0;
+
+	find_missing(lk, job, &first, &more);
+	if (!first.len && !lk) {
+		/* without lkp-tests' data an unknown test is just a key: name the testcase's */
+		const char *tc = job_get_str(job, "testcase");
+		bool has_test = false;
+		for (size_t i = 0; i < job->n; i++) {
+			const struct program *p = program_find(job->keys[i]);
+			has_test |= !job->vals[i]->comment && p && p->kind == PROGRAM_TEST;
+		}
+		if (!has_test && tc && node_get(job, tc) && !program_find(tc))
+			strbuf_addf(&first, "%s: not a program lkprobot implements; 'lkprobot programs' lists those it runs (with LKP_SRC set to an lkp-tests checkout it names what lkp-tests runs instead)",
+				    tc);
+	}
+	if (first.len) {
+		strbuf_setf(err, "%s", first.buf);
+		if (more.len)
+			strbuf_addf(err, "; also missing: %s", more.buf);
+		ret = -1;
+	} else {
+		/* what it runs, it checks with its own definitions */
+		refs_build(NULL, job, &refs);
+		ret = validate_map(err, job, &refs, NULL);
+		refs_release(&refs);
+	}
+	strbuf_release(&first);
+	strbuf_release(&more);
+	return ret;
+}
+
+/* A top-level mapping under a name no data knows: options nobody reads. */
+static void warn_unknown(struct expander *ex, const struct node *job)
 {
 	static const char *const known_maps[] = { "boot_params", "need_kconfig", "hw", NULL };
 
-	if (!ex->env->warn)
-		return;
+	if (!ex->env->warn || ex->env->lkp)
+		return;	/* with lkp-tests' data, unknown keys are what lkp-tests ignores too */
 	for (size_t i = 0; i < job->n; i++) {
 		const char *k = job->keys[i];
 		const struct node *v = job->vals[i];
+		struct pview pv;
 		bool known = false;
 
-		if (v->comment || v->type != NODE_MAP || program_find(k) || is_option(k, ref))
+		if (v->comment || v->type != NODE_MAP || pview(NULL, k, &pv) ||
+		    sset_has(&ex->refs.opts, k))
 			continue;
 		for (const char *const *m = known_maps; *m; m++)
 			known |= !strcmp(k, *m);
@@ -823,60 +1116,118 @@ static void warn_unknown(struct expander *ex, const struct node *job, program_ma
 		struct strbuf msg = STRBUF_INIT;
 		if (v->file)
 			strbuf_addf(&msg, "%s:%d:%d: ", v->file, v->line, v->col);
-		strbuf_addf(&msg, "'%s' is not a program lkprobot knows: its lists are not expanded and its options are not part of path_params",
+		strbuf_addf(&msg, "'%s' is not a program lkprobot knows: its lists are not expanded and its options are not part of path_params (set LKP_SRC to an lkp-tests checkout to read its programs)",
 			    k);
 		ex->env->warn(msg.buf);
 		strbuf_release(&msg);
 	}
 }
 
-static int validate(struct expander *ex, const struct node *job)
-{
-	program_mask ref = workload_mask(job);
-
-	for (size_t i = 0; i < job->n; i++)
-		if (!job->vals[i]->comment && check_braces(ex, job->keys[i], job->vals[i]))
-			return -1;
-	warn_unknown(ex, job, ref);
-	return validate_map(ex, job, ref, NULL);
-}
-
 /* ---- expansion ---- */
 
-/* Depth-first: the first list under an expandable key. */
-static bool find_list(struct node *m, program_mask ref, struct node **map, size_t *idx)
+/*
+ * Depth first, lkp-tests' expand_each_in: the first value that is a
+ * "{{ }}" expression, or a list under an expandable key.
+ */
+static bool find_target(struct node *m, const struct refs *refs, struct node **map, size_t *idx)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		struct node *v = m->vals[i];
 		if (v->comment)
 			continue;
-		if (v->type == NODE_SEQ && is_dim(m->keys[i], ref)) {
+		if (has_braces(v) || (v->type == NODE_SEQ && is_dim(m->keys[i], refs))) {
 			*map = m;
 			*idx = i;
 			return true;
 		}
-		if (v->type == NODE_MAP && find_list(v, ref, map, idx))
+		if (v->type == NODE_MAP && find_target(v, refs, map, idx))
 			return true;
 	}
 	return false;
 }
 
+/*
+ * The value of "head {{ expr }} tail" (the last "{{" and "}}" of it, as
+ * lkp-tests' regexp takes them): the expression's value when head and
+ * tail are blank, else the three as a string. NULL when it is nil (the
+ * combination gives no job). Returns 0 or -1 with err set.
+ */
+static int eval_braces(struct expander *ex, const char *key, const struct node *v,
+		       const struct node *job, struct node **out)
+{
+	const char *s = v->str, *open = NULL, *close = NULL, *p;
+	struct strbuf e = STRBUF_INIT;
+	struct node *val;
+
+	for (p = s; (p = strstr(p, "{{")); p++)
+		if (strstr(p + 2, "}}"))
+			open = p;
+	for (p = open + 2; (p = strstr(p, "}}")); p++)
+		close = p;
+	char *expr = xstrndup(open + 2, (size_t)(close - open - 2));
+	int r = ruby_eval(expr, job, &val, &e);
+	free(expr);
+	if (r) {
+		errat(ex->err, v, key, "'{{ }}' expression: %s; lkprobot evaluates if/case/?:, ==, =~, &&, || over the job's keys",
+		      e.buf);
+		strbuf_release(&e);
+		return -1;
+	}
+	strbuf_release(&e);
+	const char *head = s + strspn(s, " \t\r\n\v\f");
+	size_t hlen = head < open ? (size_t)(open - head) : 0;
+	const char *tail = close + 2;
+	size_t tlen = strlen(tail);
+	if (tlen && tail[tlen - 1] == '\n')
+		tlen--;
+	while (tlen && isspace((unsigned char)tail[tlen - 1]))
+		tlen--;
+	if (val && (hlen || tlen)) {
+		struct strbuf str = STRBUF_INIT;
+		strbuf_add(&str, head, hlen);
+		ruby_value(val, &str);
+		strbuf_add(&str, tail, tlen);
+		node_free(val);
+		val = node_new_scalar(str.buf);
+		val->quoted = 1;
+		strbuf_release(&str);
+	}
+	if (val)
+		node_set_pos(val, v->file, v->line, v->col);
+	*out = val;
+	return 0;
+}
+
 static int expand(struct expander *ex, struct node *job)
 {
-	struct node *map, *list;
+	struct node *map, *v;
 	size_t idx;
 
-	if (find_list(job, ex->ref, &map, &idx)) {
-		list = map->vals[idx];
-		if (!list->n) {
-			int r = errat(ex, list, map->keys[idx],
-				      "an empty list gives no atomic job; list at least one value");
+	if (find_target(job, &ex->refs, &map, &idx)) {
+		v = map->vals[idx];
+		if (v->type != NODE_SEQ) {
+			struct node *val;
+			int r = eval_braces(ex, map->keys[idx], v, job, &val);
+			if (r || !val)
+				return r;	/* nil: lkp-tests' each_job returns, no job */
+			map->vals[idx] = val;
+			r = expand(ex, job);
+			map->vals[idx] = v;
+			node_free(val);
 			return r;
 		}
-		for (size_t i = 0; i < list->n; i++) {
-			map->vals[idx] = list->vals[i];
+		if (!v->n && ex->env->warn) {
+			struct strbuf msg = STRBUF_INIT;
+			if (v->file)
+				strbuf_addf(&msg, "%s:%d:%d: ", v->file, v->line, v->col);
+			strbuf_addf(&msg, "%s: an empty list gives no atomic job (as in lkp-tests)", map->keys[idx]);
+			ex->env->warn(msg.buf);
+			strbuf_release(&msg);
+		}
+		for (size_t i = 0; i < v->n; i++) {
+			map->vals[idx] = v->vals[i];
 			int r = expand(ex, job);
-			map->vals[idx] = list;
+			map->vals[idx] = v;
 			if (r)
 				return r;
 		}
@@ -891,7 +1242,7 @@ static int expand(struct expander *ex, struct node *job)
 	r = merge_defaults(ex, atomic, NULL, false, &loaded);
 	sset_release(&loaded);
 	if (!r)
-		r = validate(ex, atomic);
+		warn_unknown(ex, atomic);
 	if (!r)
 		r = ex->fn(atomic, ex->arg, ex->err);
 	node_free(atomic);
@@ -902,17 +1253,23 @@ static void release_expander(struct expander *ex)
 {
 	for (size_t i = 0; i < ex->nincs; i++) {
 		free(ex->incs[i].key);
-		free(ex->incs[i].dir);
-		sset_release(&ex->incs[i].files);
+		for (size_t j = 0; ex->incs[i].own_names && j < ex->incs[i].n; j++) {
+			free(ex->incs[i].own_names[j]);
+			free(ex->incs[i].own_paths[j]);
+		}
+		free(ex->incs[i].own_names);
+		free(ex->incs[i].own_paths);
 	}
 	free(ex->incs);
 	for (size_t i = 0; i < ex->ncache; i++) {
 		free(ex->cache[i].path);
+		free(ex->cache[i].text);
 		node_free(ex->cache[i].doc);
 	}
 	free(ex->cache);
 	sset_release(&ex->loaded);
 	sset_release(&ex->warned);
+	refs_release(&ex->refs);
 }
 
 /* Document 0 with provenance, test box and host file: the base of every document. */
@@ -940,11 +1297,13 @@ static int base_job(struct expander *ex, const struct jobfile *jf, struct node *
 	}
 	const char *group = job_get_str(job, "tbox_group");
 	if (group && !env->no_defaults && !strchr(group, '/') && group[0] != '.') {
-		char *path = xasprintf("%s/hosts/%s", env->data_dir, group);
+		const char *top = env->lkp ? lkpsrc_dir(env->lkp) : env->data_dir;
+		char *path = xasprintf("%s/hosts/%s", top, group);
 		struct stat st;
 		if (!stat(path, &st) && S_ISREG(st.st_mode)) {
-			const struct node *host;
-			if (load_cached(ex, path, &host)) {
+			struct node *host;
+			bool fresh;
+			if (load_cached(ex, path, NULL, &host, &fresh)) {
 				free(path);
 				node_free(job);
 				return -1;
@@ -969,7 +1328,6 @@ int job_expand(const struct jobfile *jf, const struct job_env *env,
 	struct node *base = NULL;
 	int ret = -1;
 
-	scan_includes(&ex);
 	if (base_job(&ex, jf, &base))
 		goto out;
 	for (size_t d = 0; d < jf->ndocs; d++) {
@@ -977,7 +1335,8 @@ int job_expand(const struct jobfile *jf, const struct job_env *env,
 		sset_release(&ex.loaded);
 		ret = merge_defaults(&ex, job, d ? jf->docs[d] : NULL, true, &ex.loaded);
 		if (!ret) {
-			ex.ref = workload_mask(job);
+			refs_release(&ex.refs);
+			refs_build(env->lkp, job, &ex.refs);
 			ret = expand(&ex, job);
 		}
 		node_free(job);
@@ -1001,7 +1360,6 @@ struct node *job_merged(const struct jobfile *jf, const struct job_env *env,
 		strbuf_setf(err, "%s: has %zu documents, not %zu", jf->path, jf->ndocs, doc + 1);
 		return NULL;
 	}
-	scan_includes(&ex);
 	if (!base_job(&ex, jf, &job) &&
 	    merge_defaults(&ex, job, doc ? jf->docs[doc] : NULL, true, &ex.loaded)) {
 		node_free(job);
@@ -1011,60 +1369,22 @@ struct node *job_merged(const struct jobfile *jf, const struct job_env *env,
 	return job;
 }
 
-bool job_is_atomic(const struct node *job)
+bool job_is_atomic(const struct node *job, struct lkpsrc *lk)
 {
 	struct node *map;
 	size_t idx;
+	struct refs refs;
+	bool r;
 
-	return !find_list((struct node *)job, workload_mask(job), &map, &idx);
+	refs_build(lk, job, &refs);
+	r = !find_target((struct node *)job, &refs, &map, &idx);
+	refs_release(&refs);
+	return r;
 }
 
 /* ---- path_params ---- */
 
-/* Ruby's to_s of a YAML 1.1 plain scalar, for the few types lkp-tests' jobs use. */
-static void ruby_str(const struct node *v, struct strbuf *out)
-{
-	const char *s = v->str;
-	static const char *const t[] = { "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", NULL };
-	static const char *const f[] = { "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", NULL };
-
-	if (!v->quoted) {
-		for (const char *const *w = t; *w; w++)
-			if (!strcmp(s, *w)) {
-				strbuf_addstr(out, "true");
-				return;
-			}
-		for (const char *const *w = f; *w; w++)
-			if (!strcmp(s, *w)) {
-				strbuf_addstr(out, "false");
-				return;
-			}
-		const char *p = s;
-		bool neg = false;
-		if (*p == '-' || *p == '+')
-			neg = *p++ == '-';
-		int base = 10;
-		if (p[0] == '0' && p[1] == 'x')
-			base = 16, p += 2;
-		else if (p[0] == '0' && p[1] && strspn(p, "01234567_") == strlen(p))
-			base = 8, p += 1;
-		const char *digits = base == 16 ? "0123456789abcdefABCDEF_" : base == 8 ? "01234567_" : "0123456789_";
-		if (*p && strspn(p, digits) == strlen(p) && p[0] != '_' && strlen(p) < 18) {
-			unsigned long long n = 0;
-			for (; *p; p++) {
-				if (*p == '_')
-					continue;
-				int dv = *p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10;
-				n = n * (unsigned)base + (unsigned)dv;
-			}
-			strbuf_addf(out, "%s%llu", neg && n ? "-" : "", n);
-			return;
-		}
-	}
-	strbuf_addstr(out, s);
-}
-
-/* Append at most 31 characters (UTF-8 code points) of s. */
+/* Append at most 31 characters (UTF-8 code points) of s: Ruby's s[0..30]. */
 static void add_truncated(struct strbuf *out, const char *s)
 {
 	int chars = 0;
@@ -1090,10 +1410,16 @@ struct params {
 	size_t n, alloc;
 };
 
-static void collect_params(const struct node *m, const char *pk, program_mask ref,
-			   struct params *ps)
+/*
+ * lkp-tests' each_param: every key that is an option or a workload
+ * program, at any depth, whose value is not a mapping, except the
+ * options of a monitor.
+ */
+static void collect_params(struct lkpsrc *lk, const struct node *m, const char *pk,
+			   const struct refs *refs, struct params *ps)
 {
-	const struct program *pp = pk ? program_find(pk) : NULL;
+	struct pview pv;
+	bool under_monitor = pk && pview(lk, pk, &pv) && pv.monitor;
 
 	for (size_t i = 0; i < m->n; i++) {
 		const char *k = m->keys[i];
@@ -1101,14 +1427,14 @@ static void collect_params(const struct node *m, const char *pk, program_mask re
 
 		if (v->comment)
 			continue;
-		if ((is_option(k, ref) || workload(k)) && v->type != NODE_MAP &&
-		    !(pp && pp->kind == PROGRAM_MONITOR)) {
+		if (v->type != NODE_MAP && !under_monitor &&
+		    (sset_has(&refs->opts, k) || is_workload(lk, k))) {
 			ALLOC_GROW(ps->v, ps->n + 1, ps->alloc);
-			ps->v[ps->n] = (struct param){ k, v, is_eq_option(k, ref), ps->n };
+			ps->v[ps->n] = (struct param){ k, v, sset_has(&refs->eq, k), ps->n };
 			ps->n++;
 		}
 		if (v->type == NODE_MAP)
-			collect_params(v, k, ref, ps);
+			collect_params(lk, v, k, refs, ps);
 	}
 }
 
@@ -1119,27 +1445,30 @@ static int cmp_param(const void *a, const void *b)
 	return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
-/* A parameter's value as path_params writes it (Ruby's to_s; a list is "[list]"). */
-static void param_text(const struct param *p, struct strbuf *val)
+static void params_of(const struct node *job, struct lkpsrc *lk, struct params *ps)
 {
-	strbuf_reset(val);
-	if (node_str(p->val))
-		ruby_str(p->val, val);
-	else if (p->val->type == NODE_SEQ)
-		strbuf_addstr(val, "[list]");
+	struct refs refs;
+
+	refs_build(lk, job, &refs);
+	collect_params(lk, job, NULL, &refs, ps);
+	refs_release(&refs);
 }
 
-void job_path_params(const struct node *job, bool compatible, struct strbuf *out)
+void job_path_params(const struct node *job, struct lkpsrc *lk, bool compatible,
+		     struct strbuf *out)
 {
 	struct params ps = { 0 };
 	struct strbuf raw = STRBUF_INIT, val = STRBUF_INIT;
 
-	collect_params(job, NULL, workload_mask(job), &ps);
+	params_of(job, lk, &ps);
 	if (!compatible && ps.n)
 		qsort(ps.v, ps.n, sizeof(*ps.v), cmp_param);
 	for (size_t i = 0; i < ps.n; i++) {
 		const struct param *p = &ps.v[i];
-		param_text(p, &val);
+		bool set = ruby_truthy(p->val);
+		strbuf_reset(&val);
+		if (set)
+			ruby_value(p->val, &val);
 		if (p->eq) {
 			strbuf_addstr(&raw, p->key);
 			if (val.len) {
@@ -1149,8 +1478,8 @@ void job_path_params(const struct node *job, bool compatible, struct strbuf *out
 			strbuf_addch(&raw, '-');
 			continue;
 		}
-		if (node_is_null(p->val))
-			continue;
+		if (!set)
+			continue;	/* nil and false: not part of the name */
 		add_truncated(&raw, val.buf);
 		strbuf_addch(&raw, '-');
 	}
@@ -1177,17 +1506,19 @@ void job_path_params(const struct node *job, bool compatible, struct strbuf *out
 	free(ps.v);
 }
 
-void job_params(const struct node *job, struct node *out)
+void job_params(const struct node *job, struct lkpsrc *lk, struct node *out)
 {
 	struct params ps = { 0 };
 	struct strbuf val = STRBUF_INIT;
 
-	collect_params(job, NULL, workload_mask(job), &ps);
+	params_of(job, lk, &ps);
 	for (size_t i = 0; i < ps.n; i++) {
 		const struct param *p = &ps.v[i];
-		if (!node_str(p->val) && p->val->type != NODE_SEQ && node_is_null(p->val) && !p->eq)
+		if (!ruby_truthy(p->val) && !p->eq)
 			continue;
-		param_text(p, &val);
+		strbuf_reset(&val);
+		if (ruby_truthy(p->val))
+			ruby_value(p->val, &val);
 		struct node *v = node_new_scalar(val.buf);
 		v->quoted = 1;
 		node_set(out, p->key, v);
@@ -1201,17 +1532,16 @@ const char *job_get_str(const struct node *job, const char *key)
 	return node_str(node_get(job, key));
 }
 
-
-void job_atomic_name(const struct node *job, const char *base, bool compatible,
-		     struct strbuf *out)
+void job_atomic_name(const struct node *job, const char *base, struct lkpsrc *lk,
+		     bool compatible, struct strbuf *out)
 {
 	strbuf_addf(out, "%s-", base);
-	job_path_params(job, compatible, out);
+	job_path_params(job, lk, compatible, out);
 	for (const char *const *d = job_expand_dims; *d; d++) {
 		const struct node *v = node_get(job, *d);
-		if (strstr(*d, "commit") && node_str(v)) {
+		if (strstr(*d, "commit") && ruby_truthy(v)) {
 			strbuf_addch(out, '-');
-			ruby_str(v, out);
+			ruby_value(v, out);
 		}
 	}
 	const char *rootfs = job_get_str(job, "rootfs");
@@ -1230,4 +1560,3 @@ void job_rootfs_filename(const char *rootfs, struct strbuf *out)
 		b--;
 	strbuf_add(out, b, (size_t)(end - b));
 }
-

@@ -157,13 +157,23 @@ static int parse_mapping(struct loader *ld, struct node *map)
 			yaml_event_delete(&ev);
 			break;
 		}
-		yaml_mark_t kmark = ev.start_mark;
 		if (parse_node(ld, &ev, &key))
 			goto fail;
-		if (key->type != NODE_SCALAR && key->type != NODE_NULL) {
+		if (key->type == NODE_SEQ || key->type == NODE_MAP) {
+			/*
+			 * A complex key ("? [a, b]"): Ruby keeps it as a list or
+			 * hash that no job key lookup ever matches; its flow text
+			 * is just as inert here.
+			 */
+			struct strbuf flow = STRBUF_INIT;
+			struct node *text;
+			yml_emit_flow(&flow, key);
+			text = node_new_scalar(flow.buf);
+			text->quoted = 1;
+			node_set_pos(text, key->file, key->line, key->col);
 			node_free(key);
-			fail_at(ld, kmark, "%s", "a mapping key must be a plain value, not a list or mapping");
-			goto fail;
+			key = text;
+			strbuf_release(&flow);
 		}
 		if (next_event(ld, &ev)) {
 			node_free(key);

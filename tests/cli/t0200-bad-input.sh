@@ -1,6 +1,7 @@
 #!/bin/sh
 # Bad input: one clear line naming file:line:col (or the key), exit 2, and
-# nothing written in -o.
+# nothing written in -o. What lkp-tests splits (unknown options, values it
+# does not check) split-job splits too; run refuses it before anything runs.
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$TMP/jobs/sub" "$TMP/out"
@@ -19,29 +20,46 @@ bad cycle-b.yaml '<<: cycle-a.yaml\nfio:\n'
 bad missing.yaml 'testcase: x\n<<: nothere.yaml\n'
 bad erb.yaml 'testcase: x\n%% if true\nfio:\n%% end\n'
 bad expr.yaml 'testcase: x\nfio-setup-basic:\n  rw: "{{ 1 + 1 }}"\nfio:\n'
+bad badexpr.yaml 'testcase: x\nfio-setup-basic:\n  rw: "{{ `id` }}"\nfio:\n'
 bad empty-list.yaml 'testcase: x\nfio-setup-basic:\n  rw: []\nfio:\n'
 echo "secret: 1" >"$TMP/outside.yaml"
 bad sub/escape.yaml 'testcase: x\n<<: ../../outside.yaml\nfio:\n'
 
-check() {	# file, pattern
+check() {	# file, pattern: split-job refuses it, as lkp-tests would
 	expect_exit 2 lkprobot split-job -t x -o "$TMP/out" "$TMP/jobs/$1" &&
 	one_line_error "$2" &&
 	[ -z "$(ls -A "$TMP/out")" ]
 }
 
+check_run() {	# file, pattern: split-job takes it as lkp-tests does, run refuses it
+	lkprobot split-job -n -t x "$TMP/jobs/$1" >/dev/null &&
+	expect_exit 2 lkprobot run --no-store -o "$TMP/res" "$TMP/jobs/$1" &&
+	one_line_error "$2" &&
+	[ ! -e "$TMP/res" ]
+}
+
 test_expect_success 'malformed YAML' 'check malformed.yaml "malformed.yaml:3:1: .*fix the YAML syntax"'
 test_expect_success 'unknown option under a program, with a suggestion' \
-	'check unknown.yaml "unknown.yaml:3:8: rww: not an option of .fio-setup-basic.; did you mean .rw.\?"'
-test_expect_success 'a mapping where a value is needed' 'check wrongtype.yaml "wrongtype.yaml:4:5: bs: a mapping where a single value is needed"'
-test_expect_success 'a list where a scalar is needed' 'check array.yaml "array.yaml:2:1: testcase: a list where a single value is needed"'
-test_expect_success 'a duration that does not parse' 'check unit.yaml "unit.yaml:2:10: runtime: .5x. is not a duration"'
-test_expect_success 'a size that does not parse, after expansion' 'check size.yaml "size.yaml:3:.*: test_size: .2Q. is not a size"'
-test_expect_success 'a disk that does not parse' 'check disk.yaml "disk.yaml:2:7: disk: .2floppy. is not a disk"'
+	'check_run unknown.yaml "unknown.yaml:3:8: rww: not an option of .fio-setup-basic.; did you mean .rw.\?"'
+test_expect_success 'a mapping where a value is needed' 'check_run wrongtype.yaml "wrongtype.yaml:4:5: bs: a mapping where a single value is needed"'
+test_expect_success 'a list where a scalar is needed' 'check_run array.yaml "array.yaml:2:1: testcase: a list where a single value is needed"'
+test_expect_success 'a duration that does not parse' 'check_run unit.yaml "unit.yaml:2:10: runtime: .5x. is not a duration"'
+test_expect_success 'a size that does not parse, after expansion' 'check_run size.yaml "size.yaml:3:.*: test_size: .2Q. is not a size"'
+test_expect_success 'a disk that does not parse' 'check_run disk.yaml "disk.yaml:2:7: disk: .2floppy. is not a disk"'
 test_expect_success 'an include cycle' 'check cycle-a.yaml "cycle-b.yaml:1:1: include cycle"'
 test_expect_success 'a missing include' 'check missing.yaml "missing.yaml:2:5: included file .nothere.yaml. not found"'
 test_expect_success 'ERB templates' 'check erb.yaml "erb.yaml:2:1: ERB template lines"'
-test_expect_success '{{ }} expressions' 'check expr.yaml "expr.yaml:3:7: rw: .\{\{ ... \}\}. expressions are not supported"'
-test_expect_success 'an empty list' 'check empty-list.yaml "empty-list.yaml:3:7: rw: an empty list"'
+test_expect_success '{{ }} expressions are evaluated as lkp-tests does' '
+	lkprobot split-job -n -t x "$TMP/jobs/expr.yaml" >"$TMP/names" &&
+	grep -qx "expr-2.yaml" "$TMP/names"
+'
+test_expect_success '{{ }} outside the Ruby lkprobot evaluates' \
+	'check badexpr.yaml "badexpr.yaml:3:7: rw: .\{\{ \}\}. expression: unexpected"'
+test_expect_success 'an empty list gives no atomic job, with a warning' '
+	lkprobot split-job -n -t x "$TMP/jobs/empty-list.yaml" >"$TMP/names" 2>"$TMP/err" &&
+	[ ! -s "$TMP/names" ] &&
+	one_line_error "empty-list.yaml:3:7: rw: an empty list gives no atomic job"
+'
 test_expect_success 'an include outside the jobs tree via ../..' \
 	'check sub/escape.yaml "escape.yaml:2:5: included file .\.\./\.\./outside.yaml. resolves to .*outside the jobs tree"'
 
@@ -56,7 +74,7 @@ test_expect_success 'a bad override' '
 '
 
 test_expect_success 'one bad job among good ones writes nothing' '
-	expect_exit 2 lkprobot split-job -t x -o "$TMP/out" jobs/fio-basic/fio-basic-smoke.yaml "$TMP/jobs/unit.yaml" &&
+	expect_exit 2 lkprobot split-job -t x -o "$TMP/out" jobs/fio-basic/fio-basic-smoke.yaml "$TMP/jobs/missing.yaml" &&
 	[ -z "$(ls -A "$TMP/out")" ]
 '
 

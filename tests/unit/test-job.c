@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../lib/job/job.h"
+#include "../../lib/job/lkpsrc.h"
 #include "../../lib/sys/machine.h"
 #include "../../lib/util/yml.h"
 
@@ -64,6 +65,7 @@ struct collected {
 	char *names[512];
 	size_t n;
 	bool compatible;
+	struct lkpsrc *lkp;
 };
 
 static int collect(const struct node *atomic, void *arg, struct strbuf *err)
@@ -72,7 +74,7 @@ static int collect(const struct node *atomic, void *arg, struct strbuf *err)
 	struct strbuf name = STRBUF_INIT;
 	(void)err;
 	assert_true(c->n < 512);
-	job_atomic_name(atomic, "j", c->compatible, &name);
+	job_atomic_name(atomic, "j", c->lkp, c->compatible, &name);
 	c->names[c->n] = strbuf_detach(&name);
 	c->jobs[c->n++] = node_dup(atomic);
 	return 0;
@@ -121,7 +123,7 @@ static void test_job_expand_matrix_order_and_names(void **state)
 	assert_string_equal(c.names[1], "j-2M-ext4-read.yaml");
 	assert_string_equal(c.names[2], "j-4k-ext4-write.yaml");
 	assert_string_equal(c.names[7], "j-2M-xfs-write.yaml");
-	assert_true(job_is_atomic(c.jobs[0]));
+	assert_true(job_is_atomic(c.jobs[0], NULL));
 	collected_release(&c);
 	strbuf_release(&err);
 }
@@ -157,10 +159,10 @@ static void test_job_path_params_sorted_and_compatible(void **state)
 				"cpufreq_governor: performance\n",
 				&env, &c, &err), 0);
 	assert_int_equal(c.n, 1);
-	job_path_params(c.jobs[0], false, &pp);
+	job_path_params(c.jobs[0], NULL, false, &pp);
 	assert_string_equal(pp.buf, "2M-performance-2pmem-xfs-sync-dax-50%-200s-randwrite-200G-tb");
 	strbuf_reset(&pp);
-	job_path_params(c.jobs[0], true, &pp);
+	job_path_params(c.jobs[0], NULL, true, &pp);
 	/* the 2017 report's path: the order of appearance */
 	assert_string_equal(pp.buf, "2pmem-xfs-dax-200s-50%-tb-randwrite-2M-sync-200G-performance");
 	collected_release(&c);
@@ -176,12 +178,12 @@ static void test_job_path_params_truncate_and_map_chars(void **state)
 	job = yml_load_one("testcase: t\nfio-setup-basic:\n  rw: 'a/b c!d'\n"
 			   "  bs: 0123456789012345678901234567890123456789\n  ioengine:\nfio:\n", "x", &err);
 	assert_non_null(job);
-	job_path_params(job, false, &pp);
+	job_path_params(job, NULL, false, &pp);
 	assert_string_equal(pp.buf, "0123456789012345678901234567890-a_b_c_d");
 	strbuf_reset(&pp);
 	node_free(job);
 	job = yml_load_one("testcase: t\n", "x", &err);
-	job_path_params(job, false, &pp);
+	job_path_params(job, NULL, false, &pp);
 	assert_string_equal(pp.buf, "defaults");
 	node_free(job);
 	strbuf_release(&pp);
@@ -278,13 +280,20 @@ static void test_job_includes_relative_override_ignore(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * Split jobs/<rel> and check every atomic job as `lkprobot run` does:
+ * loading and expansion errors, then job_check's.
+ */
 static void expect_error(const char *rel, const char *text, const char *want)
 {
 	struct job_env env = { .data_dir = tmp, .no_defaults = true };
 	struct collected c = { 0 };
 	struct strbuf err = STRBUF_INIT;
+	int r = expand(rel, text, &env, &c, &err);
 
-	if (expand(rel, text, &env, &c, &err) != -1)
+	for (size_t i = 0; !r && i < c.n; i++)
+		r = job_check(c.jobs[i], NULL, &err);
+	if (r != -1)
 		fail_msg("%s: expected an error containing '%s'", rel, want);
 	if (!strstr(err.buf, want))
 		fail_msg("%s: error '%s' lacks '%s'", rel, err.buf, want);
@@ -314,14 +323,16 @@ static void test_job_errors_are_one_line_with_position(void **state)
 		     "e9.yaml:2:5: included file 'nowhere.yaml' not found");
 	expect_error("jobs/e10.yaml", "testcase: t\nrw: [\n", "e10.yaml:2:1: did not find expected node content");
 	expect_error("jobs/e11.yaml", "testcase: t\n% if x\n", "ERB template lines");
-	expect_error("jobs/e12.yaml", "testcase: t\nfio-setup-basic:\n  rw: []\nfio:\n",
-		     "an empty list gives no atomic job");
-	expect_error("jobs/e13.yaml", "testcase: t\nfio-setup-basic:\n  rw: '{{ 1 }}'\nfio:\n",
-		     "expressions are not supported");
+	expect_error("jobs/e13.yaml", "testcase: t\nfio-setup-basic:\n  rw: '{{ system(1) }}'\nfio:\n",
+		     "e13.yaml:3:7: rw: '{{ }}' expression: method calls are not supported");
+	expect_error("jobs/e18.yaml", "testcase: t\nfio-setup-basic:\n  rw: '{{ nosuch }}'\nfio:\n",
+		     "rw: '{{ }}' expression: unknown hash key: 'nosuch'");
 	expect_error("jobs/e14.yaml", "- a\n", "a job is a mapping");
 	expect_error("jobs/e15.yaml", "", "the job file is empty");
-	expect_error("jobs/e16.yaml", "testcase: t\ndisk: 2floppy\n", "'2floppy' is not a disk");
-	expect_error("jobs/e17.yaml", "testcase: t\nvmstat: [a]\n", "takes a value or a mapping");
+	expect_error("jobs/e16.yaml", "testcase: t\ndisk: 2floppy\nfio:\n", "'2floppy' is not a disk");
+	expect_error("jobs/e17.yaml", "testcase: t\nvmstat: [a]\nfio:\n", "takes a value or a mapping");
+	expect_error("jobs/e19.yaml", "testcase: aim9\naim9:\n  test: x\n",
+		     "aim9: not a program lkprobot implements");
 }
 
 static char warned[512];
@@ -352,6 +363,108 @@ static void test_job_warns_unknown_program_maps(void **state)
 	assert_int_equal(c.n, 1);
 	assert_int_equal(node_get(node_get(c.jobs[0], "hackbench"), "mode")->type, NODE_SEQ);
 	collected_release(&c);
+	strbuf_release(&err);
+}
+
+/* A made-up lkp-tests checkout: what lkp-tests reads of one is the scripts' headers. */
+static void put_exec(const char *rel, const char *text)
+{
+	char path[512];
+	put(rel, text);
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static void test_job_lkp_src_programs_names_and_check(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	char dir[128];
+	struct lkpsrc *lk;
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/lkp", tmp);
+	put_exec("lkp/programs/aim9/run", "#!/bin/sh\n# - testtime\n# - test\n\n# - not_an_option\n");
+	put("lkp/programs/aim9/meta.yaml", "parameters:\n  test:\n  documented_only:\n");
+	put_exec("lkp/programs/cpuid/one-shot-monitor", "#!/bin/sh\n");
+	put("lkp/programs/noexec/run", "#!/bin/sh\n# - x\n");	/* not executable: no program */
+	put_exec("lkp/bin/run-test", "#!/bin/sh\n# - nr_instances\n");
+	put("lkp/jobs/aim9.yaml", "testcase: aim9\ncategory: benchmark\n\n# kept as a comment\n"
+	    "aim9:\n  testtime: 300s\n  test: [add_int, add_long]\n  not_an_option: [1, 2]\n"
+	    "cpuid:\n  test: [x]\nnoexec:\n  x: [1, 2]\n");
+	assert_null(lkpsrc_open(tmp, &err));	/* no programs/ */
+	assert_non_null(strstr(err.buf, "is not an lkp-tests checkout"));
+	lk = lkpsrc_open(dir, &err);
+	assert_non_null(lk);
+
+	struct job_env env = { .data_dir = tmp, .lkp = lk, .no_defaults = true };
+	struct collected c = { .lkp = lk };
+	assert_int_equal(expand("lkp/jobs/aim9.yaml", NULL, &env, &c, &err), 0);
+	/* the header's options expand and name; the rest, as in lkp-tests, do not */
+	assert_int_equal(c.n, 2);
+	assert_string_equal(c.names[0], "j-add_int-300s.yaml");
+	assert_string_equal(c.names[1], "j-add_long-300s.yaml");
+	assert_int_equal(node_get(node_get(c.jobs[0], "aim9"), "not_an_option")->type, NODE_SEQ);
+	/* the comment after an empty line stays a comment */
+	struct strbuf out = STRBUF_INIT;
+	yml_emit(&out, c.jobs[0]);
+	assert_non_null(strstr(out.buf, "\n# kept as a comment\n"));
+	/* without the checkout aim9 is unknown: one atomic job */
+	struct job_env plain = { .data_dir = tmp, .no_defaults = true };
+	struct collected c2 = { 0 };
+	assert_int_equal(expand("lkp/jobs/aim9.yaml", NULL, &plain, &c2, &err), 0);
+	assert_int_equal(c2.n, 1);
+	assert_string_equal(c2.names[0], "j-defaults.yaml");
+	/* and a run says exactly what is missing */
+	assert_int_equal(job_check(c.jobs[0], lk, &err), -1);
+	assert_string_equal(err.buf, "aim9: test not implemented by lkprobot (lkp-tests runs it with programs/aim9/run); also missing: cpuid (monitor)");
+	const struct lkpsrc_program *const *all;
+	assert_int_equal(lkpsrc_all(lk, &all), 2);
+	assert_string_equal(all[0]->name, "aim9");
+	assert_string_equal(all[0]->options[1], "test");
+	assert_null(all[0]->options[2]);
+	assert_true(all[1]->kinds == LKPSRC_MONITOR);
+	collected_release(&c);
+	collected_release(&c2);
+	lkpsrc_free(lk);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static void test_job_braces_evaluate_as_lkp_tests(void **state)
+{
+	struct job_env env = { .data_dir = tmp, .no_defaults = true };
+	struct collected c = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+	/* lkp-tests' aim7-fs-raid: a nil entry drops that combination */
+	assert_int_equal(expand("jobs/b.yaml",
+				"testcase: t\nfs:\n  fs: [btrfs, f2fs]\nfio-setup-basic:\n"
+				"  rw:\n    - {{ fs.fs == 'f2fs' ? nil : 'read' }}\n    - write\n"
+				"  bs: {{\n          case job['fio-setup-basic']['rw']\n          when 'write' then 4096\n"
+				"          else '2M'\n          end\n        }}\n"
+				"  ioengine: 'x{{ fs.fs =~ /btr/ ? 1 : 2 }}y'\nfio:\n",
+				&env, &c, &err), 0);
+	assert_int_equal(c.n, 3);
+	assert_string_equal(c.names[0], "j-2M-btrfs-x1y-read.yaml");
+	assert_string_equal(c.names[1], "j-4096-btrfs-x1y-write.yaml");
+	assert_string_equal(c.names[2], "j-4096-f2fs-x2y-write.yaml");
+	collected_release(&c);
+	strbuf_release(&err);
+}
+
+static void test_job_path_params_ruby_values(void **state)
+{
+	struct strbuf pp = STRBUF_INIT, err = STRBUF_INIT;
+	struct node *job;
+	(void)state;
+	/* false and nil drop out; floats, octals and sexagesimals read as Ruby reads them */
+	job = yml_load_one("testcase: t\nfio-setup-basic:\n  rw: off\n  bs: 10.10\n"
+			   "  iodepth: 010\n  runtime: 1:30\n  direct: yes\n  nr_files: '010'\nfio:\n",
+			   "x", &err);
+	assert_non_null(job);
+	job_path_params(job, NULL, false, &pp);
+	assert_string_equal(pp.buf, "10.1-true-8-010-5400");
+	node_free(job);
+	strbuf_release(&pp);
 	strbuf_release(&err);
 }
 
@@ -387,7 +500,7 @@ static void test_job_testbox_and_host_file(void **state)
 	assert_int_equal(m.nr_cpu, 8);
 	assert_int_equal(m.memory, 16ULL << 30);
 	assert_string_equal(m.tbox_group, "box");
-	assert_int_equal(job_result_path(c.jobs[0], &m, false, &out, &err), 0);
+	assert_int_equal(job_result_path(c.jobs[0], &m, NULL, false, &out, &err), 0);
 	assert_true(!strncmp(out.buf, "t/defaults/box/", 15));
 	machine_describe(&m, &out);
 	assert_non_null(strstr(out.buf, "8 threads Test CPU with 16G memory"));
@@ -405,12 +518,12 @@ static void test_job_result_path_rejects_unsafe_axes(void **state)
 	struct node *job = yml_load_one("testcase: t\ncommit: ../x\n", "x", &err);
 	(void)state;
 	machine_detect(&m);
-	assert_int_equal(job_result_path(job, &m, false, &out, &err), -1);
+	assert_int_equal(job_result_path(job, &m, NULL, false, &out, &err), -1);
 	assert_non_null(strstr(err.buf, "commit"));
 	assert_int_equal(out.len, 0);
 	node_free(job);
 	job = yml_load_one("suite: x\n", "x", &err);
-	assert_int_equal(job_result_path(job, &m, false, &out, &err), -1);
+	assert_int_equal(job_result_path(job, &m, NULL, false, &out, &err), -1);
 	assert_non_null(strstr(err.buf, "testcase"));
 	node_free(job);
 	machine_release(&m);
@@ -431,6 +544,9 @@ int main(void)
 		cmocka_unit_test(test_job_includes_relative_override_ignore),
 		cmocka_unit_test(test_job_errors_are_one_line_with_position),
 		cmocka_unit_test(test_job_warns_unknown_program_maps),
+		cmocka_unit_test(test_job_lkp_src_programs_names_and_check),
+		cmocka_unit_test(test_job_braces_evaluate_as_lkp_tests),
+		cmocka_unit_test(test_job_path_params_ruby_values),
 		cmocka_unit_test(test_job_tbox_group),
 		cmocka_unit_test(test_job_testbox_and_host_file),
 		cmocka_unit_test(test_job_result_path_rejects_unsafe_axes),
