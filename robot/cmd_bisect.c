@@ -68,6 +68,7 @@ static const char usage_text[] =
 	"      --db FILE          the store (default RESULT_ROOT_DIR/lkprobot.db)\n"
 	"  -t, --testbox NAME     hosts/NAME describes the machine (qemu: qemu-pmem)\n"
 	"  -s, --set 'KEY: VALUE' set or override a job key\n"
+	JOBOPTS_LKP_SRC_HELP
 	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 a culprit found and confirmed; 1 no culprit (the ends do not\n"

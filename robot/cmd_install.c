@@ -28,6 +28,7 @@ static const char usage_text[] =
 	"  -t, --testbox NAME     merge hosts/<NAME> as split-job does\n"
 	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
 	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
+	JOBOPTS_LKP_SRC_HELP
 	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 everything needed is installed, 1 installing failed or\n"

@@ -26,6 +26,7 @@ static const char usage_text[] =
 	"  -r, --result-root DIR   prefix the paths with DIR (e.g. /lkp/result)\n"
 	"      --path-params       print only <testcase>/<path_params>\n"
 	"      --no-defaults       do not merge jobs/include defaults nor the host file\n"
+	JOBOPTS_LKP_SRC_HELP
 	"      --compatible        pre-2019 path_params order (order of appearance)\n"
 	"  -h, --help              this help\n"
 	"\n"

@@ -58,6 +58,7 @@ static const char usage_text[] =
 	"  -t, --testbox NAME     the test box (default qemu-pmem: hosts/qemu-pmem)\n"
 	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
 	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
+	JOBOPTS_LKP_SRC_HELP
 	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 every run finished, 1 a run failed, timed out, panicked or\n"

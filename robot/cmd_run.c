@@ -42,6 +42,7 @@ static const char usage_text[] =
 	"  -t, --testbox NAME     convert units against hosts/<NAME> (default: this machine)\n"
 	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
 	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
+	JOBOPTS_LKP_SRC_HELP
 	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 every run finished, 1 a run failed, timed out or was\n"

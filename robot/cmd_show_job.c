@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"  -t, --testbox NAME     add testbox/tbox_group and merge hosts/<tbox_group>\n"
 	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
 	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
+	JOBOPTS_LKP_SRC_HELP
 	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 printed, 2 bad job file or usage\n";

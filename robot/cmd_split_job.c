@@ -36,6 +36,7 @@ static const char usage_text[] =
 	"  -c, --kconfig NAME     set kconfig\n"
 	"  -k, --commit SHA       set commit\n"
 	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
+	JOBOPTS_LKP_SRC_HELP
 	"      --compatible       name files with the pre-2019 path_params order\n"
 	"                         (order of appearance instead of sorted)\n"
 	"  -n, --dry-run          print the atomic job names, write nothing\n"

@@ -305,12 +305,6 @@ static bool pview(struct lkpsrc *lk, const char *name, struct pview *pv)
 	return true;
 }
 
-static bool is_workload(struct lkpsrc *lk, const char *name)
-{
-	struct pview pv;
-	return pview(lk, name, &pv) && pv.workload;
-}
-
 /*
  * What a job refers to, as lkp-tests' init_program_options: the workload
  * programs named anywhere in it, their options, the test wrapper's and
@@ -321,6 +315,7 @@ struct refs {
 	struct sset progs;
 	struct sset opts;
 	struct sset eq;		/* the key=value options among opts */
+	struct sset monitors;	/* monitors named in the job (their options are not params) */
 };
 
 static void refs_add_options(struct refs *r, const char *const *o)
@@ -338,22 +333,25 @@ static void refs_walk(struct lkpsrc *lk, const struct node *m, struct refs *r)
 		struct pview pv;
 		if (m->vals[i]->comment)
 			continue;
-		if (pview(lk, m->keys[i], &pv) && pv.workload && sset_add(&r->progs, m->keys[i]))
-			refs_add_options(r, pv.options);
+		if (pview(lk, m->keys[i], &pv)) {
+			if (pv.workload && sset_add(&r->progs, m->keys[i]))
+				refs_add_options(r, pv.options);
+			if (pv.monitor)
+				sset_add(&r->monitors, m->keys[i]);
+		}
 		if (m->vals[i]->type == NODE_MAP)
 			refs_walk(lk, m->vals[i], r);
 	}
 }
 
+/* The sets borrow their strings: option tables and the job's own keys outlive them. */
 static void refs_build(struct lkpsrc *lk, const struct node *job, struct refs *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->progs.borrowed = r->opts.borrowed = r->eq.borrowed = r->monitors.borrowed = true;
 	sset_add(&r->opts, "cluster");
 	refs_walk(lk, job, r);
 	refs_add_options(r, lk ? lkpsrc_wrapper_options(lk) : program_wrapper.options);
-	/* lkp-tests lists its two wrappers among the referenced programs */
-	sset_add(&r->progs, "wrapper");
-	sset_add(&r->progs, "dwrapper");
 }
 
 static void refs_release(struct refs *r)
@@ -361,12 +359,16 @@ static void refs_release(struct refs *r)
 	sset_release(&r->progs);
 	sset_release(&r->opts);
 	sset_release(&r->eq);
+	sset_release(&r->monitors);
 }
 
 /* Does a list under `k` expand (lkp-tests' EXPAND_DIMS, programs, options)? */
 static bool is_dim(const char *k, const struct refs *r)
 {
 	if (sset_has(&r->opts, k) || sset_has(&r->progs, k))
+		return true;
+	/* lkp-tests lists its two test wrappers among the referenced programs */
+	if (!strcmp(k, "wrapper") || !strcmp(k, "dwrapper"))
 		return true;
 	for (const char *const *d = job_expand_dims; *d; d++)
 		if (!strcmp(k, *d))
@@ -416,8 +418,9 @@ struct expander {
 	struct strbuf *err;
 	job_atomic_fn fn;
 	void *arg;
-	struct incdir *incs;
+	struct incdir *incs;	/* the keys that have defaults files */
 	size_t nincs, aincs;
+	struct sset no_incs;	/* the keys looked up that have none */
 	struct parsed *cache;
 	size_t ncache, acache;
 	struct sset loaded;	/* include files merged into this document */
@@ -460,23 +463,28 @@ static void list_files(struct incdir *inc, const char *dir)
  */
 static const struct incdir *find_incdir(struct expander *ex, const char *key)
 {
-	struct incdir *inc;
+	struct incdir inc = { 0 };
 
+	if (sset_has(&ex->no_incs, key))
+		return NULL;
 	for (size_t i = 0; i < ex->nincs; i++)
 		if (!strcmp(ex->incs[i].key, key))
-			return ex->incs[i].n ? &ex->incs[i] : NULL;
-	ALLOC_GROW(ex->incs, ex->nincs + 1, ex->aincs);
-	inc = &ex->incs[ex->nincs++];
-	memset(inc, 0, sizeof(*inc));
-	inc->key = xstrdup(key);
+			return &ex->incs[i];
 	if (ex->env->lkp) {
-		inc->n = lkpsrc_defaults(ex->env->lkp, key, &inc->names, &inc->paths);
+		inc.n = lkpsrc_defaults(ex->env->lkp, key, &inc.names, &inc.paths);
 	} else if (key[0] != '.' && !strchr(key, '/')) {
 		char *dir = xasprintf("%s/jobs/include/%s", ex->env->data_dir, key);
-		list_files(inc, dir);
+		list_files(&inc, dir);
 		free(dir);
 	}
-	return inc->n ? inc : NULL;
+	if (!inc.n) {
+		sset_add(&ex->no_incs, key);
+		return NULL;
+	}
+	inc.key = xstrdup(key);
+	ALLOC_GROW(ex->incs, ex->nincs + 1, ex->aincs);
+	ex->incs[ex->nincs] = inc;
+	return &ex->incs[ex->nincs++];
 }
 
 static const char *inc_path(const struct incdir *inc, const char *name)
@@ -493,111 +501,127 @@ static bool has_erb(const char *text)
 	return text[0] == '%' || strstr(text, "\n%") || strstr(text, "<%");
 }
 
+/* One "% ..." control line of ERB's trim mode. */
+struct erb_if {
+	bool on[32], taken[32];
+	int depth;
+};
+
+static int erb_control(const char *c, struct erb_if *st, const struct node *ctx,
+		       struct strbuf *err)
+{
+	bool is_if = !strncmp(c, "if ", 3), is_unless = !strncmp(c, "unless ", 7);
+	bool elsif = !strncmp(c, "elsif ", 6);
+	int r = 0;
+
+	if (is_if || is_unless || elsif) {
+		bool live, cond = false;
+		if (elsif && !st->depth) {
+			strbuf_setf(err, "'elsif' without 'if'");
+			return -1;
+		}
+		live = elsif ? st->on[st->depth - 1] && !st->taken[st->depth] : st->on[st->depth];
+		if (live) {
+			struct node *v = NULL;
+			if ((r = ruby_eval(c + (is_if ? 3 : is_unless ? 7 : 6), ctx, &v, err)))
+				return r;
+			cond = ruby_truthy(v) != is_unless;
+			node_free(v);
+		}
+		if (!elsif) {
+			if (st->depth + 1 >= (int)ARRAY_SIZE(st->on)) {
+				strbuf_setf(err, "ERB conditions nested too deep");
+				return -1;
+			}
+			st->depth++;
+			st->taken[st->depth] = false;
+		}
+		st->on[st->depth] = live && cond;
+		st->taken[st->depth] |= st->on[st->depth];
+	} else if (!strcmp(c, "else") && st->depth) {
+		st->on[st->depth] = st->on[st->depth - 1] && !st->taken[st->depth];
+		st->taken[st->depth] = true;
+	} else if (!strcmp(c, "end") && st->depth) {
+		st->depth--;
+	} else {
+		strbuf_setf(err, "ERB code '%% %s' is not supported (only %% if/unless/elsif/else/end lines and <%%= expr %%>)", c);
+		return -1;
+	}
+	return 0;
+}
+
 /*
- * Expand the ERB of a defaults file against the job. Returns 0, -1 with
- * err set, or RUBY_UNKNOWN_KEY when a condition reads a key the job lacks
- * (lkp-tests then skips the file).
+ * Expand the ERB of a defaults file against the job (ERB's trim mode '%',
+ * as lkp-tests: "%" lines are code, "<%= expr %>" output, "<%# %>" a
+ * comment). Returns 0, -1 with err set, or RUBY_UNKNOWN_KEY when the
+ * template reads a key the job lacks (lkp-tests then skips the file).
  */
 static int erb_expand(const char *text, const char *path, const struct node *ctx,
 		      struct strbuf *out, struct strbuf *err)
 {
-	bool on[32] = { true }, taken[32] = { true };
-	int depth = 0, lineno = 0, r = 0;
+	struct erb_if st = { .on = { true }, .taken = { true } };
 	struct strbuf e = STRBUF_INIT;
+	int lineno = 1, r = 0;
+	const char *p = text;
 
-	for (const char *p = text; *p && !r;) {
+	while (*p && !r) {
 		size_t len = strcspn(p, "\n");
-		char *line = xstrndup(p, len);
-		lineno++;
-		p += len + (p[len] == '\n');
-		if (line[0] == '%' && line[1] == '%') {
-			if (on[depth]) {
-				strbuf_addstr(out, line + 1);
-				strbuf_addch(out, '\n');
-			}
-		} else if (line[0] == '%') {
-			const char *c = line + 1 + strspn(line + 1, " \t");
-			bool is_if = !strncmp(c, "if ", 3), is_unless = !strncmp(c, "unless ", 7);
-			struct node *v = NULL;
-			if (is_if || is_unless || !strncmp(c, "elsif ", 6)) {
-				bool elsif = c[0] == 'e';
-				if (elsif && !depth) {
-					r = -1;
-					strbuf_setf(err, "%s:%d: 'elsif' without 'if'", path, lineno);
-					break;
-				}
-				bool live = elsif ? on[depth - 1] && !taken[depth] : on[depth];
-				bool cond = false;
-				if (live) {
-					r = ruby_eval(c + (is_if ? 3 : is_unless ? 7 : 6), ctx, &v, &e);
-					if (r) {
-						if (r != RUBY_UNKNOWN_KEY)
-							strbuf_setf(err, "%s:%d: %s", path, lineno, e.buf);
-						else
-							strbuf_setf(err, "%s", e.buf);
-						free(line);
-						break;
-					}
-					cond = ruby_truthy(v) != is_unless;
-					node_free(v);
-				}
-				if (!elsif) {
-					if (depth + 1 >= (int)ARRAY_SIZE(on)) {
-						r = -1;
-						strbuf_setf(err, "%s:%d: ERB conditions nested too deep", path, lineno);
-						free(line);
-						break;
-					}
-					depth++;
-					taken[depth] = false;
-				}
-				on[depth] = live && cond;
-				taken[depth] |= on[depth];
-			} else if (!strcmp(c, "else") && depth) {
-				on[depth] = on[depth - 1] && !taken[depth];
-				taken[depth] = true;
-			} else if (!strcmp(c, "end") && depth) {
-				depth--;
-			} else {
-				r = -1;
-				strbuf_setf(err, "%s:%d: ERB code '%s' is not supported (only %% if/unless/elsif/else/end lines and <%%= expr %%>)",
-					    path, lineno, line);
-			}
-		} else if (on[depth]) {
-			const char *s = line, *o;
-			while ((o = strstr(s, "<%"))) {
-				const char *close = strstr(o + 2, "%>");
-				strbuf_add(out, s, (size_t)(o - s));
-				if (!close || o[2] != '=') {
-					r = -1;
-					strbuf_setf(err, "%s:%d: ERB code '%s' is not supported (only <%%= expr %%>)",
-						    path, lineno, o);
-					break;
-				}
-				char *expr = xstrndup(o + 3, (size_t)(close - o - 3));
-				struct node *v = NULL;
-				r = ruby_eval(expr, ctx, &v, &e);
-				free(expr);
-				if (r) {
-					strbuf_setf(err, "%s:%d: %s", path, lineno, e.buf);
-					break;
-				}
-				if (v)
-					ruby_value(v, out);
-				node_free(v);
-				s = close + 2;
-			}
-			if (!r) {
-				strbuf_addstr(out, s);
-				strbuf_addch(out, '\n');
-			}
+		/* a "%" line (not "%%", not the "%>" that ends a tag) is code */
+		if (p[0] == '%' && p[1] != '%' && p[1] != '>') {
+			char *c = xstrndup(p + 1, len - 1);
+			char *t = c + strspn(c, " \t");
+			size_t tl = strlen(t);
+			while (tl && isspace((unsigned char)t[tl - 1]))
+				t[--tl] = '\0';
+			r = erb_control(t, &st, ctx, &e);
+			free(c);
+			p += len + (p[len] == '\n');
+			lineno++;
+			continue;
 		}
-		free(line);
+		if (p[0] == '%' && p[1] == '%')
+			p++;	/* "%%" is a literal "%" */
+		/* text up to the end of the line, or an ERB tag (which may span lines) */
+		const char *o = strstr(p, "<%"), *nl = p + len;
+		if (!o || o > nl) {
+			if (st.on[st.depth])
+				strbuf_add(out, p, (size_t)(nl - p) + (*nl == '\n'));
+			p = nl + (*nl == '\n');
+			lineno++;
+			continue;
+		}
+		if (st.on[st.depth])
+			strbuf_add(out, p, (size_t)(o - p));
+		const char *close = strstr(o + 2, "%>");
+		if (!close) {
+			r = -1;
+			strbuf_setf(&e, "an ERB tag '<%%' has no '%%>'");
+			break;
+		}
+		for (const char *q = o; q < close; q++)
+			lineno += *q == '\n';
+		if (o[2] == '=' && st.on[st.depth]) {
+			char *expr = xstrndup(o + 3, (size_t)(close - o - 3));
+			struct node *v = NULL;
+			r = ruby_eval(expr, ctx, &v, &e);
+			free(expr);
+			if (!r && v)
+				ruby_value(v, out);
+			node_free(v);
+		} else if (o[2] != '=' && o[2] != '#') {
+			r = -1;
+			strbuf_setf(&e, "ERB code '<%%%.20s' is not supported (only <%%= expr %%>)", o + 2);
+		}
+		p = close + 2;
 	}
-	if (!r && depth) {
+	if (!r && st.depth) {
 		r = -1;
-		strbuf_setf(err, "%s: an ERB 'if' has no 'end'", path);
+		strbuf_setf(&e, "an ERB 'if' has no 'end'");
 	}
+	if (r == RUBY_UNKNOWN_KEY)
+		strbuf_setf(err, "%s", e.buf);
+	else if (r)
+		strbuf_setf(err, "%s:%d: %s", path, lineno, e.buf);
 	strbuf_release(&e);
 	return r;
 }
@@ -669,9 +693,13 @@ static int load_cached(struct expander *ex, const char *path, const struct node 
 	return 0;
 }
 
-/* Merge the defaults file `name` of inc into defaults; 1 loaded, 0 not, -1 error. */
+/*
+ * Merge the defaults file `name` of inc into defaults; 1 loaded, 0 not, -1
+ * error. `self` is the value that led to the file (ERB's `___`).
+ */
 static int try_default(struct expander *ex, struct sset *loaded, const struct incdir *inc,
-		       const char *name, const struct node *view, struct node *defaults)
+		       const char *name, const struct node *view, const struct node *self,
+		       struct node *defaults)
 {
 	const char *path = inc_path(inc, name);
 	struct node *doc, *ctx = NULL;
@@ -684,6 +712,7 @@ static int try_default(struct expander *ex, struct sset *loaded, const struct in
 		/* ERB sees the defaults so far with the job on top, as load_one_defaults */
 		ctx = node_dup(defaults);
 		revise(ctx, view, true);
+		node_set(ctx, "___", node_dup(self));
 	}
 	r = load_cached(ex, path, ctx, &doc, &fresh);
 	node_free(ctx);
@@ -708,8 +737,9 @@ static int try_default(struct expander *ex, struct sset *loaded, const struct in
 
 /*
  * lkp-tests' params/ mappings that decide which defaults apply: a scalar
- * "disk: 2pmem" reads as {nr_pmem: 2}, "fs: xfs" as {fs: xfs}. Returns a
- * new node, or NULL when the key is not mapped.
+ * "disk: 2pmem" reads as {nr_pmem: 2}, "fs: xfs" as {fs: xfs}, "md: RAID0"
+ * as {raid_level: raid0}, "iosched: bfq" as {iosched: bfq}. Returns a new
+ * node, or NULL when the key is not mapped.
  */
 static struct node *map_param(const char *k, const struct node *v)
 {
@@ -737,9 +767,19 @@ static struct node *map_param(const char *k, const struct node *v)
 		strbuf_release(&e);
 		return m;
 	}
-	if ((!strcmp(k, "fs") || !strcmp(k, "fs1") || !strcmp(k, "fs2")) && node_str(v)) {
+	if ((!strcmp(k, "fs") || !strcmp(k, "fs1") || !strcmp(k, "fs2") || !strcmp(k, "iosched")) &&
+	    node_str(v)) {
 		struct node *m = node_new(NODE_MAP);
-		node_append(m, "fs", node_dup(v));
+		node_append(m, k[0] == 'i' ? "iosched" : "fs", node_dup(v));
+		return m;
+	}
+	if (!strcmp(k, "md") && node_str(v)) {
+		struct node *m = node_new(NODE_MAP);
+		char *low = xstrdup(v->str);
+		for (char *c = low; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		node_append(m, "raid_level", node_new_scalar(low));
+		free(low);
 		return m;
 	}
 	return NULL;
@@ -765,7 +805,7 @@ static int defaults_entry(struct walk *w, const char *k, const struct node *v)
 	if ((inc = find_incdir(ex, k))) {
 		if (sset_has(&w->refs->progs, k)) {
 			struct pview pv;
-			r = try_default(ex, w->loaded, inc, k, w->root, w->defaults);
+			r = try_default(ex, w->loaded, inc, k, w->root, v, w->defaults);
 			if (r < 0)
 				return -1;
 			if (r > 0)
@@ -777,7 +817,7 @@ static int defaults_entry(struct walk *w, const char *k, const struct node *v)
 					for (const char *const *o = pv.options; o && *o; o++)
 						if (!strcmp(**o == '=' ? *o + 1 : *o, v->keys[j]) &&
 						    try_default(ex, w->loaded, inc, v->keys[j], w->root,
-								w->defaults) < 0)
+								v->vals[j], w->defaults) < 0)
 							return -1;
 				}
 		}
@@ -789,7 +829,7 @@ static int defaults_entry(struct walk *w, const char *k, const struct node *v)
 			for (;;) {
 				size_t seg = strcspn(s, ":-");
 				strbuf_add(&prefix, s, seg);
-				r = try_default(ex, w->loaded, inc, prefix.buf, w->root, w->defaults);
+				r = try_default(ex, w->loaded, inc, prefix.buf, w->root, v, w->defaults);
 				if (r < 0) {
 					strbuf_release(&prefix);
 					return -1;
@@ -801,9 +841,9 @@ static int defaults_entry(struct walk *w, const char *k, const struct node *v)
 			}
 			strbuf_release(&prefix);
 			/* OTHERS when the whole value had no file (the last try counts) */
-			if (!r && try_default(ex, w->loaded, inc, "OTHERS", w->root, w->defaults) < 0)
+			if (!r && try_default(ex, w->loaded, inc, "OTHERS", w->root, v, w->defaults) < 0)
 				return -1;
-			if (try_default(ex, w->loaded, inc, "ALL", w->root, w->defaults) < 0)
+			if (try_default(ex, w->loaded, inc, "ALL", w->root, v, w->defaults) < 0)
 				return -1;
 		}
 	}
@@ -841,8 +881,12 @@ static int merge_defaults(struct expander *ex, struct node *job, const struct no
 	int ret = 0;
 
 	if (!ex->env->no_defaults) {
-		struct refs refs;
-		/* an atomic job already has the overrides and no lists */
+		struct refs refs = { 0 };
+		/*
+		 * An atomic job already has the overrides and no lists, and
+		 * refers to what its document does (lkp-tests copies the
+		 * document's referenced programs into each atomic job).
+		 */
 		view = NULL;
 		if (first_time) {
 			view = node_dup(job);
@@ -850,12 +894,11 @@ static int merge_defaults(struct expander *ex, struct node *job, const struct no
 				revise(view, job2, true);
 			if (ov)
 				revise(view, ov, true);
-		}
-		refs_build(ex->env->lkp, view ? view : job, &refs);
-		if (view)
+			refs_build(ex->env->lkp, view, &refs);
 			drop_lists(view, &refs);
+		}
 		defaults = node_new(NODE_MAP);
-		struct walk w = { ex, loaded, view ? view : job, &refs, defaults };
+		struct walk w = { ex, loaded, view ? view : job, view ? &refs : &ex->refs, defaults };
 		ret = defaults_walk(&w, w.root);
 		if (!ret)
 			revise(job, defaults, false);
@@ -1261,6 +1304,7 @@ static void release_expander(struct expander *ex)
 		free(ex->incs[i].own_paths);
 	}
 	free(ex->incs);
+	sset_release(&ex->no_incs);
 	for (size_t i = 0; i < ex->ncache; i++) {
 		free(ex->cache[i].path);
 		free(ex->cache[i].text);
@@ -1415,11 +1459,10 @@ struct params {
  * program, at any depth, whose value is not a mapping, except the
  * options of a monitor.
  */
-static void collect_params(struct lkpsrc *lk, const struct node *m, const char *pk,
-			   const struct refs *refs, struct params *ps)
+static void collect_params(const struct node *m, const char *pk, const struct refs *refs,
+			   struct params *ps)
 {
-	struct pview pv;
-	bool under_monitor = pk && pview(lk, pk, &pv) && pv.monitor;
+	bool under_monitor = pk && sset_has(&refs->monitors, pk);
 
 	for (size_t i = 0; i < m->n; i++) {
 		const char *k = m->keys[i];
@@ -1428,13 +1471,13 @@ static void collect_params(struct lkpsrc *lk, const struct node *m, const char *
 		if (v->comment)
 			continue;
 		if (v->type != NODE_MAP && !under_monitor &&
-		    (sset_has(&refs->opts, k) || is_workload(lk, k))) {
+		    (sset_has(&refs->opts, k) || sset_has(&refs->progs, k))) {
 			ALLOC_GROW(ps->v, ps->n + 1, ps->alloc);
 			ps->v[ps->n] = (struct param){ k, v, sset_has(&refs->eq, k), ps->n };
 			ps->n++;
 		}
 		if (v->type == NODE_MAP)
-			collect_params(lk, v, k, refs, ps);
+			collect_params(v, k, refs, ps);
 	}
 }
 
@@ -1450,7 +1493,7 @@ static void params_of(const struct node *job, struct lkpsrc *lk, struct params *
 	struct refs refs;
 
 	refs_build(lk, job, &refs);
-	collect_params(lk, job, NULL, &refs, ps);
+	collect_params(job, NULL, &refs, ps);
 	refs_release(&refs);
 }
 

@@ -3,9 +3,6 @@
  */
 #include "program.h"
 
-#include "../util/strbuf.h"
-
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -134,11 +131,6 @@ const char *program_kind_name(enum program_kind kind)
 
 int program_check(char *msg, size_t msglen)
 {
-	if (program_table_size >= 64) {
-		snprintf(msg, msglen, "the program table has %zu entries; program_mask holds 63",
-			 program_table_size);
-		return -1;
-	}
 	for (size_t i = 0; i < program_table_size; i++) {
 		const struct program *p = program_table[i];
 
@@ -175,65 +167,3 @@ const struct program program_wrapper = {
 	.summary = "options of the test wrapper, valid in every job",
 	.options = wrapper_options,
 };
-
-/* ---- option index: option name -> which programs declare it ---- */
-
-struct opt_slot {
-	const char *name;	/* points into the static option tables */
-	program_mask mask, eq;
-};
-
-static struct opt_slot *opt_index;
-static size_t opt_cap;
-
-static size_t opt_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)h;
-}
-
-static struct opt_slot *opt_slot(const char *name)
-{
-	size_t i = opt_hash(name) & (opt_cap - 1);
-
-	while (opt_index[i].name && strcmp(opt_index[i].name, name))
-		i = (i + 1) & (opt_cap - 1);
-	return &opt_index[i];
-}
-
-static void build_opt_index(void)
-{
-	opt_cap = 1024;	/* far more than the options declared: short probes */
-	opt_index = xcalloc(opt_cap, sizeof(*opt_index));
-	for (size_t i = 0; i < program_table_size; i++)
-		for (const char *const *o = program_table[i]->options; o && *o; o++) {
-			const char *name = **o == '=' ? *o + 1 : *o;
-			struct opt_slot *sl = opt_slot(name);
-			sl->name = name;
-			sl->mask |= 1ULL << i;
-			if (**o == '=')
-				sl->eq |= 1ULL << i;
-		}
-}
-
-program_mask program_bit(const struct program *p)
-{
-	int i = program_index(p->name);
-	return i < 0 ? 0 : 1ULL << i;
-}
-
-program_mask program_option_mask(const char *opt)
-{
-	if (!opt_index)
-		build_opt_index();
-	return opt_slot(opt)->mask;
-}
-
-program_mask program_option_eq_mask(const char *opt)
-{
-	if (!opt_index)
-		build_opt_index();
-	return opt_slot(opt)->eq;
-}

@@ -83,18 +83,6 @@ bool program_is_workload(const struct program *p);
 
 const char *program_kind_name(enum program_kind kind);
 
-/*
- * Sets of programs as bitmasks over program_table (bit i = program_table[i];
- * the table has fewer than 64 entries, program_check() enforces it).
- * program_option_mask() says which programs declare an option, so "is `k`
- * an option of one of the job's programs" is one hash lookup and an AND.
- */
-typedef unsigned long long program_mask;
-program_mask program_bit(const struct program *p);
-program_mask program_option_mask(const char *opt);
-/* Of those, the programs that declare it as a '=' (key=value) option. */
-program_mask program_option_eq_mask(const char *opt);
-
 /* Verify the table (sorted, versions, options well-formed); 0 or -1 with a message. */
 int program_check(char *msg, size_t msglen);
 

@@ -776,7 +776,7 @@ static const char *const when_enders[] = { "when", "else", "end", NULL };
 static bool at_ender(struct ev *e, const char *const *enders)
 {
 	skip_nl(e);
-	if (!*e->p || *e->p == ')')
+	if (!*e->p || *e->p == ')' || *e->p == '}')
 		return true;
 	for (const char *const *w = enders; w && *w; w++)
 		if (peek_word(e, *w))
@@ -874,15 +874,37 @@ static struct val case_expr(struct ev *e, bool live)
 	return r;
 }
 
-static struct val string_lit(struct ev *e, char q)
+/* Ruby's to_s of a value of the evaluator */
+static void to_s(const struct val *v, struct strbuf *out)
+{
+	switch (v->t) {
+	case V_NIL: break;
+	case V_BOOL: strbuf_addstr(out, v->b ? "true" : "false"); break;
+	case V_INT: strbuf_addf(out, "%lld", v->i); break;
+	case V_FLOAT: float_to_s(v->f, out); break;
+	case V_STR: strbuf_addstr(out, v->s); break;
+	case V_REGEX: strbuf_addf(out, "(?-mix:%s)", v->s); break;
+	case V_NODE: ruby_value(v->n, out); break;
+	}
+}
+
+static struct val string_lit(struct ev *e, char q, bool live)
 {
 	struct strbuf s = STRBUF_INIT;
 
 	e->p++;
 	for (; *e->p && *e->p != q; e->p++) {
 		if (q == '"' && e->p[0] == '#' && e->p[1] == '{') {
-			strbuf_release(&s);
-			return fail(e, -1, "string interpolation '#{...}' is not supported");
+			/* "#{expr}": the expression's to_s */
+			e->p += 2;
+			struct val v = stmts(e, live, NULL);
+			skip_nl(e);
+			if (*e->p != '}') {
+				strbuf_release(&s);
+				return fail(e, -1, "expected '}' of '#{' at '%.20s'", e->p);
+			}
+			to_s(&v, &s);
+			continue;
 		}
 		if (*e->p == '\\' && e->p[1]) {
 			e->p++;
@@ -949,6 +971,38 @@ static struct val member(struct ev *e, bool live, const struct val *of, const ch
 	return node_val(e, v);
 }
 
+/* The few String methods lkp-tests' templates call: no arguments, no side effects. */
+static struct val method(struct ev *e, bool live, const struct val *of, const char *name)
+{
+	struct val r = { .t = V_STR };
+	struct strbuf s = STRBUF_INIT;
+
+	if (!live)
+		return nil_val;
+	if (!strcmp(name, "to_s")) {
+		to_s(of, &s);
+	} else if (!strcmp(name, "to_i") && (of->t == V_STR || of->t == V_INT || of->t == V_FLOAT)) {
+		r.t = V_INT;
+		r.i = of->t == V_STR ? strtoll(of->s, NULL, 10) : of->t == V_INT ? of->i : (long long)of->f;
+		return r;
+	} else if (of->t == V_STR && (!strcmp(name, "upcase") || !strcmp(name, "downcase"))) {
+		for (const char *c = of->s; *c; c++)
+			strbuf_addch(&s, name[0] == 'u' ? toupper((unsigned char)*c) : tolower((unsigned char)*c));
+	} else if (of->t == V_STR && !strcmp(name, "strip")) {
+		const char *b = of->s + strspn(of->s, " \t\r\n\v\f");
+		size_t n = strlen(b);
+		while (n && isspace((unsigned char)b[n - 1]))
+			n--;
+		strbuf_add(&s, b, n);
+	} else {
+		strbuf_release(&s);
+		return fail(e, -1, "cannot call '%s' on %s (lkprobot knows upcase, downcase, strip, to_s, to_i)",
+			    name, type_name(of));
+	}
+	r.s = keep(e, strbuf_detach(&s));
+	return r;
+}
+
 static struct val primary(struct ev *e, bool live)
 {
 	struct val v = nil_val;
@@ -964,7 +1018,7 @@ static struct val primary(struct ev *e, bool live)
 			return fail(e, -1, "expected ')' at '%.20s'", e->p);
 		e->p++;
 	} else if (c == '\'' || c == '"') {
-		v = string_lit(e, c);
+		v = string_lit(e, c, live);
 	} else if (c == '/') {
 		v = regex_lit(e);
 	} else if (isdigit((unsigned char)c)) {
@@ -1025,7 +1079,10 @@ static struct val primary(struct ev *e, bool live)
 				return fail(e, -1, "method calls are not supported ('%.*s')",
 					    (int)(e->p - start + 1), start);
 			char *id = xstrndup(start, (size_t)(e->p - start));
-			v = member(e, live, &v, id, true);
+			if (v.t == V_NODE && v.n->type == NODE_MAP)
+				v = member(e, live, &v, id, true);
+			else
+				v = method(e, live, &v, id);
 			free(id);
 		} else if (e->p[0] == '[') {
 			e->p++;
@@ -1307,7 +1364,8 @@ static struct val stmts(struct ev *e, bool live, const char *const *enders)
 	while (!e->failed && !at_ender(e, enders)) {
 		v = expr(e, live);
 		skip_space(e);
-		if (*e->p && *e->p != '\n' && *e->p != ';' && *e->p != ')' && !at_ender(e, enders))
+		if (*e->p && *e->p != '\n' && *e->p != ';' && *e->p != ')' && *e->p != '}' &&
+		    !at_ender(e, enders))
 			return fail(e, -1, "unexpected '%.20s'", e->p);
 	}
 	return v;

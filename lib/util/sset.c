@@ -45,7 +45,7 @@ bool sset_add(struct sset *s, const char *k)
 		s->slot = slot;
 		s->cap = cap;
 	}
-	s->slot[probe(s->slot, s->cap, k)] = xstrdup(k);
+	s->slot[probe(s->slot, s->cap, k)] = s->borrowed ? (char *)k : xstrdup(k);
 	s->n++;
 	return true;
 }
@@ -54,6 +54,7 @@ void sset_copy(struct sset *dst, const struct sset *src)
 {
 	dst->cap = src->cap;
 	dst->n = src->n;
+	dst->borrowed = false;
 	dst->slot = src->cap ? xcalloc(src->cap, sizeof(char *)) : NULL;
 	for (size_t i = 0; i < src->cap; i++)
 		if (src->slot[i])
@@ -62,8 +63,11 @@ void sset_copy(struct sset *dst, const struct sset *src)
 
 void sset_release(struct sset *s)
 {
-	for (size_t i = 0; i < s->cap; i++)
+	bool borrowed = s->borrowed;
+
+	for (size_t i = 0; i < s->cap && !borrowed; i++)
 		free(s->slot[i]);
 	free(s->slot);
 	memset(s, 0, sizeof(*s));
+	s->borrowed = borrowed;
 }

@@ -2,7 +2,9 @@
  * sset: a set of strings (open addressing, FNV-1a). Used where job
  * expansion asks "is this key an option / a dimension / already loaded"
  * thousands of times per job file. Members are copied in and freed by
- * sset_release(). A zeroed struct is an empty set.
+ * sset_release(), unless the set is `borrowed`: then it keeps the caller's
+ * pointers, which must outlive it (no copy per member, for sets made and
+ * dropped once per atomic job). A zeroed struct is an empty set.
  */
 #ifndef LKP_SSET_H
 #define LKP_SSET_H
@@ -13,6 +15,7 @@
 struct sset {
 	char **slot;
 	size_t cap, n;
+	bool borrowed;
 };
 
 bool sset_has(const struct sset *s, const char *k);
