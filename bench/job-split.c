@@ -5,6 +5,12 @@
  * takes. Runs the real binary; prints figures, passes no judgement.
  * Target (issue 2): 10,000 atomic jobs written in under 1 s on a 2-core box.
  *
+ * Then the whole lkp-tests job corpus (every top-level job file of an
+ * lkp-tests checkout: $LKP_SRC, else the fixture tests/fixtures/lkp-corpus)
+ * with `--no-defaults -t lkp-hsw-d01 --lkp-src`, in one run, and, when the
+ * checkout has sbin/split-job and `ruby` runs it, lkp-tests' own split-job
+ * on the same files: total times side by side.
+ *
  * Writes go to tmpfs (/dev/shm) for the headline figure: on ext4, creating
  * 10,000 files right after 10,000 were deleted (any repeated run) makes the
  * kernel's inode allocator scan for "recently deleted" inodes, and that
@@ -14,6 +20,7 @@
  * usage: build/rel/bench/job-split [path/to/lkprobot]
  */
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +54,8 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static double cpu_seconds;	/* user + system time of the last run() */
+
 /* Run lkprobot with argv; returns seconds, fills peak RSS (KiB) and job count. */
 static double run(char *const argv[], long *rss_kb, long *lines)
 {
@@ -63,7 +72,7 @@ static double run(char *const argv[], long *rss_kb, long *lines)
 	if (pid == 0) {
 		dup2(pipefd[1], 1);
 		close(pipefd[0]);
-		execv(argv[0], argv);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -77,7 +86,82 @@ static double run(char *const argv[], long *rss_kb, long *lines)
 		exit(1);
 	}
 	*rss_kb = ru.ru_maxrss;
+	cpu_seconds = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	return now() - t0;
+}
+
+/* lkprobot, then lkp-tests' split-job, over every top-level job of an lkp-tests checkout. */
+static int corpus(const char *bin, const char *lkp)
+{
+	char pattern[512], shm[] = "/dev/shm/lkp-bench-corpus-XXXXXX", out[600], cmd[700];
+	glob_t g;
+	long rss, lines;
+	int ret = 0;
+
+	snprintf(pattern, sizeof(pattern), "%s/jobs/*.yaml", lkp);
+	if (glob(pattern, 0, NULL, &g) || !g.gl_pathc) {
+		printf("corpus: no job files under %s/jobs\n", lkp);
+		return 0;
+	}
+	if (!mkdtemp(shm))
+		return 1;
+	const char **argv = calloc(g.gl_pathc + 16, sizeof(*argv));
+	size_t n = 0;
+	snprintf(out, sizeof(out), "%s/lkprobot", shm);
+	mkdir(out, 0755);
+	argv[n++] = bin;
+	argv[n++] = "split-job";
+	argv[n++] = "--no-defaults";
+	argv[n++] = "-t";
+	argv[n++] = "lkp-hsw-d01";
+	argv[n++] = "--lkp-src";
+	argv[n++] = lkp;
+	argv[n++] = "-o";
+	argv[n++] = out;
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		argv[n++] = g.gl_pathv[i];
+	argv[n] = NULL;
+	double tl = run((char *const *)argv, &rss, &lines), cl = cpu_seconds;
+	printf("lkp-tests corpus:   %zu job files -> %ld atomic jobs in %.3f s (%.3f s CPU) with lkprobot, peak RSS %.1f MiB (tmpfs)\n",
+	       g.gl_pathc, lines, tl, cl, (double)rss / 1024);
+
+	char ruby_script[600];
+	snprintf(ruby_script, sizeof(ruby_script), "%s/sbin/split-job", lkp);
+	snprintf(cmd, sizeof(cmd), "ruby -e 'require \"active_support\"' >/dev/null 2>&1");
+	if (access(ruby_script, R_OK) || system(cmd)) {
+		printf("lkp-tests corpus:   lkp-tests' split-job not run (needs %s and ruby with its gems)\n",
+		       ruby_script);
+	} else {
+		long rss2, lines2;
+		snprintf(out, sizeof(out), "%s/lkp-tests", shm);
+		mkdir(out, 0755);
+		setenv("LKP_SRC", lkp, 1);
+		n = 0;
+		argv[n++] = "ruby";
+		argv[n++] = ruby_script;
+		argv[n++] = "--no-defaults";
+		argv[n++] = "-t";
+		argv[n++] = "lkp-hsw-d01";
+		argv[n++] = "-o";
+		argv[n++] = out;
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			argv[n++] = g.gl_pathv[i];
+		argv[n] = NULL;
+		double tr = run((char *const *)argv, &rss2, &lines2);
+		/* the CPU time of ruby and the awk and shells it spawns (reaped children) */
+		printf("lkp-tests corpus:   %zu job files -> %ld atomic jobs in %.3f s (%.3f s CPU) with lkp-tests' split-job, peak RSS %.1f MiB\n",
+		       g.gl_pathc, lines2, tr, cpu_seconds, (double)rss2 / 1024);
+		printf("lkp-tests corpus:   lkprobot %.0fx faster (%.0fx less CPU)\n", tr / tl, cpu_seconds / cl);
+		if (lines2 != lines) {
+			printf("lkp-tests corpus:   the two wrote %ld and %ld atomic jobs\n", lines, lines2);
+			ret = 1;
+		}
+	}
+	free(argv);
+	globfree(&g);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", shm);
+	return system(cmd) || ret ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -125,5 +209,8 @@ int main(int argc, char **argv)
 	       lines >= 10000 && tw < 1.0 ? "met" : "NOT met");
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? 1 : 0;
+	if (system(cmd))
+		return 1;
+	const char *lkp = getenv("LKP_SRC");
+	return corpus(bin, lkp && *lkp ? lkp : "tests/fixtures/lkp-corpus");
 }

@@ -344,11 +344,14 @@ static void refs_walk(struct lkpsrc *lk, const struct node *m, struct refs *r)
 	}
 }
 
-/* The sets borrow their strings: option tables and the job's own keys outlive them. */
+/*
+ * The option sets borrow their strings (option tables outlive any job);
+ * the programs are copied, since they are the job's keys.
+ */
 static void refs_build(struct lkpsrc *lk, const struct node *job, struct refs *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->progs.borrowed = r->opts.borrowed = r->eq.borrowed = r->monitors.borrowed = true;
+	r->opts.borrowed = r->eq.borrowed = true;
 	sset_add(&r->opts, "cluster");
 	refs_walk(lk, job, r);
 	refs_add_options(r, lk ? lkpsrc_wrapper_options(lk) : program_wrapper.options);
@@ -641,56 +644,56 @@ static struct node *first_map(struct node **docs, size_t n)
 }
 
 /*
- * A defaults or host file, parsed once; one with ERB is expanded against
- * `ctx` each time (NULL ctx: no ERB expected). *out is owned by the cache
- * unless *fresh is set. Returns 0, -1 with err set, or RUBY_UNKNOWN_KEY.
+ * A defaults or host file, read once: parsed then, or, when `erb` allows
+ * and it has ERB, kept as text to be expanded against each job. NULL with
+ * err set when it cannot be read or parsed.
  */
-static int load_cached(struct expander *ex, const char *path, const struct node *ctx,
-		       struct node **out, bool *fresh)
+static struct parsed *load_cached(struct expander *ex, const char *path, bool erb)
 {
-	struct parsed *pc = NULL;
+	struct parsed *pc;
+	struct strbuf text = STRBUF_INIT;
 	struct node **docs = NULL;
 	size_t n = 0;
 
-	*fresh = false;
 	for (size_t i = 0; i < ex->ncache; i++)
 		if (!strcmp(ex->cache[i].path, path))
-			pc = &ex->cache[i];
-	if (!pc) {
-		struct strbuf text = STRBUF_INIT;
-		if (strbuf_read_file(&text, path)) {
-			strbuf_setf(ex->err, "%s: cannot read defaults file", path);
-			strbuf_release(&text);
-			return -1;
-		}
-		ALLOC_GROW(ex->cache, ex->ncache + 1, ex->acache);
-		pc = &ex->cache[ex->ncache++];
-		memset(pc, 0, sizeof(*pc));
-		pc->path = xstrdup(path);
-		if (ctx && has_erb(text.buf)) {
-			pc->text = strbuf_detach(&text);
-		} else {
-			int r = yml_load(text.buf, text.len, path, NULL, &docs, &n, ex->err);
-			strbuf_release(&text);
-			if (r)
-				return -1;
-			pc->doc = first_map(docs, n);
-		}
+			return &ex->cache[i];
+	if (strbuf_read_file(&text, path)) {
+		strbuf_setf(ex->err, "%s: cannot read defaults file", path);
+		strbuf_release(&text);
+		return NULL;
 	}
-	if (!pc->text) {
-		*out = pc->doc;
-		return 0;
+	if (!(erb && has_erb(text.buf)) &&
+	    yml_load(text.buf, text.len, path, NULL, &docs, &n, ex->err)) {
+		strbuf_release(&text);
+		return NULL;
 	}
-	struct strbuf text = STRBUF_INIT;
-	int r = erb_expand(pc->text, path, ctx, &text, ex->err);
-	if (!r)
-		r = yml_load(text.buf, text.len, path, NULL, &docs, &n, ex->err);
+	ALLOC_GROW(ex->cache, ex->ncache + 1, ex->acache);
+	pc = &ex->cache[ex->ncache++];
+	memset(pc, 0, sizeof(*pc));
+	pc->path = xstrdup(path);
+	if (docs)
+		pc->doc = first_map(docs, n);
+	else if (erb && has_erb(text.buf))
+		pc->text = strbuf_detach(&text);
 	strbuf_release(&text);
-	if (r)
-		return r;
-	*out = first_map(docs, n);
-	*fresh = true;
-	return 0;
+	return pc;
+}
+
+/* An ERB file expanded against ctx and parsed: 0, -1 or RUBY_UNKNOWN_KEY (err set). */
+static int load_erb(struct expander *ex, const struct parsed *pc, const struct node *ctx,
+		    struct node **out)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct node **docs = NULL;
+	size_t n = 0;
+	int r = erb_expand(pc->text, pc->path, ctx, &text, ex->err);
+
+	if (!r)
+		r = yml_load(text.buf, text.len, pc->path, NULL, &docs, &n, ex->err);
+	strbuf_release(&text);
+	*out = r ? NULL : first_map(docs, n);
+	return r;
 }
 
 /*
@@ -702,24 +705,29 @@ static int try_default(struct expander *ex, struct sset *loaded, const struct in
 		       struct node *defaults)
 {
 	const char *path = inc_path(inc, name);
-	struct node *doc, *ctx = NULL;
-	bool fresh;
-	int r;
+	const struct parsed *pc;
+	struct node *doc, *fresh = NULL;
 
 	if (!path || sset_has(loaded, path))
 		return 0;
-	if (ex->env->lkp) {
+	/* lkp-tests' own include files have ERB; lkprobot's have none */
+	if (!(pc = load_cached(ex, path, ex->env->lkp)))
+		return -1;
+	doc = pc->doc;
+	if (pc->text) {
 		/* ERB sees the defaults so far with the job on top, as load_one_defaults */
-		ctx = node_dup(defaults);
+		struct node *ctx = node_dup(defaults);
+		int r;
 		revise(ctx, view, true);
 		node_set(ctx, "___", node_dup(self));
+		r = load_erb(ex, pc, ctx, &fresh);
+		node_free(ctx);
+		if (r == RUBY_UNKNOWN_KEY)
+			return 0;	/* lkp-tests: KeyError, the file is not loaded */
+		if (r)
+			return -1;
+		doc = fresh;
 	}
-	r = load_cached(ex, path, ctx, &doc, &fresh);
-	node_free(ctx);
-	if (r == RUBY_UNKNOWN_KEY)
-		return 0;	/* lkp-tests: KeyError, the file is not loaded */
-	if (r)
-		return -1;
 	if (doc && doc->n) {
 		const char *top = ex->env->lkp ? lkpsrc_dir(ex->env->lkp) : ex->env->data_dir;
 		size_t tl = strlen(top);
@@ -729,8 +737,7 @@ static int try_default(struct expander *ex, struct sset *loaded, const struct in
 		free(c);
 		revise(defaults, doc, true);
 	}
-	if (fresh)
-		node_free(doc);
+	node_free(fresh);
 	sset_add(loaded, path);
 	return 1;
 }
@@ -1345,9 +1352,9 @@ static int base_job(struct expander *ex, const struct jobfile *jf, struct node *
 		char *path = xasprintf("%s/hosts/%s", top, group);
 		struct stat st;
 		if (!stat(path, &st) && S_ISREG(st.st_mode)) {
-			struct node *host;
-			bool fresh;
-			if (load_cached(ex, path, NULL, &host, &fresh)) {
+			const struct parsed *pc = load_cached(ex, path, false);
+			const struct node *host = pc ? pc->doc : NULL;
+			if (!pc) {
 				free(path);
 				node_free(job);
 				return -1;

@@ -19,7 +19,7 @@ struct defaults {
 struct lkpsrc {
 	char *dir;
 	bool old_layout;		/* setup/, tests/, ... instead of programs/ */
-	struct lkpsrc_program **progs;	/* looked up so far, known or not */
+	struct lkpsrc_program **progs;	/* looked up so far, known or not; sorted by name */
 	size_t nprogs, aprogs;
 	char **wrapper;
 	bool all_read;
@@ -211,18 +211,25 @@ static struct lkpsrc_program *read_program(struct lkpsrc *lk, const char *name)
 
 const struct lkpsrc_program *lkpsrc_program(struct lkpsrc *lk, const char *name)
 {
-	struct lkpsrc_program *p = NULL;
+	size_t lo = 0, hi = lk->nprogs;
+	struct lkpsrc_program *p;
 
-	for (size_t i = 0; i < lk->nprogs; i++)
-		if (!strcmp(lk->progs[i]->name, name)) {
-			p = lk->progs[i];
-			break;
-		}
-	if (!p) {
-		p = read_program(lk, name);
-		ALLOC_GROW(lk->progs, lk->nprogs + 1, lk->aprogs);
-		lk->progs[lk->nprogs++] = p;
+	/* every job key is asked about for every atomic job: keep it a bsearch */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(name, lk->progs[mid]->name);
+		if (!c)
+			return lk->progs[mid]->kinds ? lk->progs[mid] : NULL;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
+	p = read_program(lk, name);
+	ALLOC_GROW(lk->progs, lk->nprogs + 1, lk->aprogs);
+	memmove(lk->progs + lo + 1, lk->progs + lo, (lk->nprogs - lo) * sizeof(*lk->progs));
+	lk->progs[lo] = p;
+	lk->nprogs++;
 	return p->kinds ? p : NULL;
 }
 

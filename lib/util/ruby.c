@@ -1172,36 +1172,32 @@ static struct val arith(struct ev *e, bool live, struct val a, char op, struct v
 	return r;
 }
 
-static struct val term(struct ev *e, bool live)
+/* One left-associative level of arithmetic: its operator characters and its operands. */
+static struct val arith_level(struct ev *e, bool live, const char *ops,
+			      struct val (*operand)(struct ev *, bool))
 {
-	struct val a = unary(e, live);
+	struct val a = operand(e, live);
 
 	for (;;) {
 		skip_space(e);
 		char op = *e->p;
-		if ((op != '*' && op != '/' && op != '%') || e->p[1] == '=' || e->p[1] == '*')
+		if (!op || !strchr(ops, op) || e->p[1] == '=' || (op == '*' && e->p[1] == '*'))
 			return a;
 		e->p++;
 		skip_nl(e);
-		struct val b = unary(e, live);
+		struct val b = operand(e, live);
 		a = arith(e, live, a, op, b);
 	}
 }
 
+static struct val term(struct ev *e, bool live)
+{
+	return arith_level(e, live, "*/%", unary);
+}
+
 static struct val sum(struct ev *e, bool live)
 {
-	struct val a = term(e, live);
-
-	for (;;) {
-		skip_space(e);
-		char op = *e->p;
-		if ((op != '+' && op != '-') || e->p[1] == '=')
-			return a;
-		e->p++;
-		skip_nl(e);
-		struct val b = term(e, live);
-		a = arith(e, live, a, op, b);
-	}
+	return arith_level(e, live, "+-", term);
 }
 
 static struct val relation(struct ev *e, bool live)
