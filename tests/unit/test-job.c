@@ -425,6 +425,19 @@ static void test_job_lkp_src_programs_names_and_check(void **state)
 	collected_release(&c);
 	collected_release(&c2);
 	lkpsrc_free(lk);
+
+	/* a checkout from before programs/: tests/, setup/, monitors/ */
+	snprintf(dir, sizeof(dir), "%s/oldlkp", tmp);
+	put_exec("oldlkp/tests/aim9", "#!/bin/sh\n# - testtime\n# - test\n");
+	put_exec("oldlkp/setup/sysctl", "#!/bin/sh\n# - sc_x\n");
+	put_exec("oldlkp/monitors/cpuid", "#!/bin/sh\n");
+	lk = lkpsrc_open(dir, &err);
+	assert_non_null(lk);
+	assert_string_equal(lkpsrc_script(lkpsrc_program(lk, "aim9"), LKPSRC_TEST), "tests/aim9");
+	assert_string_equal(lkpsrc_program(lk, "sysctl")->options[0], "sc_x");
+	assert_true(lkpsrc_program(lk, "cpuid")->kinds == LKPSRC_MONITOR);
+	assert_null(lkpsrc_program(lk, "../tests/aim9"));	/* no path tricks */
+	lkpsrc_free(lk);
 	strbuf_release(&out);
 	strbuf_release(&err);
 }
