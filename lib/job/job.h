@@ -8,10 +8,11 @@
  * a job expands to the same atomic jobs with the same names: with an
  * lkp-tests checkout (struct lkpsrc, LKP_SRC) its programs' options decide,
  * else lkprobot's program table. Splitting refuses only what lkp-tests
- * refuses (bad YAML, missing includes, a "{{ }}" it cannot evaluate) and
- * includes escaping the jobs tree; lkprobot's own strictness (options of
- * its programs, value notations, programs it does not run) is job_check(),
- * before a job runs. Errors are one line naming file:line:col.
+ * refuses (bad YAML, missing includes, a "{{ }}" it cannot evaluate),
+ * includes escaping the jobs tree and ERB in job files; lkprobot's own
+ * strictness (options of its programs, value notations, programs it does
+ * not run) is job_check(), before a job runs. Errors are one line naming
+ * file:line:col.
  *
  * Values stay symbolic here (`nr_task: 50%`, `runtime: 200s`); units are
  * converted when a job runs (units.h, against a machine description).
@@ -23,9 +24,9 @@
 #include "../util/node.h"
 #include "../util/strbuf.h"
 
-struct lkpsrc;
-
 #include <stdbool.h>
+
+struct lkpsrc;
 
 /* The keys lkp-tests always expands when they hold a list. */
 extern const char *const job_expand_dims[];
