@@ -1273,32 +1273,30 @@ static struct val equality(struct ev *e, bool live)
 	}
 }
 
-static struct val and_expr(struct ev *e, bool live)
+/* `&&` or `||`: the right side is evaluated only when the left does not decide. */
+static struct val logic_level(struct ev *e, bool live, const char *op, bool is_and,
+			      struct val (*operand)(struct ev *, bool))
 {
-	struct val a = equality(e, live);
+	struct val a = operand(e, live);
 
-	while (accept(e, "&&")) {
+	while (accept(e, op)) {
 		skip_nl(e);
-		bool go = live && truthy(&a);
-		struct val b = and_expr(e, go);
+		bool go = live && truthy(&a) == is_and;
+		struct val b = operand(e, go);
 		if (go)
 			a = b;
 	}
 	return a;
 }
 
+static struct val and_expr(struct ev *e, bool live)
+{
+	return logic_level(e, live, "&&", true, equality);
+}
+
 static struct val or_expr(struct ev *e, bool live)
 {
-	struct val a = and_expr(e, live);
-
-	while (accept(e, "||")) {
-		skip_nl(e);
-		bool go = live && !truthy(&a);
-		struct val b = and_expr(e, go);
-		if (go)
-			a = b;
-	}
-	return a;
+	return logic_level(e, live, "||", false, and_expr);
 }
 
 static struct val ternary(struct ev *e, bool live)
