@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -480,20 +479,6 @@ static bool safe_path(const char *rel)
 	}
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path) ? -1 : 0;
-	return unlink(path) && errno != ENOENT ? -1 : 0;
-}
-
-static int rm_rf(const char *path)
-{
-	return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
-}
-
 /*
  * Make every directory above co->path.buf (from co->dir down) a real
  * directory: a file or a symlink in the way is removed, so that nothing is
@@ -531,21 +516,6 @@ static int make_parents(struct co *co, size_t rel_off)
 	return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, data, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Write blob `id` at co->dir/rel with git's `mode`, replacing what is there. */
 static int write_entry(struct co *co, const char *rel, const git_oid *id, git_filemode_t mode)
 {
@@ -567,7 +537,7 @@ static int write_entry(struct co *co, const char *rel, const git_oid *id, git_fi
 	if (g2.git_blob_lookup(&blob, co->r->repo, id))
 		return git_fail(co->err, "cannot read '%s' from '%s'", rel, co->r->path);
 	if (!lstat(co->path.buf, &st) &&
-	    (S_ISDIR(st.st_mode) ? rm_rf(co->path.buf) : unlink(co->path.buf)) && errno != ENOENT) {
+	    (S_ISDIR(st.st_mode) ? fsutil_remove_tree(co->path.buf) : unlink(co->path.buf)) && errno != ENOENT) {
 		strbuf_setf(co->err, "cannot replace '%s': %s", co->path.buf, strerror(errno));
 		goto out;
 	}
@@ -584,7 +554,7 @@ static int write_entry(struct co *co, const char *rel, const git_oid *id, git_fi
 	} else {
 		int fd = open(co->path.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			      mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
-		if (fd < 0 || write_all(fd, data, len) || close(fd)) {
+		if (fd < 0 || fsutil_write_all(fd, data, len) || close(fd)) {
 			strbuf_setf(co->err, "cannot write '%s': %s", co->path.buf, strerror(errno));
 			if (fd >= 0)
 				close(fd);
@@ -715,7 +685,7 @@ static int remove_stale(struct co *co, const char *rel)
 		}
 		if (in_tree && !S_ISDIR(st.st_mode) && mode != GIT_FILEMODE_TREE)
 			continue;	/* a file the write pass compares */
-		if (S_ISDIR(st.st_mode) ? rm_rf(co->path.buf) : unlink(co->path.buf)) {
+		if (S_ISDIR(st.st_mode) ? fsutil_remove_tree(co->path.buf) : unlink(co->path.buf)) {
 			strbuf_setf(co->err, "cannot remove '%s': %s", co->path.buf, strerror(errno));
 			ret = -1;
 		}

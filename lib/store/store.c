@@ -249,6 +249,7 @@ enum stmt_id {
 	ST_BISECT_ADD,
 	ST_BISECT_GET,
 	ST_BISECT_END,
+	ST_BISECT_RUNNING,
 	ST_OUTBOX_ADD,
 	ST_OUTBOX_GET,
 	ST_OUTBOX_CLAIM,
@@ -339,6 +340,9 @@ static const char *const stmt_sql[ST_NR] = {
 		" culprit FROM bisections WHERE id = ?1",
 	[ST_BISECT_END] = "UPDATE bisections SET metric = ?2, status = ?3, culprit = ?4, updated = ?5"
 		" WHERE id = ?1",
+	[ST_BISECT_RUNNING] = "SELECT id FROM bisections WHERE tree = ?1 AND good = ?2 AND bad = ?3 AND job = ?4"
+		" AND overrides = ?5 AND provider = ?6 AND first_parent = ?7 AND status = 'running'"
+		" ORDER BY id DESC LIMIT 1",
 	[ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
 	[ST_BEGIN_READ] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
@@ -1358,6 +1362,26 @@ int store_bisection_end(struct store *s, int64_t id, const char *metric, const c
 	if (step_done(s, q, err))
 		return context(s, err, "record how bisection %lld ended", (long long)id);
 	return 0;
+}
+
+int64_t store_bisection_running(struct store *s, const struct store_bisection *b, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_BISECT_RUNNING, err);
+	int64_t id = -1;
+
+	if (q) {
+		bind_text(q, 1, b->tree);
+		bind_text(q, 2, b->good);
+		bind_text(q, 3, b->bad);
+		bind_text(q, 4, b->job);
+		bind_text(q, 5, b->overrides ? b->overrides : "");
+		bind_text(q, 6, b->provider);
+		sqlite3_bind_int64(q, 7, b->first_parent);
+		id = step_id(s, q, err);
+	}
+	if (id < 0)
+		context(s, err, "look for the bisection");
+	return id;
 }
 
 void store_bisection_release(struct store_bisection *b)

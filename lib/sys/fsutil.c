@@ -5,10 +5,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int fsutil_mkdir_p(const char *dir)
@@ -37,7 +40,7 @@ int fsutil_mkdir_p(const char *dir)
 	return ret;
 }
 
-static int write_fd(int fd, const char *data, size_t len)
+int fsutil_write_all(int fd, const char *data, size_t len)
 {
 	while (len) {
 		ssize_t w = write(fd, data, len);
@@ -58,7 +61,7 @@ int fsutil_write(const char *path, const char *data, size_t len)
 
 	if (fd < 0)
 		return -1;
-	if (write_fd(fd, data, len)) {
+	if (fsutil_write_all(fd, data, len)) {
 		int e = errno;
 		close(fd);
 		errno = e;
@@ -79,4 +82,59 @@ int fsutil_write_atomic(const char *path, const char *data, size_t len, struct s
 	}
 	free(tmp);
 	return ret;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) && errno != ENOENT ? -1 : 0;
+	return unlink(path) && errno != ENOENT ? -1 : 0;
+}
+
+int fsutil_remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	return nftw(path, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+int fsutil_lock(const char *path, double wait, struct strbuf *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	struct timespec ts = { 0, 100000000L };
+	char pid[32];
+
+	if (fd < 0) {
+		strbuf_setf(err, "cannot open the lock '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	for (double waited = 0;; waited += 0.1) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			break;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			strbuf_setf(err, "cannot lock '%s': %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (waited >= wait) {
+			ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+			pid[n > 0 ? n : 0] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+			strbuf_setf(err, "'%s' is in use by process %s", path, *pid ? pid : "(unknown)");
+			close(fd);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
+		/* who holds it is a courtesy for the message above */
+	}
+	return fd;
 }

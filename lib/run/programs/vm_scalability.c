@@ -448,7 +448,7 @@ static int vms_job_read(const struct run *r, const struct program *p, struct vms
 		return -1;
 	}
 	if (run_param_tasks(r, p, "nr_task", (uint64_t)nr_cpu, &j->nr_task, err) ||
-	    run_param_seconds(r, p, "runtime", 300, &j->runtime, err) ||
+	    run_param_seconds(r, p, "runtime", RUN_RUNTIME_DEFAULT, &j->runtime, err) ||
 	    run_param_bytes(r, p, "size", 0, &j->size, err) ||
 	    run_param_bytes(r, p, "unit_size", 0, &j->unit_size, err) ||
 	    vms_number(r, p, "repeat", &j->repeat, &j->has_repeat, err) ||
