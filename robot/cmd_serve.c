@@ -596,8 +596,17 @@ static int test_head(const struct serve_conf *c, const char *config, const struc
 			say("%s %.12s: report: %s (exit %d)", tree, culprit, rout.len ? rout.buf : re.buf, rr);
 			strbuf_addstr(result, ", \"culprit\": ");
 			json_emit_string(result, culprit);
+			/* a mail the server refused for good is a failed delivery, not "nothing to report" */
+			const char *refused = !strncmp(rout.buf, "failed ", 7) ? rout.buf : strstr(rout.buf, "\nfailed ");
 			strbuf_addstr(result, ", \"report\": ");
-			json_emit_string(result, rr == 0 ? "queued" : rr == 1 ? "nothing to report" : "error");
+			json_emit_string(result, refused ? "delivery failed" : rr == 0 ? "queued" : rr == 1 ? "nothing to report" : "error");
+			if (refused) {
+				const char *why = strstr(refused, ": ");
+				char *line = xstrndup(why ? why + 2 : refused, strcspn(why ? why + 2 : refused, "\n"));
+				strbuf_addstr(result, ", \"mail_error\": ");
+				json_emit_string(result, line);
+				free(line);
+			}
 			failed |= rr == 2;
 			strbuf_release(&rout);
 			strbuf_release(&re);

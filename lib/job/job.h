@@ -21,6 +21,9 @@
 
 #include <stdbool.h>
 
+/* The largest job file (or included file, or defaults file) read, in bytes. */
+#define JOB_MAX_BYTES (16 << 20)
+
 /* The keys lkp-tests always expands when they hold a list. */
 extern const char *const job_expand_dims[];
 

@@ -14,6 +14,7 @@
  */
 #include "job.h"
 #include "../run/program.h"
+#include "../sys/fsutil.h"
 #include "../sys/machine.h"
 #include "../util/sset.h"
 #include "../util/units.h"
@@ -367,8 +368,7 @@ static int load_cached(struct expander *ex, const char *path, const struct node 
 	size_t n = 0;
 	struct node *doc = NULL;
 
-	if (strbuf_read_file(&text, path)) {
-		strbuf_setf(ex->err, "%s: cannot read defaults file", path);
+	if (fsutil_read_regular(&text, path, JOB_MAX_BYTES, ex->err)) {
 		strbuf_release(&text);
 		return -1;
 	}
@@ -578,6 +578,8 @@ static program_mask workload_mask(const struct node *m)
 {
 	program_mask mask = 0;
 
+	if (m->type != NODE_MAP)
+		return 0;	/* a job that is a list: nothing named */
 	for (size_t i = 0; i < m->n; i++) {
 		const struct program *p;
 		if (m->vals[i]->comment)
@@ -830,9 +832,61 @@ static void warn_unknown(struct expander *ex, const struct node *job, program_ma
 	}
 }
 
+/*
+ * Values that name a directory of the result root or a file (testcase,
+ * tbox_group, kconfig, compiler, commits) must be one safe path component,
+ * and no job value may hold a control character (a line break in a value
+ * forges lines of reproduce.sh, job.yaml and every message that quotes it):
+ * refused here, when the job is loaded, by every command alike.
+ */
+static int check_name(struct expander *ex, const char *k, const struct node *v)
+{
+	static const char *const names[] = { "testcase", "tbox_group", "testbox", "kconfig", "compiler", "commit", NULL };
+	bool is_name = strstr(k, "_commit") != NULL;
+
+	if (v->type == NODE_SEQ) {
+		for (size_t i = 0; i < v->n; i++)
+			if (check_name(ex, k, v->vals[i]))
+				return -1;
+		return 0;
+	}
+	if (!node_str(v))
+		return 0;
+	for (const char *const *n = names; *n; n++)
+		is_name |= !strcmp(k, *n);
+	for (const unsigned char *c = (const unsigned char *)v->str; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return errat(ex, v, k, "the value has a control character (0x%02x); write it on one line, in plain text",
+				     *c);
+	if (is_name && (strchr(v->str, '/') || !strcmp(v->str, ".") || !strcmp(v->str, "..") || !*v->str))
+		return errat(ex, v, k, "'%s' names a directory of the result root: write one name without '/', not '.' or '..'",
+			     v->str);
+	return 0;
+}
+
+/* Every key and scalar of the job: no control characters; the names: safe path components. */
+static int check_names(struct expander *ex, const struct node *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct node *v = m->vals[i];
+		if (v->comment)
+			continue;
+		for (const unsigned char *c = (const unsigned char *)m->keys[i]; *c; c++)
+			if (*c < 0x20 || *c == 0x7f)
+				return errat(ex, v, "key", "a key has a control character (0x%02x); write keys in plain text",
+					     *c);
+		if (v->type == NODE_MAP ? check_names(ex, v) : check_name(ex, m->keys[i], v))
+			return -1;
+	}
+	return 0;
+}
+
 static int validate(struct expander *ex, const struct node *job)
 {
 	program_mask ref = workload_mask(job);
+
+	if (check_names(ex, job))
+		return -1;
 
 	for (size_t i = 0; i < job->n; i++)
 		if (!job->vals[i]->comment && check_braces(ex, job->keys[i], job->vals[i]))
@@ -1003,7 +1057,7 @@ struct node *job_merged(const struct jobfile *jf, const struct job_env *env,
 	}
 	scan_includes(&ex);
 	if (!base_job(&ex, jf, &job) &&
-	    merge_defaults(&ex, job, doc ? jf->docs[doc] : NULL, true, &ex.loaded)) {
+	    (merge_defaults(&ex, job, doc ? jf->docs[doc] : NULL, true, &ex.loaded) || check_names(&ex, job))) {
 		node_free(job);
 		job = NULL;
 	}

@@ -23,6 +23,7 @@
 #include "../util/node.h"
 #include "../util/strbuf.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
@@ -101,6 +102,15 @@ int store_record_run(struct store *s, const struct store_run *run, struct strbuf
  * or -1 with err set (then nothing is forgotten).
  */
 long store_forget_under(struct store *s, const char *dir, struct strbuf *err);
+
+/*
+ * A batch: the writes between store_batch_begin() and store_batch_end()
+ * are one transaction, which readers see whole or not at all (each write
+ * in it still undoes itself alone when it fails). store_batch_end() commits
+ * (keep) or rolls everything back. 0, or -1 with err set.
+ */
+int store_batch_begin(struct store *s, struct strbuf *err);
+int store_batch_end(struct store *s, bool keep, struct strbuf *err);
 
 /* Which runs: each field NULL means any. */
 struct store_query {

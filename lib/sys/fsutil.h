@@ -33,6 +33,14 @@ int fsutil_remove_tree(const char *path);
  */
 int fsutil_lock(const char *path, double wait, struct strbuf *err);
 
+/*
+ * Read a file from outside (a job file, a raw output, a result's JSON)
+ * into sb, appended: only a regular file (a FIFO would block, /dev/zero
+ * never ends; symlinks are followed, to a regular file only) of at most
+ * `max` bytes. 0, or -1 with "cannot read 'path': why" in err and errno set.
+ */
+int fsutil_read_regular(struct strbuf *sb, const char *path, size_t max, struct strbuf *err);
+
 /* Create or truncate `path` and write `len` bytes; 0, or -1 with errno set. */
 int fsutil_write(const char *path, const char *data, size_t len);
 
