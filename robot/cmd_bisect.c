@@ -625,11 +625,16 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		struct strbuf ov = STRBUF_INIT;
 		yml_emit(&ov, jo.overrides);
 		nb.overrides = ov.buf;
-		id = store_bisection_running(rs.store, &nb, &err);
-		if (id > 0)
-			fprintf(stderr, "lkprobot: resuming bisection %lld of the store (it did not end)\n", (long long)id);
-		else if (!id)
+		/* the same bisection again (a killed one, a head tested again): the same row, its runs reused */
+		id = store_bisection_same(rs.store, &nb, &err);
+		if (id > 0) {
+			fprintf(stderr, "lkprobot: going on with bisection %lld of the store (the same arguments)\n",
+				(long long)id);
+			if (store_bisection_end(rs.store, id, metric, "running", NULL, &err))
+				id = -1;
+		} else if (!id) {
 			id = store_bisection_add(rs.store, &nb, &err);
+		}
 		strbuf_release(&ov);
 		if (id < 0)
 			goto fail;

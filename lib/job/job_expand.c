@@ -297,6 +297,7 @@ struct expander {
 	program_mask ref;	/* the workload programs the job names */
 	struct sset warned;	/* keys already warned about */
 	int ret;
+	size_t natomic;		/* atomic jobs made so far (JOB_MAX_ATOMIC) */
 };
 
 static void list_files(struct incdir *inc)
@@ -915,6 +916,15 @@ static bool find_list(struct node *m, program_mask ref, struct node **map, size_
 	return false;
 }
 
+/* The first value of m that came from a file (for an error about the whole job). */
+static const struct node *first_placed(const struct node *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->vals[i]->file && !m->vals[i]->comment)
+			return m->vals[i];
+	return NULL;
+}
+
 static int expand(struct expander *ex, struct node *job)
 {
 	struct node *map, *list;
@@ -937,9 +947,15 @@ static int expand(struct expander *ex, struct node *job)
 		return 0;
 	}
 
-	struct node *atomic = node_dup(job);
+	struct node *atomic;
 	struct sset loaded;
 	int r;
+
+	if (++ex->natomic > JOB_MAX_ATOMIC)
+		/* ten lists of ten values are 10^10 jobs: a few bytes must not make us run for ever */
+		return errat(ex, first_placed(job), "job", "expands to more than %d atomic jobs; split it into several files",
+			     JOB_MAX_ATOMIC);
+	atomic = node_dup(job);
 
 	sset_copy(&loaded, &ex->loaded);
 	r = merge_defaults(ex, atomic, NULL, false, &loaded);

@@ -314,25 +314,47 @@ static int cmp_rows(const void *pa, const void *pb)
 	return 0;
 }
 
+/* A changed row by its metric's base name (sorted, rows of one base are neighbours). */
+struct base_item {
+	const char *metric;
+	size_t len;	/* of the base */
+	size_t row;
+};
+
+static int cmp_base(const void *pa, const void *pb)
+{
+	const struct base_item *a = pa, *b = pb;
+
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return strncmp(a->metric, b->metric, a->len);
+}
+
 static void sort_rows(struct compare_result *res)
 {
 	struct sort_item *items = xcalloc(res->nrows ? res->nrows : 1, sizeof(*items));
+	struct base_item *bases = xcalloc(res->nrows ? res->nrows : 1, sizeof(*bases));
+	size_t nb = 0;
 
+	/* how many changed rows share each changed row's base: sorted once, counted in runs (not n x n) */
 	for (size_t i = 0; i < res->nrows; i++) {
-		struct compare_row *r = &res->rows[i];
-		size_t bl = metric_base_len(r->metric);
-		long count = 0;
-		items[i].row = r;
-		if (!r->changed)
-			continue;
-		for (size_t j = 0; j < res->nrows; j++)
-			if (res->rows[j].changed && metric_base_len(res->rows[j].metric) == bl &&
-			    !strncmp(res->rows[j].metric, r->metric, bl))
-				count++;
-		if (compare_is_test_metric(r->metric))
-			count = 0;
-		items[i].group = (r->kind == COMPARE_FAILURE ? -10000 : 0) + count;
+		items[i].row = &res->rows[i];
+		if (res->rows[i].changed)
+			bases[nb++] = (struct base_item){ res->rows[i].metric, metric_base_len(res->rows[i].metric), i };
 	}
+	qsort(bases, nb, sizeof(*bases), cmp_base);
+	for (size_t k = 0; k < nb;) {
+		size_t e = k + 1;
+		while (e < nb && !cmp_base(&bases[k], &bases[e]))
+			e++;
+		for (size_t j = k; j < e; j++) {
+			const struct compare_row *r = &res->rows[bases[j].row];
+			long count = compare_is_test_metric(r->metric) ? 0 : (long)(e - k);
+			items[bases[j].row].group = (r->kind == COMPARE_FAILURE ? -10000 : 0) + count;
+		}
+		k = e;
+	}
+	free(bases);
 	qsort(items, res->nrows, sizeof(*items), cmp_rows);
 	struct compare_row *rows = xcalloc(res->nrows ? res->nrows : 1, sizeof(*rows));
 	for (size_t i = 0; i < res->nrows; i++)

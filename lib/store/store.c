@@ -344,8 +344,8 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_BISECT_END] = "UPDATE bisections SET metric = ?2, status = ?3, culprit = ?4, updated = ?5"
 		" WHERE id = ?1",
 	[ST_BISECT_RUNNING] = "SELECT id FROM bisections WHERE tree = ?1 AND good = ?2 AND bad = ?3 AND job = ?4"
-		" AND overrides = ?5 AND provider = ?6 AND first_parent = ?7 AND status = 'running'"
-		" ORDER BY id DESC LIMIT 1",
+		" AND overrides = ?5 AND provider = ?6 AND first_parent = ?7"
+		" ORDER BY status = 'running' DESC, id DESC LIMIT 1",
 	[ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
 	[ST_BEGIN_READ] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
@@ -1412,7 +1412,7 @@ int store_bisection_end(struct store *s, int64_t id, const char *metric, const c
 	return 0;
 }
 
-int64_t store_bisection_running(struct store *s, const struct store_bisection *b, struct strbuf *err)
+int64_t store_bisection_same(struct store *s, const struct store_bisection *b, struct strbuf *err)
 {
 	sqlite3_stmt *q = stmt(s, ST_BISECT_RUNNING, err);
 	int64_t id = -1;

@@ -161,12 +161,13 @@ struct store_bisection {
 /* Record a new bisection (status running); its id, or -1 with err set. */
 int64_t store_bisection_add(struct store *s, const struct store_bisection *b, struct strbuf *err);
 /*
- * The newest bisection of the same arguments (tree, ends, job, overrides,
- * provider, first_parent) that never ended — a bisection whose process was
- * killed, to be resumed rather than started twice. Its id, 0 when there is
- * none, or -1 with err set.
+ * The bisection of the same arguments (tree, ends, job, overrides,
+ * provider, first_parent): one that never ended (its process was killed)
+ * first, else the newest — to be resumed or run again on its own runs
+ * rather than recorded twice. Its id, 0 when there is none, or -1 with err
+ * set.
  */
-int64_t store_bisection_running(struct store *s, const struct store_bisection *b, struct strbuf *err);
+int64_t store_bisection_same(struct store *s, const struct store_bisection *b, struct strbuf *err);
 /* Read bisection id into *b (store_bisection_release() it). 0, or -1 with err set (also: no such id). */
 int store_bisection_get(struct store *s, int64_t id, struct store_bisection *b, struct strbuf *err);
 /* How it ended: the metric followed, the status, the culprit (NULL: none). 0, or -1 with err set. */

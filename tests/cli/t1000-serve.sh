@@ -12,7 +12,7 @@ PY=/usr/bin/python3
 port=$((20000 + ($$ + 7) % 20000))
 export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 
-trap '[ -s "$TMP/smtpd.pid" ] && kill "$(cat "$TMP/smtpd.pid")" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'for p in "$TMP/smtpd.pid" "$TMP/smtpd2.pid"; do [ -s "$p" ] && kill "$(cat "$p")" 2>/dev/null; done; rm -rf "$TMP"' EXIT
 
 # Every matrix.json under the result root holds only samples of its own
 # commit: each command.throughput within 15 % of the commit's ./speed (the
@@ -164,6 +164,20 @@ test_expect_success 'an improvement: bisected and recorded as one; with report_i
 	printf "serve:\n  report_improvements: maybe\n  trees: []\n" >"$TMP/ri.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/ri.yaml" &&
 	one_line_error "ri.yaml:2:[0-9]+: serve.report_improvements: must be true or false"
+'
+
+test_expect_success 'a report the SMTP server refuses for good (554 on DATA): recorded as a failed delivery with the reason, not "nothing to report"' '
+	port2=$((port + 1)) && mkdir -p "$TMP/spool2" &&
+	{ "$PY" "$SRC/tests/fixtures/smtp/smtpd.py" --port $port2 --spool "$TMP/spool2" --data-reply "554 5.7.1 no thanks" >"$TMP/smtpd2.log" 2>&1 & echo $! >"$TMP/smtpd2.pid"; } &&
+	for i in $(seq 1 100); do "$PY" -c "import socket; socket.create_connection((\"127.0.0.1\", $port2), 1)" 2>/dev/null && break; sleep 0.1; done &&
+	sed "s|smtp://127.0.0.1:$port|smtp://127.0.0.1:$port2|" "$TMP/robot.yaml" >"$TMP/refuse.yaml" &&
+	commit_n 33 36 34 40 &&
+	rc=0 && { lkprobot serve -c "$TMP/refuse.yaml" --once 2>"$TMP/e9" || rc=$?; } &&
+	kill "$(cat "$TMP/smtpd2.pid")" && cat "$TMP/e9" && [ $rc = 0 ] &&
+	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 34\$") &&
+	lkprobot status -c "$TMP/robot.yaml" | grep "culprit\": \"$culprit" >"$TMP/st9" &&
+	grep -q "\"report\": \"delivery failed\", \"mail_error\": \"[^\"]*554 5.7.1 no thanks" "$TMP/st9" &&
+	[ -z "$(ls "$TMP/spool2")" ]
 '
 
 test_expect_success 'a tree by url (file://): mirrored with libgit2; a force-push is a new head on its parent, no crash' '
