@@ -10,6 +10,7 @@
 #include "../stats/sigtest.h"
 
 #include <fnmatch.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -540,6 +541,25 @@ const struct compare_row *compare_headline(const struct compare_result *cmp, boo
 
 /* ---- ncompare ---- */
 
+/*
+ * A figure printed as an integer: truncated as Ruby's %d, and kept within
+ * the type (a hostile matrix's 1e300 or NaN converted as is would be
+ * undefined behaviour).
+ */
+static long long as_ll(double v)
+{
+	if (!(v > -9.2e18))
+		return isnan(v) ? 0 : LLONG_MIN;
+	return v < 9.2e18 ? (long long)v : LLONG_MAX;
+}
+
+static int as_int(double v)
+{
+	if (!(v > -2e9))
+		return isnan(v) ? 0 : INT_MIN;
+	return v < 2e9 ? (int)v : INT_MAX;
+}
+
 void compare_format_value(struct strbuf *out, double v)
 {
 	if (fabs(v) < 1000)
@@ -547,7 +567,7 @@ void compare_format_value(struct strbuf *out, double v)
 	else if (fabs(v) > 1e8)
 		strbuf_addf(out, "%*.4g", ABS_WIDTH, v);
 	else
-		strbuf_addf(out, "%*lld", ABS_WIDTH, (long long)v);	/* Ruby's %d truncates */
+		strbuf_addf(out, "%*lld", ABS_WIDTH, as_ll(v));	/* Ruby's %d truncates */
 }
 
 void compare_format_change(struct strbuf *out, double p, bool absolute)
@@ -568,7 +588,7 @@ static void ncompare_stddev(struct strbuf *out, const struct compare_side *s)
 	if (s->n > 1 && s->mean != 0)
 		sd = 100 * sd / s->mean;
 	if (sd > 2)
-		strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, (int)sd);
+		strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, as_int(sd));
 	else
 		strbuf_addf(out, "%*s", ERR_WIDTH, "");
 }
@@ -689,16 +709,16 @@ static void classic_value(struct strbuf *out, const struct classic_fmt *f, doubl
 		if (v == 0)
 			strbuf_addf(out, "%*s", ABS_WIDTH + 1, " ");
 		else
-			strbuf_addf(out, "%*lld", ABS_WIDTH + 1, (long long)v);
+			strbuf_addf(out, "%*lld", ABS_WIDTH + 1, as_ll(v));
 	} else if (f->is_exp) {
 		if (!f->is_float && fabs(v) < 1e8)
-			strbuf_addf(out, "%*lld", ABS_WIDTH, (long long)v);
+			strbuf_addf(out, "%*lld", ABS_WIDTH, as_ll(v));
 		else
 			strbuf_addf(out, "%*.4g", ABS_WIDTH, v);
 	} else if (f->is_float) {
 		strbuf_addf(out, "%*.2f", ABS_WIDTH, v);
 	} else {
-		strbuf_addf(out, "%*lld", ABS_WIDTH, (long long)v);
+		strbuf_addf(out, "%*lld", ABS_WIDTH, as_ll(v));
 	}
 }
 
@@ -728,7 +748,7 @@ static void classic_cell(struct strbuf *out, const char *metric, bool first, dou
 	} else if (stddev >= 0) {
 		double pct = v != 0 ? 100 * stddev / v : stddev;
 		if (pct > 3)
-			strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, (int)pct);
+			strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, as_int(pct));
 		else
 			strbuf_addf(out, "%*s", ERR_WIDTH, "");
 	} else {

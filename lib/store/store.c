@@ -252,7 +252,7 @@ enum stmt_id {
 	ST_BISECT_ADD,
 	ST_BISECT_GET,
 	ST_BISECT_END,
-	ST_BISECT_RUNNING,
+	ST_BISECT_SAME,
 	ST_OUTBOX_ADD,
 	ST_OUTBOX_GET,
 	ST_OUTBOX_CLAIM,
@@ -343,7 +343,7 @@ static const char *const stmt_sql[ST_NR] = {
 		" culprit FROM bisections WHERE id = ?1",
 	[ST_BISECT_END] = "UPDATE bisections SET metric = ?2, status = ?3, culprit = ?4, updated = ?5"
 		" WHERE id = ?1",
-	[ST_BISECT_RUNNING] = "SELECT id FROM bisections WHERE tree = ?1 AND good = ?2 AND bad = ?3 AND job = ?4"
+	[ST_BISECT_SAME] = "SELECT id FROM bisections WHERE tree = ?1 AND good = ?2 AND bad = ?3 AND job = ?4"
 		" AND overrides = ?5 AND provider = ?6 AND first_parent = ?7"
 		" ORDER BY status = 'running' DESC, id DESC LIMIT 1",
 	[ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
@@ -1334,19 +1334,25 @@ fail:
 
 /* ---- bisections ---- */
 
+/* A bisection's arguments as ?1..?7 (tree, good, bad, job, overrides, provider, first_parent). */
+static void bind_bisection(sqlite3_stmt *q, const struct store_bisection *b)
+{
+	bind_text(q, 1, b->tree);
+	bind_text(q, 2, b->good);
+	bind_text(q, 3, b->bad);
+	bind_text(q, 4, b->job);
+	bind_text(q, 5, b->overrides ? b->overrides : "");
+	bind_text(q, 6, b->provider);
+	sqlite3_bind_int64(q, 7, b->first_parent);
+}
+
 int64_t store_bisection_add(struct store *s, const struct store_bisection *b, struct strbuf *err)
 {
 	sqlite3_stmt *q = stmt(s, ST_BISECT_ADD, err);
 	int64_t id = -1;
 
 	if (q) {
-		bind_text(q, 1, b->tree);
-		bind_text(q, 2, b->good);
-		bind_text(q, 3, b->bad);
-		bind_text(q, 4, b->job);
-		bind_text(q, 5, b->overrides ? b->overrides : "");
-		bind_text(q, 6, b->provider);
-		sqlite3_bind_int64(q, 7, b->first_parent);
+		bind_bisection(q, b);
 		bind_text(q, 8, b->metric);
 		sqlite3_bind_int64(q, 9, (int64_t)time(NULL));
 		id = returned_id(step_id(s, q, err), err);
@@ -1414,17 +1420,11 @@ int store_bisection_end(struct store *s, int64_t id, const char *metric, const c
 
 int64_t store_bisection_same(struct store *s, const struct store_bisection *b, struct strbuf *err)
 {
-	sqlite3_stmt *q = stmt(s, ST_BISECT_RUNNING, err);
+	sqlite3_stmt *q = stmt(s, ST_BISECT_SAME, err);
 	int64_t id = -1;
 
 	if (q) {
-		bind_text(q, 1, b->tree);
-		bind_text(q, 2, b->good);
-		bind_text(q, 3, b->bad);
-		bind_text(q, 4, b->job);
-		bind_text(q, 5, b->overrides ? b->overrides : "");
-		bind_text(q, 6, b->provider);
-		sqlite3_bind_int64(q, 7, b->first_parent);
+		bind_bisection(q, b);
 		id = step_id(s, q, err);
 	}
 	if (id < 0)

@@ -222,7 +222,7 @@ size_t strbuf_utf8_len(const char *s, size_t left)
 	size_t n;
 	unsigned cp;
 
-	if (!left || !p[0])
+	if (!left)
 		return 0;
 	if (p[0] < 0x80)
 		return 1;

@@ -44,8 +44,8 @@ void strbuf_setf(struct strbuf *sb, const char *fmt, ...)
 /*
  * Text from the world (commit messages, raw tool output, file names):
  * strbuf_utf8_len() is the length of the valid UTF-8 sequence at s (at
- * most `left` bytes; 0: not valid — a stray byte, an overlong form, a
- * surrogate, or NUL); strbuf_add_utf8() appends s with each byte that is not
+ * most `left` bytes, left > 0; 0: not valid — a stray byte, an overlong
+ * form, a surrogate, past U+10FFFF); strbuf_add_utf8() appends s with each byte that is not
  * part of a valid sequence replaced by U+FFFD; strbuf_add_oneline() appends
  * it for a one-line message: line breaks and other control characters as
  * \n, \r, \t, \xNN (C1 as \u00NN), invalid bytes as \xNN — nothing in it

@@ -126,13 +126,24 @@ test_expect_success 'commits the world made: ISO-8859-1 text re-encoded, a signa
 	git init -q "$TMP/repo" && cd "$TMP/repo" && git config user.email a@example.org && git config user.name A &&
 	echo 1 >f && git add f && git commit -qm base && t=$(git rev-parse HEAD^{tree}) && p=$(git rev-parse HEAD) &&
 	printf "tree %s\nparent %s\nauthor J\366rg M\374ller <j@example.org> 1700000000 +0100\ncommitter C <c@example.org> 1700000000 +0000\nencoding ISO-8859-1\n\nFix f\374r \344 thing\n\nSigned-off-by: J\366rg M\374ller <j@example.org>\n" "$t" "$p" >"$TMP/latin1" &&
-	latin1=$(git hash-object -t commit -w "$TMP/latin1") &&
+	latin1=$(git hash-object -t commit -w "$TMP/latin1") && echo "$latin1" >"$TMP/latin1.id" &&
 	printf "tree %s\nparent %s\nauthor Broken <b@example.org> notatime +0000\ncommitter C <c@example.org> 1700000000 +0000\n\nbroken\n" "$t" "$p" >"$TMP/broken" &&
-	broken=$(git hash-object -t commit -w --literally "$TMP/broken") && cd "$SRC" &&
+	broken=$(git hash-object -t commit -w --literally "$TMP/broken") && echo "$broken" >"$TMP/broken.id" && cd "$SRC" &&
 	$T "$LKPROBOT" recipients --tree "$TMP/repo" "$latin1" >"$TMP/r1" 2>"$TMP/err" &&
 	grep -q "^To: Jörg Müller <j@example.org> *# author, Signed-off-by$" "$TMP/r1" && [ ! -s "$TMP/err" ] &&
 	$T "$LKPROBOT" recipients --tree "$TMP/repo" "$broken" >"$TMP/r2" &&
 	grep -q "^To: Broken <b@example.org>" "$TMP/r2"
+'
+
+test_expect_success 'report on those commits: exit 0, the message in UTF-8 (it was "body is not valid UTF-8" and exit 2)' '
+	B="$TMP/rep/fio-basic/pp/lkp-hsw-ep6/debian/kc/gcc-6" && latin1=$(cat "$TMP/latin1.id") && broken=$(cat "$TMP/broken.id") &&
+	python3 tests/fixtures/compare/gen-samples.py tests/fixtures/compare/example-000.rows "$B/base" "$B/new" &&
+	for c in "$latin1" "$broken"; do cp -r "$B/new" "$B/$c" || return 1; done &&
+	$T "$LKPROBOT" report --base "$B/base" --commit "$B/$latin1" --tree "$TMP/repo" --date 1485000000 -o "$TMP/l.eml" &&
+	grep -q "^commit: $latin1 (\"Fix für ä thing\")$" "$TMP/l.eml" &&
+	grep -q "^To: =?UTF-8?Q?J=C3=B6rg_M=C3=BCller?= <j@example.org>" "$TMP/l.eml" &&
+	$T "$LKPROBOT" report --base "$B/base" --commit "$B/$broken" --tree "$TMP/repo" --date 1485000000 -o "$TMP/b.eml" &&
+	grep -q "^commit: $broken (\"broken\")$" "$TMP/b.eml"
 '
 
 test_expect_success '300 Cc trailers: at most mail.max_recipients (100 by default) recipients, and a warning' '
