@@ -594,8 +594,8 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	/*
 	 * One bisection of a head at a time (a service restarted while its
 	 * killed bisection's last children still end, a second service): the
-	 * lock is held for the bisection's life, and under it an unfinished
-	 * bisection of the same arguments in the store is resumed, not doubled.
+	 * lock is held for the bisection's life, and under it the bisection of
+	 * the same arguments in the store goes on, never a second one.
 	 */
 	if ((lock_fd = head_lock(cache, tree, bad_id, &err)) < 0)
 		goto fail;
