@@ -5,6 +5,7 @@
 #   make demo     the README's main command
 #   make install  PREFIX=/usr/local (DESTDIR supported)
 #   make bench    build and run the benchmarks in bench/
+#   make fuzz     build the libFuzzer harnesses (clang) and fuzz each for FUZZ_SECONDS
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -24,7 +25,7 @@ NOPC_LIBS := -lpfm -lmbedtls -lmbedx509 -lmbedcrypto -lm -ldl -lpthread
 DEB_BUILD := build-essential pkg-config libyaml-dev libcurl4-openssl-dev \
 	libgit2-dev libpmem-dev libsqlite3-dev libmicrohttpd-dev libpfm4-dev \
 	libmbedtls-dev
-DEB_TEST := libcmocka-dev python3 sqlite3 python3-aiosmtpd python3-dkim openssl curl chromium \
+DEB_TEST := libcmocka-dev clang libclang-rt-14-dev python3 sqlite3 python3-aiosmtpd python3-dkim openssl curl chromium \
 	slurm-wlm munge dropbear-bin kexec-tools openssh-client
 DEB_SERVICE := slurm-client git ca-certificates openssh-client
 DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod \
@@ -74,12 +75,21 @@ ROBOT_SRC := $(sort $(wildcard robot/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 
+# libFuzzer harnesses (tests/fuzz/), built with clang: the one compiler here
+# whose UBSan has float-cast-overflow (a double too big for its integer)
+CLANG ?= clang
+HAVE_CLANG := $(shell command -v $(CLANG) >/dev/null 2>&1 && echo yes)
+FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_SECONDS ?= 60
+
 REL_ROBOT_OBJ := $(ROBOT_SRC:%.c=build/rel/%.o)
 SAN_ROBOT_OBJ := $(ROBOT_SRC:%.c=build/san/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=build/rel/bench/%)
 
-.PHONY: all deps deps-image check unit cli demo install bench clean help
+.PHONY: all deps deps-image check unit cli demo install bench clean help fuzz
 all: lkprobot
 
 help:
@@ -95,14 +105,21 @@ build/san/%.o: %.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SAN) -MMD -MP -c -o $@ $<
 
+build/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call msg,CLANG,$@)
+	$(Q)$(CLANG) $(ALL_CFLAGS) -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
 define archives
 build/$(1)/lib$(2).a: $(call layer_objs,$(1),$(2))
 	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$^
 endef
-$(foreach b,rel san,$(foreach l,$(LIB_LAYERS),$(eval $(call archives,$(b),$(l)))))
+$(foreach b,rel san fuzz,$(foreach l,$(LIB_LAYERS),$(eval $(call archives,$(b),$(l)))))
 build/rel/libapp.a: $(APP_SRC:%.c=build/rel/%.o)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 build/san/libapp.a: $(APP_SRC:%.c=build/san/%.o)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+build/fuzz/libapp.a: $(APP_SRC:%.c=build/fuzz/%.o)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # a wrong-way include or call between lib/'s layers fails the build
@@ -126,6 +143,11 @@ build/san/tests/%: tests/unit/%.c $(call link_archives,san)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes -o $@ $< $(call link_archives,san) \
 		$(LDLIBS_ALL) $(shell $(PKG_CONFIG) --libs cmocka)
+
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzzlib.h $(call link_archives,fuzz)
+	@mkdir -p $(dir $@)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(ALL_CFLAGS) -O1 $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(call link_archives,fuzz) $(LDLIBS_ALL)
 
 build/rel/bench/%: bench/%.c $(call link_archives,rel)
 	@mkdir -p $(dir $@)
@@ -156,8 +178,15 @@ unit: $(UNIT_BIN)
 cli: build/san/lkprobot
 	@LKPROBOT=$(CURDIR)/build/san/lkprobot sh tests/cli/run.sh
 
-check: $(UNIT_BIN) build/san/lkprobot
-	@sh tests/run-all.sh $(UNIT_BIN)
+# without clang the fuzz harnesses are skipped, and check says so
+check: $(UNIT_BIN) build/san/lkprobot $(if $(HAVE_CLANG),$(FUZZ_BIN))
+	@FUZZ_BIN="$(if $(HAVE_CLANG),$(FUZZ_BIN))" sh tests/run-all.sh $(UNIT_BIN)
+
+# make fuzz: each harness over its seeds, then FUZZ_SECONDS of fuzzing each
+# (new inputs kept in build/fuzz/corpus/, crashes in build/fuzz/)
+fuzz: $(FUZZ_BIN)
+	@$(if $(HAVE_CLANG),,echo "fuzz: $(CLANG) is not installed; 'make deps' installs it"; exit 1;) \
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_KEEP=build/fuzz/corpus sh tests/fuzz/run.sh $(FUZZ_BIN)
 
 # make check-kernel: a real kernel build, not part of `make check` (it takes
 # 10-20 minutes on 2 cores and 1.5 GB of disk). Installs Debian's

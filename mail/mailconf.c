@@ -51,7 +51,8 @@ static int get_long(const struct mailconf *c, const struct node *map, const char
 	if (v) {
 		long x = node_str(v) ? strtol(node_str(v), &end, 10) : -1;
 		if (!node_str(v) || *end || x <= 0)
-			ret = bad(err, c, v, full, "must be a positive number of seconds");
+			ret = bad(err, c, v, full, strcmp(key, "max_recipients") ? "must be a positive number of seconds"
+										 : "must be a positive number");
 		else
 			*out = x;
 	}
@@ -78,7 +79,8 @@ static int check_keys(const struct mailconf *c, const struct node *map, const ch
 
 static int load_map(struct mailconf *c, const struct node *m, struct strbuf *err)
 {
-	static const char *const top[] = { "live", "operator", "from", "lists", "domain", "retry", "smtp", "dkim", NULL };
+	static const char *const top[] = { "live", "operator", "from", "lists", "domain", "retry", "smtp", "dkim",
+					   "max_recipients", NULL };
 	static const char *const smtp[] = { "url", "tls", "user", "password", "password_file", "ca_file",
 					    "connect_timeout", "timeout", NULL };
 	static const char *const dkim[] = { "key", "selector", "domain", NULL };
@@ -100,7 +102,8 @@ static int load_map(struct mailconf *c, const struct node *m, struct strbuf *err
 			return bad(err, c, v, "live", "must be true or false");
 	}
 	if (get_str(c, m, "", "operator", &c->operator_, err) || get_str(c, m, "", "from", &c->from, err) ||
-	    get_str(c, m, "", "domain", &c->domain, err) || get_long(c, m, "", "retry", &c->retry, err))
+	    get_str(c, m, "", "domain", &c->domain, err) || get_long(c, m, "", "retry", &c->retry, err) ||
+	    get_long(c, m, "", "max_recipients", &c->max_recipients, err))
 		return -1;
 	if ((v = node_get(m, "lists"))) {
 		if (v->type != NODE_SEQ)
@@ -170,6 +173,7 @@ int mailconf_load(struct mailconf *c, const char *path, struct strbuf *err)
 
 	memset(c, 0, sizeof(*c));
 	c->retry = 60;
+	c->max_recipients = 100;
 	c->smtp.tls = SMTP_TLS_REQUIRED;
 	c->smtp.connect_timeout = 10;
 	c->smtp.timeout = 60;

@@ -10,6 +10,7 @@
  *     operator: Robot Operator <ops@example.org>
  *     from: kernel test robot <lkp@example.org>
  *     lists: [lkp@lists.example.org]   # always Cc'd
+ *     max_recipients: 100         # at most this many recipients of a report (the rest dropped, said)
  *     domain: example.org         # of the Message-IDs
  *     retry: 60                   # seconds before the first retry (doubling, at most 6 h)
  *     smtp:
@@ -41,6 +42,7 @@ struct mailconf {
 	char *from;
 	char **lists;
 	size_t nlists;
+	long max_recipients;		/* default 100 */
 	char *domain;
 	long retry;			/* seconds */
 	struct smtp_config smtp;	/* its strings point into this struct's own copies */

@@ -46,48 +46,13 @@ static bool is_token(unsigned char c)
 	return c > 32 && c < 127 && !strchr("()<>@,;:\\\"/[]?=", c);
 }
 
-/* Length of the UTF-8 character at s (n > 0 bytes left), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	uint32_t cp;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] < 0xc2)
-		return 0;
-	if (s[0] < 0xe0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] < 0xf0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] < 0xf5) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 /* Offset of the first byte that is not valid UTF-8, n if there is none. */
 static size_t utf8_check(const char *s, size_t n)
 {
 	size_t i = 0;
 
 	while (i < n) {
-		size_t l = utf8_len((const unsigned char *)s + i, n - i);
+		size_t l = strbuf_utf8_len(s + i, n - i);
 		if (!l)
 			return i;
 		i += l;
@@ -95,24 +60,12 @@ static size_t utf8_check(const char *s, size_t n)
 	return n;
 }
 
-/* Control characters escaped, so that an error message stays on one line. */
+/* At most 200 bytes of s, escaped so that an error message stays on one line. */
 static void add_printable(struct strbuf *sb, const char *s)
 {
 	size_t n = strlen(s);
 
-	for (size_t i = 0; i < n && i < 200; i++) {
-		unsigned char c = s[i];
-		if (c == '\n')
-			strbuf_addstr(sb, "\\n");
-		else if (c == '\r')
-			strbuf_addstr(sb, "\\r");
-		else if (c == '\t')
-			strbuf_addstr(sb, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			strbuf_addf(sb, "\\x%02x", c);
-		else
-			strbuf_addch(sb, c);
-	}
+	strbuf_add_oneline(sb, s, n < 200 ? n : 200);
 	if (n > 200)
 		strbuf_addstr(sb, "...");
 }
@@ -368,7 +321,7 @@ static size_t ew_fit(const char *s, size_t n, bool b64, size_t max)
 	size_t i = 0;
 
 	while (i < n) {
-		size_t cl = utf8_len((const unsigned char *)s + i, n - i);
+		size_t cl = strbuf_utf8_len(s + i, n - i);
 		if (!cl)
 			cl = 1;
 		if (i && EW_OVERHEAD + ew_cost(s, i + cl, b64) > max)
@@ -956,7 +909,7 @@ static void hdr_disposition(struct strbuf *out, const char *eol, const char *fna
 	for (unsigned sec = 0; i < n; sec++) {
 		size_t take = 0, cost = 0;
 		while (i + take < n) {
-			size_t cl = utf8_len((const unsigned char *)fname + i + take, n - i - take);
+			size_t cl = strbuf_utf8_len(fname + i + take, n - i - take);
 			size_t c = 0;
 			if (!cl)
 				cl = 1;

@@ -286,6 +286,41 @@ static void maintainers(struct recipients *r, const char *text, const char *cons
 	strbuf_release(&warn);
 }
 
+/*
+ * At most max recipients (3,000 Cc trailers must not make 3,000 envelope
+ * recipients): the author and the configured lists stay, then the others
+ * in the order they came (committer, trailers, maintainers) until max.
+ */
+static void cap(struct recipients *r, size_t max)
+{
+	size_t keep = 0, kept = 0, dropped = 0;
+	char *first = NULL;
+
+	for (size_t i = 0; i < r->n; i++)
+		keep += r->v[i].to || !strcmp(r->v[i].why, "configured list");
+	for (size_t i = 0; i < r->n; i++) {
+		struct recipient *v = &r->v[i];
+		bool must = v->to || !strcmp(v->why, "configured list");
+		if (must || keep < max) {
+			keep += !must;
+			r->v[kept++] = *v;
+			continue;
+		}
+		if (!dropped++)
+			first = xstrdup(v->email);
+		free(v->addr);
+		free(v->email);
+		free(v->why);
+	}
+	r->n = kept;
+	if (dropped) {
+		r->warnings = xrealloc(r->warnings, (r->nwarnings + 1) * sizeof(*r->warnings));
+		r->warnings[r->nwarnings++] = xasprintf("%zu more recipients dropped (%s and after): at most %zu "
+							"(mail.max_recipients)", dropped, first, max);
+	}
+	free(first);
+}
+
 void recipients_compute(const struct recipients_input *in, struct recipients *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -299,6 +334,8 @@ void recipients_compute(const struct recipients_input *in, struct recipients *ou
 		maintainers(out, in->maintainers, in->paths, in->npaths);
 	for (size_t i = 0; i < in->nlists; i++)
 		add(out, in->lists[i], "configured list", false);
+	if (in->max && out->n > in->max)
+		cap(out, in->max);
 }
 
 void recipients_release(struct recipients *r)
@@ -316,7 +353,7 @@ void recipients_release(struct recipients *r)
 }
 
 int recipients_of_commit(const char *tree, const char *rev, const char *const *lists, size_t nlists,
-			 struct recipients *out, struct strbuf *err)
+			 size_t max, struct recipients *out, struct strbuf *err)
 {
 	struct gitrepo *repo;
 	struct gitrepo_commit c;
@@ -339,7 +376,7 @@ int recipients_of_commit(const char *tree, const char *rev, const char *const *l
 		.author = author, .committer = committer, .message = c.message,
 		.maintainers = rc == 0 ? maint.buf : NULL,
 		.paths = (const char *const *)paths.v, .npaths = paths.n,
-		.lists = lists, .nlists = nlists,
+		.lists = lists, .nlists = nlists, .max = max,
 	};
 	recipients_compute(&in, out);
 	free(author);

@@ -39,6 +39,7 @@ struct recipients_input {
 	size_t npaths;
 	const char *const *lists;	/* configured addresses (the robot's list, LKML) */
 	size_t nlists;
+	size_t max;			/* at most this many recipients (0: no cap); the rest dropped with a warning */
 };
 
 void recipients_compute(const struct recipients_input *in, struct recipients *out);
@@ -46,10 +47,11 @@ void recipients_compute(const struct recipients_input *in, struct recipients *ou
 /*
  * The recipients of commit rev of the repository at tree: its author,
  * committer, trailers, the MAINTAINERS file of that commit (if any) against
- * the files it touches, and the given lists. 0, or -1 with err set.
+ * the files it touches, and the given lists; at most max of them (0: all).
+ * 0, or -1 with err set.
  */
 int recipients_of_commit(const char *tree, const char *rev, const char *const *lists, size_t nlists,
-			 struct recipients *out, struct strbuf *err);
+			 size_t max, struct recipients *out, struct strbuf *err);
 void recipients_release(struct recipients *r);
 
 /*

@@ -3,6 +3,7 @@
  */
 #include "box.h"
 #include "../lib/sys/fsutil.h"
+#include "../lib/sys/proc.h"
 #include "../lib/kernel/git.h"
 #include "../lib/job/job.h"
 #include "../lib/sys/machine.h"
@@ -250,61 +251,21 @@ out:
 
 /* ---- commands ---- */
 
-static double now_mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /*
  * Run argv with stdin in_fd (-1: /dev/null), stdout out_fd (-1: /dev/null),
- * stderr err_fd; killed after timeout seconds (0: never). The exit status,
- * 128+signal, or -1 with err set when it could not start.
+ * stderr err_fd; ended after timeout seconds (0: never). The exit status,
+ * 128+signal, or -1 with err set when it could not start. ssh ends with us.
  */
 static int spawn(char *const argv[], int in_fd, int out_fd, int err_fd, int timeout, bool *timed_out,
 		 struct strbuf *err)
 {
-	int status;
-	pid_t pid;
+	struct proc p = { .argv = argv, .in = in_fd >= 0 ? in_fd : PROC_NULL, .out = out_fd >= 0 ? out_fd : PROC_NULL,
+			  .err = err_fd >= 0 ? err_fd : PROC_NULL, .timeout = timeout, .grace = 2,
+			  .death_sig = SIGTERM };
+	int rc = proc_run(&p, err);
 
-	*timed_out = false;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		strbuf_setf(err, "cannot fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(in_fd >= 0 ? in_fd : null, 0);
-		dup2(out_fd >= 0 ? out_fd : null, 1);
-		dup2(err_fd >= 0 ? err_fd : null, 2);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	double deadline = timeout > 0 ? now_mono() + timeout : 0;
-	for (;;) {
-		pid_t w = waitpid(pid, &status, deadline ? WNOHANG : 0);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			strbuf_setf(err, "waitpid: %s", strerror(errno));
-			kill(pid, SIGKILL);
-			return -1;
-		}
-		if (deadline && now_mono() > deadline && !*timed_out) {
-			*timed_out = true;
-			kill(pid, SIGKILL);
-			deadline = 0;	/* now wait for it */
-		} else if (w == 0) {
-			usleep(20000);
-		}
-	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
+	*timed_out = p.timed_out;
+	return rc;
 }
 
 /* The last line of the file behind fd (rewound), trimmed, into out. */
@@ -564,11 +525,11 @@ static bool has_word(const char *cmdline, const char *word)
  */
 static int wait_back(const struct box *b, const char *old_boot_id, int timeout, struct probe *p)
 {
-	double deadline = now_mono() + timeout;
+	double deadline = proc_now() + timeout;
 	struct strbuf e = STRBUF_INIT;
 
-	while (now_mono() < deadline) {
-		int left = (int)(deadline - now_mono()) + 1;
+	while (proc_now() < deadline) {
+		int left = (int)(deadline - proc_now()) + 1;
 		if (!box_probe(b, p, left < 30 ? left : 30, &e) && strcmp(p->boot_id, old_boot_id)) {
 			strbuf_release(&e);
 			return 0;
@@ -943,8 +904,7 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 			strbuf_setf(err, "%s: %s", from, strerror(errno));
 		rc = -1;
 	}
-	char *rm[] = { "rm", "-rf", aside, NULL };
-	run_exec(rm, -1, 2, &e);
+	fsutil_remove_tree(aside);
 	free(aside);
 	free(from);
 	if (rc) {

@@ -1,7 +1,9 @@
 /*
  * provider local: the job runs on this machine through the engine, in a
  * checkout of the commit (one work tree reused across commits, so builds
- * in it stay incremental); `command` builds and runs there.
+ * in it stay incremental); `command` builds and runs there. The work tree
+ * is locked for as long as the provider is open: two bisections checking
+ * out their commits in one tree would each measure the other's.
  */
 #include "provider.h"
 #include "../lib/job/engine.h"
@@ -13,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct provider {
 	struct gitrepo *repo;
 	char *src;		/* the work tree */
+	int lock_fd;		/* held on <src>.lock while we own the work tree */
 	const char *result_dir;
 	struct machine m;
 	bool progress;
@@ -34,8 +38,16 @@ static struct provider *local_open(const struct provider_config *cfg, struct str
 	/* one work tree per repository, in the cache */
 	gitrepo_hash(cfg->tree, strlen(cfg->tree), hash);
 	p->src = xasprintf("%s/src-%.12s", cfg->cache, hash);
-	if (fsutil_mkdir_p(p->src)) {
-		strbuf_setf(err, "cannot create the work tree '%s'", p->src);
+	char *lock = xasprintf("%s.lock", p->src);
+	p->lock_fd = fsutil_lock(lock, cfg->lock_wait > 0 ? cfg->lock_wait : 30, err);
+	free(lock);
+	if (p->lock_fd < 0 || fsutil_mkdir_p(p->src)) {
+		if (p->lock_fd >= 0) {
+			strbuf_setf(err, "cannot create the work tree '%s'", p->src);
+			close(p->lock_fd);
+		} else {
+			strbuf_addstr(err, ": another run of this tree has its work tree; wait for it or give another --cache");
+		}
 		gitrepo_close(p->repo);
 		free(p->src);
 		free(p);
@@ -44,6 +56,7 @@ static struct provider *local_open(const struct provider_config *cfg, struct str
 	p->result_dir = cfg->result_dir;
 	p->progress = cfg->progress;
 	if (machine_get(&p->m, cfg->data_dir, cfg->testbox, err)) {
+		close(p->lock_fd);
 		gitrepo_close(p->repo);
 		free(p->src);
 		free(p);
@@ -85,6 +98,7 @@ static void local_close(struct provider *p)
 		return;
 	gitrepo_close(p->repo);
 	machine_release(&p->m);
+	close(p->lock_fd);
 	free(p->src);
 	free(p);
 }

@@ -35,6 +35,7 @@ struct provider_config {
 	const char *box;
 	const char *boxes;		/* NULL: box_default_file() */
 	const char *db;			/* NULL: <result_dir>/lkprobot.db */
+	double lock_wait;		/* local: seconds to wait for a work tree in use (0: 30) */
 };
 
 struct provider_run {

@@ -10,7 +10,7 @@
 #include "../lib/sys/fsutil.h"
 #include "../lib/kernel/git.h"
 #include "../lib/kernel/kbuild.h"
-#include "../lib/util/units.h"
+#include "../lib/run/run.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -117,19 +117,13 @@ static int qprov_run_job(struct provider *p, struct node *job, struct provider_r
 	struct qemu_opts qo = { .cache = p->cfg.cache, .result_dir = p->results, .data_dir = p->data,
 				.lkprobot = p->exe, .progress = p->cfg.progress };
 	struct qemu_result qr;
-	uint64_t rt = 300;
-	struct strbuf e = STRBUF_INIT;
-	const char *v = node_str(node_get(job, "runtime"));
 
 	memset(res, 0, sizeof(*res));
 	if (!p->have_kernel) {
 		strbuf_setf(err, "no kernel prepared");
 		return -1;
 	}
-	if (v && units_seconds(v, &rt, &e))
-		rt = 300;
-	strbuf_release(&e);
-	qo.job_timeout = (unsigned)rt + 600;
+	qo.job_timeout = run_job_timeout(job);
 	if (qemu_check_job(job, err) || qemu_run_job(&p->k, job, &qo, &qr, err))
 		return -1;
 	if (qr.run_dir)

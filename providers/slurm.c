@@ -13,6 +13,7 @@
 #include "../lib/sys/fsutil.h"
 #include "../lib/util/json.h"
 #include "../lib/run/run.h"
+#include "../lib/sys/proc.h"
 #include "../lib/util/units.h"
 #include "../lib/util/yml.h"
 
@@ -30,6 +31,7 @@
 
 #define SLURM_POLL_US 200000	/* squeue every 0.2 s */
 #define SLURM_MAX_ARGS 64
+#define SLURM_CMD_TIMEOUT 120	/* s: sbatch, squeue, scancel, sinfo */
 
 struct provider {
 	struct provider_config cfg;
@@ -50,9 +52,14 @@ static int slurm_cmd(struct provider *p, char *const argv[], struct strbuf *out,
 
 	strbuf_reset(out);
 	strbuf_reset(err);
-	if (ofd >= 0 && efd >= 0)
-		rc = run_exec(argv, ofd, efd, err);
-	else
+	if (ofd >= 0 && efd >= 0) {
+		/* a controller that does not answer: Slurm's own commands give up after a minute or two */
+		struct proc pr = { .argv = argv, .in = PROC_NULL, .out = ofd, .err = efd, .timeout = SLURM_CMD_TIMEOUT,
+				   .death_sig = SIGTERM };
+		rc = proc_run(&pr, err);
+		if (pr.timed_out)
+			strbuf_setf(err, "no answer within %d s", SLURM_CMD_TIMEOUT);
+	} else
 		strbuf_setf(err, "cannot write in '%s': %s", p->spool, strerror(errno));
 	if (ofd >= 0)
 		close(ofd);
@@ -179,13 +186,6 @@ static void slurm_cancel(struct provider *p, const char *id)
 	strbuf_release(&e);
 }
 
-static volatile sig_atomic_t slurm_stop_sig;
-
-static void slurm_on_stop(int sig)
-{
-	slurm_stop_sig = sig;
-}
-
 /* Submit one batch job for the run; its id into id. */
 static int slurm_submit(struct provider *p, const struct node *job, const char *jobfile, const char *status,
 			const char *tag, char *id, size_t idn, struct strbuf *err)
@@ -208,21 +208,15 @@ static int slurm_submit(struct provider *p, const struct node *job, const char *
 	if (partition)
 		argv[a++] = partition;
 	/*
-	 * The time limit from the job's runtime (default 300 s), as the
-	 * engine's own timeout, plus the node's preparation: 10 minutes for a
-	 * checkout, 60 for a kernel build and boot. --sbatch-arg --time=... wins.
+	 * The time limit from the job's runtime (run_job_timeout), plus the
+	 * node's preparation: 10 minutes for a checkout, 60 for a kernel build
+	 * and boot. --sbatch-arg --time=... wins.
 	 */
 	bool have_time = false;
 	for (size_t i = 0; i < p->cfg.slurm_nargs; i++)
 		have_time |= !strncmp(p->cfg.slurm_args[i], "--time", 6) || !strncmp(p->cfg.slurm_args[i], "-t", 2);
-	uint64_t rt = 300;
-	struct strbuf e = STRBUF_INIT;
-	const char *v = node_str(node_get(job, "runtime"));
-	if (v && units_seconds(v, &rt, &e))
-		rt = 300;
-	strbuf_release(&e);
-	char *tlimit = have_time ? NULL
-		: xasprintf("--time=%llu", (unsigned long long)((rt + 600 + (strcmp(p->cfg.slurm_via, "qemu") ? 600 : 3600) + 59) / 60));
+	unsigned limit = run_job_timeout(job) + (strcmp(p->cfg.slurm_via, "qemu") ? 600 : 3600);
+	char *tlimit = have_time ? NULL : xasprintf("--time=%u", (limit + 59) / 60);
 	if (tlimit)
 		argv[a++] = tlimit;
 	for (size_t i = 0; i < p->cfg.slurm_nargs && a < SLURM_MAX_ARGS - 24; i++)
@@ -285,10 +279,8 @@ static int slurm_run_job(struct provider *p, struct node *job, struct provider_r
 	if (fsutil_write_atomic(jobfile, yaml.buf, yaml.len, err))
 		goto out;
 
-	struct sigaction stop = { .sa_handler = slurm_on_stop }, old_int, old_term;
-	slurm_stop_sig = 0;
-	sigaction(SIGINT, &stop, &old_int);
-	sigaction(SIGTERM, &stop, &old_term);
+	struct proc_saved_stop saved;
+	proc_catch_stop(&saved);
 	const char *lost = NULL;	/* the node failure that cost the first submission */
 	double pending_since = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -296,12 +288,12 @@ static int slurm_run_job(struct provider *p, struct node *job, struct provider_r
 			break;
 		pending_since = 0;
 		for (;;) {
-			if (slurm_stop_sig) {
+			if (proc_stop_signal) {
+				int sig = proc_stop_signal;
 				slurm_cancel(p, id);
-				fprintf(stderr, "lkprobot: stopped (%s): Slurm job %s cancelled\n", strsignal(slurm_stop_sig), id);
-				sigaction(SIGINT, &old_int, NULL);
-				sigaction(SIGTERM, &old_term, NULL);
-				raise(slurm_stop_sig);
+				fprintf(stderr, "lkprobot: stopped (%s): Slurm job %s cancelled\n", strsignal(sig), id);
+				proc_restore_stop(&saved);
+				raise(sig);
 				goto out;	/* a handler that returned */
 			}
 			if (slurm_state(p, id, state, sizeof(state), reason, sizeof(reason), node, sizeof(node), err))
@@ -310,8 +302,7 @@ static int slurm_run_job(struct provider *p, struct node *job, struct provider_r
 				break;	/* forgotten by Slurm, but its status is there */
 			if (slurm_final(state))
 				break;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+			double now = proc_now();
 			if (!strcmp(state, "PENDING") && p->cfg.slurm_pending_timeout > 0) {
 				if (!pending_since)
 					pending_since = now;
@@ -371,8 +362,7 @@ static int slurm_run_job(struct provider *p, struct node *job, struct provider_r
 	ret = 0;
 done:
 	free((char *)lost);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	proc_restore_stop(&saved);
 out:
 	free(jobfile);
 	free(status);
@@ -418,7 +408,9 @@ int slurm_boxes(struct node **out, struct strbuf *err)
 		strbuf_setf(err, "sinfo is not installed (Debian package slurm-client)");
 		return -1;
 	}
-	rc = run_exec_capture(argv, &o, err);
+	struct proc pr = { .argv = argv, .in = PROC_NULL, .out = PROC_CAPTURE, .capture = &o,
+			   .timeout = SLURM_CMD_TIMEOUT, .death_sig = SIGTERM };
+	rc = proc_run(&pr, err);
 	if (rc) {
 		if (!err->len)
 			strbuf_setf(err, "sinfo failed (exit %d): is the cluster up, and SLURM_CONF right?", rc);

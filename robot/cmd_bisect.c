@@ -11,6 +11,7 @@
 #include "../lib/results/compare.h"
 #include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
+#include "../lib/sys/proc.h"
 #include "../lib/kernel/git.h"
 #include "../lib/job/job.h"
 #include "../lib/util/json.h"
@@ -23,6 +24,7 @@
 #include "../providers/provider.h"
 #include "runstore.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -197,6 +199,16 @@ static int measure(void *ctx, size_t i, size_t want, const double **v, size_t *n
 		if (d->ops->run_job(d->prov, d->job, &pr, err))
 			goto out;
 		d->runs++;
+		if (proc_stop_signal) {
+			/* the run was stopped, not failed: nothing to say about the commit */
+			strbuf_setf(err, "interrupted by signal %d; 'lkprobot bisect' with the same arguments goes on",
+				    (int)proc_stop_signal);
+			if (pr.run_dir && d->rs)
+				runstore_record_dir(d->rs, pr.run_dir, &why);
+			strbuf_release(&why);
+			provider_run_release(&pr);
+			goto out;
+		}
 		if (pr.run_dir && d->rs && runstore_record_dir(d->rs, pr.run_dir, &why))
 			cmd_warn("%s", why.buf);
 		strbuf_release(&why);
@@ -231,6 +243,29 @@ out:
 	free(marker);
 	free(rt);
 	return ret;
+}
+
+/* The lock of one head of one tree, in the cache: its fd, or -1 with err set. */
+static int head_lock(const char *cache, const char *tree, const char *head, struct strbuf *err)
+{
+	char real[PATH_MAX], hash[GITREPO_HEXSZ + 1];
+	struct strbuf key = STRBUF_INIT, path = STRBUF_INIT;
+	int fd = -1;
+
+	strbuf_addf(&key, "%s\n%s", realpath(tree, real) ? real : tree, head);
+	gitrepo_hash(key.buf, key.len, hash);
+	strbuf_addf(&path, "%s/locks", cache);
+	if (fsutil_mkdir_p(path.buf))
+		strbuf_setf(err, "cannot create '%s': %s", path.buf, strerror(errno));
+	else {
+		strbuf_addf(&path, "/bisect-%.16s.lock", hash);
+		fd = fsutil_lock(path.buf, 30, err);
+		if (fd < 0)
+			strbuf_addf(err, ": another bisection of %.12s in %s runs", head, tree);
+	}
+	strbuf_release(&key);
+	strbuf_release(&path);
+	return fd;
 }
 
 static void progress(void *ctx, size_t step, size_t left, size_t i, int verdict, size_t runs)
@@ -428,7 +463,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	const char *result_dir = "/lkp/result", *db = NULL, *box = NULL, *boxes = NULL;
 	char *cache = NULL, *picked = NULL, *picked_testbox = NULL, res_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
 	long long resume = 0, id = 0;
-	int c, r, ret = EXIT_USAGE;
+	int c, r, ret = EXIT_USAGE, lock_fd = -1;
 
 	jobopts_init(&jo);
 	optind = 1;
@@ -557,6 +592,14 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		strbuf_setf(&err, "cannot tell where lkprobot's data is");
 		goto bad;
 	}
+	/*
+	 * One bisection of a head at a time (a service restarted while its
+	 * killed bisection's last children still end, a second service): the
+	 * lock is held for the bisection's life, and under it the bisection of
+	 * the same arguments in the store goes on, never a second one.
+	 */
+	if ((lock_fd = head_lock(cache, tree, bad_id, &err)) < 0)
+		goto fail;
 	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache, .data_dir = data_real,
 				      .kconfig = kconfig, .testbox = jo.testbox, .progress = isatty(2),
 				      .slurm_via = via, .slurm_constraint = constraint, .slurm_partition = partition,
@@ -583,7 +626,16 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		struct strbuf ov = STRBUF_INIT;
 		yml_emit(&ov, jo.overrides);
 		nb.overrides = ov.buf;
-		id = store_bisection_add(rs.store, &nb, &err);
+		/* the same bisection again (a killed one, a head tested again): the same row, its runs reused */
+		id = store_bisection_same(rs.store, &nb, &err);
+		if (id > 0) {
+			fprintf(stderr, "lkprobot: going on with bisection %lld of the store (the same arguments)\n",
+				(long long)id);
+			if (store_bisection_end(rs.store, id, metric, "running", NULL, &err))
+				id = -1;
+		} else if (!id) {
+			id = store_bisection_add(rs.store, &nb, &err);
+		}
 		strbuf_release(&ov);
 		if (id < 0)
 			goto fail;
@@ -657,6 +709,8 @@ out:
 	jobopts_release(&jo);
 	free(cache);
 	free(sbatch_args);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	strbuf_release(&err);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
+#include "../lib/sys/proc.h"
 #include "../lib/job/job.h"
 #include "../lib/sys/machine.h"
 #include "../lib/run/run.h"
@@ -67,23 +68,27 @@ struct box_args {
 
 /* ---- on the box ---- */
 
-/* Detach: the ssh session that asked for the boot ends before the kernel changes. */
-static void detach_then_exec(char *const argv[])
+static int detached_main(void *arg)
 {
-	pid_t pid = fork();
+	char *const *argv = arg;
 
-	if (pid != 0)
-		return;
-	setsid();
-	int null = open("/dev/null", O_RDWR);
-	dup2(null, 0);
-	dup2(null, 1);
-	dup2(null, 2);
 	signal(SIGHUP, SIG_IGN);
 	sleep(1);
 	sync();
 	execvp(argv[0], argv);
-	_exit(127);
+	return 127;
+}
+
+/* Detach: the ssh session that asked for the boot ends before the kernel changes. */
+static void detach_then_exec(char *const argv[])
+{
+	struct strbuf err = STRBUF_INIT;
+	struct proc p = { .fn = detached_main, .arg = (void *)argv, .setsid = true, .in = PROC_NULL,
+			  .out = PROC_NULL, .err = PROC_NULL };
+
+	if (proc_start(&p, &err))
+		cmd_warn("%s", err.buf);
+	strbuf_release(&err);
 }
 
 static int box_boot_here(const char *file)

@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
+#include "../lib/sys/proc.h"
 #include "../lib/sys/machine.h"
 #include "../lib/run/run.h"
 #include "../lib/util/yml.h"
@@ -237,15 +238,13 @@ out:
 static pid_t start_sshd(const char *host_key)
 {
 	char *argv[] = { "dropbear", "-F", "-E", "-s", "-p", "22", "-r", (char *)host_key, NULL };
-	pid_t pid = fork();
+	struct proc p = { .argv = argv, .setsid = true };
+	struct strbuf err = STRBUF_INIT;
 
-	if (pid == 0) {
-		setsid();
-		execvp(argv[0], argv);
-		printf("@@LKPROBOT ERROR cannot start dropbear: %s\n", strerror(errno));
-		_exit(127);
-	}
-	return pid;
+	if (proc_start(&p, &err))
+		printf("@@LKPROBOT ERROR %s\n", err.buf);
+	strbuf_release(&err);
+	return p.pid;
 }
 
 int cmd_box_init(int argc, char **argv, struct lkp_ctx *ctx)

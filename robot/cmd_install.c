@@ -7,6 +7,7 @@
 #include "../lib/job/job.h"
 #include "../lib/run/program.h"
 #include "../lib/run/run.h"
+#include "../lib/sys/proc.h"
 #include "../lib/util/sset.h"
 
 #include <dirent.h>
@@ -87,21 +88,10 @@ static bool installed(const char *deb)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	char *argv[] = { "dpkg-query", "-W", "-f=${Status}", (char *)deb, NULL };
-	int pfd[2];
-	bool ok = false;
+	struct proc p = { .argv = argv, .in = PROC_NULL, .out = PROC_CAPTURE, .capture = &out, .err = PROC_NULL };
+	bool ok;
+	int rc = proc_run(&p, &err);
 
-	if (pipe(pfd))
-		return false;
-	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	int rc = run_exec(argv, pfd[1], devnull, &err);
-	close(pfd[1]);
-	if (devnull >= 0)
-		close(devnull);
-	char buf[256];
-	ssize_t n;
-	while ((n = read(pfd[0], buf, sizeof(buf))) > 0)
-		strbuf_add(&out, buf, (size_t)n);
-	close(pfd[0]);
 	ok = rc == 0 && strstr(out.buf, "install ok installed");
 	strbuf_release(&out);
 	strbuf_release(&err);

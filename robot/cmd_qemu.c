@@ -13,6 +13,7 @@
 #include "../lib/sys/machine.h"
 #include "../lib/run/program.h"
 #include "../lib/results/result.h"
+#include "../lib/run/run.h"
 #include "../lib/util/units.h"
 #include "../providers/qemu.h"
 #include "runstore.h"
@@ -314,15 +315,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		if (!node_get(job, "kconfig"))
 			node_set(job, "kconfig", node_new_scalar(k.kconfig));
 		struct qemu_opts jq = qo;
-		if (!jq.job_timeout) {
-			uint64_t rt = 300;
-			struct strbuf e = STRBUF_INIT;
-			const char *v = node_str(node_get(job, "runtime"));
-			if (v && units_seconds(v, &rt, &e))
-				rt = 300;
-			strbuf_release(&e);
-			jq.job_timeout = (unsigned)rt + 600;
-		}
+		if (!jq.job_timeout)
+			jq.job_timeout = run_job_timeout(job);
 		if (reuse) {
 			jq.runs = (int)runs;
 			jq.job_timeout *= (unsigned)runs;

@@ -68,7 +68,8 @@ int cmd_recipients(int argc, char **argv, struct lkp_ctx *ctx)
 		strbuf_release(&err);
 		return ret;
 	}
-	if (recipients_of_commit(tree, argv[optind], (const char *const *)mc.lists, mc.nlists, &r, &err)) {
+	if (recipients_of_commit(tree, argv[optind], (const char *const *)mc.lists, mc.nlists,
+					 (size_t)mc.max_recipients, &r, &err)) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}

@@ -115,7 +115,8 @@ static int send_report(struct report_input *in, const char *config, const char *
 	if (!explicit_domain)
 		in->domain = mc.domain;
 	if (tree && !user_rcpts) {
-		if (recipients_of_commit(tree, in->commit, (const char *const *)mc.lists, mc.nlists, &r, err))
+		if (recipients_of_commit(tree, in->commit, (const char *const *)mc.lists, mc.nlists,
+					 (size_t)mc.max_recipients, &r, err))
 			goto bad;
 		for (size_t i = 0; i < r.nwarnings; i++)
 			cmd_warn("%s", r.warnings[i]);
@@ -374,6 +375,10 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	free(run_job);
 	free(jp);
+	if (job && job->type != NODE_MAP) {
+		node_free(job);	/* a job.yaml that is a list says nothing about the job */
+		job = NULL;
+	}
 	if (!job)
 		job = node_new(NODE_MAP);
 	if (ngs[lead]->run_dir) {
@@ -405,6 +410,10 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		struct strbuf e2 = STRBUF_INIT, m = STRBUF_INIT;
 		if (ot)
 			oj = yml_load_one(ot, op, &e2);
+		if (oj && oj->type != NODE_MAP) {
+			node_free(oj);
+			oj = NULL;
+		}
 		params[i] = node_new(NODE_MAP);
 		if (oj) {
 			job_params(oj, NULL, params[i]);

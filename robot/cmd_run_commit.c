@@ -10,6 +10,7 @@
 #include "../lib/sys/fsutil.h"
 #include "../lib/util/json.h"
 #include "../lib/kernel/kbuild.h"
+#include "../lib/run/run.h"
 #include "../lib/util/yml.h"
 #include "../providers/provider.h"
 
@@ -119,7 +120,9 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 	else
 		kbuild_cache_dir(&cache_dir);	/* as bisect's: $LKPROBOT_CACHE, /var/cache/lkprobot */
 	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache_dir.buf,
-				      .data_dir = data_real, .kconfig = kconfig, .testbox = testbox };
+				      .data_dir = data_real, .kconfig = kconfig, .testbox = testbox,
+				      /* two runs on one node share its work tree: one waits for the other */
+				      .lock_wait = run_job_timeout(job) + RUN_JOB_MARGIN };
 	const char *reason = NULL;
 	if (fsutil_mkdir_p(pc.cache) || !(p = ops->open(&pc, &err))) {
 		r.job_state = "failed";

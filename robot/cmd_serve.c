@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "../lib/results/compare.h"
 #include "../lib/sys/fsutil.h"
+#include "../lib/sys/proc.h"
 #include "../lib/kernel/git.h"
 #include "../lib/util/json.h"
 #include "../lib/kernel/kbuild.h"
@@ -382,14 +383,29 @@ out:
 	return ret;
 }
 
-static volatile sig_atomic_t stop_asked, reload_asked;
+static volatile sig_atomic_t reload_asked;
 
-static void on_signal(int sig)
+static void on_hup(int sig)
 {
-	if (sig == SIGHUP)
-		reload_asked = 1;
-	else
-		stop_asked = 1;
+	(void)sig;
+	reload_asked = 1;
+}
+
+/*
+ * A child of the service (bisect, report, stats): in a process group of
+ * its own, which a stop of the service ends (SIGTERM, then SIGKILL after
+ * a grace), and killed when the service dies, so that a restarted service
+ * never finds an orphan working in the checkout it is about to use. Its
+ * stdout captured; stderr as ours (the service's log).
+ */
+static int serve_child(char *const argv[], struct strbuf *out, struct strbuf *err)
+{
+	struct proc p = { .argv = argv, .in = PROC_NULL, .out = PROC_CAPTURE, .capture = out, .pgroup = true,
+			  .death_sig = SIGKILL, .stop = &proc_stop_signal, .grace = 30 };
+	int rc = proc_run(&p, err);
+
+	proc_kill_group(&p, 5);
+	return rc;
 }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -492,7 +508,7 @@ static int test_head(const struct serve_conf *c, const char *config, const struc
 	}
 	exe[n] = '\0';
 	strbuf_addstr(result, "[");
-	for (size_t j = 0; j < t->njobs && !stop_asked; j++) {
+	for (size_t j = 0; j < t->njobs && !proc_stop_signal; j++) {
 		struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
 		char *args[72];
 		int a = 0;
@@ -541,7 +557,7 @@ static int test_head(const struct serve_conf *c, const char *config, const struc
 		args[a++] = t->jobs[j];
 		args[a] = NULL;
 		say("%s %.12s..%.12s: %s", tree, base, head, t->jobs[j]);
-		int rc = run_exec_capture(args, &out, &e);
+		int rc = serve_child(args, &out, &e);
 		struct node *js = rc == 0 || rc == 1 ? json_parse(out.buf, out.len, "bisect", &e) : NULL;
 		const char *status = js ? node_str(node_get(js, "status")) : NULL;
 		const char *culprit = js ? node_str(node_get(js, "culprit")) : NULL;
@@ -575,13 +591,22 @@ static int test_head(const struct serve_conf *c, const char *config, const struc
 			char *r[] = { exe, "report", "--send", "--config", (char *)config, "--db", c->db, "--result-root",
 				      c->result_root, "--tree", t->path, "--base", (char *)parent, "--commit", (char *)culprit,
 				      "--date", (char *)(first ? first : "0"), NULL };
-			int rr = run_exec_capture(r, &rout, &re);
+			int rr = serve_child(r, &rout, &re);
 			strbuf_rtrim(&rout);
 			say("%s %.12s: report: %s (exit %d)", tree, culprit, rout.len ? rout.buf : re.buf, rr);
 			strbuf_addstr(result, ", \"culprit\": ");
 			json_emit_string(result, culprit);
+			/* a mail the server refused for good is a failed delivery, not "nothing to report" */
+			const char *refused = !strncmp(rout.buf, "failed ", 7) ? rout.buf : strstr(rout.buf, "\nfailed ");
 			strbuf_addstr(result, ", \"report\": ");
-			json_emit_string(result, rr == 0 ? "queued" : rr == 1 ? "nothing to report" : "error");
+			json_emit_string(result, refused ? "delivery failed" : rr == 0 ? "queued" : rr == 1 ? "nothing to report" : "error");
+			if (refused) {
+				const char *why = strstr(refused, ": ");
+				char *line = xstrndup(why ? why + 2 : refused, strcspn(why ? why + 2 : refused, "\n"));
+				strbuf_addstr(result, ", \"mail_error\": ");
+				json_emit_string(result, line);
+				free(line);
+			}
 			failed |= rr == 2;
 			strbuf_release(&rout);
 			strbuf_release(&re);
@@ -610,7 +635,7 @@ static void record_missing_runs(const struct serve_conf *c)
 		return;
 	exe[n] = '\0';
 	char *args[] = { exe, "stats", "--reindex", c->result_root, "--missing", "--db", c->db, NULL };
-	int rc = run_exec_capture(args, &out, &e);
+	int rc = serve_child(args, &out, &e);
 	strbuf_rtrim(&out);
 	strbuf_rtrim(&e);
 	if (rc || strncmp(out.buf, "0 result root", 13))
@@ -626,7 +651,7 @@ static int one_pass(const struct serve_conf *c, const char *config, struct store
 
 	if (poll_trees(c, s, err) || store_heads(s, true, &todo, err))
 		return -1;
-	for (size_t i = 0; i < todo->n && !stop_asked; i++) {
+	for (size_t i = 0; i < todo->n && !proc_stop_signal; i++) {
 		const struct node *h = todo->vals[i];
 		double id = 0;
 		struct strbuf result = STRBUF_INIT;
@@ -642,7 +667,7 @@ static int one_pass(const struct serve_conf *c, const char *config, struct store
 			continue;
 		}
 		int rc = test_head(c, config, h, &result);
-		if (stop_asked) {
+		if (proc_stop_signal) {
 			/* interrupted: it stays to do, and the next service goes on from the runs made */
 			strbuf_release(&result);
 			break;
@@ -750,14 +775,13 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	if (web)
 		say("the dashboard is at http://%s/ (%s)", listen, conf.token ? "actions need the token" : "read-only");
 	struct sigaction sa = { 0 };
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_hup;
 	sigaction(SIGHUP, &sa, NULL);
+	proc_catch_stop(NULL);
 	record_missing_runs(&conf);
 	say("watching %zu tree%s (%s), every %ld s", conf.ntrees, conf.ntrees == 1 ? "" : "s", config, conf.poll);
 	ret = EXIT_OK;
-	while (!stop_asked) {
+	while (!proc_stop_signal) {
 		if (one_pass(&conf, config, s, &err)) {
 			say("%s", err.buf);
 			ret = EXIT_FAIL;
@@ -765,7 +789,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		}
 		if (once)
 			break;
-		for (long i = 0; i < conf.poll && !stop_asked && !reload_asked; i++)
+		for (long i = 0; i < conf.poll && !proc_stop_signal && !reload_asked; i++)
 			sleep(1);
 		if (reload_asked) {
 			struct serve_conf fresh;

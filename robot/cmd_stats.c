@@ -90,7 +90,11 @@ static char *find_db(const char *dir)
 	}
 }
 
-static void walk(const char *dir, int depth, struct runstore *rs, long *found, long *failed)
+/*
+ * Find the result roots under dir: the complete ones (re-extracted first
+ * when they have no stats.json) into runs, to be recorded in one batch.
+ */
+static void walk(const char *dir, int depth, struct runstore *rs, struct sset *runs, long *failed)
 {
 	DIR *d;
 	struct dirent *de;
@@ -113,13 +117,7 @@ static void walk(const char *dir, int depth, struct runstore *rs, long *found, l
 			(*failed)++;
 		}
 		free(sp);
-		strbuf_reset(&err);
-		if (runstore_record_dir(rs, dir, &err)) {
-			cmd_warn("%s", err.buf);
-			(*failed)++;
-		} else {
-			(*found)++;
-		}
+		sset_add(runs, dir);
 		strbuf_release(&err);
 		return;
 	}
@@ -131,10 +129,45 @@ static void walk(const char *dir, int depth, struct runstore *rs, long *found, l
 			continue;
 		char *p = xasprintf("%s/%s", dir, de->d_name);
 		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
-			walk(p, depth + 1, rs, found, failed);
+			walk(p, depth + 1, rs, runs, failed);
 		free(p);
 	}
 	closedir(d);
+}
+
+/*
+ * --reindex: the slow part (walking, re-extracting) first; then the rows
+ * forgotten and made again in one batch, so that a reader (compare --db,
+ * the dashboard) sees the old rows or the new ones, never half of them.
+ */
+static int reindex_store(struct runstore *rs, const char *real, long *found, long *failed, struct strbuf *err)
+{
+	struct sset runs = { 0 };
+	int ret = -1;
+
+	walk(real, 0, rs, &runs, failed);
+	if (store_batch_begin(rs->store, err))
+		goto out;
+	if (!missing_only && store_forget_under(rs->store, real, err) < 0) {
+		store_batch_end(rs->store, false, err);
+		goto out;
+	}
+	for (size_t i = 0; i < runs.cap; i++) {
+		struct strbuf e = STRBUF_INIT;
+		if (!runs.slot[i])
+			continue;
+		if (runstore_record_dir(rs, runs.slot[i], &e)) {
+			cmd_warn("%s", e.buf);
+			(*failed)++;
+		} else {
+			(*found)++;
+		}
+		strbuf_release(&e);
+	}
+	ret = store_batch_end(rs->store, true, err);
+out:
+	sset_release(&runs);
+	return ret;
 }
 
 int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
@@ -179,11 +212,10 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 		if (runstore_open(&rs, true, db, reindex, &err))
 			return cmd_error(EXIT_FAIL, "%s", err.buf);
 		char real[PATH_MAX];
-		if (!realpath(reindex, real) || (!missing_only && store_forget_under(rs.store, real, &err) < 0)) {
+		if (!realpath(reindex, real) || reindex_store(&rs, real, &found, &failed, &err)) {
 			runstore_close(&rs);
-			return cmd_error(EXIT_FAIL, "%s", err.buf);
+			return cmd_error(EXIT_FAIL, "%s", err.len ? err.buf : strerror(errno));
 		}
-		walk(real, 0, &rs, &found, &failed);
 		printf("%ld result root(s) recorded in %s%s\n", found, store_path(rs.store),
 		       failed ? "" : "");
 		runstore_close(&rs);

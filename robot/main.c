@@ -53,15 +53,30 @@ static const struct cmd commands[] = {
 	{ "status", cmd_serve, "the heads the service has seen and where each stands" },
 };
 
+/*
+ * One message, one line: what it quotes (a value with a line break, a key
+ * with a forged "lkprobot:" after one, control characters) is escaped.
+ */
+static void say_line(const char *prefix, const char *fmt, va_list ap)
+{
+	struct strbuf msg = STRBUF_INIT, line = STRBUF_INIT;
+
+	strbuf_vaddf(&msg, fmt, ap);
+	strbuf_addstr(&line, prefix);
+	strbuf_add_oneline(&line, msg.buf, msg.len);
+	strbuf_addch(&line, '\n');
+	fwrite(line.buf, 1, line.len, stderr);
+	strbuf_release(&msg);
+	strbuf_release(&line);
+}
+
 int cmd_error(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("lkprobot: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say_line("lkprobot: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return code;
 }
 
@@ -69,11 +84,9 @@ void cmd_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("lkprobot: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say_line("lkprobot: warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static bool has_jobs(const char *dir)

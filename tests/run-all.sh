@@ -1,6 +1,7 @@
 #!/bin/sh
 # make check: the cmocka unit tests, then the CLI tests against the
-# sanitizer build; the last line is the total "N passed, N failed".
+# sanitizer build, then the fuzz harnesses over their seeds and briefly;
+# the last line is the total "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 1
 # leaks inside Debian's libraries, each with its reason in the file
 LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -30,6 +31,9 @@ for t in tests/cli/t*.sh; do
 	echo "== $t"
 	sh "$t" || status=1
 done
+# the fuzz harnesses (FUZZ_BIN, from the Makefile; empty without clang): seeds and a short run
+echo "== tests/fuzz"
+sh tests/fuzz/run.sh $FUZZ_BIN || status=1
 read -r p f <<EOT
 $(awk '{p += $1; f += $2} END {print p+0, f+0}' "$CLI_RESULTS")
 EOT

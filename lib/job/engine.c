@@ -10,12 +10,13 @@
 #include "../results/result.h"
 #include "../stats/stats.h"
 #include "../run/run.h"
+#include "../sys/fsutil.h"
+#include "../sys/proc.h"
 #include "../util/units.h"
 #include "../util/yml.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,20 +26,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
-static double now_mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static double now_epoch(void)
 {
@@ -99,23 +86,34 @@ int engine_check(const struct node *job, struct strbuf *err)
 
 struct monitor_proc {
 	const struct program *p;
-	pid_t pid;
-	int err_fd;
+	struct run *r;
+	int out_fd;
+	struct proc proc;	/* stderr a pipe: its last line says why it failed */
 };
+
+static int monitor_main(void *arg)
+{
+	struct monitor_proc *mp = arg;
+
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_IGN);	/* a Ctrl-C stops the run, which stops us */
+	return mp->p->monitor(mp->r, mp->p, mp->out_fd);
+}
 
 static int start_monitor(struct run *r, const struct program *p, struct monitor_proc *mp)
 {
 	char *raw = run_path(r, p->raw ? p->raw : p->name);
 	int fd = open(raw, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int pfd[2];
+	struct strbuf e = STRBUF_INIT;
 
 	free(raw);
-	if (fd < 0 || pipe2(pfd, O_CLOEXEC)) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0) {
 		run_unavailable(r, p->name, "cannot start: %s", strerror(errno));
 		return -1;
 	}
+	*mp = (struct monitor_proc){ .p = p, .r = r, .out_fd = fd };
+	mp->proc = (struct proc){ .fn = monitor_main, .arg = mp, .in = PROC_NULL, .err = PROC_PIPE,
+				  .keep_signals = true, .death_sig = SIGKILL };
 	/*
 	 * SIGTERM stays blocked in the child until the monitor waits for it
 	 * (monitor_catch_stop): a stop sent right after the fork is not lost,
@@ -125,68 +123,35 @@ static int start_monitor(struct run *r, const struct program *p, struct monitor_
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
 	sigprocmask(SIG_BLOCK, &term, &old);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid != 0)
-		sigprocmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		close(fd);
-		close(pfd[0]);
-		close(pfd[1]);
-		run_unavailable(r, p->name, "cannot fork: %s", strerror(errno));
+	int rc = proc_start(&mp->proc, &e);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(fd);
+	if (rc) {
+		run_unavailable(r, p->name, "cannot start: %s", e.buf);
+		strbuf_release(&e);
 		return -1;
 	}
-	if (pid == 0) {
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_IGN);	/* a Ctrl-C stops the run, which stops us */
-		dup2(pfd[1], 2);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		_exit(p->monitor(r, p, fd) & 0xff);
-	}
-	close(fd);
-	close(pfd[1]);
-	mp->p = p;
-	mp->pid = pid;
-	mp->err_fd = pfd[0];
+	strbuf_release(&e);
 	return 0;
-}
-
-/* Wait for pid up to `seconds`; SIGKILL after that. Returns the wait status. */
-static int reap(pid_t pid, double seconds, struct rusage *ru)
-{
-	double end = now_mono() + seconds;
-	int status = 0;
-
-	for (;;) {
-		pid_t w = wait4(pid, &status, WNOHANG, ru);
-		if (w == pid)
-			return status;
-		if (w < 0 && errno != EINTR)
-			return status;
-		if (now_mono() > end) {
-			kill(pid, SIGKILL);
-			while (wait4(pid, &status, 0, ru) < 0 && errno == EINTR)
-				;
-			return status;
-		}
-		sleep_ms(10);
-	}
 }
 
 static void stop_monitor(struct run *r, struct monitor_proc *mp)
 {
-	struct strbuf msg = STRBUF_INIT;
+	struct strbuf msg = STRBUF_INIT, e = STRBUF_INIT;
 	char buf[1024];
 	ssize_t n;
 	int status;
 
-	kill(mp->pid, SIGTERM);
-	status = reap(mp->pid, 10, NULL);
-	while ((n = read(mp->err_fd, buf, sizeof(buf))) > 0 && msg.len < 4096)
+	proc_signal(&mp->proc, SIGTERM);
+	if (proc_wait_for(&mp->proc, 10, &e) == PROC_RUNNING) {
+		proc_signal(&mp->proc, SIGKILL);
+		proc_wait(&mp->proc, &e);
+	}
+	status = mp->proc.status;
+	strbuf_release(&e);
+	while ((n = read(mp->proc.err, buf, sizeof(buf))) > 0 && msg.len < 4096)
 		strbuf_add(&msg, buf, (size_t)n);
-	close(mp->err_fd);
+	close(mp->proc.err);
 	strbuf_rtrim(&msg);
 	char *nl = strrchr(msg.buf, '\n');
 	const char *last = nl ? nl + 1 : msg.buf;
@@ -215,14 +180,6 @@ static void note_unsupported_events(struct run *r)
 	free(raw);
 	strbuf_release(&text);
 	strbuf_release(&list);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 static void teardown(struct run *r)
@@ -259,7 +216,7 @@ static void teardown(struct run *r)
 		free(backing);
 	}
 	if (r->tmpdir)
-		nftw(r->tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		fsutil_remove_tree(r->tmpdir);
 	strbuf_release(&e);
 }
 
@@ -343,104 +300,89 @@ void engine_marker(bool on, const char *what, const char *name)
 	fflush(stdout);
 }
 
+struct test_child {
+	struct run *r;
+	const struct program *p;
+};
+
+static int test_main(void *arg)
+{
+	struct test_child *t = arg;
+
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	return t->p->run(t->r, t->p);
+}
+
 /* Run one test program; returns the job state. */
 static const char *run_test(struct run *r, const struct program *p, const struct engine_opts *o,
 			    struct engine_result *res)
 {
-	uint64_t runtime = 300;
+	uint64_t runtime = RUN_RUNTIME_DEFAULT;
 	struct strbuf e = STRBUF_INIT, timef = STRBUF_INIT;
-	struct rusage ru;
-	int status = 0;
 	const char *state = "finished";
 
-	if (run_param_seconds(r, p, "runtime", 300, &runtime, &e)) {
+	if (run_param_seconds(r, p, "runtime", RUN_RUNTIME_DEFAULT, &runtime, &e)) {
 		res->reason = strbuf_detach(&e);
 		return "failed";
 	}
 	double margin = o->timeout_margin ? o->timeout_margin : (runtime > 60 ? (double)runtime : 60.0);
 	char *outp = run_path(r, "output");
-	int out = open(outp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	free(outp);
+	struct test_child tc = { r, p };
+	/*
+	 * Its own process group, so that a timeout or a stop ends what it
+	 * started too; SIGKILL when we die, so that it never runs on in a
+	 * checkout another run has taken over.
+	 */
+	struct proc t = { .fn = test_main, .arg = &tc, .in = PROC_NULL, .out_file = outp, .err = PROC_TO_OUT,
+			  .pgroup = true, .death_sig = SIGKILL, .timeout = (double)runtime + margin, .grace = 10,
+			  .stop = &proc_stop_signal };
 
 	engine_marker(o->markers, "test-start", p->name);
-	fflush(NULL);
-	double t0 = now_mono();
-	pid_t pid = fork();
-	if (pid < 0) {
-		res->reason = xasprintf("cannot fork the test: %s", strerror(errno));
-		if (out >= 0)
-			close(out);
+	double t0 = proc_now();
+	int code = -1, last_shown = -1;
+	if (proc_start(&t, &e)) {
+		res->reason = xasprintf("cannot start the test: %s", e.buf);
+		free(outp);
+		strbuf_release(&e);
 		return "failed";
 	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		if (out >= 0) {
-			dup2(out, 1);
-			dup2(out, 2);
+	free(outp);
+	while ((code = proc_wait_for(&t, o->progress ? 0.25 : -1, &e)) == PROC_RUNNING) {
+		int now = (int)(proc_now() - t0);
+		if (now != last_shown) {
+			last_shown = now;
+			fprintf(stderr, "\r%s: %d s of %llu s", p->name, now, (unsigned long long)runtime);
 		}
-		_exit(p->run(r, p) & 0xff);
-	}
-	setpgid(pid, pid);
-	if (out >= 0)
-		close(out);
-	double deadline = t0 + (double)runtime + margin;
-	int last_shown = -1;
-	for (;;) {
-		pid_t w = wait4(pid, &status, WNOHANG, &ru);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			state = "failed";
-			res->reason = xasprintf("lost the test process: %s", strerror(errno));
-			break;
-		}
-		double t = now_mono();
-		if (stop_signal || t > deadline) {
-			kill(-pid, SIGTERM);
-			status = reap(pid, 10, &ru);
-			kill(-pid, SIGKILL);
-			if (stop_signal) {
-				state = "killed";
-				res->reason = xasprintf("interrupted by signal %d after %.0f s of the test",
-							(int)stop_signal, t - t0);
-			} else {
-				state = "timeout";
-				res->reason = xasprintf("%s ran %.0f s, past runtime %llu s + %.0f s margin: killed",
-							p->name, t - t0, (unsigned long long)runtime, margin);
-			}
-			break;
-		}
-		if (o->progress && (int)(t - t0) != last_shown) {
-			last_shown = (int)(t - t0);
-			fprintf(stderr, "\r%s: %d s of %llu s", p->name, last_shown, (unsigned long long)runtime);
-		}
-		sleep_ms(20);
 	}
 	if (o->progress)
 		fprintf(stderr, "\r\033[K");
-	res->test_seconds = now_mono() - t0;
+	res->test_seconds = proc_now() - t0;
 	engine_marker(o->markers, "test-end", p->name);
+	if (code < 0) {
+		state = "failed";
+		res->reason = xasprintf("lost the test process: %s", e.buf);
+	} else if (t.stopped) {
+		state = "killed";
+		res->reason = xasprintf("interrupted by signal %d after %.0f s of the test", (int)proc_stop_signal,
+					t.term_at - t0);
+	} else if (t.timed_out) {
+		state = "timeout";
+		res->reason = xasprintf("%s ran %.0f s, past runtime %llu s + %.0f s margin: killed", p->name,
+					t.term_at - t0, (unsigned long long)runtime, margin);
+	}
 	/*
 	 * The test's own children (fio's job processes) may outlive it after a
 	 * kill: the file systems can be unmounted only when they are gone.
 	 */
-	double gone = now_mono() + 10;
-	while (kill(-pid, 0) == 0 && now_mono() < gone) {
-		kill(-pid, SIGKILL);
-		sleep_ms(20);
-	}
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	proc_kill_group(&t, 10);
 	res->test_status = code;
 	if (!strcmp(state, "finished") && code) {
 		state = "failed";
 		res->reason = xasprintf("%s exited with status %d; see 'output' in the result root",
 					p->name, code);
 	}
+	struct rusage ru = t.ru;
 	/* GNU time -v format: <test>.time for this test, time for the job */
 	char *cmd = xasprintf("lkprobot %s", p->name);
 	time_format_rusage(&timef, cmd, &ru, res->test_seconds, code);
@@ -475,7 +417,7 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 	struct monitor_proc *mons = NULL;
 	size_t nmons = 0;
 	const char *state = "finished";
-	struct sigaction sa = { 0 }, old_int, old_term;
+	struct proc_saved_stop saved;
 	const char *tmp = getenv("TMPDIR");
 	char *tmpl;
 
@@ -522,14 +464,10 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 	if (write_job_yaml(&r, job, "running", res, err))
 		goto fail_early;
 
-	stop_signal = 0;
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	proc_catch_stop(&saved);
 
 	/* setups, in job order */
-	for (size_t i = 0; i < job->n && !stop_signal; i++) {
+	for (size_t i = 0; i < job->n && !proc_stop_signal; i++) {
 		const struct program *p;
 		if (job->vals[i]->comment || !(p = program_find(job->keys[i])) ||
 		    p->kind != PROGRAM_SETUP || !p->setup)
@@ -568,10 +506,10 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 			continue;
 		state = run_test(&r, p, o, res);
 	}
-	if (stop_signal && !strcmp(state, "finished")) {
+	if (proc_stop_signal && !strcmp(state, "finished")) {
 		state = "killed";
 		free(res->reason);
-		res->reason = xasprintf("interrupted by signal %d", (int)stop_signal);
+		res->reason = xasprintf("interrupted by signal %d", (int)proc_stop_signal);
 	}
 stop:
 	for (size_t i = 0; i < nmons; i++)
@@ -579,8 +517,7 @@ stop:
 	free(mons);
 	note_unsupported_events(&r);
 	teardown(&r);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	proc_restore_stop(&saved);
 	res->end_time = now_epoch();
 	res->job_state = state;
 

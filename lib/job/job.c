@@ -9,6 +9,7 @@
  */
 #include "job.h"
 #include "lkpsrc.h"
+#include "../sys/fsutil.h"
 #include "../util/yml.h"
 
 #include <dirent.h>
@@ -210,11 +211,30 @@ static int read_lines(struct splicer *sp, const char *path, struct lines *out,
 	const char *file = node_intern(path);
 	int lineno = 0;
 
-	if (strbuf_read_file(&text, path)) {
+	struct strbuf e = STRBUF_INIT;
+	if (fsutil_read_regular(&text, path, JOB_MAX_BYTES, &e)) {
+		const char *why = errno == EFBIG ? "larger than a job file may be (16 MiB)"
+				  : errno == EINVAL ? "not a regular file" : strerror(errno);
+		strbuf_release(&e);
 		if (from)
-			return fail(sp, from, 1, "cannot read included file '%s': %s", path, strerror(errno));
-		strbuf_setf(sp->err, "%s: cannot read job file: %s", path, strerror(errno));
+			return fail(sp, from, 1, "cannot read included file '%s': %s", path, why);
+		strbuf_setf(sp->err, "%s: cannot read job file: %s", path, why);
 		return -1;
+	}
+	strbuf_release(&e);
+	const char *nul = memchr(text.buf, '\0', text.len);
+	if (nul) {
+		/* a binary file, or text a NUL would cut short without a word */
+		const char *bol = text.buf;
+		int line = 1;
+		for (const char *p = text.buf; p < nul; p++)
+			if (*p == '\n') {
+				line++;
+				bol = p + 1;
+			}
+		struct yml_line pos = { file, line, 0 };
+		strbuf_release(&text);
+		return fail(sp, &pos, (int)(nul - bol) + 1, "a NUL byte: a job file is text; remove it");
 	}
 	for (const char *p = text.buf; *p;) {
 		const char *nl = strchr(p, '\n');
@@ -619,7 +639,7 @@ int job_load(struct jobfile *jf, const char *path, const struct job_env *env,
 	memset(jf, 0, sizeof(*jf));
 	if (!is_file(path)) {
 		strbuf_setf(err, "%s: %s; give the path of a job YAML file", path,
-			    is_dir(path) ? "is a directory" : "no such job file");
+			    is_dir(path) ? "is a directory" : access(path, F_OK) ? "no such job file" : "not a regular file");
 		goto out;
 	}
 	char *shipped = xasprintf("%s/jobs", top_dir(env));

@@ -27,6 +27,10 @@
 #include <stdbool.h>
 
 struct lkpsrc;
+/* The largest job file (or included file, or defaults file) read, in bytes. */
+#define JOB_MAX_BYTES (16 << 20)
+/* The most atomic jobs one job file may expand to. */
+#define JOB_MAX_ATOMIC 100000
 
 /* The keys lkp-tests always expands when they hold a list. */
 extern const char *const job_expand_dims[];

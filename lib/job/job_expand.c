@@ -14,6 +14,7 @@
  */
 #include "job.h"
 #include "../run/program.h"
+#include "../sys/fsutil.h"
 #include "../sys/machine.h"
 #include "lkpsrc.h"
 #include "../util/ruby.h"
@@ -430,6 +431,7 @@ struct expander {
 	struct refs refs;	/* of the document being expanded */
 	struct sset warned;	/* keys already warned about */
 	int ret;
+	size_t natomic;		/* atomic jobs made so far (JOB_MAX_ATOMIC) */
 };
 
 static void list_files(struct incdir *inc, const char *dir)
@@ -658,8 +660,7 @@ static struct parsed *load_cached(struct expander *ex, const char *path, bool er
 	for (size_t i = 0; i < ex->ncache; i++)
 		if (!strcmp(ex->cache[i].path, path))
 			return &ex->cache[i];
-	if (strbuf_read_file(&text, path)) {
-		strbuf_setf(ex->err, "%s: cannot read defaults file", path);
+	if (fsutil_read_regular(&text, path, JOB_MAX_BYTES, ex->err)) {
 		strbuf_release(&text);
 		return NULL;
 	}
@@ -1248,6 +1249,66 @@ static int eval_braces(struct expander *ex, const char *key, const struct node *
 	return 0;
 }
 
+/*
+ * Values that name a directory of the result root or a file (testcase,
+ * tbox_group, kconfig, compiler, commits) must be one safe path component,
+ * and no job value may hold a control character (a line break in a value
+ * forges lines of reproduce.sh, job.yaml and every message that quotes it):
+ * refused here, when the job is loaded, by every command alike.
+ */
+static int check_name(struct strbuf *err, const char *k, const struct node *v)
+{
+	static const char *const names[] = { "testcase", "tbox_group", "testbox", "kconfig", "compiler", "commit", NULL };
+	bool is_name = strstr(k, "_commit") != NULL;
+
+	if (v->type == NODE_SEQ) {
+		for (size_t i = 0; i < v->n; i++)
+			if (check_name(err, k, v->vals[i]))
+				return -1;
+		return 0;
+	}
+	if (!node_str(v))
+		return 0;
+	for (const char *const *n = names; *n; n++)
+		is_name |= !strcmp(k, *n);
+	for (const unsigned char *c = (const unsigned char *)v->str; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return errat(err, v, k, "the value has a control character (0x%02x); write it on one line, in plain text",
+				     *c);
+	if (is_name && (strchr(v->str, '/') || !strcmp(v->str, ".") || !strcmp(v->str, "..") || !*v->str))
+		return errat(err, v, k, "'%s' names a directory of the result root: write one name without '/', not '.' or '..'",
+			     v->str);
+	return 0;
+}
+
+/* Every key and scalar of the job: no control characters; the names: safe path components. */
+static int check_names(struct strbuf *err, const struct node *m)
+{
+	if (m->type != NODE_MAP)
+		return 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct node *v = m->vals[i];
+		if (v->comment)
+			continue;
+		for (const unsigned char *c = (const unsigned char *)m->keys[i]; *c; c++)
+			if (*c < 0x20 || *c == 0x7f)
+				return errat(err, v, "key", "a key has a control character (0x%02x); write keys in plain text",
+					     *c);
+		if (v->type == NODE_MAP ? check_names(err, v) : check_name(err, m->keys[i], v))
+			return -1;
+	}
+	return 0;
+}
+
+/* The first value of m that came from a file (for an error about the whole job). */
+static const struct node *first_placed(const struct node *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->vals[i]->file && !m->vals[i]->comment)
+			return m->vals[i];
+	return NULL;
+}
+
 static int expand(struct expander *ex, struct node *job)
 {
 	struct node *map, *v;
@@ -1284,13 +1345,20 @@ static int expand(struct expander *ex, struct node *job)
 		return 0;
 	}
 
-	struct node *atomic = node_dup(job);
+	struct node *atomic;
 	struct sset loaded;
 	int r;
 
+	if (++ex->natomic > JOB_MAX_ATOMIC)
+		/* ten lists of ten values are 10^10 jobs: a few bytes must not make us run for ever */
+		return errat(ex->err, first_placed(job), "job", "expands to more than %d atomic jobs; split it into several files",
+			     JOB_MAX_ATOMIC);
+	atomic = node_dup(job);
 	sset_copy(&loaded, &ex->loaded);
 	r = merge_defaults(ex, atomic, NULL, false, &loaded);
 	sset_release(&loaded);
+	if (!r)
+		r = check_names(ex->err, atomic);
 	if (!r)
 		warn_unknown(ex, atomic);
 	if (!r)
@@ -1412,7 +1480,7 @@ struct node *job_merged(const struct jobfile *jf, const struct job_env *env,
 		return NULL;
 	}
 	if (!base_job(&ex, jf, &job) &&
-	    merge_defaults(&ex, job, doc ? jf->docs[doc] : NULL, true, &ex.loaded)) {
+	    (merge_defaults(&ex, job, doc ? jf->docs[doc] : NULL, true, &ex.loaded) || check_names(err, job))) {
 		node_free(job);
 		job = NULL;
 	}

@@ -14,8 +14,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <iconv.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +48,8 @@
 	X(git_tree_entry_type) X(git_tree_free) X(git_tree_id) \
 	X(git_tree_lookup) X(git_tree_walk) X(git_repository_init) \
 	X(git_remote_create_anonymous) X(git_fetch_options_init) X(git_remote_fetch) \
-	X(git_remote_free)
+	X(git_remote_free) X(git_repository_odb) X(git_odb_free) X(git_odb_read) \
+	X(git_odb_object_data) X(git_odb_object_size) X(git_odb_object_type) X(git_odb_object_free)
 static struct {
 	GIT2_API(DYNLIB_SLOT)
 } g2;
@@ -194,6 +195,195 @@ int gitrepo_resolve(struct gitrepo *r, const char *rev, char id[GITREPO_HEXSZ + 
 	return 0;
 }
 
+/* ---- commits read from their objects ---------------------------------- */
+
+/*
+ * A commit as its object says, parsed here rather than by libgit2, which
+ * refuses a whole commit for one malformed signature line (a commit the
+ * world made, that a report must still name). Text is converted to UTF-8
+ * from the commit's `encoding` header; bytes that do not convert become
+ * U+FFFD.
+ */
+struct raw_commit {
+	git_oid id, tree;
+	git_oid parents[64];
+	size_t nparents, more_parents;	/* the first 64, and how many were past them */
+	struct strbuf author, committer;	/* the header lines' values, UTF-8 */
+	struct strbuf message;			/* UTF-8 */
+};
+
+/* text (len bytes) in `encoding` appended to out as UTF-8; undecodable bytes become U+FFFD. */
+static void to_utf8(struct strbuf *out, const char *text, size_t len, const char *encoding)
+{
+	iconv_t cd = (iconv_t)-1;
+
+	if (encoding && *encoding && strcasecmp(encoding, "UTF-8") && strcasecmp(encoding, "utf8"))
+		cd = iconv_open("UTF-8", encoding);
+	if (cd == (iconv_t)-1) {
+		strbuf_add_utf8(out, text, len);
+		return;
+	}
+	struct strbuf conv = STRBUF_INIT;
+	char *in = (char *)text, buf[4096];
+	size_t left = len;
+	while (left) {
+		char *o = buf;
+		size_t room = sizeof(buf);
+		size_t rc = iconv(cd, &in, &left, &o, &room);
+		strbuf_add(&conv, buf, (size_t)(o - buf));
+		if (rc == (size_t)-1 && errno != E2BIG) {
+			strbuf_addstr(&conv, "\xef\xbf\xbd");	/* EILSEQ, EINVAL: one byte lost */
+			in++;
+			left--;
+			iconv(cd, NULL, NULL, NULL, NULL);
+		}
+	}
+	iconv_close(cd);
+	strbuf_add_utf8(out, conv.buf, conv.len);
+	strbuf_release(&conv);
+}
+
+static void raw_commit_release(struct raw_commit *c)
+{
+	strbuf_release(&c->author);
+	strbuf_release(&c->committer);
+	strbuf_release(&c->message);
+}
+
+/* Parse a commit object's text into c (its id already set). */
+static void raw_commit_parse(struct raw_commit *c, const char *text, size_t len)
+{
+	const char *end = text + len, *p = text, *encoding_at = NULL;
+	char encoding[64] = "";
+	const char *author = NULL, *committer = NULL;
+	size_t alen = 0, clen = 0;
+
+	while (p < end && *p != '\n') {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char hex[GITREPO_HEXSZ + 1];
+		if (n == 5 + GITREPO_HEXSZ && !strncmp(p, "tree ", 5)) {
+			memcpy(hex, p + 5, GITREPO_HEXSZ);
+			hex[GITREPO_HEXSZ] = '\0';
+			g2.git_oid_fromstr(&c->tree, hex);
+		} else if (n == 7 + GITREPO_HEXSZ && !strncmp(p, "parent ", 7)) {
+			memcpy(hex, p + 7, GITREPO_HEXSZ);
+			hex[GITREPO_HEXSZ] = '\0';
+			if (c->nparents < ARRAY_SIZE(c->parents))
+				g2.git_oid_fromstr(&c->parents[c->nparents++], hex);
+			else
+				c->more_parents++;
+		} else if (n > 7 && !strncmp(p, "author ", 7) && !author) {
+			author = p + 7;
+			alen = n - 7;
+		} else if (n > 10 && !strncmp(p, "committer ", 10) && !committer) {
+			committer = p + 10;
+			clen = n - 10;
+		} else if (n > 9 && !strncmp(p, "encoding ", 9) && !encoding_at) {
+			encoding_at = p + 9;
+			snprintf(encoding, sizeof(encoding), "%.*s", (int)(n - 9), p + 9);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	if (p < end)
+		p++;	/* the blank line */
+	if (author)
+		to_utf8(&c->author, author, alen, encoding);
+	if (committer)
+		to_utf8(&c->committer, committer, clen, encoding);
+	to_utf8(&c->message, p, (size_t)(end - p), encoding);
+}
+
+/*
+ * Read commit rev: resolved by libgit2 when it can, else (a commit it will
+ * not parse) by its full id. 0, or -1 with err set.
+ */
+static int raw_commit_read(struct gitrepo *r, const char *rev, struct raw_commit *c, struct strbuf *err)
+{
+	git_commit *gc = NULL;
+	git_odb *odb = NULL;
+	git_odb_object *obj = NULL;
+	int ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	strbuf_init(&c->author, 0);
+	strbuf_init(&c->committer, 0);
+	strbuf_init(&c->message, 0);
+	if (!lookup_commit(r, rev, &gc, err)) {
+		c->id = *g2.git_commit_id(gc);
+		g2.git_commit_free(gc);
+	} else if (strlen(rev) != GITREPO_HEXSZ || strspn(rev, "0123456789abcdef") != GITREPO_HEXSZ ||
+		   g2.git_oid_fromstr(&c->id, rev)) {
+		return -1;	/* err says why */
+	}
+	if (g2.git_repository_odb(&odb, r->repo) || g2.git_odb_read(&obj, odb, &c->id)) {
+		git_fail(err, "cannot read commit '%s' in '%s'", rev, r->path);
+		goto out;
+	}
+	if (g2.git_odb_object_type(obj) != GIT_OBJECT_COMMIT) {
+		strbuf_setf(err, "'%s' in '%s' is not a commit", rev, r->path);
+		goto out;
+	}
+	raw_commit_parse(c, g2.git_odb_object_data(obj), g2.git_odb_object_size(obj));
+	strbuf_reset(err);
+	ret = 0;
+out:
+	g2.git_odb_object_free(obj);
+	g2.git_odb_free(odb);
+	if (ret)
+		raw_commit_release(c);
+	return ret;
+}
+
+/* A signature's value "Name <email> time tz", leniently: what cannot be read stays empty or 0. */
+static void signature_parse(const char *s, char **name, char **email, int64_t *when, int *offset)
+{
+	const char *lt = strrchr(s, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+	size_t n;
+
+	if (!lt || !gt) {
+		*name = xstrdup(s);
+		*email = xstrdup("");
+		*when = 0;
+		*offset = 0;
+		return;
+	}
+	for (n = (size_t)(lt - s); n && s[n - 1] == ' '; n--)
+		;
+	*name = xstrndup(s, n);
+	*email = xstrndup(lt + 1, (size_t)(gt - lt - 1));
+	char *end;
+	long long t = strtoll(gt + 1, &end, 10);
+	long tz = end != gt + 1 ? strtol(end, NULL, 10) : 0;
+	*when = end != gt + 1 ? t : 0;
+	/* +hhmm: minutes east of UTC */
+	*offset = tz > -10000 && tz < 10000 ? (int)((tz / 100) * 60 + tz % 100) : 0;
+}
+
+/* git's summary: the first paragraph, its lines joined by spaces. */
+static char *summary_of(const char *msg)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	while (*msg == '\n' || *msg == ' ' || *msg == '\t' || *msg == '\r')
+		msg++;
+	for (const char *p = msg; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+			n--;
+		if (!n)
+			break;	/* a blank line ends the paragraph */
+		if (out.len)
+			strbuf_addch(&out, ' ');
+		strbuf_add(&out, p, n);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return strbuf_detach(&out);
+}
+
 int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool first_parent,
 		  struct gitrepo_range *out, struct strbuf *err)
 {
@@ -282,22 +472,40 @@ static int collect_path(const git_diff_delta *d, float progress, void *payload)
 	return 0;
 }
 
+/* The tree of commit rev (NULL with err set when it has none that reads). */
+static git_tree *commit_tree(struct gitrepo *r, const char *rev, git_oid *parent, struct strbuf *err)
+{
+	struct raw_commit c;
+	git_tree *t = NULL;
+
+	if (raw_commit_read(r, rev, &c, err))
+		return NULL;
+	if (g2.git_tree_lookup(&t, r->repo, &c.tree))
+		git_fail(err, "cannot read the tree of '%s'", rev);
+	if (parent) {
+		memset(parent, 0, sizeof(*parent));
+		if (c.nparents)
+			*parent = c.parents[0];
+	}
+	raw_commit_release(&c);
+	return t;
+}
+
 int gitrepo_changed_paths(struct gitrepo *r, const char *rev, struct gitrepo_paths *out, struct strbuf *err)
 {
-	git_commit *c = NULL, *parent = NULL;
 	git_tree *t = NULL, *pt = NULL;
 	git_diff *diff = NULL;
 	git_diff_options opts;
+	git_oid parent, zero;
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (lookup_commit(r, rev, &c, err))
+	memset(&zero, 0, sizeof(zero));
+	if (!(t = commit_tree(r, rev, &parent, err)))
 		return -1;
-	if (g2.git_commit_tree(&t, c) || (g2.git_commit_parentcount(c) && (g2.git_commit_parent(&parent, c, 0) ||
-								  g2.git_commit_tree(&pt, parent)))) {
-		git_fail(err, "cannot read the trees of '%s'", rev);
+	if (!g2.git_oid_equal(&parent, &zero) &&
+	    !(pt = commit_tree(r, g2.git_oid_tostr_s(&parent), NULL, err)))
 		goto out;
-	}
 	g2.git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	if (g2.git_diff_tree_to_tree(&diff, r->repo, pt, t, &opts)) {
 		git_fail(err, "cannot diff '%s' against its parent", rev);
@@ -314,25 +522,18 @@ out:
 	g2.git_diff_free(diff);
 	g2.git_tree_free(t);
 	g2.git_tree_free(pt);
-	g2.git_commit_free(parent);
-	g2.git_commit_free(c);
 	return ret;
 }
 
 int gitrepo_read(struct gitrepo *r, const char *rev, const char *path, struct strbuf *out, struct strbuf *err)
 {
-	git_commit *c = NULL;
 	git_tree *t = NULL;
 	git_tree_entry *e = NULL;
 	git_blob *b = NULL;
 	int ret = -1;
 
-	if (lookup_commit(r, rev, &c, err))
+	if (!(t = commit_tree(r, rev, NULL, err)))
 		return -1;
-	if (g2.git_commit_tree(&t, c)) {
-		git_fail(err, "cannot read the tree of '%s'", rev);
-		goto out;
-	}
 	if (g2.git_tree_entry_bypath(&e, t, path)) {
 		g2.git_error_clear();
 		ret = 1;
@@ -348,7 +549,6 @@ out:
 	g2.git_blob_free(b);
 	g2.git_tree_entry_free(e);
 	g2.git_tree_free(t);
-	g2.git_commit_free(c);
 	return ret;
 }
 
@@ -378,40 +578,27 @@ void gitrepo_paths_release(struct gitrepo_paths *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static char *dup_or_empty(const char *s)
-{
-	return xstrdup(s ? s : "");
-}
-
 int gitrepo_commit_info(struct gitrepo *r, const char *rev, struct gitrepo_commit *ci,
 			struct strbuf *err)
 {
-	git_commit *c;
-	const git_signature *a, *m;
+	struct raw_commit c;
 
 	memset(ci, 0, sizeof(*ci));
-	if (lookup_commit(r, rev, &c, err))
+	if (raw_commit_read(r, rev, &c, err))
 		return -1;
-	g2.git_oid_tostr(ci->id, sizeof(ci->id), g2.git_commit_id(c));
-	ci->subject = dup_or_empty(g2.git_commit_summary(c));
-	ci->message = dup_or_empty(g2.git_commit_message(c));
-	a = g2.git_commit_author(c);
-	m = g2.git_commit_committer(c);
-	ci->author_name = dup_or_empty(a->name);
-	ci->author_email = dup_or_empty(a->email);
-	ci->author_time = a->when.time;
-	ci->author_offset = a->when.offset;
-	ci->committer_name = dup_or_empty(m->name);
-	ci->committer_email = dup_or_empty(m->email);
-	ci->committer_time = m->when.time;
-	ci->committer_offset = m->when.offset;
-	ci->nparents = g2.git_commit_parentcount(c);
+	g2.git_oid_tostr(ci->id, sizeof(ci->id), &c.id);
+	ci->message = xstrdup(c.message.buf);
+	ci->subject = summary_of(c.message.buf);
+	signature_parse(c.author.buf, &ci->author_name, &ci->author_email, &ci->author_time, &ci->author_offset);
+	signature_parse(c.committer.buf, &ci->committer_name, &ci->committer_email, &ci->committer_time,
+			&ci->committer_offset);
+	ci->nparents = c.nparents;
 	if (ci->nparents) {
 		ci->parents = xcalloc(ci->nparents, sizeof(*ci->parents));
-		for (unsigned i = 0; i < ci->nparents; i++)
-			g2.git_oid_tostr(ci->parents[i], GITREPO_HEXSZ + 1, g2.git_commit_parent_id(c, i));
+		for (size_t i = 0; i < ci->nparents; i++)
+			g2.git_oid_tostr(ci->parents[i], GITREPO_HEXSZ + 1, &c.parents[i]);
 	}
-	g2.git_commit_free(c);
+	raw_commit_release(&c);
 	return 0;
 }
 
@@ -480,20 +667,6 @@ static bool safe_path(const char *rel)
 	}
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path) ? -1 : 0;
-	return unlink(path) && errno != ENOENT ? -1 : 0;
-}
-
-static int rm_rf(const char *path)
-{
-	return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
-}
-
 /*
  * Make every directory above co->path.buf (from co->dir down) a real
  * directory: a file or a symlink in the way is removed, so that nothing is
@@ -531,21 +704,6 @@ static int make_parents(struct co *co, size_t rel_off)
 	return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, data, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Write blob `id` at co->dir/rel with git's `mode`, replacing what is there. */
 static int write_entry(struct co *co, const char *rel, const git_oid *id, git_filemode_t mode)
 {
@@ -567,7 +725,7 @@ static int write_entry(struct co *co, const char *rel, const git_oid *id, git_fi
 	if (g2.git_blob_lookup(&blob, co->r->repo, id))
 		return git_fail(co->err, "cannot read '%s' from '%s'", rel, co->r->path);
 	if (!lstat(co->path.buf, &st) &&
-	    (S_ISDIR(st.st_mode) ? rm_rf(co->path.buf) : unlink(co->path.buf)) && errno != ENOENT) {
+	    (S_ISDIR(st.st_mode) ? fsutil_remove_tree(co->path.buf) : unlink(co->path.buf)) && errno != ENOENT) {
 		strbuf_setf(co->err, "cannot replace '%s': %s", co->path.buf, strerror(errno));
 		goto out;
 	}
@@ -584,7 +742,7 @@ static int write_entry(struct co *co, const char *rel, const git_oid *id, git_fi
 	} else {
 		int fd = open(co->path.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			      mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
-		if (fd < 0 || write_all(fd, data, len) || close(fd)) {
+		if (fd < 0 || fsutil_write_all(fd, data, len) || close(fd)) {
 			strbuf_setf(co->err, "cannot write '%s': %s", co->path.buf, strerror(errno));
 			if (fd >= 0)
 				close(fd);
@@ -715,7 +873,7 @@ static int remove_stale(struct co *co, const char *rel)
 		}
 		if (in_tree && !S_ISDIR(st.st_mode) && mode != GIT_FILEMODE_TREE)
 			continue;	/* a file the write pass compares */
-		if (S_ISDIR(st.st_mode) ? rm_rf(co->path.buf) : unlink(co->path.buf)) {
+		if (S_ISDIR(st.st_mode) ? fsutil_remove_tree(co->path.buf) : unlink(co->path.buf)) {
 			strbuf_setf(co->err, "cannot remove '%s': %s", co->path.buf, strerror(errno));
 			ret = -1;
 		}

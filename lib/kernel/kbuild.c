@@ -6,6 +6,7 @@
  */
 #include "kbuild.h"
 #include "../sys/fsutil.h"
+#include "../sys/proc.h"
 #include "git.h"
 #include "../util/node.h"
 #include "../run/run.h"
@@ -13,12 +14,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <malloc.h>
 #include <pwd.h>
 #include <sched.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
 
 #define LOG_NAME ".lkprobot-build.log"	/* in the O= directory while building */
 
@@ -341,32 +339,12 @@ static void phase(struct kb *kb, const char *what)
  * started from a make (MAKEFLAGS with a jobserver we do not pass on), in
  * the C locale so that error lines read the same everywhere.
  */
-static char **make_env(void)
-{
-	static const char *const drop[] = {
-		"MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
-		"ARCH", "SUBARCH", "CROSS_COMPILE", "LLVM", "CC", "KBUILD_OUTPUT",
-		"KCONFIG_CONFIG", "KCONFIG_ALLCONFIG", "KBUILD_VERBOSE", "V", "O",
-		"LOCALVERSION", "LC_ALL", "LANG", "LANGUAGE",
-	};
-	size_t n = 0, k = 0;
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = xcalloc(n + 2, sizeof(*env));
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strcspn(environ[i], "=");
-		bool keep = true;
-		for (size_t j = 0; j < ARRAY_SIZE(drop) && keep; j++)
-			keep = !(strlen(drop[j]) == len && !strncmp(environ[i], drop[j], len));
-		if (keep)
-			env[k++] = environ[i];
-	}
-	env[k++] = (char *)"LC_ALL=C";
-	env[k] = NULL;
-	return env;
-}
+static const char *const make_env[] = {
+	"MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
+	"ARCH", "SUBARCH", "CROSS_COMPILE", "LLVM", "CC", "KBUILD_OUTPUT",
+	"KCONFIG_CONFIG", "KCONFIG_ALLCONFIG", "KBUILD_VERBOSE", "V", "O",
+	"LOCALVERSION", "LANG", "LANGUAGE", "LC_ALL=C", NULL,
+};
 
 static void log_write(struct kb *kb, const char *buf, size_t n)
 {
@@ -414,10 +392,10 @@ static int run_make(struct kb *kb, const char *const *args, struct strbuf *err)
 	char *argv[16];
 	size_t n = 0;
 	char *o = xasprintf("O=%s", kb->build.buf), *j = xasprintf("-j%d", kb->jobs);
-	char **env = make_env();
-	posix_spawn_file_actions_t fa;
-	int pfd[2], status = -1, rc;
-	pid_t pid;
+	/* its own group, and killed if we die: a build in a work tree we no longer own would spoil it */
+	struct proc mk = { .argv = argv, .env = make_env, .in = PROC_NULL, .out = PROC_PIPE, .err = PROC_TO_OUT,
+			   .pgroup = true, .death_sig = SIGKILL };
+	int status = -1, rc;
 
 	argv[n++] = (char *)"make";
 	argv[n++] = (char *)"-C";
@@ -441,35 +419,16 @@ static int run_make(struct kb *kb, const char *const *args, struct strbuf *err)
 		log_write(kb, cmd.buf, cmd.len);
 		strbuf_release(&cmd);
 	}
-	if (pipe2(pfd, O_CLOEXEC)) {
-		strbuf_setf(err, "cannot create a pipe: %s", strerror(errno));
+	if (proc_start(&mk, err)) {
+		if (mk.start_errno == ENOENT)
+			strbuf_addstr(err, " (apt-get install build-essential)");
 		goto out;
 	}
-	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	posix_spawn_file_actions_init(&fa);
-	if (devnull >= 0)
-		posix_spawn_file_actions_adddup2(&fa, devnull, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	rc = posix_spawnp(&pid, "make", &fa, NULL, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	if (devnull >= 0)
-		close(devnull);
-	if (rc) {
-		close(pfd[0]);
-		strbuf_setf(err, "cannot run 'make': %s%s", strerror(rc),
-			    rc == ENOENT ? " (apt-get install build-essential)" : "");
+	pump(kb, mk.out);
+	close(mk.out);
+	if ((rc = proc_wait(&mk, err)) < 0)
 		goto out;
-	}
-	pump(kb, pfd[0]);
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			strbuf_setf(err, "cannot wait for 'make': %s", strerror(errno));
-			status = -1;
-			goto out;
-		}
+	status = mk.status;
 	if (WIFSIGNALED(status)) {
 		/* interrupted, not failed: a verdict would be cached for good */
 		strbuf_setf(err, "make was killed by signal %d; nothing was recorded", WTERMSIG(status));
@@ -480,7 +439,6 @@ static int run_make(struct kb *kb, const char *const *args, struct strbuf *err)
 out:
 	free(o);
 	free(j);
-	free(env);
 	return status;
 }
 
@@ -538,24 +496,6 @@ static int configure(struct kb *kb, struct strbuf *err)
 	strbuf_release(&path);
 	strbuf_release(&in);
 	return st;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path) ? -1 : 0;
-	return unlink(path) && errno != ENOENT ? -1 : 0;
-}
-
-static int rm_rf(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -1;
-	return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
 static int copy_file(const char *from, const char *to, struct strbuf *err)
@@ -743,7 +683,7 @@ static int record(struct kb *kb, struct kbuild_result *res, struct strbuf *err)
 	};
 	int ret = -1;
 
-	if (rm_rf(tmp) || fsutil_mkdir_p(tmp)) {
+	if (fsutil_remove_tree(tmp) || fsutil_mkdir_p(tmp)) {
 		strbuf_setf(err, "cannot create '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
@@ -766,7 +706,7 @@ static int record(struct kb *kb, struct kbuild_result *res, struct strbuf *err)
 		strbuf_setf(err, "cannot write '%s': %s", to.buf, strerror(errno));
 		goto out;
 	}
-	if (rm_rf(kdir) || rename(tmp, kdir)) {
+	if (fsutil_remove_tree(kdir) || rename(tmp, kdir)) {
 		strbuf_setf(err, "cannot replace '%s': %s", kdir, strerror(errno));
 		goto out;
 	}
@@ -775,7 +715,7 @@ static int record(struct kb *kb, struct kbuild_result *res, struct strbuf *err)
 	ret = link_index(kb, kdir, err);
 out:
 	if (ret)
-		rm_rf(tmp);
+		fsutil_remove_tree(tmp);
 	free(kdir);
 	free(tmp);
 	strbuf_release(&from);

@@ -10,6 +10,7 @@
 #include "../stats/sigtest.h"
 
 #include <fnmatch.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,25 +315,47 @@ static int cmp_rows(const void *pa, const void *pb)
 	return 0;
 }
 
+/* A changed row by its metric's base name (sorted, rows of one base are neighbours). */
+struct base_item {
+	const char *metric;
+	size_t len;	/* of the base */
+	size_t row;
+};
+
+static int cmp_base(const void *pa, const void *pb)
+{
+	const struct base_item *a = pa, *b = pb;
+
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return strncmp(a->metric, b->metric, a->len);
+}
+
 static void sort_rows(struct compare_result *res)
 {
 	struct sort_item *items = xcalloc(res->nrows ? res->nrows : 1, sizeof(*items));
+	struct base_item *bases = xcalloc(res->nrows ? res->nrows : 1, sizeof(*bases));
+	size_t nb = 0;
 
+	/* how many changed rows share each changed row's base: sorted once, counted in runs (not n x n) */
 	for (size_t i = 0; i < res->nrows; i++) {
-		struct compare_row *r = &res->rows[i];
-		size_t bl = metric_base_len(r->metric);
-		long count = 0;
-		items[i].row = r;
-		if (!r->changed)
-			continue;
-		for (size_t j = 0; j < res->nrows; j++)
-			if (res->rows[j].changed && metric_base_len(res->rows[j].metric) == bl &&
-			    !strncmp(res->rows[j].metric, r->metric, bl))
-				count++;
-		if (compare_is_test_metric(r->metric))
-			count = 0;
-		items[i].group = (r->kind == COMPARE_FAILURE ? -10000 : 0) + count;
+		items[i].row = &res->rows[i];
+		if (res->rows[i].changed)
+			bases[nb++] = (struct base_item){ res->rows[i].metric, metric_base_len(res->rows[i].metric), i };
 	}
+	qsort(bases, nb, sizeof(*bases), cmp_base);
+	for (size_t k = 0; k < nb;) {
+		size_t e = k + 1;
+		while (e < nb && !cmp_base(&bases[k], &bases[e]))
+			e++;
+		for (size_t j = k; j < e; j++) {
+			const struct compare_row *r = &res->rows[bases[j].row];
+			long count = compare_is_test_metric(r->metric) ? 0 : (long)(e - k);
+			items[bases[j].row].group = (r->kind == COMPARE_FAILURE ? -10000 : 0) + count;
+		}
+		k = e;
+	}
+	free(bases);
 	qsort(items, res->nrows, sizeof(*items), cmp_rows);
 	struct compare_row *rows = xcalloc(res->nrows ? res->nrows : 1, sizeof(*rows));
 	for (size_t i = 0; i < res->nrows; i++)
@@ -518,6 +541,25 @@ const struct compare_row *compare_headline(const struct compare_result *cmp, boo
 
 /* ---- ncompare ---- */
 
+/*
+ * A figure printed as an integer: truncated as Ruby's %d, and kept within
+ * the type (a hostile matrix's 1e300 or NaN converted as is would be
+ * undefined behaviour).
+ */
+static long long as_ll(double v)
+{
+	if (!(v > -9.2e18))
+		return isnan(v) ? 0 : LLONG_MIN;
+	return v < 9.2e18 ? (long long)v : LLONG_MAX;
+}
+
+static int as_int(double v)
+{
+	if (!(v > -2e9))
+		return isnan(v) ? 0 : INT_MIN;
+	return v < 2e9 ? (int)v : INT_MAX;
+}
+
 void compare_format_value(struct strbuf *out, double v)
 {
 	if (fabs(v) < 1000)
@@ -525,7 +567,7 @@ void compare_format_value(struct strbuf *out, double v)
 	else if (fabs(v) > 1e8)
 		strbuf_addf(out, "%*.4g", ABS_WIDTH, v);
 	else
-		strbuf_addf(out, "%*lld", ABS_WIDTH, (long long)v);	/* Ruby's %d truncates */
+		strbuf_addf(out, "%*lld", ABS_WIDTH, as_ll(v));	/* Ruby's %d truncates */
 }
 
 void compare_format_change(struct strbuf *out, double p, bool absolute)
@@ -546,7 +588,7 @@ static void ncompare_stddev(struct strbuf *out, const struct compare_side *s)
 	if (s->n > 1 && s->mean != 0)
 		sd = 100 * sd / s->mean;
 	if (sd > 2)
-		strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, (int)sd);
+		strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, as_int(sd));
 	else
 		strbuf_addf(out, "%*s", ERR_WIDTH, "");
 }
@@ -667,16 +709,16 @@ static void classic_value(struct strbuf *out, const struct classic_fmt *f, doubl
 		if (v == 0)
 			strbuf_addf(out, "%*s", ABS_WIDTH + 1, " ");
 		else
-			strbuf_addf(out, "%*lld", ABS_WIDTH + 1, (long long)v);
+			strbuf_addf(out, "%*lld", ABS_WIDTH + 1, as_ll(v));
 	} else if (f->is_exp) {
 		if (!f->is_float && fabs(v) < 1e8)
-			strbuf_addf(out, "%*lld", ABS_WIDTH, (long long)v);
+			strbuf_addf(out, "%*lld", ABS_WIDTH, as_ll(v));
 		else
 			strbuf_addf(out, "%*.4g", ABS_WIDTH, v);
 	} else if (f->is_float) {
 		strbuf_addf(out, "%*.2f", ABS_WIDTH, v);
 	} else {
-		strbuf_addf(out, "%*lld", ABS_WIDTH, (long long)v);
+		strbuf_addf(out, "%*lld", ABS_WIDTH, as_ll(v));
 	}
 }
 
@@ -706,7 +748,7 @@ static void classic_cell(struct strbuf *out, const char *metric, bool first, dou
 	} else if (stddev >= 0) {
 		double pct = v != 0 ? 100 * stddev / v : stddev;
 		if (pct > 3)
-			strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, (int)pct);
+			strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, as_int(pct));
 		else
 			strbuf_addf(out, "%*s", ERR_WIDTH, "");
 	} else {

@@ -61,22 +61,28 @@ int result_load_json(const char *path, struct node **out, struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	if (strbuf_read_file(&sb, path)) {
-		strbuf_setf(err, "cannot read '%s': %s", path, strerror(errno));
+	if (fsutil_read_regular(&sb, path, RESULT_FILE_MAX, err))
 		return -1;
-	}
 	*out = json_parse(sb.buf, sb.len, path, err);
 	strbuf_release(&sb);
 	return *out ? 0 : -1;
 }
 
+/*
+ * A parser's complaint, kept in job.yaml: one line of valid UTF-8 whatever
+ * bytes of the raw file it quotes (a 0xff in it made job.yaml unreadable).
+ */
 static void problem(struct node *problems, const char *file, const char *msg)
 {
+	struct strbuf clean = STRBUF_INIT;
+
 	if (!problems)
 		return;
-	struct node *v = node_new_scalar(msg);
+	strbuf_add_oneline(&clean, msg, strlen(msg));
+	struct node *v = node_new_scalar(clean.buf);
 	v->quoted = 1;
 	node_set(problems, file, v);
+	strbuf_release(&clean);
 }
 
 /* Parse one raw file with p's parser into <group>.json; 1 if written, 0 if none. */
@@ -90,8 +96,11 @@ static int extract_one(const char *run_dir, const struct program *p, const char 
 	int ret = 0;
 
 	stats_samples_init(&ss);
-	if (strbuf_read_file(&text, path))
-		goto out;	/* the program wrote nothing: nothing to parse */
+	if (fsutil_read_regular(&text, path, RESULT_FILE_MAX, &e)) {
+		if (errno != ENOENT)
+			problem(problems, raw, e.buf);	/* a FIFO, a device, a file too big */
+		goto out;	/* else the program wrote nothing: nothing to parse */
+	}
 	if (p->parse(text.buf, text.len, &ss, &e)) {
 		problem(problems, raw, e.buf);
 		unlink(json);	/* no numbers: not an older extraction's either */
@@ -120,6 +129,10 @@ int result_extract(const char *run_dir, const struct node *job, struct node *pro
 	const struct program *timep = program_find("time");
 	int ret = -1;
 
+	if (job->type != NODE_MAP) {
+		strbuf_setf(err, "%s: its job is not a mapping of keys", run_dir);
+		goto out;
+	}
 	for (size_t i = 0; i < job->n; i++) {
 		const struct program *p = job->vals[i]->comment ? NULL : program_find(job->keys[i]);
 		int r;
@@ -174,12 +187,14 @@ int result_restat(const char *run_dir, bool older_names, struct node *problems, 
 	struct node *job = NULL;
 	int ret = -1;
 
-	if (strbuf_read_file(&text, jp)) {
-		strbuf_setf(err, "%s: cannot read job.yaml: %s", run_dir, strerror(errno));
+	if (fsutil_read_regular(&text, jp, RESULT_FILE_MAX, err))
 		goto out;
-	}
 	if (!(job = yml_load_one(text.buf, jp, err)))
 		goto out;
+	if (job->type != NODE_MAP) {
+		strbuf_setf(err, "%s: not a job (a mapping of keys)", jp);
+		goto out;
+	}
 	node_del(job, "stats_problems");
 	if (result_extract(run_dir, job, problems, NULL, err))
 		goto out;

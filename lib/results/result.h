@@ -19,6 +19,9 @@
 
 #include <stdbool.h>
 
+/* The largest file of a result root read (raw outputs, JSON, job.yaml), bytes. */
+#define RESULT_FILE_MAX (256u << 20)
+
 /* Create <rt>/<N> for the first unused N (created atomically with mkdir). */
 int result_claim_run(const char *rt, char **run_dir, int *run_no, struct strbuf *err);
 

@@ -8,13 +8,14 @@
 #include "../util/sset.h"
 #include "../stats/stats.h"
 #include "../util/units.h"
+#include "../sys/fsutil.h"
+#include "../sys/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,18 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
-static volatile sig_atomic_t monitor_stop_flag;
 static volatile sig_atomic_t monitor_child_flag;
 static bool monitor_installed;
 static sigset_t monitor_wait_mask;	/* the mask while waiting: ours unblocked */
-
-static void monitor_on_stop(int sig)
-{
-	(void)sig;
-	monitor_stop_flag = 1;
-}
 
 static void monitor_on_child(int sig)
 {
@@ -43,18 +35,14 @@ static void monitor_on_child(int sig)
 
 void monitor_catch_stop(void)
 {
-	struct sigaction sa, old;
+	struct sigaction sa;
 	sigset_t block, prev;
 
 	if (monitor_installed)
 		return;
+	proc_catch_stop(NULL);
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = monitor_on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	/* an inherited "ignore SIGINT" (the engine's, a shell's &) is kept */
-	if (!sigaction(SIGINT, NULL, &old) && old.sa_handler != SIG_IGN)
-		sigaction(SIGINT, &sa, NULL);
 	sa.sa_handler = monitor_on_child;
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
@@ -75,15 +63,7 @@ void monitor_catch_stop(void)
 
 bool monitor_stopped(void)
 {
-	return monitor_stop_flag != 0;
-}
-
-static double monitor_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return proc_stop_signal != 0;
 }
 
 /* One wait with our signals unblocked: up to `seconds` (< 0: no limit). */
@@ -107,15 +87,15 @@ bool monitor_sleep(double seconds)
 	double end;
 
 	monitor_catch_stop();
-	end = monitor_now() + seconds;
+	end = proc_now() + seconds;
 	for (;;) {
-		if (monitor_stop_flag)
+		if (proc_stop_signal)
 			return true;
 		if (seconds < 0) {
 			monitor_wait(-1);
 			continue;
 		}
-		double left = end - monitor_now();
+		double left = end - proc_now();
 		if (left <= 0)
 			return false;
 		monitor_wait(left);
@@ -149,21 +129,6 @@ int monitor_interval(const struct run *r, const struct program *p, double def,
 	strbuf_setf(err, "interval: '%s' is not a positive number of seconds; write e.g. 1, 0.5 or 10s", v);
 	strbuf_release(&e);
 	return -1;
-}
-
-int monitor_write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
 }
 
 /* Keep the first line of each first word, as awk '!x[$1]++'. */
@@ -210,7 +175,7 @@ int monitor_snapshot(const char *path, unsigned flags, int out_fd, struct strbuf
 		strbuf_add(&snap, content.buf, content.len);
 	if (snap.len && snap.buf[snap.len - 1] != '\n')
 		strbuf_addch(&snap, '\n');
-	if (monitor_write_all(out_fd, snap.buf, snap.len)) {
+	if (fsutil_write_all(out_fd, snap.buf, snap.len)) {
 		strbuf_setf(err, "cannot write the snapshot of '%s': %s", path, strerror(errno));
 		goto out;
 	}
@@ -252,174 +217,40 @@ out:
 	return ret;
 }
 
-/* The environment with TZ=UTC in place of any TZ (caller frees the array). */
-static char **monitor_utc_env(void)
-{
-	size_t n = 0, k = 0;
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = xcalloc(n + 2, sizeof(*env));
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "TZ=", 3))
-			env[k++] = environ[i];
-	env[k++] = "TZ=UTC";
-	env[k] = NULL;
-	return env;
-}
-
-static void monitor_spawn_attr(posix_spawnattr_t *at)
-{
-	sigset_t none, def;
-
-	posix_spawnattr_init(at);
-	sigemptyset(&none);
-	sigemptyset(&def);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGCHLD);
-	sigaddset(&def, SIGPIPE);
-	posix_spawnattr_setsigmask(at, &none);
-	posix_spawnattr_setsigdefault(at, &def);
-	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-}
-
-static int monitor_status(int status)
-{
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
 int monitor_exec(char *const argv[], int out_fd, unsigned flags, struct strbuf *err)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	int pfd[2] = { -1, -1 };
-	char **env = environ;
-	bool stopping = false, killed = false;
-	double kill_at = 0;
-	int status = 0, rc;
-	pid_t pid;
+	static const char *const utc[] = { "TZ=UTC", NULL };
+	bool stdin_stop = flags & MONITOR_EXEC_STOP_STDIN;
+	struct proc p = { .argv = argv, .in = stdin_stop ? PROC_PIPE : PROC_NULL, .out = out_fd,
+			  .err = flags & MONITOR_EXEC_STDERR ? PROC_TO_OUT : PROC_INHERIT,
+			  .env = flags & MONITOR_EXEC_UTC ? utc : NULL, .death_sig = SIGKILL,
+			  .stop = &proc_stop_signal, .stop_closes_stdin = stdin_stop, .grace = 5,
+			  .wait_mask = &monitor_wait_mask };
+	int rc;
 
 	monitor_catch_stop();
-	if ((flags & MONITOR_EXEC_STOP_STDIN) && pipe2(pfd, O_CLOEXEC)) {
-		rc = errno;
-		strbuf_setf(err, "pipe: %s", strerror(rc));
-		errno = rc;
+	rc = proc_run(&p, err);
+	if (rc < 0) {
+		errno = p.start_errno ? p.start_errno : EIO;
 		return -1;
 	}
-	posix_spawn_file_actions_init(&fa);
-	if (pfd[0] >= 0)
-		posix_spawn_file_actions_adddup2(&fa, pfd[0], 0);
-	else
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	if (flags & MONITOR_EXEC_STDERR)
-		posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
-	monitor_spawn_attr(&at);
-	if (flags & MONITOR_EXEC_UTC)
-		env = monitor_utc_env();
-	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (env != environ)
-		free(env);
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (rc) {
-		if (pfd[1] >= 0)
-			close(pfd[1]);
-		strbuf_setf(err, "cannot run '%s': %s", argv[0], strerror(rc));
-		errno = rc;
-		return -1;
-	}
-
-	for (;;) {
-		monitor_child_flag = 0;
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			rc = errno;
-			strbuf_setf(err, "cannot wait for '%s': %s", argv[0], strerror(rc));
-			if (pfd[1] >= 0)
-				close(pfd[1]);
-			errno = rc;
-			return -1;
-		}
-		if (monitor_stop_flag && !stopping) {
-			stopping = true;
-			kill_at = monitor_now() + 5;
-			if (pfd[1] >= 0) {
-				close(pfd[1]);
-				pfd[1] = -1;
-			} else {
-				kill(pid, SIGTERM);
-			}
-		}
-		if (stopping && !killed && monitor_now() > kill_at) {
-			kill(pid, SIGKILL);
-			killed = true;
-		}
-		monitor_wait(stopping ? 0.1 : -1);
-	}
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	if (monitor_stop_flag && WIFSIGNALED(status) && !killed &&
-	    (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGINT))
+	if (proc_stop_signal && WIFSIGNALED(p.status) && !p.killed &&
+	    (WTERMSIG(p.status) == SIGTERM || WTERMSIG(p.status) == SIGINT))
 		return 0;	/* ended by our stop (or the same signal sent to its group) */
-	return monitor_status(status);
+	return rc;
 }
 
 int monitor_capture(char *const argv[], struct strbuf *out, struct strbuf *err)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	int pfd[2], status, rc;
-	char buf[4096];
-	pid_t pid;
+	struct proc p = { .argv = argv, .in = PROC_NULL, .out = PROC_CAPTURE, .err = PROC_CAPTURE,
+			  .capture = out, .death_sig = SIGKILL, .wait_mask = &monitor_wait_mask };
+	int rc;
 
 	monitor_catch_stop();
-	if (pipe2(pfd, O_CLOEXEC)) {
-		rc = errno;
-		strbuf_setf(err, "pipe: %s", strerror(rc));
-		errno = rc;
-		return -1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	monitor_spawn_attr(&at);
-	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	close(pfd[1]);
-	if (rc) {
-		close(pfd[0]);
-		strbuf_setf(err, "cannot run '%s': %s", argv[0], strerror(rc));
-		errno = rc;
-		return -1;
-	}
-	for (;;) {
-		ssize_t n = read(pfd[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		strbuf_add(out, buf, (size_t)n);
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			rc = errno;
-			strbuf_setf(err, "cannot wait for '%s': %s", argv[0], strerror(rc));
-			errno = rc;
-			return -1;
-		}
-	return monitor_status(status);
+	rc = proc_run(&p, err);
+	if (rc < 0)
+		errno = p.start_errno ? p.start_errno : EIO;
+	return rc;
 }
 
 int monitor_proc_file(const struct run *r, const struct program *p, const char *path,

@@ -112,9 +112,6 @@ int monitor_exec(char *const argv[], int out_fd, unsigned flags, struct strbuf *
  */
 int monitor_capture(char *const argv[], struct strbuf *out, struct strbuf *err);
 
-/* Write all of buf (retrying on EINTR and short writes); 0 or -1 with errno. */
-int monitor_write_all(int fd, const char *buf, size_t len);
-
 /*
  * A monitor's exit status when what it measures does not exist here (no
  * PMU, no MSRs, tool missing): it prints one line on stderr saying why and

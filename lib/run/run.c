@@ -4,21 +4,19 @@
  */
 #include "run.h"
 #include "../sys/fsutil.h"
+#include "../sys/proc.h"
 #include "program.h"
 #include "../util/units.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 const char *run_param(const struct run *r, const struct program *p, const char *opt)
 {
@@ -32,6 +30,20 @@ const char *run_param(const struct run *r, const struct program *p, const char *
 	if (!v)
 		v = node_find_deep(r->job, opt);
 	return node_str(v);
+}
+
+unsigned run_job_timeout(const struct node *job)
+{
+	const struct node *v = node_get(job, "runtime");
+	struct strbuf e = STRBUF_INIT;
+	uint64_t rt = RUN_RUNTIME_DEFAULT;
+
+	if (!v)
+		v = node_find_deep(job, "runtime");
+	if (node_str(v) && (units_seconds(node_str(v), &rt, &e) || rt > 30 * 86400))
+		rt = RUN_RUNTIME_DEFAULT;
+	strbuf_release(&e);
+	return (unsigned)rt + RUN_JOB_MARGIN;
 }
 
 static int param_conv(const struct run *r, const struct program *p, const char *opt,
@@ -204,183 +216,76 @@ bool run_have(const char *cmd)
 	return false;
 }
 
-static int open_for(const struct run *r, const char *name, int flags)
+/* A command's error: not installed is a job's missing dependency. */
+static int spawn_failed(const struct proc *p, struct strbuf *err)
 {
-	char *path = run_path(r, name);
-	int fd = open(path, flags | O_CLOEXEC, 0644);
-	free(path);
-	return fd;
+	if (p->start_errno == ENOENT)
+		strbuf_addstr(err, "; 'lkprobot install JOB' installs what a job needs");
+	return -1;
 }
 
-/* Start argv with the given fds as 0, 1, 2 (-1: inherited), in dir (NULL: here). 0, or -1 with err set. */
-static int spawn_start(const char *dir, char *const argv[], int in_fd, int out_fd, int err_fd, pid_t *pid,
-		       struct strbuf *err)
+/*
+ * A job's command must not outlive us: a fio left running on a file system
+ * the next run makes again would spoil both.
+ */
+static int run_proc(struct proc *p, struct strbuf *err)
 {
-	posix_spawn_file_actions_t fa;
 	int rc;
 
-	posix_spawn_file_actions_init(&fa);
-	if (dir)
-		posix_spawn_file_actions_addchdir_np(&fa, dir);
-	if (in_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
-	if (out_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	if (err_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-	rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc) {
-		strbuf_setf(err, "cannot run '%s': %s%s", argv[0], strerror(rc),
-			    rc == ENOENT ? "; 'lkprobot install JOB' installs what a job needs" : "");
-		return -1;
-	}
-	return 0;
-}
-
-/* Wait for a started child: its exit status, 128+signal, or -1 with err set. */
-static int spawn_wait_pid(pid_t pid, const char *name, struct strbuf *err)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			strbuf_setf(err, "cannot wait for '%s': %s", name, strerror(errno));
-			return -1;
-		}
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
-static int spawn_wait_in(const char *dir, char *const argv[], int in_fd, int out_fd, int err_fd,
-			 struct strbuf *err)
-{
-	pid_t pid;
-
-	if (spawn_start(dir, argv, in_fd, out_fd, err_fd, &pid, err))
-		return -1;
-	return spawn_wait_pid(pid, argv[0], err);
-}
-
-static int spawn_wait(char *const argv[], int in_fd, int out_fd, int err_fd, struct strbuf *err)
-{
-	return spawn_wait_in(NULL, argv, in_fd, out_fd, err_fd, err);
+	p->death_sig = SIGKILL;
+	rc = proc_run(p, err);
+	return rc < 0 && !p->pid ? spawn_failed(p, err) : rc;
 }
 
 int run_exec_in(const char *dir, char *const argv[], int out_fd, int err_fd, struct strbuf *err)
 {
-	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	int ret = spawn_wait_in(dir, argv, in_fd, out_fd, err_fd, err);
-
-	if (in_fd >= 0)
-		close(in_fd);
-	return ret;
-}
-
-/* Spawn argv with stdout into out, stderr to err_fd (-1: inherited), and wait. */
-static int capture(char *const argv[], int err_fd, struct strbuf *out, struct strbuf *err)
-{
-	int pfd[2], status, rc;
-	pid_t pid;
-	posix_spawn_file_actions_t fa;
-	char buf[4096];
-	ssize_t n;
-
-	if (pipe2(pfd, O_CLOEXEC)) {
-		strbuf_setf(err, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	if (err_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	if (rc) {
-		close(pfd[0]);
-		strbuf_setf(err, "cannot run '%s': %s", argv[0], strerror(rc));
-		return -1;
-	}
-	while ((n = read(pfd[0], buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		strbuf_add(out, buf, (size_t)n);
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	struct proc p = { .argv = argv, .dir = dir, .in = PROC_NULL, .out = out_fd < 0 ? PROC_INHERIT : out_fd,
+			  .err = err_fd < 0 ? PROC_INHERIT : err_fd };
+	return run_proc(&p, err);
 }
 
 int run_exec_capture(char *const argv[], struct strbuf *out, struct strbuf *err)
 {
-	return capture(argv, -1, out, err);
+	struct proc p = { .argv = argv, .in = PROC_NULL, .out = PROC_CAPTURE, .capture = out };
+	return run_proc(&p, err);
 }
 
 int run_exec(char *const argv[], int out_fd, int err_fd, struct strbuf *err)
 {
-	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	int ret = spawn_wait(argv, in_fd, out_fd, err_fd, err);
-
-	if (in_fd >= 0)
-		close(in_fd);
-	return ret;
+	return run_exec_in(NULL, argv, out_fd, err_fd, err);
 }
 
 int run_cmd(const struct run *r, char *const argv[], const char *in_file,
 	    const char *out_file, const char *err_file, struct strbuf *err)
 {
-	int in_fd = -1, out_fd = -1, err_fd = -1, ret = -1;
+	char *in = in_file ? run_path(r, in_file) : NULL, *out = out_file ? run_path(r, out_file) : NULL;
+	char *errf = err_file ? run_path(r, err_file) : NULL;
+	struct proc p = { .argv = argv, .in = PROC_NULL, .in_file = in, .out_file = out,
+			  .err_file = errf, .err = out ? PROC_TO_OUT : PROC_INHERIT };
+	int ret;
 
 	run_log_cmd(r, argv);
-	in_fd = in_file ? open_for(r, in_file, O_RDONLY) : open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (in_fd < 0) {
-		strbuf_setf(err, "cannot open '%s': %s", in_file ? in_file : "/dev/null", strerror(errno));
-		goto out;
-	}
-	if (out_file && (out_fd = open_for(r, out_file, O_WRONLY | O_CREAT | O_APPEND)) < 0) {
-		strbuf_setf(err, "cannot write '%s': %s", out_file, strerror(errno));
-		goto out;
-	}
-	if (err_file && (err_fd = open_for(r, err_file, O_WRONLY | O_CREAT | O_APPEND)) < 0) {
-		strbuf_setf(err, "cannot write '%s': %s", err_file, strerror(errno));
-		goto out;
-	}
-	ret = spawn_wait(argv, in_fd, out_fd, err_fd >= 0 ? err_fd : out_fd, err);
-out:
-	if (in_fd >= 0)
-		close(in_fd);
-	if (out_fd >= 0)
-		close(out_fd);
-	if (err_fd >= 0)
-		close(err_fd);
+	ret = run_proc(&p, err);
+	free(in);
+	free(out);
+	free(errf);
 	return ret;
 }
 
 int run_cmds(const struct run *r, char **const argvs[], size_t n, const char *out_file, int codes[],
 	     struct strbuf *err)
 {
-	int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	int out_fd = out_file ? open_for(r, out_file, O_WRONLY | O_CREAT | O_APPEND) : -1;
-	pid_t *pids = xcalloc(n ? n : 1, sizeof(*pids));
+	char *out = out_file ? run_path(r, out_file) : NULL;
+	struct proc *ps = xcalloc(n ? n : 1, sizeof(*ps));
 	int ret = 0;
 
-	if (in_fd < 0 || (out_file && out_fd < 0)) {
-		strbuf_setf(err, "cannot open '%s': %s", in_fd < 0 ? "/dev/null" : out_file, strerror(errno));
-		ret = -1;
-	}
 	for (size_t i = 0; i < n && !ret; i++) {
 		log_line(r, argvs[i], " &");
-		if (spawn_start(NULL, argvs[i], in_fd, out_fd, out_fd, &pids[i], err)) {
-			pids[i] = 0;
-			ret = -1;
+		ps[i] = (struct proc){ .argv = argvs[i], .in = PROC_NULL, .out_file = out, .err = PROC_TO_OUT,
+				       .death_sig = SIGKILL };
+		if (proc_start(&ps[i], err)) {
+			ps[i].pid = 0;
+			ret = spawn_failed(&ps[i], err);
 		}
 	}
 	if (n) {
@@ -389,28 +294,23 @@ int run_cmds(const struct run *r, char **const argvs[], size_t n, const char *ou
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct strbuf e = STRBUF_INIT;
-		codes[i] = pids[i] ? spawn_wait_pid(pids[i], argvs[i][0], &e) : -1;
+		codes[i] = ps[i].pid ? proc_wait(&ps[i], &e) : -1;
 		strbuf_release(&e);
 	}
-	if (in_fd >= 0)
-		close(in_fd);
-	if (out_fd >= 0)
-		close(out_fd);
-	free(pids);
+	free(ps);
+	free(out);
 	return ret;
 }
 
-static int capture(char *const argv[], int err_fd, struct strbuf *out, struct strbuf *err);
-
 int run_capture(const struct run *r, char *const argv[], struct strbuf *out, struct strbuf *err)
 {
-	int err_fd, ret;
+	char *errf = run_path(r, "stderr");
+	struct proc p = { .argv = argv, .in = PROC_NULL, .out = PROC_CAPTURE, .capture = out, .err_file = errf };
+	int ret;
 
 	run_log_cmd(r, argv);
-	err_fd = open_for(r, "stderr", O_WRONLY | O_CREAT | O_APPEND);
-	ret = capture(argv, err_fd, out, err);
-	if (err_fd >= 0)
-		close(err_fd);
+	ret = run_proc(&p, err);
+	free(errf);
 	return ret;
 }
 

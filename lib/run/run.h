@@ -50,6 +50,18 @@ struct run {
 	struct node *facts;		/* map: things measured about the machine (accel, dax) */
 };
 
+/* A test's runtime when the job sets none (seconds), as lkp-tests'. */
+#define RUN_RUNTIME_DEFAULT 300
+/* What a whole job may take past its runtime: setups, monitors, a boot (seconds). */
+#define RUN_JOB_MARGIN 600
+
+/*
+ * How long a whole job may take where it is run from outside (QEMU, a
+ * Slurm node): its runtime (default RUN_RUNTIME_DEFAULT; a bad one counts
+ * as the default: the engine refuses it later) + RUN_JOB_MARGIN seconds.
+ */
+unsigned run_job_timeout(const struct node *job);
+
 /*
  * A program option's value: under the program's own mapping, else anywhere
  * in the job (lkp-tests' non-local options, e.g. top-level runtime). NULL
@@ -83,7 +95,8 @@ void run_log_cmd(const struct run *r, char *const argv[]);
 int run_write_sys(const struct run *r, const char *path, const char *value, struct strbuf *err);
 
 /*
- * Run argv (argv[0] looked up in PATH) and wait for it. stdout goes to
+ * Run argv (argv[0] looked up in PATH; lib/sys/proc, with SIGKILL as its
+ * death signal: a job's command never outlives us) and wait for it. stdout goes to
  * out_file in the result root (NULL: inherited), stderr to err_file (NULL:
  * same as stdout), stdin from in_file (NULL: /dev/null); relative names are
  * in the result root, absolute paths as given. The command is logged to

@@ -4,6 +4,7 @@
  * See vmscal.h for what a case does.
  */
 #include "vmscal.h"
+#include "../sys/fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -176,21 +177,6 @@ static bool vmscal_free_sync(const struct vmscal_params *p)
 	return p->sync_free && p->c->kind != VMSCAL_FILE;
 }
 
-static int vmscal_write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* One line to the test process: why this worker failed (dropped if the pipe is full). */
 __attribute__((format(printf, 2, 3)))
 static void vmscal_fail(const struct vmscal_worker *w, const char *fmt, ...)
@@ -233,7 +219,7 @@ static bool vmscal_wait(int fd)
 
 static int vmscal_print(const struct vmscal_worker *w, const char *line, int len)
 {
-	if (len <= 0 || vmscal_write_all(w->out_fd, line, (size_t)len)) {
+	if (len <= 0 || fsutil_write_all(w->out_fd, line, (size_t)len)) {
 		char e[128];
 		vmscal_fail(w, "cannot write the result line: %s", strerror_r(errno, e, sizeof(e)));
 		return -1;

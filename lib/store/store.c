@@ -227,6 +227,9 @@ enum stmt_id {
 	ST_BEGIN_WRITE,
 	ST_BEGIN_READ,
 	ST_COMMIT,
+	ST_SAVEPOINT,
+	ST_RELEASE,
+	ST_ROLLBACK_TO,
 	ST_ROLLBACK,
 	ST_COMMIT_GET,
 	ST_COMMIT_ADD,
@@ -249,6 +252,7 @@ enum stmt_id {
 	ST_BISECT_ADD,
 	ST_BISECT_GET,
 	ST_BISECT_END,
+	ST_BISECT_SAME,
 	ST_OUTBOX_ADD,
 	ST_OUTBOX_GET,
 	ST_OUTBOX_CLAIM,
@@ -339,9 +343,15 @@ static const char *const stmt_sql[ST_NR] = {
 		" culprit FROM bisections WHERE id = ?1",
 	[ST_BISECT_END] = "UPDATE bisections SET metric = ?2, status = ?3, culprit = ?4, updated = ?5"
 		" WHERE id = ?1",
+	[ST_BISECT_SAME] = "SELECT id FROM bisections WHERE tree = ?1 AND good = ?2 AND bad = ?3 AND job = ?4"
+		" AND overrides = ?5 AND provider = ?6 AND first_parent = ?7"
+		" ORDER BY status = 'running' DESC, id DESC LIMIT 1",
 	[ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
 	[ST_BEGIN_READ] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
+	[ST_SAVEPOINT] = "SAVEPOINT lkp_inner",
+	[ST_RELEASE] = "RELEASE lkp_inner",
+	[ST_ROLLBACK_TO] = "ROLLBACK TO lkp_inner",
 	[ST_ROLLBACK] = "ROLLBACK",
 	[ST_COMMIT_GET] = "SELECT id FROM commits WHERE name = ?1",
 	[ST_COMMIT_ADD] = "INSERT INTO commits(name) VALUES (?1)",
@@ -399,6 +409,7 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	int busy_ms;
+	bool batch;		/* in store_batch_begin(): each write a savepoint of one transaction */
 	sqlite3_stmt *stmt[ST_NR];
 };
 
@@ -521,14 +532,55 @@ static int run_stmt(struct store *s, enum stmt_id id, struct strbuf *err)
 	return q ? step_done(s, q, err) : -1;
 }
 
-/* Roll back whatever is open; keeps err (the reason) as it is. */
+/* Roll back whatever is open (in a batch: the write's own savepoint); keeps err (the reason) as it is. */
 static void rollback(struct store *s)
 {
 	struct strbuf ignored = STRBUF_INIT;
 
-	if (!sqlite3_get_autocommit(s->db))
+	if (s->batch) {
+		if (!run_stmt(s, ST_ROLLBACK_TO, &ignored))
+			run_stmt(s, ST_RELEASE, &ignored);
+	} else if (!sqlite3_get_autocommit(s->db)) {
 		run_stmt(s, ST_ROLLBACK, &ignored);
+	}
 	strbuf_release(&ignored);
+}
+
+/* A transaction of its own, or in a batch a savepoint of the batch's. */
+static int tx_begin(struct store *s, enum stmt_id kind, struct strbuf *err)
+{
+	return run_stmt(s, s->batch ? ST_SAVEPOINT : kind, err);
+}
+
+static int tx_commit(struct store *s, struct strbuf *err)
+{
+	return run_stmt(s, s->batch ? ST_RELEASE : ST_COMMIT, err);
+}
+
+int store_batch_begin(struct store *s, struct strbuf *err)
+{
+	if (s->batch) {
+		strbuf_setf(err, "store '%s': a batch is open already", s->path);
+		return -1;
+	}
+	if (run_stmt(s, ST_BEGIN_WRITE, err))
+		return context(s, err, "begin a batch of writes");
+	s->batch = true;
+	return 0;
+}
+
+int store_batch_end(struct store *s, bool keep, struct strbuf *err)
+{
+	int ret = 0;
+
+	if (!s->batch)
+		return 0;
+	s->batch = false;
+	if (!keep || run_stmt(s, ST_COMMIT, err)) {
+		ret = keep ? context(s, err, "commit the batch of writes") : 0;
+		rollback(s);
+	}
+	return ret;
 }
 
 /* A one-row, one-integer query (PRAGMA user_version), prepared each time. */
@@ -951,7 +1003,7 @@ int store_record_run(struct store *s, const struct store_run *r, struct strbuf *
 		return -1;
 	}
 	path_trim(&root, r->result_root);
-	if (run_stmt(s, ST_BEGIN_WRITE, err))
+	if (tx_begin(s, ST_BEGIN_WRITE, err))
 		goto fail;
 	if ((job = put_job(s, r, err)) < 0 ||
 	    (commit = intern(s, ST_COMMIT_GET, ST_COMMIT_ADD, r->commit, err)) < 0 ||
@@ -960,7 +1012,7 @@ int store_record_run(struct store *s, const struct store_run *r, struct strbuf *
 	    put_stats(s, run, r->stats, err) ||
 	    put_pairs(s, ST_UNAV_DEL, ST_UNAV_PUT, run, r->unavailable, err) ||
 	    put_pairs(s, ST_FACTS_DEL, ST_FACT_PUT, run, r->facts, err) ||
-	    run_stmt(s, ST_COMMIT, err))
+	    tx_commit(s, err))
 		goto fail;
 	strbuf_release(&root);
 	return 0;
@@ -1009,7 +1061,7 @@ long store_forget_under(struct store *s, const char *dir, struct strbuf *err)
 		return -1;
 	}
 	range_init(&rg, dir);
-	if (run_stmt(s, ST_BEGIN_WRITE, err) || !(q = stmt(s, ST_FORGET, err)))
+	if (tx_begin(s, ST_BEGIN_WRITE, err) || !(q = stmt(s, ST_FORGET, err)))
 		goto out;
 	if (bind_text(q, 1, rg.exact.buf) || bind_text(q, 2, rg.lo.buf) ||
 	    bind_text(q, 3, rg.hi.buf)) {
@@ -1019,7 +1071,7 @@ long store_forget_under(struct store *s, const char *dir, struct strbuf *err)
 	if (step_done(s, q, err))
 		goto out;
 	n = (long)sqlite3_changes64(s->db);
-	if (run_stmt(s, ST_COMMIT, err))
+	if (tx_commit(s, err))
 		n = -1;
 out:
 	if (n < 0) {
@@ -1190,7 +1242,7 @@ int store_list_runs(struct store *s, const struct store_query *qy, struct node *
 
 	*out = NULL;
 	/* one read transaction: the runs and their rows from one snapshot */
-	if (run_stmt(s, ST_BEGIN_READ, err))
+	if (tx_begin(s, ST_BEGIN_READ, err))
 		goto fail;
 	q = prepare_query(s,
 			  "SELECT r.id, r.result_root, r.run_no, j.testcase, j.path_params,"
@@ -1223,7 +1275,7 @@ int store_list_runs(struct store *s, const struct store_query *qy, struct node *
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
 		goto fail;
-	if (run_stmt(s, ST_COMMIT, err))
+	if (tx_commit(s, err))
 		goto fail;
 	*out = list;
 	return 0;
@@ -1282,19 +1334,25 @@ fail:
 
 /* ---- bisections ---- */
 
+/* A bisection's arguments as ?1..?7 (tree, good, bad, job, overrides, provider, first_parent). */
+static void bind_bisection(sqlite3_stmt *q, const struct store_bisection *b)
+{
+	bind_text(q, 1, b->tree);
+	bind_text(q, 2, b->good);
+	bind_text(q, 3, b->bad);
+	bind_text(q, 4, b->job);
+	bind_text(q, 5, b->overrides ? b->overrides : "");
+	bind_text(q, 6, b->provider);
+	sqlite3_bind_int64(q, 7, b->first_parent);
+}
+
 int64_t store_bisection_add(struct store *s, const struct store_bisection *b, struct strbuf *err)
 {
 	sqlite3_stmt *q = stmt(s, ST_BISECT_ADD, err);
 	int64_t id = -1;
 
 	if (q) {
-		bind_text(q, 1, b->tree);
-		bind_text(q, 2, b->good);
-		bind_text(q, 3, b->bad);
-		bind_text(q, 4, b->job);
-		bind_text(q, 5, b->overrides ? b->overrides : "");
-		bind_text(q, 6, b->provider);
-		sqlite3_bind_int64(q, 7, b->first_parent);
+		bind_bisection(q, b);
 		bind_text(q, 8, b->metric);
 		sqlite3_bind_int64(q, 9, (int64_t)time(NULL));
 		id = returned_id(step_id(s, q, err), err);
@@ -1358,6 +1416,20 @@ int store_bisection_end(struct store *s, int64_t id, const char *metric, const c
 	if (step_done(s, q, err))
 		return context(s, err, "record how bisection %lld ended", (long long)id);
 	return 0;
+}
+
+int64_t store_bisection_same(struct store *s, const struct store_bisection *b, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_BISECT_SAME, err);
+	int64_t id = -1;
+
+	if (q) {
+		bind_bisection(q, b);
+		id = step_id(s, q, err);
+	}
+	if (id < 0)
+		context(s, err, "look for the bisection");
+	return id;
 }
 
 void store_bisection_release(struct store_bisection *b)

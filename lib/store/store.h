@@ -23,6 +23,7 @@
 #include "../util/node.h"
 #include "../util/strbuf.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
@@ -102,6 +103,15 @@ int store_record_run(struct store *s, const struct store_run *run, struct strbuf
  */
 long store_forget_under(struct store *s, const char *dir, struct strbuf *err);
 
+/*
+ * A batch: the writes between store_batch_begin() and store_batch_end()
+ * are one transaction, which readers see whole or not at all (each write
+ * in it still undoes itself alone when it fails). store_batch_end() commits
+ * (keep) or rolls everything back. 0, or -1 with err set.
+ */
+int store_batch_begin(struct store *s, struct strbuf *err);
+int store_batch_end(struct store *s, bool keep, struct strbuf *err);
+
 /* Which runs: each field NULL means any. */
 struct store_query {
 	const char *testcase, *path_params, *tbox_group, *commit;
@@ -150,6 +160,14 @@ struct store_bisection {
 
 /* Record a new bisection (status running); its id, or -1 with err set. */
 int64_t store_bisection_add(struct store *s, const struct store_bisection *b, struct strbuf *err);
+/*
+ * The bisection of the same arguments (tree, ends, job, overrides,
+ * provider, first_parent): one that never ended (its process was killed)
+ * first, else the newest — to be resumed or run again on its own runs
+ * rather than recorded twice. Its id, 0 when there is none, or -1 with err
+ * set.
+ */
+int64_t store_bisection_same(struct store *s, const struct store_bisection *b, struct strbuf *err);
 /* Read bisection id into *b (store_bisection_release() it). 0, or -1 with err set (also: no such id). */
 int store_bisection_get(struct store *s, int64_t id, struct store_bisection *b, struct strbuf *err);
 /* How it ended: the metric followed, the status, the culprit (NULL: none). 0, or -1 with err set. */

@@ -4,11 +4,15 @@
 #include "fsutil.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int fsutil_mkdir_p(const char *dir)
@@ -37,7 +41,7 @@ int fsutil_mkdir_p(const char *dir)
 	return ret;
 }
 
-static int write_fd(int fd, const char *data, size_t len)
+int fsutil_write_all(int fd, const char *data, size_t len)
 {
 	while (len) {
 		ssize_t w = write(fd, data, len);
@@ -58,7 +62,7 @@ int fsutil_write(const char *path, const char *data, size_t len)
 
 	if (fd < 0)
 		return -1;
-	if (write_fd(fd, data, len)) {
+	if (fsutil_write_all(fd, data, len)) {
 		int e = errno;
 		close(fd);
 		errno = e;
@@ -79,4 +83,119 @@ int fsutil_write_atomic(const char *path, const char *data, size_t len, struct s
 	}
 	free(tmp);
 	return ret;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) && errno != ENOENT ? -1 : 0;
+	return unlink(path) && errno != ENOENT ? -1 : 0;
+}
+
+int fsutil_remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	return nftw(path, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+int fsutil_lock(const char *path, double wait, struct strbuf *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	struct timespec ts = { 0, 100000000L };
+	char pid[32];
+
+	if (fd < 0) {
+		strbuf_setf(err, "cannot open the lock '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	for (double waited = 0;; waited += 0.1) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			break;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			strbuf_setf(err, "cannot lock '%s': %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (waited >= wait) {
+			ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+			pid[n > 0 ? n : 0] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+			strbuf_setf(err, "'%s' is in use by process %s", path, *pid ? pid : "(unknown)");
+			close(fd);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
+		/* who holds it is a courtesy for the message above */
+	}
+	return fd;
+}
+
+int fsutil_read_regular(struct strbuf *sb, const char *path, size_t max, struct strbuf *err)
+{
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	size_t old = sb->len;
+	struct stat st;
+	char buf[65536];
+	int e = 0;
+
+	if (fd < 0) {
+		e = errno;
+		strbuf_setf(err, "cannot read '%s': %s", path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		e = errno;
+		strbuf_setf(err, "cannot read '%s': %s", path, strerror(e));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		e = EINVAL;
+		strbuf_setf(err, "cannot read '%s': not a regular file", path);
+		goto fail;
+	}
+	if ((uintmax_t)st.st_size > max) {
+		e = EFBIG;
+		strbuf_setf(err, "cannot read '%s': %jd bytes, more than the %zu bytes such a file may have", path,
+			    (intmax_t)st.st_size, max);
+		goto fail;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			strbuf_setf(err, "cannot read '%s': %s", path, strerror(e));
+			goto fail;
+		}
+		if (!n)
+			break;
+		if (sb->len - old + (size_t)n > max) {
+			/* it grew while we read it */
+			e = EFBIG;
+			strbuf_setf(err, "cannot read '%s': more than the %zu bytes such a file may have", path, max);
+			goto fail;
+		}
+		strbuf_add(sb, buf, (size_t)n);
+	}
+	close(fd);
+	return 0;
+fail:
+	strbuf_setlen(sb, old);
+	close(fd);
+	errno = e;
+	return -1;
 }

@@ -315,8 +315,22 @@ const struct node *json_path(const struct node *n, ...)
 
 void json_emit_string(struct strbuf *out, const char *s)
 {
+	size_t left = strlen(s);
+
 	strbuf_addch(out, '"');
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++, left--) {
+		if (*c >= 0x80) {
+			/* JSON is UTF-8: a byte that is not part of a valid sequence becomes U+FFFD */
+			size_t n = strbuf_utf8_len((const char *)c, left);
+			if (!n) {
+				strbuf_addstr(out, "\\ufffd");
+				continue;
+			}
+			strbuf_add(out, c, n);
+			c += n - 1;
+			left -= n - 1;
+			continue;
+		}
 		switch (*c) {
 		case '"': strbuf_addstr(out, "\\\""); break;
 		case '\\': strbuf_addstr(out, "\\\\"); break;

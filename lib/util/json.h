@@ -30,7 +30,7 @@ const struct node *json_path(const struct node *n, ...);
 
 /* Emit a tree as JSON, two-space indented ("pretty", as lkp-tests' files). */
 void json_emit(struct strbuf *out, const struct node *n);
-/* A string literal, escaped. */
+/* A string literal, escaped; bytes that are not valid UTF-8 become U+FFFD (JSON is UTF-8). */
 void json_emit_string(struct strbuf *out, const char *s);
 /* A number the way lkprobot writes metrics: integers without a fraction,
  * others with up to 17 significant digits (%.17g trimmed). */

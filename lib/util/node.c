@@ -4,6 +4,7 @@
 #include "node.h"
 #include "strbuf.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -53,10 +54,71 @@ struct node *node_new_comment(const char *text)
 	return n;
 }
 
+/*
+ * The hash index of a map's keys: open addressing over positions, rebuilt
+ * when a key is deleted (positions move), extended when one is appended.
+ * Maps of up to NODE_HASH_MIN keys are searched in place.
+ */
+#define NODE_HASH_MIN 16
+
+struct node_hash {
+	size_t cap;		/* a power of two, at least twice the keys */
+	size_t n;		/* positions indexed: 0..n-1 */
+	size_t *slot;		/* position + 1; 0 empty */
+};
+
+static size_t key_hash(const char *k)
+{
+	size_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * 1099511628211ULL;
+	return h;
+}
+
+static void hash_free(struct node *map)
+{
+	if (map->hash) {
+		free(map->hash->slot);
+		free(map->hash);
+		map->hash = NULL;
+	}
+}
+
+static void hash_put(struct node_hash *h, const char *key, size_t pos)
+{
+	size_t i = key_hash(key) & (h->cap - 1);
+
+	while (h->slot[i])
+		i = (i + 1) & (h->cap - 1);
+	h->slot[i] = pos + 1;
+}
+
+/* Bring the index up to the map's keys: added ones put in, a grown map rehashed. */
+static void hash_sync(struct node *map)
+{
+	struct node_hash *h = map->hash;
+
+	if (h && h->n > map->n)
+		hash_free(map), h = NULL;	/* keys went away behind our back */
+	if (!h || 2 * map->n > h->cap) {
+		size_t cap = 64;
+		while (cap < 4 * map->n)
+			cap *= 2;
+		hash_free(map);
+		h = map->hash = xcalloc(1, sizeof(*h));
+		h->cap = cap;
+		h->slot = xcalloc(cap, sizeof(*h->slot));
+	}
+	for (; h->n < map->n; h->n++)
+		hash_put(h, map->keys[h->n], h->n);
+}
+
 void node_free(struct node *n)
 {
 	if (!n)
 		return;
+	hash_free(n);
 	for (size_t i = 0; i < n->n; i++) {
 		if (n->keys)
 			free(n->keys[i]);
@@ -76,6 +138,7 @@ struct node *node_dup(const struct node *n)
 		return NULL;
 	c = xmalloc(sizeof(*c));
 	*c = *n;
+	c->hash = NULL;
 	c->str = n->str ? xstrdup(n->str) : NULL;
 	c->keys = NULL;
 	c->vals = NULL;
@@ -114,10 +177,23 @@ ssize_t node_index(const struct node *map, const char *key)
 {
 	if (!map || map->type != NODE_MAP)
 		return -1;
-	for (size_t i = 0; i < map->n; i++)
-		if (!map->vals[i]->comment && !strcmp(map->keys[i], key))
-			return (ssize_t)i;
-	return -1;
+	if (map->n <= NODE_HASH_MIN) {
+		for (size_t i = 0; i < map->n; i++)
+			if (!map->vals[i]->comment && !strcmp(map->keys[i], key))
+				return (ssize_t)i;
+		return -1;
+	}
+	/* the index is a cache of the keys: kept even on a map the caller sees as const */
+	struct node *m = (struct node *)map;
+	hash_sync(m);
+	size_t best = SIZE_MAX, cap = m->hash->cap;
+	for (size_t i = key_hash(key) & (cap - 1); m->hash->slot[i]; i = (i + 1) & (cap - 1)) {
+		size_t pos = m->hash->slot[i] - 1;
+		/* the first entry of the key that is data (a key may repeat; comments are skipped) */
+		if (pos < best && !m->vals[pos]->comment && !strcmp(m->keys[pos], key))
+			best = pos;
+	}
+	return best == SIZE_MAX ? -1 : (ssize_t)best;
 }
 
 struct node *node_get(const struct node *map, const char *key)
@@ -157,6 +233,7 @@ bool node_del(struct node *map, const char *key)
 
 	if (i < 0)
 		return false;
+	hash_free(map);		/* the positions after i move */
 	free(map->keys[i]);
 	node_free(map->vals[i]);
 	memmove(map->keys + i, map->keys + i + 1,

@@ -9,6 +9,11 @@
  * A map entry whose value has `comment` set is a provenance comment
  * ("#! jobs/x.yaml") rather than data; lookups skip it.
  *
+ * A map's lookups are hashed once it has more than a few keys (a job of
+ * 100,000 keys, a matrix of 100,000 metrics: linear, not quadratic); the
+ * index follows node_set/append/del, so code that edits a map's keys or
+ * count by hand must not (values may be swapped freely).
+ *
  * This module knows nothing about YAML syntax (see yml.h) nor about jobs.
  */
 #ifndef LKP_NODE_H
@@ -30,6 +35,7 @@ struct node {
 	struct node **vals;	/* NODE_MAP values, NODE_SEQ items */
 	const char *file;	/* interned; never freed */
 	int line, col;		/* 1-based; 0 when made by the program */
+	struct node_hash *hash;	/* a large map's index of its keys (node.c's own) */
 };
 
 /* Interned file names live until exit; equal names share one pointer. */

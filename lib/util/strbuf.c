@@ -215,3 +215,69 @@ void strbuf_rtrim(struct strbuf *sb)
 	if (sb->alloc)
 		sb->buf[sb->len] = '\0';
 }
+
+size_t strbuf_utf8_len(const char *s, size_t left)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+	unsigned cp;
+
+	if (!left)
+		return 0;
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (left < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void strbuf_add_utf8(struct strbuf *sb, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		size_t n = strbuf_utf8_len(s + i, len - i);
+		if (n) {
+			strbuf_add(sb, s + i, n);
+			i += n;
+		} else {
+			strbuf_addstr(sb, "\xef\xbf\xbd");	/* U+FFFD */
+			i++;
+		}
+	}
+}
+
+void strbuf_add_oneline(struct strbuf *sb, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = strbuf_utf8_len(s + i, len - i);
+		if (c == '\n' || c == '\r' || c == '\t') {
+			strbuf_addstr(sb, c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t");
+			i++;
+		} else if (!n || c < 0x20 || c == 0x7f) {
+			strbuf_addf(sb, "\\x%02x", c);
+			i++;
+		} else if (n == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0) {
+			strbuf_addf(sb, "\\u%04x", (unsigned char)s[i + 1]);	/* C1: U+0080..U+009F */
+			i += 2;
+		} else {
+			strbuf_add(sb, s + i, n);
+			i += n;
+		}
+	}
+}

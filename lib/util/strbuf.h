@@ -41,6 +41,20 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 void strbuf_setf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Text from the world (commit messages, raw tool output, file names):
+ * strbuf_utf8_len() is the length of the valid UTF-8 sequence at s (at
+ * most `left` bytes, left > 0; 0: not valid — a stray byte, an overlong
+ * form, a surrogate, past U+10FFFF); strbuf_add_utf8() appends s with each byte that is not
+ * part of a valid sequence replaced by U+FFFD; strbuf_add_oneline() appends
+ * it for a one-line message: line breaks and other control characters as
+ * \n, \r, \t, \xNN (C1 as \u00NN), invalid bytes as \xNN — nothing in it
+ * can start a second line or move a terminal's cursor.
+ */
+size_t strbuf_utf8_len(const char *s, size_t left);
+void strbuf_add_utf8(struct strbuf *sb, const char *s, size_t len);
+void strbuf_add_oneline(struct strbuf *sb, const char *s, size_t len);
+
 /* Read a whole file; returns 0, or -1 with errno set (sb unchanged). */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 

@@ -105,8 +105,8 @@ int units_tasks(const char *s, int nr_cpu, uint64_t *out, struct strbuf *err)
 		char *end;
 		errno = 0;
 		double pct = strtod(s, &end);
-		if (errno || *end != '%' || end[1])
-			goto bad;
+		if (errno || *end != '%' || end[1] || !(pct <= 1e6))
+			goto bad;	/* (past a million % no machine has the CPUs; and it must fit the integer) */
 		*out = (uint64_t)(pct * (nr_cpu > 0 ? nr_cpu : 1) / 100.0);
 		return 0;
 	}

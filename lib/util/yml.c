@@ -6,6 +6,7 @@
 #include "yml.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,9 @@ struct loader {
 	struct anchor *anchors;
 	size_t nanchors, aanchors;
 	struct strbuf *err;
+	/* limits: see YML_MAX_* */
+	int depth;
+	size_t nodes, alias_nodes, alias_bytes;
 };
 
 static void map_pos(const struct loader *ld, yaml_mark_t mark,
@@ -122,6 +126,82 @@ static bool plain_is_null(const char *s)
 {
 	return !*s || !strcmp(s, "~") || !strcmp(s, "null") ||
 	       !strcmp(s, "Null") || !strcmp(s, "NULL");
+}
+
+/* ---- limits: what hostile YAML cannot make us do ---- */
+
+/* Nodes and scalar bytes of n, counting stops once past the budget. */
+static void tree_size(const struct node *n, size_t budget, size_t *nodes, size_t *bytes)
+{
+	if (*nodes > budget)
+		return;
+	(*nodes)++;
+	if (n->str)
+		*bytes += strlen(n->str);
+	for (size_t i = 0; i < n->n && *nodes <= budget; i++) {
+		if (n->keys)
+			*bytes += strlen(n->keys[i]);
+		tree_size(n->vals[i], budget, nodes, bytes);
+	}
+}
+
+/* A limit passed at mark: -1 with "file:line:col: what" in err. */
+static int over_limit(struct loader *ld, yaml_mark_t mark, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int over_limit(struct loader *ld, yaml_mark_t mark, const char *fmt, ...)
+{
+	struct strbuf msg = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	fail_at(ld, mark, "%s", msg.buf);
+	strbuf_release(&msg);
+	return -1;
+}
+
+/* One more node made; -1 with err set past YML_MAX_NODES. */
+static int charge_node(struct loader *ld, yaml_mark_t mark)
+{
+	if (++ld->nodes <= YML_MAX_NODES)
+		return 0;
+	return over_limit(ld, mark, "more than %d values (keys, items, alias copies); split the file", YML_MAX_NODES);
+}
+
+/* An alias copies its anchor: -1 with err set when all copies pass the limits. */
+static int charge_alias(struct loader *ld, yaml_mark_t mark, const struct node *anchor)
+{
+	size_t nodes = 0, bytes = 0;
+
+	tree_size(anchor, YML_MAX_ALIAS_NODES, &nodes, &bytes);
+	ld->alias_nodes += nodes;
+	ld->alias_bytes += bytes;
+	ld->nodes += nodes;
+	if (ld->alias_nodes <= YML_MAX_ALIAS_NODES && ld->alias_bytes <= YML_MAX_ALIAS_BYTES &&
+	    ld->nodes <= YML_MAX_NODES)
+		return 0;
+	return over_limit(ld, mark, "the aliases expand to more than %d values or %d bytes (an alias bomb?); "
+			  "copy less with '*'", YML_MAX_ALIAS_NODES, YML_MAX_ALIAS_BYTES);
+}
+
+/* The position of the first NUL byte of text: a binary file, or text cut short by a NUL. */
+static int refuse_nul(struct loader *ld, const char *text, size_t len)
+{
+	const char *nul = memchr(text, '\0', len);
+	yaml_mark_t mark = { 0, 0, 0 };
+
+	if (!nul)
+		return 0;
+	for (const char *p = text; p < nul; p++) {
+		if (*p == '\n') {
+			mark.line++;
+			mark.column = 0;
+		} else {
+			mark.column++;
+		}
+	}
+	return fail_at(ld, mark, "%s", "a NUL byte: this is not a text file; remove it");
 }
 
 static int parse_node(struct loader *ld, yaml_event_t *ev, struct node **out);
@@ -237,6 +317,16 @@ static int parse_node(struct loader *ld, yaml_event_t *ev, struct node **out)
 	struct node *n = NULL;
 	int ret = 0;
 
+	if (ev->type != YAML_ALIAS_EVENT && charge_node(ld, ev->start_mark)) {
+		yaml_event_delete(ev);
+		return -1;
+	}
+	if ((ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT) &&
+	    ld->depth >= YML_MAX_DEPTH) {
+		over_limit(ld, ev->start_mark, "lists and mappings nested more than %d deep; flatten them", YML_MAX_DEPTH);
+		yaml_event_delete(ev);
+		return -1;
+	}
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT: {
 		const char *s = (const char *)ev->data.scalar.value;
@@ -260,20 +350,29 @@ static int parse_node(struct loader *ld, yaml_event_t *ev, struct node **out)
 		n = node_new(NODE_SEQ);
 		set_pos(ld, n, ev->start_mark);
 		remember_anchor(ld, ev->data.sequence_start.anchor, n);
+		ld->depth++;
 		ret = parse_sequence(ld, n);
+		ld->depth--;
 		break;
 	case YAML_MAPPING_START_EVENT:
 		n = node_new(NODE_MAP);
 		set_pos(ld, n, ev->start_mark);
 		remember_anchor(ld, ev->data.mapping_start.anchor, n);
+		ld->depth++;
 		ret = parse_mapping(ld, n);
+		ld->depth--;
 		break;
 	case YAML_ALIAS_EVENT: {
 		const char *name = (const char *)ev->data.alias.anchor;
+		const struct node *anchor = NULL;
 		for (size_t i = 0; i < ld->nanchors; i++)
 			if (!strcmp(ld->anchors[i].name, name))
-				n = node_dup(ld->anchors[i].node);
-		if (!n)
+				anchor = ld->anchors[i].node;
+		if (anchor && charge_alias(ld, ev->start_mark, anchor))
+			ret = -1;
+		else if (anchor)
+			n = node_dup(anchor);
+		else
 			ret = fail_at(ld, ev->start_mark,
 				      "unknown alias '*%s'; define the anchor '&name' before using it", name);
 		break;
@@ -305,6 +404,8 @@ int yml_load(const char *text, size_t len, const char *file,
 		return -1;
 	}
 	yaml_parser_set_input_string(&ld.parser, (const unsigned char *)text, len);
+	if (refuse_nul(&ld, text, len))
+		goto out;
 	for (;;) {
 		yaml_event_t ev;
 		if (next_event(&ld, &ev))

@@ -29,10 +29,22 @@ void yml_linemap_add(struct yml_linemap *lm, const char *file, int line, int ind
 void yml_linemap_release(struct yml_linemap *lm);
 
 /*
+ * Limits on what one text may make, so that hostile YAML (an alias bomb of
+ * a few hundred bytes, `[` nested 50,000 deep) is a one-line error and not
+ * gigabytes or a stack overflow: values made in all (keys, items, alias
+ * copies), values and scalar bytes copied by aliases, nesting depth.
+ */
+#define YML_MAX_NODES 1000000
+#define YML_MAX_ALIAS_NODES 100000
+#define YML_MAX_ALIAS_BYTES (16 << 20)
+#define YML_MAX_DEPTH 64
+
+/*
  * Parse all documents of `text`. With a NULL line map, positions are
  * `file`:line:col of the text itself. On success *docs is a malloc'ed array
  * of *ndocs trees (an empty document is a NODE_NULL). Returns 0, or -1 with
- * one line "file:line:col: what is wrong" in err.
+ * one line "file:line:col: what is wrong" in err (also: a NUL byte, a
+ * limit above passed).
  * Duplicate keys keep the first key's position and the last value, as
  * lkp-tests' loader does (textual includes rely on it).
  */

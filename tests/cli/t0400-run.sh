@@ -162,11 +162,13 @@ test_expect_success 'a job value with shell syntax is data: one literal fio valu
 	grep -q "^fio --output-format=json" "$R/reproduce.sh"
 '
 
-test_expect_success 'a value with a line break never reaches fio' '
+test_expect_success 'a value with a line break never reaches fio: refused (exit 2) before anything runs or is written' '
 	printf "testcase: x\ndisk: 1HDD\nfs: xfs\nfio-setup-basic:\n  test_size: 64M\n  bs: \"4k\\\\nexec_prerun=touch %s/pwned2\"\nfio:\n" "$TMP" >"$TMP/nl.yaml" &&
-	expect_exit 1 run --loop-disks=512M "$TMP/nl.yaml" &&
+	find "$RES" "$DB" 2>/dev/null | sort >"$TMP/before" &&
+	expect_exit 2 "$LKPROBOT" run -o "$RES" --db "$DB" --fs-root "$FSROOT" --loop-disks=512M "$TMP/nl.yaml" &&
+	one_line_error "nl.yaml:6:7: bs: the value has a control character \(0x0a\)" &&
 	[ ! -e "$TMP/pwned2" ] &&
-	grep -q "line break" "$TMP/.stdout"
+	find "$RES" "$DB" 2>/dev/null | sort | diff "$TMP/before" - && no_leftovers
 '
 
 test_expect_success 'a test past its runtime is killed: job_state timeout, monitors kept' '

@@ -103,9 +103,29 @@ static void test_sset_add_has_copy(void **state)
 	sset_release(&c);
 }
 
+/* Text from the world: valid UTF-8 kept, the rest replaced or escaped. */
+static void test_strbuf_utf8_and_oneline(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	assert_int_equal(strbuf_utf8_len("\xc3\xa9", 2), 2);
+	assert_int_equal(strbuf_utf8_len("\xc3", 1), 0);		/* cut short */
+	assert_int_equal(strbuf_utf8_len("\xc0\xaf", 2), 0);	/* overlong '/' */
+	assert_int_equal(strbuf_utf8_len("\xed\xa0\x80", 3), 0);	/* a surrogate */
+	assert_int_equal(strbuf_utf8_len("\xf4\x90\x80\x80", 4), 0);	/* past U+10FFFF */
+	strbuf_add_utf8(&sb, "J\xf6rg \xc3\xa9", 7);
+	assert_string_equal(sb.buf, "J\xef\xbf\xbdrg \xc3\xa9");
+	strbuf_reset(&sb);
+	strbuf_add_oneline(&sb, "a\nlkprobot: b\t\x1b[31m\xff\xc2\x9b\xc3\xa9", 24);
+	assert_string_equal(sb.buf, "a\\nlkprobot: b\\t\\x1b[31m\\xff\\u009b\xc3\xa9");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf_utf8_and_oneline),
 		cmocka_unit_test(test_strbuf_init_is_empty_string),
 		cmocka_unit_test(test_strbuf_addf_grows),
 		cmocka_unit_test(test_strbuf_detach_leaves_reusable),

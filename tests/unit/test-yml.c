@@ -197,6 +197,54 @@ static void test_node_equal_dup_del(void **state)
 	node_free(b);
 }
 
+/* Hostile YAML: each limit is one error line at the place it was passed, never gigabytes or a crash. */
+static void test_yml_limits(void **state)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct node **docs;
+	size_t n;
+	(void)state;
+
+	/* an alias bomb: 9^7 copies of a scalar from 350 bytes */
+	strbuf_addstr(&text, "a0: &a0 [x,x,x,x,x,x,x,x,x]\n");
+	for (int i = 1; i < 8; i++) {
+		strbuf_addf(&text, "a%d: &a%d [", i, i);
+		for (int k = 0; k < 9; k++)
+			strbuf_addf(&text, "%s*a%d", k ? "," : "", i - 1);
+		strbuf_addstr(&text, "]\n");
+	}
+	assert_int_equal(yml_load(text.buf, text.len, "bomb.yaml", NULL, &docs, &n, &err), -1);
+	assert_non_null(strstr(err.buf, "bomb.yaml:6:"));
+	assert_non_null(strstr(err.buf, "alias bomb"));
+	assert_null(strchr(err.buf, '\n'));
+
+	/* a few aliases are fine */
+	struct node *ok = load1("a: &x {k: v}\nb: *x\nc: *x\n");
+	assert_string_equal(node_str(node_get(node_get(ok, "c"), "k")), "v");
+	node_free(ok);
+
+	/* nesting: 64 deep is the most */
+	strbuf_reset(&text);
+	for (int i = 0; i < 50000; i++)
+		strbuf_addch(&text, '[');
+	assert_int_equal(yml_load(text.buf, text.len, "deep.yaml", NULL, &docs, &n, &err), -1);
+	assert_non_null(strstr(err.buf, "deep.yaml:1:65: lists and mappings nested more than 64 deep"));
+	strbuf_reset(&text);
+	for (int i = 0; i < YML_MAX_DEPTH; i++)
+		strbuf_addch(&text, '[');
+	for (int i = 0; i < YML_MAX_DEPTH; i++)
+		strbuf_addch(&text, ']');
+	assert_int_equal(yml_load(text.buf, text.len, "ok.yaml", NULL, &docs, &n, &err), 0);
+	node_free(docs[0]);
+	free(docs);
+
+	/* a NUL byte: an error at its place, not a text cut short */
+	assert_int_equal(yml_load("a: 1\nb: x\0y\n", 13, "nul.yaml", NULL, &docs, &n, &err), -1);
+	assert_string_equal(err.buf, "nul.yaml:2:5: a NUL byte: this is not a text file; remove it");
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_yml_emit_layout),
 		cmocka_unit_test(test_yml_emit_flow),
 		cmocka_unit_test(test_node_equal_dup_del),
+		cmocka_unit_test(test_yml_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

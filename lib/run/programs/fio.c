@@ -86,7 +86,7 @@ static int fio_setup(struct run *r, const struct program *p, struct strbuf *err)
 	}
 	if (run_param_bytes(r, p, "test_size", 0, &test_size, err) ||
 	    run_param_tasks(r, p, "nr_task", 1, &nr_task, err) ||
-	    run_param_seconds(r, p, "runtime", 300, &runtime, err))
+	    run_param_seconds(r, p, "runtime", RUN_RUNTIME_DEFAULT, &runtime, err))
 		return -1;
 	if (!nr_task) {
 		strbuf_setf(err, "fio-setup-basic: nr_task '%s' gives 0 tasks on %d CPUs; give at least one",

@@ -46,6 +46,7 @@
 #include "../perfevent.h"
 #include "../program.h"
 #include "../run.h"
+#include "../../sys/fsutil.h"
 #include "programs.h"
 
 #include <ctype.h>
@@ -90,21 +91,6 @@ static bool wait_until(uint64_t deadline, const sigset_t *set)
 		if (sig == SIGTERM || sig == SIGINT)
 			return true;
 	}
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* lkp-tests' parse_bool: empty, 0*, no*, false*, n* are false. */
@@ -378,7 +364,7 @@ static int perf_stat_monitor(struct run *r, const struct program *p, int out_fd)
 				    set.ev[i].name, strerror(set.ev[i].error));
 	if (opened < (int)set.n)
 		strbuf_addch(&out, '\n');
-	if (write_all(out_fd, out.buf, out.len)) {
+	if (fsutil_write_all(out_fd, out.buf, out.len)) {
 		fprintf(stderr, "perf-stat: cannot write: %s\n", strerror(errno));
 		rc = 1;
 		goto out;
@@ -399,7 +385,7 @@ static int perf_stat_monitor(struct run *r, const struct program *p, int out_fd)
 		strbuf_reset(&out);
 		format_record(&out, &set, now - t0, now - last);
 		last = now;
-		if (write_all(out_fd, out.buf, out.len)) {
+		if (fsutil_write_all(out_fd, out.buf, out.len)) {
 			fprintf(stderr, "perf-stat: cannot write: %s\n", strerror(errno));
 			rc = 1;
 			break;

@@ -195,15 +195,30 @@ static int vms_emit(struct stats_samples *out, struct strbuf *err, const char *k
 	return 0;
 }
 
-/* Ruby's printf("%d", float): truncated toward zero. */
+/* Ruby's printf("%d", float): truncated toward zero (callers check the range first). */
 static long long vms_trunc(double v)
 {
 	return (long long)v;
 }
 
+/*
+ * A figure that printf("%d") would print: finite and within long long
+ * (converting one beyond it is undefined behaviour, and no machine moves
+ * 2^63 KB/s: such a line is garbage).
+ */
+static bool vms_fits(double v)
+{
+	return isfinite(v) && v > -9.2e18 && v < 9.2e18;
+}
+
 static int vms_emit_series(struct stats_samples *out, const struct vms_series *s, bool fault,
 			   const struct vms_vec *free_secs, double bytes, struct strbuf *err)
 {
+	if (!vms_fits(vms_average(&s->throughput)) || !vms_fits(vms_average(&s->median))) {
+		strbuf_setf(err, "vm-scalability: a throughput of %g KB/s is out of range; the output is garbled",
+			    vms_average(&s->throughput));
+		return -1;
+	}
 	if (!fault) {
 		return vms_emit(out, err, "throughput", "%lld", vms_trunc(vms_average(&s->throughput))) ||
 		       vms_emit(out, err, "stddev%", "%g", vms_rel_stddev(s) * 100) ||
@@ -235,6 +250,8 @@ static double vms_float(const char *line, const regmatch_t *m)
 {
 	return strtod(line + m->rm_so, NULL);
 }
+
+#define VMS_MAX_LINE 4096	/* bytes in one line of output */
 
 struct vms_state {
 	regex_t re[VMS_RE_N];
@@ -355,6 +372,12 @@ static int vms_parse(const char *text, size_t len, struct stats_samples *out, st
 			strbuf_setf(err, "vm-scalability: line %zu has no end (truncated output)", lineno);
 			goto out;
 		}
+		if (n > VMS_MAX_LINE) {
+			/* no line of the tool is this long; regexec on it would take minutes */
+			strbuf_setf(err, "vm-scalability: line %zu is longer than %d bytes; not vm-scalability's output",
+				    lineno, VMS_MAX_LINE);
+			goto out;
+		}
 		strbuf_reset(&line);
 		strbuf_add(&line, text + pos, n);
 		if (vms_line(&st, line.buf, lineno, out, err))
@@ -448,7 +471,7 @@ static int vms_job_read(const struct run *r, const struct program *p, struct vms
 		return -1;
 	}
 	if (run_param_tasks(r, p, "nr_task", (uint64_t)nr_cpu, &j->nr_task, err) ||
-	    run_param_seconds(r, p, "runtime", 300, &j->runtime, err) ||
+	    run_param_seconds(r, p, "runtime", RUN_RUNTIME_DEFAULT, &j->runtime, err) ||
 	    run_param_bytes(r, p, "size", 0, &j->size, err) ||
 	    run_param_bytes(r, p, "unit_size", 0, &j->unit_size, err) ||
 	    vms_number(r, p, "repeat", &j->repeat, &j->has_repeat, err) ||
