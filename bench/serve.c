@@ -224,7 +224,7 @@ static double slowloris(int port, int addrs)
 	       addrs == 1 ? "" : "es", slow_held(sl), SLOW - slow_held(sl));
 	load(port, "/", BUSY_CLIENTS);
 	for (int i = 0; i < PROBES; i++) {
-		double l = get(port, "/api/");
+		double l = get(port, "/");
 		if (l < 0)
 			lost++;
 		else if (l > worst)
