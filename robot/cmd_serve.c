@@ -747,6 +747,8 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	if (!config || optind != argc)
 		return cmd_error(EXIT_USAGE, "%s needs -c FILE (and nothing else); see 'lkprobot serve --help'", ctx->cmd);
+	if (json && strcmp(ctx->cmd, "status"))
+		return cmd_error(EXIT_USAGE, "--json is an option of 'lkprobot status'; see 'lkprobot serve --help'");
 	if (serve_conf_load(&conf, config, &err)) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);

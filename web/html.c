@@ -110,6 +110,20 @@ void html_url_escape(struct strbuf *out, const char *s)
 	}
 }
 
+void html_path_escape(struct strbuf *out, const char *path)
+{
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n) {
+			char *part = xstrndup(p, n);
+			strbuf_addch(out, '/');
+			html_url_escape(out, part);
+			free(part);
+		}
+		p += n + (p[n] == '/');
+	}
+}
+
 void html_head(struct strbuf *b, const char *title, int refresh)
 {
 	strbuf_addstr(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -207,6 +221,15 @@ void html_commit_link(struct strbuf *b, const char *id)
 	html_escape(b, short_id);
 	free(short_id);
 	strbuf_addstr(b, "</code></a>");
+}
+
+void html_commit_subject(struct strbuf *b, const char *id, const char *subject)
+{
+	html_commit_link(b, id);
+	if (subject && *subject) {
+		strbuf_addch(b, ' ');
+		html_escape(b, subject);
+	}
 }
 
 void html_link(struct strbuf *b, const char *page, const char *id, const char *text)

@@ -23,6 +23,8 @@ extern const char html_favicon[];
 void html_escape(struct strbuf *out, const char *s);
 /* Append s percent-encoded for a URL's path segment or query value. */
 void html_url_escape(struct strbuf *out, const char *s);
+/* Append a path's parts each as "/" and the part percent-encoded (empty parts dropped): "/a%20b/c". */
+void html_path_escape(struct strbuf *out, const char *path);
 
 /*
  * The document around a page: title, stylesheet, icon, the navigation and
@@ -46,8 +48,9 @@ void html_td_time(struct strbuf *b, double t);
  */
 void html_pvalue(struct strbuf *b, double p);
 
-/* <a href="/commit/ID"><code>ID12</code></a>, nothing for an empty id. */
+/* <a href="/commit/ID"><code>ID12</code></a>, nothing for an empty id; and the subject after it when not empty. */
 void html_commit_link(struct strbuf *b, const char *id);
+void html_commit_subject(struct strbuf *b, const char *id, const char *subject);
 /* <a href="/PAGE/ID">text</a>, the id URL-escaped, the text HTML-escaped. */
 void html_link(struct strbuf *b, const char *page, const char *id, const char *text);
 /* /compare?base=A&amp;commit=B as an href value. */

@@ -388,7 +388,16 @@ void page_state_class(struct strbuf *b, const char *state)
 		strbuf_addch(b, (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ? *p : '-');
 }
 
-void page_state_html(struct strbuf *b, const char *state, const char *reason)
+void page_state_html(struct strbuf *b, const struct node *st)
+{
+	page_badge(b, page_get(st, "state"), page_get(st, "reason"));
+	if (*page_get(st, "kind")) {
+		strbuf_addch(b, ' ');
+		page_badge(b, page_get(st, "kind"), NULL);
+	}
+}
+
+void page_badge(struct strbuf *b, const char *state, const char *reason)
 {
 	strbuf_addstr(b, "<span class=\"");
 	page_state_class(b, state);
@@ -458,17 +467,10 @@ void page_heads_html(struct strbuf *b, const struct node *heads, bool actions, b
 		html_td_class(b, "subject", page_get(h, "subject"));
 		html_td(b, page_get(h, "author"));
 		strbuf_addstr(b, "<td>");
-		page_state_html(b, page_get(st, "state"), page_get(st, "reason"));
-		if (*kind) {
-			strbuf_addstr(b, " ");
-			page_state_html(b, kind, NULL);
-		}
+		page_state_html(b, st);
 		strbuf_addstr(b, "</td><td>");
-		if (cul) {
-			html_commit_link(b, page_get(cul, "commit"));
-			strbuf_addstr(b, " ");
-			html_escape(b, page_get(cul, "subject"));
-		}
+		if (cul)
+			html_commit_subject(b, page_get(cul, "commit"), page_get(cul, "subject"));
 		strbuf_addstr(b, "</td><td>");
 		if (mail)
 			html_link(b, "reports", page_get(mail, "id"), page_get(mail, "subject"));
@@ -536,13 +538,10 @@ void page_bisections_html(struct strbuf *b, const struct node *bis)
 		html_td(b, page_get(x, "job"));
 		html_td(b, page_get(x, "metric"));
 		strbuf_addstr(b, "<td>");
-		page_state_html(b, page_get(st, "state"), page_get(st, "reason"));
+		page_state_html(b, st);
 		strbuf_addstr(b, "</td><td>");
-		if (cul) {
-			html_commit_link(b, page_get(cul, "commit"));
-			strbuf_addstr(b, " ");
-			html_escape(b, page_get(cul, "subject"));
-		}
+		if (cul)
+			html_commit_subject(b, page_get(cul, "commit"), page_get(cul, "subject"));
 		strbuf_addstr(b, "</td>");
 		html_td_time(b, page_getnum(x, "created"));
 		strbuf_addstr(b, "</tr>\n");
@@ -565,7 +564,7 @@ void page_mails_html(struct strbuf *b, const struct node *mails, bool newest_fir
 		strbuf_addstr(b, "</td><td>");
 		html_commit_link(b, page_get(m, "commit"));
 		strbuf_addstr(b, "</td><td>");
-		page_state_html(b, page_get(m, "status"), NULL);
+		page_badge(b, page_get(m, "status"), NULL);
 		strbuf_addstr(b, "</td>");
 		html_td(b, page_get(m, "recipients"));
 		html_td(b, page_get(m, "attempts"));

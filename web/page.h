@@ -121,8 +121,10 @@ struct node *page_head_state(struct page_ctx *c, const struct node *head);
 struct node *page_bisection_state(struct page_ctx *c, const struct node *bisection);
 /* The CSS class of a state word: "state state-no-change". */
 void page_state_class(struct strbuf *b, const char *state);
-/* <span class="state ...">state</span> and the reason after it. */
-void page_state_html(struct strbuf *b, const char *state, const char *reason);
+/* <span class="state ...">word</span> and the reason after it. */
+void page_badge(struct strbuf *b, const char *word, const char *reason);
+/* A state map (page_head_state, page_bisection_state) as badges: its state, reason and kind. */
+void page_state_html(struct strbuf *b, const struct node *st);
 
 /* Pages of the other files, into out (a map), with the status page_data returns. */
 int page_commit_data(struct page_ctx *c, const char *name, struct node *out, struct strbuf *err);

@@ -154,11 +154,8 @@ static void kv_commit(struct strbuf *b, const char *what, const struct node *ref
 	strbuf_addstr(b, "<tr><th>");
 	html_escape(b, what);
 	strbuf_addstr(b, "</th><td>");
-	if (ref) {
-		html_commit_link(b, page_get(ref, "commit"));
-		strbuf_addstr(b, " ");
-		html_escape(b, page_get(ref, "subject"));
-	}
+	if (ref)
+		html_commit_subject(b, page_get(ref, "commit"), page_get(ref, "subject"));
 	strbuf_addstr(b, "</td></tr>");
 }
 
@@ -203,11 +200,7 @@ void page_bisection_html(const struct node *d, struct strbuf *b)
 		strbuf_addstr(b, "</tr>");
 	}
 	strbuf_addstr(b, "<tr><th>state</th><td>");
-	page_state_html(b, page_get(st, "state"), page_get(st, "reason"));
-	if (*page_get(st, "kind")) {
-		strbuf_addstr(b, " ");
-		page_state_html(b, page_get(st, "kind"), NULL);
-	}
+	page_state_html(b, st);
 	strbuf_addstr(b, "</td></tr>");
 	kv_commit(b, "good", node_get(d, "good_ref"));
 	kv_commit(b, "bad", node_get(d, "bad_ref"));

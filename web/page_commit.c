@@ -248,16 +248,6 @@ void page_compare_rows(struct strbuf *b, const struct node *rows, bool plots, co
 	strbuf_release(&p);
 }
 
-/* <a href="/commit/ID"><code>ID12</code></a> subject */
-static void commit_and_subject(struct strbuf *b, const struct node *ref)
-{
-	html_commit_link(b, page_get(ref, "commit"));
-	if (*page_get(ref, "subject")) {
-		strbuf_addstr(b, " ");
-		html_escape(b, page_get(ref, "subject"));
-	}
-}
-
 void page_compare_html(const struct node *d, struct strbuf *b)
 {
 	struct strbuf t = STRBUF_INIT;
@@ -266,9 +256,9 @@ void page_compare_html(const struct node *d, struct strbuf *b)
 	strbuf_addf(&t, "compare %.12s..%.12s", page_get(d, "base"), page_get(d, "commit"));
 	html_head(b, t.buf, 0);
 	strbuf_addstr(b, "<table class=\"kv\"><tr><th>base</th><td>");
-	commit_and_subject(b, node_get(d, "base_ref"));
+	html_commit_subject(b, page_get(node_get(d, "base_ref"), "commit"), page_get(node_get(d, "base_ref"), "subject"));
 	strbuf_addstr(b, "</td></tr><tr><th>commit</th><td>");
-	commit_and_subject(b, node_get(d, "commit_ref"));
+	html_commit_subject(b, page_get(node_get(d, "commit_ref"), "commit"), page_get(node_get(d, "commit_ref"), "subject"));
 	strbuf_addstr(b, "</td></tr></table>\n<p class=\"note\">The metrics lkp-tests' rules call changed, and the "
 			 "test's own metrics; each links to its history.</p>\n");
 	for (size_t i = 0; i < groups->n; i++) {
@@ -411,17 +401,7 @@ static void html_runs(const struct page_env *env, const struct node *runs, struc
 		strbuf_addstr(b, "<td>");
 		if (served) {
 			strbuf_addstr(b, "<a href=\"/runs");
-			for (const char *seg = rr + rl; *seg == '/';) {
-				const char *end = strchr(seg + 1, '/');
-				size_t len = end ? (size_t)(end - seg - 1) : strlen(seg + 1);
-				char *part = xstrndup(seg + 1, len);
-				if (*part) {
-					strbuf_addch(b, '/');
-					html_url_escape(b, part);
-				}
-				free(part);
-				seg += len + 1;
-			}
+			html_path_escape(b, rr + rl);
 			strbuf_addstr(b, "/\">");
 		}
 		strbuf_addstr(b, "<code>");

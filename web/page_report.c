@@ -184,9 +184,7 @@ void page_report_html(const struct page_env *env, const struct node *d, struct s
 	html_head(b, *page_get(hs, "subject") ? page_get(hs, "subject") : "report mail", 0);
 	if (ref) {
 		strbuf_addstr(b, "<p class=\"see\">About ");
-		html_commit_link(b, page_get(ref, "commit"));
-		strbuf_addstr(b, " ");
-		html_escape(b, page_get(ref, "subject"));
+		html_commit_subject(b, page_get(ref, "commit"), page_get(ref, "subject"));
 		for (size_t i = 0; bs && i < bs->n; i++) {
 			strbuf_addstr(b, " · ");
 			html_link(b, "bisections", node_str(bs->vals[i]), "the bisection");
@@ -200,7 +198,7 @@ void page_report_html(const struct page_env *env, const struct node *d, struct s
 	kv(b, "Date", page_get(hs, "date"));
 	kv(b, "Message-ID", page_get(hs, "message_id"));
 	strbuf_addstr(b, "<tr><th>delivery</th><td>");
-	page_state_html(b, status, page_get(d, "last_error"));
+	page_badge(b, status, page_get(d, "last_error"));
 	strbuf_addf(b, " (%s attempt%s)</td></tr>", page_get(d, "attempts"), page_getnum(d, "attempts") == 1 ? "" : "s");
 	kv(b, "envelope to", page_get(d, "rcpts"));
 	strbuf_addstr(b, "</table>\n");

@@ -122,17 +122,7 @@ static void listing(const struct web *w, const char *real, struct web_response *
 	struct strbuf *b = &rs->body, href = STRBUF_INIT;
 	/* the directory's own path, each part escaped: every link is absolute */
 	strbuf_addstr(&href, "/runs");
-	for (const char *seg = rel; *seg == '/';) {
-		const char *end = strchr(seg + 1, '/');
-		size_t len = end ? (size_t)(end - seg - 1) : strlen(seg + 1);
-		char *part = xstrndup(seg + 1, len);
-		if (*part) {
-			strbuf_addch(&href, '/');
-			html_url_escape(&href, part);
-		}
-		free(part);
-		seg += len + 1;
-	}
+	html_path_escape(&href, rel);
 	html_head(b, *rel ? rel : "result roots", 0);
 	if (*rel) {
 		const char *up = strrchr(href.buf, '/');
