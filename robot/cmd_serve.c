@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-	"usage: lkprobot serve -c FILE [--once] [--listen ADDR:PORT]\n"
+	"usage: lkprobot serve -c FILE [--once] [--listen HOST:PORT]\n"
 	"       lkprobot check-config -c FILE\n"
 	"       lkprobot status -c FILE [--json]\n"
 	"\n"

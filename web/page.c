@@ -759,7 +759,7 @@ static void html_overview(const struct page_env *env, const struct node *d, stru
 	const struct node *trees = node_get(d, "trees"), *filter = node_get(d, "filter");
 	const char *ft = page_get(filter, "tree"), *fb = page_get(filter, "branch");
 
-	html_head(b, "overview", queue->n > 0 ? 15 : 0);
+	html_head(b, "lkprobot", queue->n > 0 ? 15 : 0);
 	strbuf_addf(b, "<p class=\"note\">%zu watched tree%s; %s heads seen, %zu to test; %s report mails.</p>\n",
 		    trees->n, trees->n == 1 ? "" : "s", page_get(d, "heads_total"), queue->n, page_get(d, "mails_total"));
 	if (trees->n) {
