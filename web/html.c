@@ -133,7 +133,9 @@ void html_head(struct strbuf *b, const char *title, int refresh)
 	strbuf_addstr(b, "<title>");
 	html_escape(b, title);
 	/* the home page is lkprobot; every other one says whose it is */
-	strbuf_addstr(b, strcmp(title, "lkprobot") ? " · lkprobot</title><link" : "</title><link rel=\"stylesheet\" href=\"/static/style.css\">"
+	if (strcmp(title, "lkprobot"))
+		strbuf_addstr(b, " · lkprobot");
+	strbuf_addstr(b, "</title><link rel=\"stylesheet\" href=\"/static/style.css\">"
 			 "<link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\"></head><body>\n"
 			 "<header><nav><a class=\"brand\" href=\"/\">lkprobot</a><a href=\"/\">overview</a>"
 			 "<a href=\"/bisections\">bisections</a><a href=\"/reports\">mails</a>"

@@ -7,7 +7,8 @@
  * Everything from commits, jobs, results and mails is escaped on the way
  * into HTML.
  *
- *   page.c          the table of pages, what they share, the overview and the lists
+ *   page.c          the table of pages, what they share (states, the lists of heads, bisections, mails)
+ *   page_overview.c the overview: per tree and branch, the queue, bisections, mails, machines
  *   page_commit.c   a commit (of a watched tree, measured or not), compare
  *   page_history.c  a metric over commits, one series a tree
  *   page_bisect.c   a bisection, and the states of heads and bisections
@@ -127,6 +128,8 @@ void page_badge(struct strbuf *b, const char *word, const char *reason);
 void page_state_html(struct strbuf *b, const struct node *st);
 
 /* Pages of the other files, into out (a map), with the status page_data returns. */
+int page_overview_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err);
+void page_overview_html(const struct page_env *env, const struct node *d, struct strbuf *b);
 int page_commit_data(struct page_ctx *c, const char *name, struct node *out, struct strbuf *err);
 void page_commit_html(const struct page_env *env, const struct node *d, struct strbuf *b);
 int page_compare_data(struct page_ctx *c, const char *base, const char *commit, bool all, struct node *out,

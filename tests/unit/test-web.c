@@ -185,13 +185,17 @@ static void test_static_files(void **state)
 	assert_int_equal(ask(st, "GET", "/favicon.ico", 0, NULL, NULL, NULL, &rs), 200);
 	assert_string_equal(rs.type, "image/svg+xml");
 	web_response_release(&rs);
-	/* every page links the stylesheet, and has no inline style or script */
-	assert_int_equal(ask(st, "GET", "/", 0, NULL, NULL, NULL, &rs), 200);
-	assert_non_null(strstr(rs.body.buf, "<link rel=\"stylesheet\" href=\"/static/style.css\">"));
-	assert_null(strstr(rs.body.buf, "<style"));
-	assert_null(strstr(rs.body.buf, "style=\""));
-	assert_null(strstr(rs.body.buf, "<script"));
-	web_response_release(&rs);
+	/* every page links the stylesheet and the icon, and has no inline style or script */
+	const char *pages[] = { "/", "/bisections", "/reports", "/runs/", "/nosuch" };
+	for (size_t i = 0; i < sizeof(pages) / sizeof(*pages); i++) {
+		ask(st, "GET", pages[i], 0, NULL, NULL, NULL, &rs);
+		assert_non_null(strstr(rs.body.buf, "<link rel=\"stylesheet\" href=\"/static/style.css\">"));
+		assert_non_null(strstr(rs.body.buf, "<link rel=\"icon\" href=\"/favicon.svg\""));
+		assert_null(strstr(rs.body.buf, "<style"));
+		assert_null(strstr(rs.body.buf, "style=\""));
+		assert_null(strstr(rs.body.buf, "<script"));
+		web_response_release(&rs);
+	}
 }
 
 static void test_result_files(void **state)
