@@ -457,7 +457,9 @@ void page_commit_html(const struct page_env *env, const struct node *d, struct s
 		if (strcmp(page_get(x, "role"), "culprit"))
 			continue;
 		strbuf_addstr(b, "<p class=\"culprit\"><span class=\"state state-found\">culprit</span> ");
-		html_link(b, "bisections", page_get(x, "id"), "bisection ");
+		char *what = xasprintf("bisection %s", page_get(x, "id"));
+		html_link(b, "bisections", page_get(x, "id"), what);
+		free(what);
 		strbuf_addstr(b, " of ");
 		html_escape(b, page_get(x, "metric"));
 		strbuf_addstr(b, " found this commit to be the first of a change");
