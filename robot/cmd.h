@@ -51,6 +51,13 @@ int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx);
 
+/*
+ * The store of the service a configuration file describes (serve.db, else
+ * lkprobot.db in serve.result_root), newly allocated; NULL when the file
+ * has no serve: section (err untouched) or cannot be read (err set).
+ */
+char *serve_store_path(const char *file, struct strbuf *err);
+
 /* Print "lkprobot: <msg>" on stderr; returns `code`. */
 int cmd_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -30,8 +30,9 @@ static const char usage_text[] =
 	"doubling up to 6 hours); --wait keeps delivering until nothing is queued\n"
 	"or that many seconds have passed.\n"
 	"\n"
-	"      --config FILE      lkprobot's configuration (default $LKPROBOT_CONFIG,\n"
-	"                         /etc/lkprobot/config.yaml)\n"
+	"  -c, --config FILE      lkprobot's configuration (default $LKPROBOT_CONFIG,\n"
+	"                         /etc/lkprobot/config.yaml); its serve: section names\n"
+	"                         the service's store, used unless --db or -o is given\n"
 	"      --db FILE          the store (default RESULT_ROOT_DIR/lkprobot.db)\n"
 	"  -o, --result-root DIR RESULT_ROOT_DIR (default /lkp/result)\n"
 	"      --wait SECONDS     send: keep going while messages wait for a retry\n"
@@ -40,7 +41,7 @@ static const char usage_text[] =
 	"exit codes: 0 done (send: everything due was sent); 1 send: some message\n"
 	"is not sent yet or failed; 2 bad input or usage\n";
 
-enum { OPT_CONFIG = 0x900, OPT_DB, OPT_WAIT };
+enum { OPT_DB = 0x900, OPT_WAIT };
 
 static const char *when(int64_t t, char *buf, size_t n)
 {
@@ -55,14 +56,14 @@ static const char *when(int64_t t, char *buf, size_t n)
 int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "config", required_argument, NULL, 'c' },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "result-root", required_argument, NULL, 'o' },
 		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *db = NULL, *result_dir = "/lkp/result";
+	const char *config = NULL, *db = NULL, *result_dir = NULL;
 	long wait = 0;
 	struct strbuf err = STRBUF_INIT;
 	struct store *s = NULL;
@@ -73,9 +74,9 @@ int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 
 	(void)ctx;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:o:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_CONFIG: config = optarg; break;
+		case 'c': config = optarg; break;
 		case OPT_DB: db = optarg; break;
 		case 'o': result_dir = optarg; break;
 		case OPT_WAIT: {
@@ -106,7 +107,14 @@ int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 		if (*end || id <= 0)
 			return cmd_error(EXIT_USAGE, "outbox %s: '%s' is not a message id", verb, argv[optind + 1]);
 	}
-	dbpath = db ? xstrdup(db) : xasprintf("%s/lkprobot.db", result_dir);
+	/* the store: --db, -o, else the service's of the configuration, else the default result root's */
+	const char *conf_file = config ? config : getenv("LKPROBOT_CONFIG");
+	if (db)
+		dbpath = xstrdup(db);
+	else if (!result_dir && conf_file && !(dbpath = serve_store_path(conf_file, &err)) && err.len)
+		goto bad;
+	if (!dbpath)
+		dbpath = xasprintf("%s/lkprobot.db", result_dir ? result_dir : "/lkp/result");
 	if (access(dbpath, R_OK)) {
 		strbuf_setf(&err, "%s: no store there (--db FILE, -o RESULT_ROOT_DIR)", dbpath);
 		goto bad;
@@ -117,6 +125,8 @@ int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 		struct node *list;
 		if (store_outbox_list(s, &list, &err))
 			goto fail;
+		if (!list->n)
+			printf("the outbox of %s is empty: no report mail was queued\n", dbpath);
 		for (size_t i = 0; i < list->n; i++) {
 			const struct node *m = list->vals[i];
 			const char *st = node_str(node_get(m, "status")), *rc = node_str(node_get(m, "rcpts"));

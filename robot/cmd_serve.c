@@ -37,9 +37,9 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-	"usage: lkprobot serve -c FILE [--once] [--listen ADDR:PORT]\n"
+	"usage: lkprobot serve -c FILE [--once] [--listen HOST:PORT]\n"
 	"       lkprobot check-config -c FILE\n"
-	"       lkprobot status -c FILE\n"
+	"       lkprobot status -c FILE [--json]\n"
 	"\n"
 	"serve: watch the trees of the configuration's serve: section; test each new\n"
 	"head of their branches against its base (the branch's last tested head, or\n"
@@ -50,13 +50,16 @@ static const char usage_text[] =
 	"read the configuration again. --once: one pass (poll, test what is queued,\n"
 	"deliver), then stop.\n"
 	"check-config: read the configuration and say what is wrong in it.\n"
-	"status: the heads the service has seen and where each stands.\n"
+	"status: the heads the service has seen and where each stands (--json: as\n"
+	"JSON, each head's result as data).\n"
 	"\n"
 	"    serve:\n"
 	"      result_root: /lkp/result     # where the runs go (and the store, lkprobot.db)\n"
 	"      cache: /var/cache/lkprobot   # work trees and kernels\n"
 	"      poll: 60                     # seconds between looks at the trees\n"
 	"      web_token_file: /etc/lkprobot/web-token   # optional: the dashboard's actions need it\n"
+	"      public_url: https://lkp.example.org/   # optional: where readers reach the dashboard;\n"
+	"                                   # the mails link their bisection there (url:)\n"
 	"      report_improvements: true    # mail the culprit of an improvement too (false: record it only)\n"
 	"      trees:\n"
 	"        - name: linux\n"
@@ -73,7 +76,9 @@ static const char usage_text[] =
 	"\n"
 	"  -c, --config FILE      the configuration (serve: and mail: sections)\n"
 	"      --once             one pass, then stop\n"
-	"      --listen ADDR:PORT the dashboard (HTML, and JSON under /api/): queue,\n"
+	"      --listen HOST:PORT the dashboard (HTML, and JSON under /api/), on an\n"
+	"                         address, a name or [IPv6] (localhost:8080, [::1]:8080):\n"
+	"                         per tree and branch each head's state, queue,\n"
 	"                         machines, heads, commits, compare, metric history,\n"
 	"                         bisections, report mails, the result roots' files;\n"
 	"                         actions (retest, cancel, resend) with the token\n"
@@ -98,6 +103,7 @@ struct serve_conf {
 	char *result_root, *cache, *db;
 	char *token;		/* from web_token_file; NULL: the dashboard has no actions */
 	char *boxes;		/* the boxes file of provider ssh (NULL: the default) */
+	char *public_url;	/* where readers reach the dashboard (NULL: unknown) */
 	bool report_improvements;	/* mail a culprit of an improvement too (default) */
 	long poll;
 	struct tree_conf *trees;
@@ -136,6 +142,7 @@ static void serve_conf_release(struct serve_conf *c)
 	free(c->db);
 	free(c->token);
 	free(c->boxes);
+	free(c->public_url);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -167,6 +174,29 @@ static int str_list(const char *file, const struct node *v, const char *key, cha
 	return 0;
 }
 
+/* The store of a serve: section: serve.db, else lkprobot.db in serve.result_root. */
+static char *store_of(const struct node *s)
+{
+	const char *db = node_str(node_get(s, "db")), *root = node_str(node_get(s, "result_root"));
+	return db ? xstrdup(db) : xasprintf("%s/lkprobot.db", root ? root : "/lkp/result");
+}
+
+char *serve_store_path(const char *file, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct node *doc = NULL;
+	char *db = NULL;
+
+	if (strbuf_read_file(&text, file))
+		strbuf_setf(err, "%s: cannot read the configuration: %s", file, strerror(errno));
+	else if ((doc = yml_load_one(text.buf, file, err)) && node_get(doc, "serve") &&
+		 node_get(doc, "serve")->type == NODE_MAP)
+		db = store_of(node_get(doc, "serve"));
+	node_free(doc);
+	strbuf_release(&text);
+	return db;
+}
+
 /* The serve: section, checked: every tree a git repository, every job file there. */
 static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err)
 {
@@ -174,7 +204,7 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	struct node *doc = NULL;
 	int ret = -1;
 	static const char *const top[] = { "result_root", "cache", "db", "poll", "trees", "web_token_file",
-					   "report_improvements", "boxes", NULL };
+					   "report_improvements", "boxes", "public_url", NULL };
 	static const char *const tk[] = { "name", "path", "url", "branches", "base", "jobs", "provider", "kconfig",
 					  "via", "constraint", "partition", "sbatch_args", "pending_timeout", "box", NULL };
 
@@ -205,9 +235,19 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	c->result_root = xstrdup((v = node_str(node_get(s, "result_root"))) ? v : "/lkp/result");
 	if ((v = node_str(node_get(s, "cache"))))
 		c->cache = xstrdup(v);
-	c->db = (v = node_str(node_get(s, "db"))) ? xstrdup(v) : xasprintf("%s/lkprobot.db", c->result_root);
+	c->db = store_of(s);
 	if ((v = node_str(node_get(s, "boxes"))))
 		c->boxes = xstrdup(v);
+	const struct node *pu = node_get(s, "public_url");
+	if (pu) {
+		if (!node_str(pu) || web_url_check(node_str(pu), err)) {
+			char *why = node_str(pu) ? strbuf_detach(err) : xstrdup("must be the dashboard's URL (https://...)");
+			conf_bad(err, file, pu, "public_url", why);
+			free(why);
+			goto out;
+		}
+		c->public_url = xstrdup(node_str(pu));
+	}
 	const struct node *tf = node_get(s, "web_token_file");
 	if (tf) {
 		struct strbuf tok = STRBUF_INIT;
@@ -588,10 +628,15 @@ static int test_head(const struct serve_conf *c, const char *config, const struc
 			    culprit ? culprit : "", metric);
 		} else if (status && !strcmp(status, "found") && culprit && parent) {
 			struct strbuf rout = STRBUF_INIT, re = STRBUF_INIT;
+			/* the mail's url: the bisection's page, which leads to the compare and the history */
+			double bid = 0;
+			char *url = c->public_url && json_number(node_get(js, "id"), &bid) && bid > 0
+					    ? web_url_bisection(c->public_url, (long long)bid) : NULL;
 			char *r[] = { exe, "report", "--send", "--config", (char *)config, "--db", c->db, "--result-root",
 				      c->result_root, "--tree", t->path, "--base", (char *)parent, "--commit", (char *)culprit,
-				      "--date", (char *)(first ? first : "0"), NULL };
+				      "--date", (char *)(first ? first : "0"), url ? "--url" : NULL, url, NULL };
 			int rr = serve_child(r, &rout, &re);
+			free(url);
 			strbuf_rtrim(&rout);
 			say("%s %.12s: report: %s (exit %d)", tree, culprit, rout.len ? rout.buf : re.buf, rr);
 			strbuf_addstr(result, ", \"culprit\": ");
@@ -698,11 +743,12 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "config", required_argument, NULL, 'c' },
 		{ "once", no_argument, NULL, 'O' },
 		{ "listen", required_argument, NULL, 'L' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *listen = NULL;
-	bool once = false;
+	bool once = false, json = false;
 	struct web *web = NULL;
 	struct serve_conf conf;
 	struct strbuf err = STRBUF_INIT;
@@ -715,6 +761,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		case 'c': config = optarg; break;
 		case 'O': once = true; break;
 		case 'L': listen = optarg; break;
+		case 'J': json = true; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
@@ -725,6 +772,8 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	if (!config || optind != argc)
 		return cmd_error(EXIT_USAGE, "%s needs -c FILE (and nothing else); see 'lkprobot serve --help'", ctx->cmd);
+	if (json && strcmp(ctx->cmd, "status"))
+		return cmd_error(EXIT_USAGE, "--json is an option of 'lkprobot status'; see 'lkprobot serve --help'");
 	if (serve_conf_load(&conf, config, &err)) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);
@@ -752,7 +801,20 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 			goto out;
 		}
-		for (size_t i = 0; i < heads->n; i++) {
+		for (size_t i = 0; i < heads->n && json; i++) {
+			/* the result is data, not text inside the JSON */
+			const char *r = node_str(node_get(heads->vals[i], "result"));
+			struct node *rj = r ? json_parse(r, strlen(r), "result", &err) : NULL;
+			node_set(heads->vals[i], "result", rj ? rj : node_new(NODE_NULL));
+			strbuf_reset(&err);
+		}
+		if (json) {
+			struct strbuf out = STRBUF_INIT;
+			json_emit(&out, heads);
+			printf("%s\n", out.buf);
+			strbuf_release(&out);
+		}
+		for (size_t i = 0; i < heads->n && !json; i++) {
 			const struct node *h = heads->vals[i];
 			const char *r = node_str(node_get(h, "result"));
 			printf("%s %s %.12s (base %.12s) %s%s%s\n", node_str(node_get(h, "tree")),
@@ -766,14 +828,22 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	bool farm = false;
 	for (size_t i = 0; i < conf.ntrees; i++)
 		farm |= !strcmp(conf.trees[i].provider, "slurm");
+	/* the dashboard knows the trees: commit pages, subjects, one history series a tree */
+	struct web_tree *wt = xcalloc(conf.ntrees + 1, sizeof(*wt));
+	for (size_t i = 0; i < conf.ntrees; i++)
+		wt[i] = (struct web_tree){ conf.trees[i].name, conf.trees[i].path,
+					   (const char *const *)conf.trees[i].branches, conf.trees[i].nbranches };
 	struct web_opts wo = { .addr = listen, .db = conf.db, .result_root = conf.result_root, .token = conf.token,
-			       .farm = farm };
-	if (listen && !(web = web_start(&wo, &err))) {
+			       .farm = farm, .trees = wt, .ntrees = conf.ntrees, .public_url = conf.public_url };
+	web = listen ? web_start(&wo, &err) : NULL;
+	free(wt);
+	if (listen && !web) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
 	if (web)
-		say("the dashboard is at http://%s/ (%s)", listen, conf.token ? "actions need the token" : "read-only");
+		say("the dashboard is at http://%s/%s%s (%s)", listen, conf.public_url ? ", for readers " : "",
+		    conf.public_url ? conf.public_url : "", conf.token ? "actions need the token" : "read-only");
 	struct sigaction sa = { 0 };
 	sa.sa_handler = on_hup;
 	sigaction(SIGHUP, &sa, NULL);

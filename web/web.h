@@ -1,13 +1,23 @@
 /*
  * web: the dashboard `lkprobot serve --listen` runs (libmicrohttpd) —
- * overview (queue, machines, bisections, heads, mails), commit, compare,
- * metric history, bisection and report pages (page.c), the result roots'
+ * overview (per tree and branch: each head's subject, author and state,
+ * culprits, mails; the queue, machines, bisections), commit, compare,
+ * metric history, bisection and report pages (page*.c), the result roots'
  * files — as HTML pages that need no JavaScript and as JSON under /api/.
  * Read-only unless a token is configured; then POST actions (test a head
  * again, cancel a queued one, resend a mail) need it. Everything that comes
  * from commits, job files or results is escaped; files are served only from
- * inside the result root. Each request opens the store on its own (SQLite,
- * WAL: readers do not block the service).
+ * inside the result root, streamed, regular files only, never the store.
+ * Each request opens the store on its own (SQLite, WAL: readers do not
+ * block the service).
+ *
+ * HTTP: a pool of WEB_THREADS threads, each with its own epoll set, so a
+ * thousand idle or slow connections cost file descriptors, not threads;
+ * at most WEB_PER_IP connections from one address; a connection that sends
+ * nothing for WEB_TIMEOUT seconds is closed.
+ *
+ * web_handle() answers one request without a socket: the routing, pages
+ * and actions as the daemon runs them (tests and fuzzing call it).
  */
 #ifndef LKP_WEB_H
 #define LKP_WEB_H
@@ -15,19 +25,82 @@
 #include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-struct web;
+#define WEB_THREADS 4
+#define WEB_PER_IP 256		/* connections from one address */
+#define WEB_MAX_CONNECTIONS 8192	/* at most: fewer when the file descriptor limit is lower */
+#define WEB_TIMEOUT 15		/* seconds a connection may stay silent */
+#define WEB_MAX_ARGS 32		/* query arguments of one request; more is a 400 */
+#define WEB_MAX_BODY 4096	/* an action's form: a token and nothing else */
+
+/* A watched tree, as the service's configuration names it. */
+struct web_tree {
+	const char *name;		/* as the heads name it */
+	const char *path;		/* its repository (bisections name this) */
+	const char *const *branches;
+	size_t nbranches;
+};
 
 struct web_opts {
-	const char *addr;		/* "127.0.0.1:8080" */
+	const char *addr;		/* "127.0.0.1:8080", "localhost:8080", "[::1]:8080" */
 	const char *db;			/* the store */
 	const char *result_root;	/* what /runs/ serves */
 	const char *token;		/* NULL: no actions */
 	bool farm;			/* the overview shows the Slurm farm's boxes (sinfo) */
+	const struct web_tree *trees;	/* commit pages, subjects, one history series a tree */
+	size_t ntrees;
+	const char *public_url;		/* where readers reach the dashboard (serve.public_url); NULL: unknown */
 };
 
-/* Listen and serve; NULL with err set when it cannot listen. */
+struct web;
+
+/* Listen on o->addr and serve; NULL with err set when it cannot. */
 struct web *web_start(const struct web_opts *o, struct strbuf *err);
+/* The same site without a socket (o->addr unused): for web_handle(). */
+struct web *web_new(const struct web_opts *o, struct strbuf *err);
+/* Stop listening (if it did) and free. */
 void web_stop(struct web *w);
+
+/* One request as it came; strings are not owned. */
+struct web_request {
+	const char *method;		/* "GET", "HEAD", "POST", ... */
+	const char *path;		/* percent-decoded, without the query */
+	size_t nargs;			/* query arguments (decoded); more than WEB_MAX_ARGS is refused */
+	const char *const *keys, *const *vals;	/* vals[i] may be NULL ("?flag") */
+	const char *authorization;	/* the Authorization header; NULL: none */
+	const char *body;		/* a POST's body (NUL-terminated); NULL: none */
+	bool body_too_big;		/* it was over WEB_MAX_BODY and was not kept */
+};
+
+/* Its answer: a body, or a file to stream (fd >= 0, size bytes). */
+struct web_response {
+	unsigned status;
+	const char *type;		/* Content-Type (a constant) */
+	struct strbuf body;
+	int fd;
+	uint64_t size;
+	char *location;			/* a redirect's Location; NULL: none */
+	const char *allow;		/* a 405's Allow; NULL: none */
+	char *disposition;		/* Content-Disposition; NULL: none */
+	bool immutable;			/* may be kept by the browser (the stylesheet, the icon) */
+};
+
+/* Answer rq into rs (release it with web_response_release, which closes its fd). */
+void web_handle(struct web *w, const struct web_request *rq, struct web_response *rs);
+void web_response_release(struct web_response *rs);
+
+/*
+ * The dashboard's address of a bisection, a report mail and a commit, for
+ * the mails and anyone else who links to it: base (serve.public_url, with
+ * or without a trailing '/') + "/bisections/ID", "/reports/ID",
+ * "/commit/SHA". Newly allocated.
+ */
+char *web_url_bisection(const char *base, long long id);
+char *web_url_report(const char *base, long long id);
+char *web_url_commit(const char *base, const char *commit);
+/* Is base a URL the mails can carry: http:// or https://, a host, no query, fragment, space or control character? */
+int web_url_check(const char *base, struct strbuf *err);
 
 #endif

@@ -232,6 +232,7 @@ enum stmt_id {
 	ST_ROLLBACK_TO,
 	ST_ROLLBACK,
 	ST_COMMIT_GET,
+	ST_COMMIT_PREFIX,
 	ST_COMMIT_ADD,
 	ST_MACHINE_PUT,
 	ST_JOB_GET,
@@ -334,8 +335,10 @@ static const char *const stmt_sql[ST_NR] = {
 		" 'the sender stopped while delivering it: the server may have taken it; lkprobot outbox retry ID sends it again'"
 		" WHERE status = 'sending'",
 	[ST_OUTBOX_DUE] = "SELECT id FROM outbox WHERE status = 'queued' AND next_try <= ?1 ORDER BY next_try, id",
+	/* with the header block (to its blank line, at most 16 KiB): the dashboard shows subjects */
 	[ST_OUTBOX_LIST] = "SELECT id, message_id, status, attempts, next_try, last_error, created, updated, sent,"
-		" rcpts FROM outbox ORDER BY id",
+		" rcpts, CAST(substr(data, 1, CASE WHEN instr(data, X'0D0A0D0A') BETWEEN 1 AND 16384"
+		" THEN instr(data, X'0D0A0D0A') + 1 ELSE 16384 END) AS TEXT) FROM outbox ORDER BY id",
 	[ST_BISECT_ADD] = "INSERT INTO bisections(tree, good, bad, job, overrides, provider, first_parent,"
 		" metric, status, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9, ?9)"
 		" RETURNING id",
@@ -354,6 +357,7 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_ROLLBACK_TO] = "ROLLBACK TO lkp_inner",
 	[ST_ROLLBACK] = "ROLLBACK",
 	[ST_COMMIT_GET] = "SELECT id FROM commits WHERE name = ?1",
+	[ST_COMMIT_PREFIX] = "SELECT name FROM commits WHERE name GLOB ?1 || '*' ORDER BY name LIMIT 2",
 	[ST_COMMIT_ADD] = "INSERT INTO commits(name) VALUES (?1)",
 	[ST_MACHINE_PUT] =
 		"INSERT INTO machines(name, tbox_group, nr_cpu, memory, model, brand, updated)"
@@ -1670,7 +1674,7 @@ static int list(struct store *s, enum stmt_id id, const char *const *keys, int n
 int store_outbox_list(struct store *s, struct node **out, struct strbuf *err)
 {
 	static const char *const keys[] = { "id", "message_id", "status", "attempts", "next_try", "last_error",
-					    "created", "updated", "sent", "rcpts" };
+					    "created", "updated", "sent", "rcpts", "headers" };
 
 	return list(s, ST_OUTBOX_LIST, keys, NKEYS(keys), "list the outbox", out, err);
 }
@@ -1790,6 +1794,24 @@ int store_history(struct store *s, const char *testcase, const char *path_params
 		sqlite3_bind_null(q, 4);
 	if (rows(s, q, keys, NKEYS(keys), out, err))
 		return context(s, err, "read the history of %s", metric);
+	return 0;
+}
+
+int store_commit_match(struct store *s, const char *prefix, struct node **out, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_COMMIT_PREFIX, err);
+	static const char *const keys[] = { "commit" };
+
+	*out = NULL;
+	if (strspn(prefix, "0123456789abcdef") != strlen(prefix) || !*prefix) {
+		strbuf_setf(err, "'%s': not a commit id prefix (hex digits)", prefix);
+		return -1;
+	}
+	if (!q)
+		return context(s, err, "look up commit %s", prefix);
+	bind_text(q, 1, prefix);
+	if (rows(s, q, keys, NKEYS(keys), out, err))
+		return context(s, err, "look up commit %s", prefix);
 	return 0;
 }
 

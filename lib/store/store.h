@@ -212,7 +212,11 @@ int store_outbox_retry(struct store *s, int64_t id, int64_t now, struct strbuf *
 long store_outbox_recover(struct store *s, int64_t now, struct strbuf *err);
 /* The ids of the queued messages due at now, oldest first. 0, or -1 with err set. */
 int store_outbox_due(struct store *s, int64_t now, int64_t **ids, size_t *n, struct strbuf *err);
-/* Every message (without its data) as a sequence of maps. 0, or -1 with err set. */
+/*
+ * Every message as a sequence of maps: its envelope and delivery state, and
+ * headers (the header block, at most 16 KiB of it) instead of its data.
+ * 0, or -1 with err set.
+ */
 int store_outbox_list(struct store *s, struct node **out, struct strbuf *err);
 
 /*
@@ -248,6 +252,13 @@ int store_head_cancel(struct store *s, int64_t id, int64_t now, struct strbuf *e
  */
 int store_history(struct store *s, const char *testcase, const char *path_params, const char *metric,
 		  const char *tbox_group, struct node **out, struct strbuf *err);
+
+/*
+ * The commits recorded whose name starts with prefix (hex digits): a
+ * sequence of at most 2 maps {commit}, so one means unique. 0, or -1 with
+ * err set.
+ */
+int store_commit_match(struct store *s, const char *prefix, struct node **out, struct strbuf *err);
 
 /* The test boxes runs were recorded on: name, tbox_group, nr_cpu, memory, model, runs, last_run. */
 int store_machines(struct store *s, struct node **out, struct strbuf *err);

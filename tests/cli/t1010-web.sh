@@ -71,17 +71,19 @@ test_expect_success 'setup: a repository, two heads tested (one a regression), t
 '
 
 test_expect_success 'the overview: queue, machines, bisections, heads, mails; the tree name escaped, no script anywhere' '
+	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
 	get "http://127.0.0.1:$port/" >"$TMP/o" &&
 	[ "$(sed -n 1p "$TMP/o")" = 200 ] &&
 	sed -n 2p "$TMP/o" | grep -q "^text/html" &&
 	grep -q "<h2>Queue (0)</h2>" "$TMP/o" &&
 	grep -q "<h2>Machines (1)</h2>" "$TMP/o" &&
-	grep -q "<h2>Heads tested (2 of 2)</h2>" "$TMP/o" &&
+	grep -q "<h2>&lt;script&gt;alert(1)&lt;/script&gt; · $branch (2 of 2 heads)</h2>" "$TMP/o" &&
 	grep -q "<h2>Report mails (1)</h2>" "$TMP/o" &&
 	grep -q "<a href=\"/bisections/[0-9]*\">" "$TMP/o" &&
 	grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$TMP/o" &&
-	! grep -q "<script" "$TMP/o" &&
-	grep -q "not-reproduced" "$TMP/o"
+	! grep -q "<script" "$TMP/o" && ! grep -q "<style" "$TMP/o" && ! grep -q " style=" "$TMP/o" &&
+	grep -q "<span class=\"state state-no-change\">no change</span>" "$TMP/o" &&
+	grep -q "<span class=\"state state-found\">found</span> <span class=\"state state-regression\">regression</span>" "$TMP/o"
 '
 
 test_expect_success '/api/heads and /api/: the same as JSON, and an index of the API' '
@@ -124,7 +126,7 @@ test_expect_success 'metric history: an SVG chart, a dot a run, the culprit mark
 	get "http://127.0.0.1:$port/history?testcase=command&path_params=$pp&metric=command.throughput" >"$TMP/h" &&
 	[ "$(sed -n 1p "$TMP/h")" = 200 ] &&
 	grep -q "<svg " "$TMP/h" &&
-	[ $(grep -c "<circle class=\"run\"" "$TMP/h") -ge 6 ] &&
+	[ $(grep -o "<circle class=\"run series-0\"" "$TMP/h" | wc -l) -ge 6 ] &&
 	grep -q "<line class=\"change\"" "$TMP/h" &&
 	get "http://127.0.0.1:$port/api/history?testcase=command&path_params=$pp&metric=command.throughput" | tail -n +3 >"$TMP/hj" &&
 	python3 -c "import json,sys
@@ -138,8 +140,8 @@ test_expect_success 'the bisection page: the samples of each commit, the culprit
 	id=$(get "http://127.0.0.1:$port/api/bisections" | tail -n +3 | python3 -c "import json,sys; print([b for b in json.load(sys.stdin) if b[\"status\"] == \"found\"][0][\"id\"])") &&
 	get "http://127.0.0.1:$port/bisections/$id" >"$TMP/b" &&
 	[ "$(sed -n 1p "$TMP/b")" = 200 ] &&
-	grep -q "<tr class=\"found\"><td><a href=\"/commit/$(cat "$TMP/culprit")\">" "$TMP/b" &&
-	grep -q "commits measured" "$TMP/b" &&
+	grep -q "<tr class=\"culprit\"><td><a href=\"/commit/$(cat "$TMP/culprit")\">" "$TMP/b" &&
+	grep -q "4 of 4 commits have runs, 4 with samples of the metric" "$TMP/b" &&
 	get "http://127.0.0.1:$port/bisections/99999" | head -1 | grep -qx 404
 '
 
@@ -182,20 +184,62 @@ test_expect_success 'result files as text; nothing outside the result root, howe
 	[ "$(curl -s -o /dev/null -w "%{http_code}" -X POST "http://127.0.0.1:$port/")" = 405 ]
 '
 
+code() { curl -s -m 20 -o /dev/null -w "%{http_code}" "$@"; }
+
+test_expect_success 'HTTP: bad ids and too many query arguments are 400, actions only by POST, the stylesheet and icon served' '
+	for u in bisections/99999999999999999999999 bisections/-1 reports/0 api/reports/x1 api/bisections/1.5; do
+		[ "$(code "http://127.0.0.1:$port/$u")" = 400 ] || { echo "$u: not 400"; exit 1; }
+	done &&
+	many=$(python3 -c "print(\"&\".join(\"a%d=1\" % i for i in range(3000)))") &&
+	[ "$(code "http://127.0.0.1:$port/?$many")" = 400 ] &&
+	many=$(python3 -c "print(\"&\".join(\"a%d=1\" % i for i in range(600)))") &&
+	[ "$(code "http://127.0.0.1:$port/?$many")" = 400 ] &&
+	[ "$(code "http://127.0.0.1:$port/?a=1&b=2")" = 200 ] &&
+	[ "$(code "http://127.0.0.1:$port/api/heads/1/retest")" = 405 ] &&
+	curl -sI "http://127.0.0.1:$port/api/heads/1/retest" | tr -d "\r" | grep -qi "^allow: POST$" &&
+	[ "$(code "http://127.0.0.1:$port/api/reports/1/resend")" = 405 ] &&
+	curl -sI "http://127.0.0.1:$port/static/style.css" | tr -d "\r" | grep -qi "^content-type: text/css" &&
+	[ "$(code "http://127.0.0.1:$port/favicon.ico")" = 200 ] &&
+	curl -sI "http://127.0.0.1:$port/" | tr -d "\r" | grep -qi "^content-security-policy: default-src .none.; style-src .self."
+'
+
+test_expect_success 'result files: streamed (a big file does not grow the service), FIFOs refused, the store never served or listed' '
+	mkfifo "$TMP/res/a-fifo" &&
+	[ "$(code "http://127.0.0.1:$port/runs/a-fifo")" = 403 ] &&
+	for f in lkprobot.db lkprobot.db-wal lkprobot.db-shm; do
+		[ "$(code "http://127.0.0.1:$port/runs/$f")" = 404 ] || { echo "$f: not 404"; exit 1; }
+	done &&
+	curl -s "http://127.0.0.1:$port/runs/" >"$TMP/l" &&
+	! grep -q "lkprobot.db\|a-fifo" "$TMP/l" && grep -q "href=\"/runs/command/\"" "$TMP/l" &&
+	d=$(cd "$TMP/res" && dirname "$(find . -type f -name command | head -1)" | sed "s|^\./||") &&
+	curl -s "http://127.0.0.1:$port/runs/$d/" >"$TMP/l" &&
+	grep -q "href=\"/runs/$d/command\">" "$TMP/l" && ! grep -q "href=\"/runs/$d/command/\"" "$TMP/l" &&
+	truncate -s 300M "$TMP/res/big.log" &&
+	before=$(awk "/^VmRSS/ {print \$2}" /proc/$(cat "$TMP/spid")/status) &&
+	for i in 1 2 3 4; do curl -s -o /dev/null -w "%{size_download}\n" "http://127.0.0.1:$port/runs/big.log" & done >"$TMP/sizes" &&
+	wait &&
+	[ "$(sort -u "$TMP/sizes")" = 314572800 ] &&
+	peak=$(awk "/^VmHWM/ {print \$2}" /proc/$(cat "$TMP/spid")/status) &&
+	echo "RSS before $before kB, peak $peak kB" &&
+	[ $((peak - before)) -lt 150000 ] &&
+	rm -f "$TMP/res/big.log" "$TMP/res/a-fifo"
+'
+
 chrome() {	# chrome URL: the DOM headless Chromium builds from the page
-	HOME="$TMP" timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-		--dump-dom "$1" 2>>"$TMP/chromium.err"
+	HOME="$TMP" timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
+		--user-data-dir="$(mktemp -d "$TMP/chromium.XXXXXX")" --dump-dom "$1" 2>>"$TMP/chromium.err"
 }
 
 test_expect_success 'headless Chromium renders the pages: tables, the chart, the script tags as text' '
 	[ -n "$CHROMIUM" ] || { echo "chromium is not installed (Debian package chromium)"; exit 1; } &&
 	chrome "http://127.0.0.1:$port/" >"$TMP/dom" &&
-	grep -q "<h2>Heads tested (2 of 2)</h2>" "$TMP/dom" &&
+	grep -q "(2 of 2 heads)</h2>" "$TMP/dom" &&
 	grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$TMP/dom" &&
 	! grep -q "<script" "$TMP/dom" &&
 	chrome "http://127.0.0.1:$port/history?testcase=command&path_params=$(cat "$TMP/pp")&metric=command.throughput" >"$TMP/hdom" &&
-	grep -q "<svg" "$TMP/hdom" && grep -q "<polyline class=\"mean\"" "$TMP/hdom" &&
-	[ $(grep -o "<circle class=\"run\"" "$TMP/hdom" | wc -l) -ge 6 ] &&
+	grep -q "<svg" "$TMP/hdom" && grep -q "<polyline class=\"series series-0\"" "$TMP/hdom" &&
+	[ $(grep -o "<circle class=\"run series-0\"" "$TMP/hdom" | wc -l) -ge 6 ] &&
 	chrome "http://127.0.0.1:$port/reports/1" >"$TMP/rdom" &&
 	grep -q "&lt;script&gt;alert(2)&lt;/script&gt;" "$TMP/rdom" && ! grep -q "<script" "$TMP/rdom"
 '

@@ -1,0 +1,225 @@
+/*
+ * page_report: a report mail as the developer reads it — its headers, the
+ * text body, the attachments as links (decoded, one URL each) — with its
+ * delivery state and the way to the commit and the bisection it is about.
+ * See page.h.
+ */
+#include "page.h"
+#include "html.h"
+#include "../lib/store/store.h"
+#include "../mail/mailread.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The mail id names, parsed: 200, or 400/404/500 with err set. */
+static int read_mail(struct store *s, const char *rest, struct store_mail *m, struct mailread *mr, struct strbuf *err)
+{
+	long long id;
+
+	if (!page_id_ok(rest, &id)) {
+		strbuf_setf(err, "'%s': not a report id", rest ? rest : "");
+		return 400;
+	}
+	if (store_outbox_get(s, id, m, err)) {
+		strbuf_setf(err, "no report mail %lld", id);
+		return 404;
+	}
+	mailread_parse(m->data, m->len, mr);
+	return 200;
+}
+
+int page_report_data(struct page_ctx *c, const char *rest, struct node *out, struct strbuf *err)
+{
+	struct store_mail m;
+	struct mailread mr;
+	int code = read_mail(c->s, rest, &m, &mr, err);
+
+	if (code != 200)
+		return code;
+	node_append(out, "id", page_num((double)m.id));
+	node_append(out, "message_id", page_str(m.message_id));
+	node_append(out, "envelope_from", page_str(m.from));
+	node_append(out, "rcpts", page_str(m.rcpts));
+	node_append(out, "status", page_str(m.status));
+	node_append(out, "attempts", page_num(m.attempts));
+	node_append(out, "last_error", page_str(m.last_error));
+	node_append(out, "created", page_num((double)m.created));
+	node_append(out, "sent", page_num(m.sent ? (double)m.sent : NAN));
+	/* what the reader sees: the headers that matter, the text, the attachments */
+	struct node *hs = node_new(NODE_MAP);
+	static const char *const names[][2] = { { "From", "from" }, { "To", "to" }, { "Cc", "cc" },
+						{ "Subject", "subject" }, { "Date", "date" }, { "Message-ID", "message_id" },
+						{ "X-lkprobot-Commit", "commit" }, { "X-lkprobot-Verdict", "verdict" } };
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		char *v = mailread_header(m.data, m.len, names[i][0]);
+		if (v)
+			node_append(hs, names[i][1], page_str(v));
+		free(v);
+	}
+	node_append(out, "headers", hs);
+	struct node *atts = node_new(NODE_SEQ);
+	size_t na = 0;
+	for (size_t i = 0; i < mr.nparts; i++) {
+		const struct mailread_part *p = &mr.parts[i];
+		if (!p->name) {
+			if (!node_get(out, "body"))
+				node_append(out, "body", page_str(p->data.buf));
+			continue;
+		}
+		struct node *a = node_new(NODE_MAP);
+		node_append(a, "n", page_num((double)++na));
+		node_append(a, "name", page_str(p->name));
+		node_append(a, "type", page_str(p->type));
+		node_append(a, "size", page_num((double)p->data.len));
+		node_push(atts, a);
+	}
+	if (!node_get(out, "body"))
+		node_append(out, "body", page_str(""));
+	node_append(out, "attachments", atts);
+	/* the commit it is about, and the bisections that found it */
+	const char *commit = page_get(hs, "commit");
+	if (*commit) {
+		node_append(out, "commit_ref", page_commit_ref(c, commit));
+		struct node *bs = node_new(NODE_SEQ);
+		const struct node *bis = page_bisections(c, err);
+		for (size_t i = 0; bis && i < bis->n; i++)
+			if (!strcmp(page_get(bis->vals[i], "culprit"), commit))
+				node_push(bs, page_num(page_getnum(bis->vals[i], "id")));
+		node_append(out, "bisections", bs);
+	}
+	mailread_release(&mr);
+	store_mail_release(&m);
+	return 200;
+}
+
+int page_attachment(const struct page_env *env, const char *id, const char *n, struct strbuf *body, char **type,
+		    char **name, struct strbuf *err)
+{
+	struct store *s = store_open(env->db, err);
+	struct store_mail m;
+	struct mailread mr;
+	long long want;
+	int code;
+
+	if (!s)
+		return 500;
+	if (!page_id_ok(n, &want)) {
+		strbuf_setf(err, "'%s': not an attachment number", n ? n : "");
+		store_close(s);
+		return 400;
+	}
+	if ((code = read_mail(s, id, &m, &mr, err)) != 200) {
+		store_close(s);
+		return code;
+	}
+	code = 404;
+	strbuf_setf(err, "report mail %s has no attachment %lld", id, want);
+	for (size_t i = 0, k = 0; i < mr.nparts; i++) {
+		if (!mr.parts[i].name || (long long)++k != want)
+			continue;
+		strbuf_add(body, mr.parts[i].data.buf, mr.parts[i].data.len);
+		/* text shown as text, never as HTML; anything else as bytes to save */
+		*type = xstrdup(!strncmp(mr.parts[i].type, "text/", 5) ? "text/plain; charset=utf-8"
+									: "application/octet-stream");
+		*name = xstrdup(mr.parts[i].name);
+		code = 200;
+		strbuf_reset(err);
+		break;
+	}
+	mailread_release(&mr);
+	store_mail_release(&m);
+	store_close(s);
+	return code;
+}
+
+/* Text escaped, its http:// and https:// addresses links (the url: line leads to the bisection). */
+static void linkified(struct strbuf *b, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *h = strstr(p, "http://"), *hs = strstr(p, "https://");
+		if (!h || (hs && hs < h))
+			h = hs;
+		if (!h) {
+			html_escape(b, p);
+			return;
+		}
+		char *before = xstrndup(p, (size_t)(h - p));
+		html_escape(b, before);
+		free(before);
+		size_t n = strcspn(h, " \t\n\r\"'<>()[]{}`");
+		while (n && strchr(".,;:", h[n - 1]))
+			n--;	/* the sentence's end, not the address's */
+		char *url = xstrndup(h, n);
+		strbuf_addstr(b, "<a rel=\"noopener noreferrer\" href=\"");
+		html_escape(b, url);
+		strbuf_addstr(b, "\">");
+		html_escape(b, url);
+		strbuf_addstr(b, "</a>");
+		free(url);
+		p = h + n;	/* n >= 7: "http://" itself is never cut */
+	}
+}
+
+static void kv(struct strbuf *b, const char *what, const char *value)
+{
+	if (!value || !*value)
+		return;
+	strbuf_addstr(b, "<tr><th>");
+	html_escape(b, what);
+	strbuf_addstr(b, "</th>");
+	html_td(b, value);
+	strbuf_addstr(b, "</tr>");
+}
+
+void page_report_html(const struct page_env *env, const struct node *d, struct strbuf *b)
+{
+	const struct node *hs = node_get(d, "headers"), *atts = node_get(d, "attachments");
+	const struct node *ref = node_get(d, "commit_ref"), *bs = node_get(d, "bisections");
+	const char *status = page_get(d, "status"), *id = page_get(d, "id");
+
+	html_head(b, *page_get(hs, "subject") ? page_get(hs, "subject") : "report mail", 0);
+	if (ref) {
+		strbuf_addstr(b, "<p class=\"see\">About ");
+		html_commit_subject(b, page_get(ref, "commit"), page_get(ref, "subject"));
+		for (size_t i = 0; bs && i < bs->n; i++) {
+			strbuf_addstr(b, " · ");
+			html_link(b, "bisections", node_str(bs->vals[i]), "the bisection");
+		}
+		strbuf_addstr(b, "</p>\n");
+	}
+	strbuf_addstr(b, "<table class=\"kv\">");
+	kv(b, "From", page_get(hs, "from"));
+	kv(b, "To", page_get(hs, "to"));
+	kv(b, "Cc", page_get(hs, "cc"));
+	kv(b, "Date", page_get(hs, "date"));
+	kv(b, "Message-ID", page_get(hs, "message_id"));
+	strbuf_addstr(b, "<tr><th>delivery</th><td>");
+	page_badge(b, status, page_get(d, "last_error"));
+	strbuf_addf(b, " (%s attempt%s)</td></tr>", page_get(d, "attempts"), page_getnum(d, "attempts") == 1 ? "" : "s");
+	kv(b, "envelope to", page_get(d, "rcpts"));
+	strbuf_addstr(b, "</table>\n");
+	if (env->actions && strcmp(status, "sent") && strcmp(status, "sending"))
+		page_action_form(b, "reports", (long long)page_getnum(d, "id"), "resend");
+	strbuf_addstr(b, "<pre class=\"mail\">");
+	linkified(b, page_get(d, "body"));
+	strbuf_addstr(b, "</pre>\n");
+	if (atts->n) {
+		strbuf_addstr(b, "<h2>Attachments</h2>\n<ul>");
+		for (size_t i = 0; i < atts->n; i++) {
+			const struct node *a = atts->vals[i];
+			strbuf_addf(b, "<li><a href=\"/reports/%s/%s/", id, page_get(a, "n"));
+			html_url_escape(b, page_get(a, "name"));
+			strbuf_addstr(b, "\">");
+			html_escape(b, page_get(a, "name"));
+			strbuf_addstr(b, "</a> <span class=\"muted\">(");
+			html_escape(b, page_get(a, "type"));
+			strbuf_addf(b, ", %s bytes)</span></li>", page_get(a, "size"));
+		}
+		strbuf_addstr(b, "</ul>\n");
+	}
+	html_foot(b);
+}

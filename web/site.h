@@ -1,0 +1,26 @@
+/*
+ * site: what the two halves of web.h share — the site a daemon serves
+ * (web.c: libmicrohttpd, listening, limits) and answers requests for
+ * (route.c: routing, files, actions, pages). Internal to web/.
+ */
+#ifndef LKP_WEB_SITE_H
+#define LKP_WEB_SITE_H
+
+#include "web.h"
+#include "cache.h"
+#include "page.h"
+
+struct web {
+	struct MHD_Daemon *d;		/* NULL: no socket (web_new) */
+	char *db, *root;		/* the store; the result root (a real path) */
+	char *db_real;			/* the store's real path when it exists: never served */
+	char *token;			/* NULL: read-only */
+	char *public_url;
+	bool farm;			/* show the Slurm farm's boxes */
+	struct web_tree *trees;		/* copies */
+	size_t ntrees;
+	struct cache *cache;		/* rendered pages while the store is unchanged */
+	struct page_env env;		/* what the pages see: points into this struct */
+};
+
+#endif
