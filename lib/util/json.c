@@ -282,13 +282,17 @@ struct node *json_parse(const char *text, size_t len, const char *what, struct s
 bool json_number(const struct node *n, double *out)
 {
 	char *end;
+	double v;
 
 	if (!n || n->type != NODE_SCALAR || n->quoted || !n->str[0])
 		return false;
 	if (!strcmp(n->str, "true") || !strcmp(n->str, "false"))
 		return false;
-	*out = strtod(n->str, &end);
-	return !*end && isfinite(*out);
+	v = strtod(n->str, &end);
+	if (*end || !isfinite(v))
+		return false;	/* *out untouched: "null" is no 0 */
+	*out = v;
+	return true;
 }
 
 const struct node *json_path(const struct node *n, ...)

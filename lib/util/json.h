@@ -22,7 +22,7 @@
  */
 struct node *json_parse(const char *text, size_t len, const char *what, struct strbuf *err);
 
-/* Number value of a scalar; false if it is not a finite number. */
+/* Number value of a scalar; false (and *out untouched) if it is not a finite number. */
 bool json_number(const struct node *n, double *out);
 
 /* Look up a path of object keys and array indexes: json_path(n, "jobs", "0", "write", NULL). */

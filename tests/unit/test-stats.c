@@ -270,9 +270,12 @@ static void test_json_parse_literals(void **state)
 	assert_string_equal(n->vals[3]->str, "NaN");
 	assert_string_equal(n->vals[4]->str, "Infinity");
 	assert_string_equal(n->vals[5]->str, "-Infinity");
-	/* none of these is a finite number; neither is a quoted "12" */
-	for (size_t i = 0; i < n->n; i++)
+	/* none of these is a finite number; neither is a quoted "12"; v is left alone */
+	for (size_t i = 0; i < n->n; i++) {
+		v = 42;
 		assert_false(json_number(n->vals[i], &v));
+		assert_true(v == 42);
+	}
 	assert_false(json_number(NULL, &v));
 	node_free(n);
 }
