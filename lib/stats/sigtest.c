@@ -141,6 +141,45 @@ static double t_two_sided(double t, double df)
 	return isnan(p) ? p : fmin(1, fmax(0, p));
 }
 
+double sigtest_t_p(double t, double df)
+{
+	if (!(df > 0) || isnan(t))
+		return NAN;
+	return t_two_sided(t, df);
+}
+
+double sigtest_t_quantile(double p, double df)
+{
+	/* a few (p, df) at a time are asked for, over and over: remember the last ones */
+	static _Thread_local struct {
+		double p, df, t;
+	} memo[16];
+	static _Thread_local unsigned next;
+	double lo = 0, hi = 1;
+
+	if (!(p > 0 && p < 1) || !(df > 0) || !isfinite(df))
+		return NAN;
+	for (unsigned i = 0; i < sizeof(memo) / sizeof(memo[0]); i++)
+		if (memo[i].p == p && memo[i].df == df)
+			return memo[i].t;
+	/* t_two_sided falls from 1 at t = 0 towards 0: bracket, then halve */
+	while (t_two_sided(hi, df) > p && hi < 1e300)
+		hi *= 4;
+	for (int k = 0; k < 200 && hi - lo > 1e-12 * hi; k++) {
+		double mid = lo + (hi - lo) / 2;
+		if (t_two_sided(mid, df) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	double t = lo + (hi - lo) / 2;
+	memo[next % 16].p = p;
+	memo[next % 16].df = df;
+	memo[next % 16].t = t;
+	next++;
+	return t;
+}
+
 double sigtest_welch(const double *a, size_t na, const double *b, size_t nb,
 		     double *t, double *df)
 {

@@ -22,7 +22,7 @@
 
 static int run(struct scenario *s, struct bisect_outcome *out)
 {
-	struct bisect_oracle o = { oracle, s, NULL };
+	struct bisect_oracle o = { sim_run, sim_samples, s, NULL };
 	struct strbuf err = STRBUF_INIT;
 	int rc = bisect_run(s->n, s->parents, s->nparents, &o, NULL, out, &err);
 	if (rc)
@@ -63,6 +63,7 @@ static void test_no_change(void **state)
 	assert_int_equal(run(&s, &out), 0);
 	assert_int_equal(out.status, BISECT_NOT_REPRODUCED);
 	assert_int_equal(out.nsteps, 0);
+	assert_true(strstr(out.why, "do not differ") != NULL);
 	bisect_outcome_release(&out);
 	release(&s);
 }
@@ -178,10 +179,16 @@ static void test_unbuildable(void **state)
 	release(&s);
 }
 
-/* The seeded scenario set of bench/bisect too: shift 5-75 %, noise 1-10 %, 8-300 commits. */
+/*
+ * The seeded scenario set of bench/bisect too: shift 5-75 %, noise 1-10 %,
+ * 8-300 commits. Never a wrong culprit; at least 95 % right where the shift
+ * is 3 noise-stddevs or more (a smaller one may end "not sure", never as a
+ * guess); no culprit on ranges where nothing changed.
+ */
 static void test_accuracy(void **state)
 {
 	size_t right = 0, wrong = 0, none = 0, total = 240, named_on_nochange = 0, nochange = 100;
+	size_t big = 0, big_right = 0;
 	(void)state;
 
 	for (uint64_t k = 0; k < total; k++) {
@@ -191,15 +198,16 @@ static void test_accuracy(void **state)
 		double shift;
 		seeded_range(&s, k, &n, &culprit, &shift);
 		assert_int_equal(run(&s, &out), 0);
-		if (out.status == BISECT_FOUND && out.culprit == culprit)
-			right++;
-		else if (out.status == BISECT_FOUND)
-			wrong++;
-		else {
-			none++;
-			if (getenv("BISECT_DEBUG"))
-				print_message("  n %zu shift %.3f noise %.3f: %s\n", n, shift, s.noise, out.why);
+		bool ok = out.status == BISECT_FOUND && out.culprit == culprit;
+		right += ok;
+		wrong += out.status == BISECT_FOUND && !ok;
+		none += out.status != BISECT_FOUND;
+		if (fabs(shift) >= 3 * s.noise) {
+			big++;
+			big_right += ok;
 		}
+		if (!ok && getenv("BISECT_DEBUG"))
+			print_message("  n %zu shift %.3f noise %.3f: %s\n", n, shift, s.noise, out.why);
 		bisect_outcome_release(&out);
 		release(&s);
 	}
@@ -214,10 +222,46 @@ static void test_accuracy(void **state)
 		bisect_outcome_release(&out);
 		release(&s);
 	}
-	print_message("accuracy: %zu/%zu right, %zu wrong, %zu without a culprit; culprits named on %zu/%zu no-change ranges\n",
-		      right, total, wrong, none, named_on_nochange, nochange);
-	assert_true(right * 100 >= total * 95);
-	assert_true(named_on_nochange * 100 <= nochange * 2);
+	print_message("accuracy: %zu/%zu right (%zu/%zu of the shifts >= 3 noise stddevs), %zu wrong, %zu without a culprit; culprits named on %zu/%zu no-change ranges\n",
+		      right, total, big_right, big, wrong, none, named_on_nochange, nochange);
+	assert_int_equal(wrong, 0);
+	assert_true(big_right * 100 >= big * 95);
+	assert_true(right * 100 >= total * 90);
+	assert_int_equal(named_on_nochange, 0);
+}
+
+/*
+ * A machine that drifts by +-8 % over 30 runs while a 6 % regression is
+ * bisected: rounds in a random order, compared pair by pair, still name it;
+ * on the same machine a range where nothing changed names nobody.
+ */
+static void test_drift_machine(void **state)
+{
+	struct scenario s;
+	struct bisect_outcome out;
+	(void)state;
+
+	for (uint64_t k = 0; k < 20; k++) {
+		linear(&s, 60, 9000 + k);
+		s.noise = 0.01;
+		s.drift_amp = 0.08;
+		s.drift_period = 30;
+		shift_from(&s, 41, -0.06);
+		assert_int_equal(run(&s, &out), 0);
+		assert_int_equal(out.status, BISECT_FOUND);
+		assert_int_equal(out.culprit, 41);
+		bisect_outcome_release(&out);
+		release(&s);
+
+		linear(&s, 60, 9100 + k);
+		s.noise = 0.01;
+		s.drift_amp = 0.08;
+		s.drift_period = 30;
+		assert_int_equal(run(&s, &out), 0);
+		assert_int_not_equal(out.status, BISECT_FOUND);
+		bisect_outcome_release(&out);
+		release(&s);
+	}
 }
 
 int main(void)
@@ -231,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_unbuildable),
 		cmocka_unit_test(test_accuracy),
+		cmocka_unit_test(test_drift_machine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
