@@ -164,7 +164,7 @@ static void spread_text(struct strbuf *out, const struct compare_side *s)
 	else if (s->stddev == 0)
 		strbuf_addstr(out, "no variance");
 	else if (s->mean != 0)
-		strbuf_addf(out, "stddev %.1f%%", 100 * s->stddev / fabs(s->mean));
+		strbuf_addf(out, "stddev %.1f%%", 100 * (s->stddev / fabs(s->mean)));
 	else
 		strbuf_addstr(out, "a mean of 0");
 }

@@ -820,7 +820,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		if (id < 0)
 			goto fail;
 	}
-	struct bisect_opts bo = { .seed = d.rng };
+	struct bisect_opts bo = { 0 };
 	if (!metric) {
 		bool nochange = false;
 		if (!(picked = pick_metric(&d, &floors, 5, &nochange, &err)) && !nochange)
@@ -848,6 +848,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 			d.expect_steps);
 	struct bisect_oracle o = { run_batch, samples, &d, progress };
 	bo.metric = compare_metric_spec(&floors, metric);
+	bo.seed = d.rng;	/* as pick_metric left it: its batch ids are not drawn again */
 	if (bisect_run(range.n, range.parents, range.nparents, &o, &bo, &outcome, &err)) {
 		if (d.untestable[range.n] || d.untestable[range.n - 1])
 			end_untestable(&d, d.untestable[range.n - 1] ? range.n - 1 : range.n, &err);

@@ -805,7 +805,7 @@ scalar:
 /* A top-level mapping under a name that is no program: options nobody reads. */
 static void warn_unknown(struct expander *ex, const struct node *job, program_mask ref)
 {
-	static const char *const known_maps[] = { "boot_params", "need_kconfig", "hw", NULL };
+	static const char *const known_maps[] = { "boot_params", "need_kconfig", "hw", "change_floor", NULL };
 
 	if (!ex->env->warn)
 		return;

@@ -431,10 +431,15 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 	if (ends.verdict != DECIDE_CHANGED) {
 		bool unsure = ends.verdict == DECIDE_UNSURE && !futile && !ends.settled;
 		out->status = unsure ? BISECT_NOT_SURE : BISECT_NOT_REPRODUCED;
-		snprintf(out->why, sizeof(out->why), "%s: %s",
-			 unsure ? "not sure the good and the bad end differ"
-				: "the good and the bad end do not differ: no change to bisect",
-			 ends.why);
+		if (unsure)
+			snprintf(out->why, sizeof(out->why), "not sure the good and the bad end differ: %s", ends.why);
+		else if (futile)
+			snprintf(out->why, sizeof(out->why),
+				 "the good and the bad end do not differ: no change beyond the %g%% floor in reach of more "
+				 "runs: %s", ends.floor, ends.summary);
+		else
+			snprintf(out->why, sizeof(out->why), "the good and the bad end do not differ: no change to bisect: %s",
+				 ends.why);
 		ret = 0;
 		goto out;
 	}
@@ -588,10 +593,13 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 		size_t have = shared_rounds(&b.cache[p], &b.cache[c]), next = decide_rounds(&conf, have, limit, &futile);
 		if (next <= have || have < want) {
 			out->status = futile ? BISECT_NOT_REPRODUCED : BISECT_NOT_SURE;
-			snprintf(out->why, sizeof(out->why), "%s: %s",
-				 futile ? "the change does not reproduce between the culprit and its parent"
-					: "not sure the culprit's change reproduces against its parent",
-				 conf.why);
+			if (futile)
+				snprintf(out->why, sizeof(out->why),
+					 "the change does not reproduce between the culprit and its parent: no change beyond "
+					 "the %g%% floor in reach of more runs: %s", conf.floor, conf.summary);
+			else
+				snprintf(out->why, sizeof(out->why),
+					 "not sure the culprit's change reproduces against its parent: %s", conf.why);
 			break;
 		}
 		want = next;

@@ -641,9 +641,9 @@ static void ncompare_stddev(struct strbuf *out, const struct compare_side *s)
 	double sd = s->n > 1 ? s->stddev : -1;
 
 	if (s->n > 1 && s->mean != 0)
-		sd = 100 * sd / s->mean;
+		sd = 100 * (sd / s->mean);	/* the ratio first: 100 * 1e307 overflows */
 	if (sd > 2)
-		strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, (int)sd);
+		strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, (int)fmin(sd, 1e9));	/* no int overflow */
 	else
 		strbuf_addf(out, "%*s", ERR_WIDTH, "");
 }
@@ -664,10 +664,12 @@ static void stats_note(struct strbuf *out, const struct compare_row *r, size_t l
 
 	strbuf_addf(out, "  (%s: %s; MWU%s p ", decide_verdict_name(d->verdict), d->why, r->mwu_exact ? " exact" : "");
 	note_num(out, "%.2g", r->p_mwu, "n/a");
+	/* Welch's p and Hedges' g need a variance: without one (g infinite) they say nothing */
+	bool variance = isfinite(r->hedges_g);
 	strbuf_addstr(out, ", Welch p ");
-	note_num(out, "%.2g", r->p_welch, d->constant ? "n/a (no variance)" : "n/a");
+	note_num(out, "%.2g", variance ? r->p_welch : NAN, isinf(r->hedges_g) ? "n/a (no variance)" : "n/a");
 	strbuf_addstr(out, ", g ");
-	note_num(out, "%+.2f", r->hedges_g, isnan(r->hedges_g) ? "n/a" : "n/a (no variance)");
+	note_num(out, "%+.2f", r->hedges_g, isinf(r->hedges_g) ? "n/a (no variance)" : "n/a");
 	strbuf_addf(out, ", n %zu:%zu)", r->side[0].n, r->side[last].n);
 }
 
@@ -823,9 +825,9 @@ static void classic_cell(struct strbuf *out, const char *metric, bool first, dou
 	if (fail) {
 		strbuf_addf(out, ":%-*zu", ERR_WIDTH - 2, runs);
 	} else if (stddev >= 0) {
-		double pct = v != 0 ? 100 * stddev / v : stddev;
+		double pct = v != 0 ? 100 * (stddev / v) : stddev;
 		if (pct > 3)
-			strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, (int)pct);
+			strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, (int)fmin(pct, 1e9));
 		else
 			strbuf_addf(out, "%*s", ERR_WIDTH, "");
 	} else {
@@ -991,7 +993,7 @@ void compare_render_json(struct strbuf *out, const struct compare_result *res)
 			strbuf_addstr(out, ", \"stddev\": ");
 			json_num(out, d->stddev);
 			strbuf_addstr(out, ", \"stddev_percent\": ");
-			json_num(out, d->mean != 0 ? 100 * d->stddev / fabs(d->mean) : NAN);
+			json_num(out, d->mean != 0 ? 100 * (d->stddev / fabs(d->mean)) : NAN);
 			strbuf_addstr(out, ", \"median\": ");
 			json_num(out, d->median);
 			strbuf_addstr(out, ", \"min\": ");

@@ -234,14 +234,14 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 	decide_format_percent(h, sizeof(h), d->hi);
 	const char *tail = d->verdict == DECIDE_CHANGED ? "beyond" : d->verdict == DECIDE_SAME ? "within" : NULL;
 	if (d->constant)
-		snprintf(d->why, sizeof(d->why), "%s with no variance (%s, each %s), %s %s", c, what,
-			 paired ? "pair the same difference" : "side's runs all alike", tail ? tail : "not beyond", fl);
-	else if (tail)
-		snprintf(d->why, sizeof(d->why), "%s (%s interval %s to %s, %s), %s %s", c, DECIDE_LEVEL, l, h, what,
-			 tail, fl);
+		snprintf(d->summary, sizeof(d->summary), "%s with no variance (%s, each %s)", c, what,
+			 paired ? "pair the same difference" : "side's runs all alike");
 	else
-		snprintf(d->why, sizeof(d->why), "%s (%s interval %s to %s, %s): not beyond %s, nor within it", c,
-			 DECIDE_LEVEL, l, h, what, fl);
+		snprintf(d->summary, sizeof(d->summary), "%s (%s interval %s to %s, %s)", c, DECIDE_LEVEL, l, h, what);
+	if (tail)
+		snprintf(d->why, sizeof(d->why), "%s, %s %s", d->summary, tail, fl);
+	else
+		snprintf(d->why, sizeof(d->why), "%s: not beyond %s, nor within it", d->summary, fl);
 out:
 	free(xa);
 	free(xb);

@@ -68,6 +68,7 @@ struct decision {
 	/* in the scale compared (log or value / scale), for decide_rounds() */
 	double est, se, df, floor_at;
 	char why[256];		/* one line: the estimate, its interval and what it means */
+	char summary[160];	/* the estimate and its interval alone ("+0.6% (99.8% interval ...)") */
 };
 
 /*
