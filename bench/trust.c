@@ -30,6 +30,7 @@
 #include "../lib/run/run.h"
 #include "../lib/store/store.h"
 #include "../lib/sys/fsutil.h"
+#include "../lib/util/json.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -183,14 +184,296 @@ static void simulated(size_t nranges)
 		       (double)(by[d].runs_changed + by[d].runs_nochange) / (double)(by[d].ranges ? by[d].ranges : 1));
 }
 
+/* ---- part 2: the service, for real ---- */
+
+struct service {
+	const char *exe;
+	char dir[256], repo[300], cfg[300], db[300];
+	size_t pass;
+};
+
+static int sh(const char *dir, char *const argv[])
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char cwd[4096];
+	int rc;
+
+	if (!getcwd(cwd, sizeof(cwd)) || chdir(dir))
+		return -1;
+	rc = run_exec_capture(argv, &out, &err);
+	if (rc)
+		fprintf(stderr, "bench/trust: %s: %s%s\n", argv[0], out.buf, err.buf);
+	if (chdir(cwd))
+		rc = -1;
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return rc;
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	if (fsutil_write(p, text, strlen(text))) {
+		fprintf(stderr, "bench/trust: cannot write %s\n", p);
+		exit(1);
+	}
+	free(p);
+}
+
+/* Commit everything in the repository with this message; its id into id. */
+static void commit_all(struct service *sv, const char *msg, char id[41])
+{
+	char *add[] = { "git", "add", "-A", NULL };
+	char *ci[] = { "git", "-c", "user.name=Bench", "-c", "user.email=bench@example.org", "commit", "-qm", (char *)msg,
+		       NULL };
+	char *rp[] = { "git", "rev-parse", "HEAD", NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char cwd[4096];
+
+	if (sh(sv->repo, add) || sh(sv->repo, ci) || !getcwd(cwd, sizeof(cwd)) || chdir(sv->repo) ||
+	    run_exec_capture(rp, &out, &err) || chdir(cwd)) {
+		fprintf(stderr, "bench/trust: git commit in %s failed\n", sv->repo);
+		exit(1);
+	}
+	snprintf(id, 41, "%.40s", out.buf);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static void service_setup(struct service *sv, const char *exe)
+{
+	char tmpl[] = "/tmp/lkprobot-trust.XXXXXX";
+	const char *d = mkdtemp(tmpl);
+
+	if (!d) {
+		perror("bench/trust: mkdtemp");
+		exit(1);
+	}
+	sv->exe = exe;
+	snprintf(sv->dir, sizeof(sv->dir), "%s", d);
+	snprintf(sv->repo, sizeof(sv->repo), "%s/repo", d);
+	snprintf(sv->cfg, sizeof(sv->cfg), "%s/robot.yaml", d);
+	snprintf(sv->db, sizeof(sv->db), "%s/res/lkprobot.db", d);
+	fsutil_mkdir_p(sv->repo);
+	char *init[] = { "git", "init", "-q", "-b", "main", ".", NULL };
+	if (sh(sv->repo, init))
+		exit(1);
+	struct strbuf src = STRBUF_INIT;
+	if (strbuf_read_file(&src, "tests/fixtures/command/bench.sh")) {
+		fprintf(stderr, "bench/trust: run it from the source tree (tests/fixtures/command/bench.sh)\n");
+		exit(1);
+	}
+	write_file(sv->repo, "bench.sh", src.buf);
+	strbuf_release(&src);
+	write_file(sv->repo, "Makefile", "all:\n\t@true\n");
+	write_file(sv->repo, "speed", "100\n");
+	write_file(sv->repo, "README", "a project\n");
+	char id[41];
+	commit_all(sv, "base", id);
+	char *job = xasprintf("%s/job.yaml", d);
+	const char *jt = "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\n";
+	fsutil_write(job, jt, strlen(jt));
+	/* mail to a port nobody listens on: each report stays queued in the outbox, where it is counted */
+	char *cfg = xasprintf("serve:\n  result_root: %s/res\n  cache: %s/cache\n  trees:\n    - name: bench\n"
+			      "      path: %s\n      branches: [main]\n      jobs: [%s]\n"
+			      "mail:\n  live: false\n  operator: Ops <ops@example.org>\n  from: robot <robot@example.org>\n"
+			      "  domain: example.org\n  retry: 3600\n  smtp:\n    url: smtp://127.0.0.1:9\n    tls: none\n"
+			      "    connect_timeout: 1\n",
+			      d, d, sv->repo, job);
+	fsutil_write(sv->cfg, cfg, strlen(cfg));
+	free(cfg);
+	free(job);
+	char *counter = xasprintf("%s/counter", d);
+	setenv("BENCH_COUNTER", counter, 1);
+	free(counter);
+}
+
+/* One pass of the service; what came of the newest head. */
+struct pass {
+	bool found, reported, build_failed;
+	char culprit[41];
+	long runs;
+};
+
+static long count_rows(struct service *sv, bool runs)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = store_open(sv->db, &err);
+	struct node *n = NULL;
+	long c = -1;
+
+	if (s) {
+		if (runs)
+			c = store_count_runs(s, NULL, &err);
+		else if (!store_outbox_list(s, &n, &err))
+			c = (long)n->n;
+		node_free(n);
+		store_close(s);
+	}
+	strbuf_release(&err);
+	return c < 0 ? 0 : c;
+}
+
+static void serve_once(struct service *sv, struct pass *p)
+{
+	char *argv[] = { (char *)sv->exe, "serve", "-c", sv->cfg, "--once", NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, e2 = STRBUF_INIT;
+	long runs0 = count_rows(sv, true), mails0 = count_rows(sv, false);
+
+	memset(p, 0, sizeof(*p));
+	if (run_exec_capture(argv, &out, &err)) {
+		fprintf(stderr, "bench/trust: serve --once failed: %s\n", err.buf);
+		exit(1);
+	}
+	if (getenv("TRUST_DEBUG"))
+		fputs(err.buf, stderr);
+	p->runs = count_rows(sv, true) - runs0;
+	p->reported = count_rows(sv, false) > mails0;
+	struct store *s = store_open(sv->db, &e2);
+	struct node *heads = NULL;
+	if (s && !store_heads(s, false, &heads, &e2) && heads->n) {
+		const struct node *h = heads->vals[heads->n - 1];
+		const char *st = node_str(node_get(h, "status")), *res = node_str(node_get(h, "result"));
+		p->build_failed = st && !strcmp(st, "build_failed");
+		struct node *r = res ? json_parse(res, strlen(res), "result", &e2) : NULL;
+		const struct node *j = r && r->type == NODE_SEQ && r->n ? r->vals[0] : NULL;
+		const char *b = j ? node_str(node_get(j, "bisect")) : NULL, *c = j ? node_str(node_get(j, "culprit")) : NULL;
+		p->found = b && !strcmp(b, "found");
+		if (c)
+			snprintf(p->culprit, sizeof(p->culprit), "%s", c);
+		node_free(r);
+	}
+	node_free(heads);
+	store_close(s);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strbuf_release(&e2);
+}
+
+static void service(const char *exe, size_t nheads)
+{
+	struct service sv;
+	struct scenario rng;
+	size_t nochange = 0, false_reports = 0, changed = 0, big = 0, big_right = 0, wrong = 0, broken = 0;
+	size_t broken_recorded = 0, after_broken = 0, after_broken_right = 0;
+	long runs_nochange = 0, runs_changed = 0;
+	double speed = 100;
+	bool fixing = false;
+	char id[41];
+
+	service_setup(&sv, exe);
+	linear(&rng, 1, 4242);
+	for (size_t k = 0; k < nheads; k++) {
+		/* this pass's machine: noise 1-10 %, a drift of up to +-10 % with a period of 2-100 runs */
+		double noise = 0.01 + uniform(&rng) * 0.09, drift = uniform(&rng) < 0.25 ? 0 : 0.02 + uniform(&rng) * 0.08;
+		double period = log_uniform(&rng, 2, 100), u = uniform(&rng), shift = 0;
+		char buf[64];
+		snprintf(buf, sizeof(buf), "%.4f", noise);
+		setenv("BENCH_NOISE", buf, 1);
+		snprintf(buf, sizeof(buf), "%.4f", drift);
+		setenv("BENCH_DRIFT", buf, 1);
+		snprintf(buf, sizeof(buf), "%.2f", period);
+		setenv("BENCH_PERIOD", buf, 1);
+		bool breaks = !fixing && u < 0.05;
+		if (breaks) {
+			write_file(sv.repo, "Makefile", "all:\n\t@echo 'bench.c:1:1: error: broken on purpose' >&2; false\n");
+			commit_all(&sv, "break the build", id);
+		} else {
+			if (fixing)
+				write_file(sv.repo, "Makefile", "all:\n\t@true\n");
+			if (u > 0.75) {
+				/* a change of 3-75 % either way, the next head's */
+				shift = (0.03 + uniform(&rng) * 0.72) * (uniform(&rng) < 0.5 ? -1 : 1);
+				speed *= 1 + shift;
+				if (speed < 5 || speed > 2000)
+					speed = 100;
+				snprintf(buf, sizeof(buf), "%.4f\n", speed);
+				write_file(sv.repo, "speed", buf);
+			} else {
+				snprintf(buf, sizeof(buf), "a project, said %zu times\n", k);
+				write_file(sv.repo, "README", buf);
+			}
+			commit_all(&sv, shift ? "a change of speed" : "docs", id);
+		}
+		struct pass p;
+		serve_once(&sv, &p);
+		if (breaks) {
+			broken++;
+			broken_recorded += p.build_failed;
+			fixing = true;
+			continue;
+		}
+		bool after = fixing;
+		fixing = false;
+		if (!shift && getenv("TRUST_DEBUG"))
+			fprintf(stderr, "head %zu: docs, noise %.3f drift %.3f period %.1f: %s%s\n", k, noise, drift, period,
+				p.found ? "culprit named" : "no culprit", p.reported ? ", REPORTED" : "");
+		if (!shift) {
+			nochange++;
+			false_reports += p.reported;
+			runs_nochange += p.runs;
+			/* a culprit named for a docs head: whatever it is, it is a wrong one */
+			wrong += p.found;
+			continue;
+		}
+		changed++;
+		runs_changed += p.runs;
+		bool right = p.found && p.reported && !strcmp(p.culprit, id);
+		wrong += p.found && strcmp(p.culprit, id) != 0;
+		if (fabs(shift) >= 3 * noise) {
+			big++;
+			big_right += right;
+		}
+		if (after) {
+			after_broken++;
+			after_broken_right += right;
+		}
+		if (getenv("TRUST_DEBUG"))
+			fprintf(stderr, "head %zu: shift %+.3f noise %.3f drift %.3f period %.1f: %s\n", k, shift, noise, drift,
+				period, right ? "right" : p.found ? "wrong" : "missed");
+	}
+	release(&rng);
+	printf("serve --once, for real: %zu heads on a local tree with a command job (each pass noise 1-10 %%, three in four drifting by 2-10 %% with a period of 2-100 runs; a quarter of the heads change the speed by 3-75 %%, 5 %% break the build)\n",
+	       nheads);
+	printf("  wrong culprits:                        %zu (target 0)\n", wrong);
+	printf("  false reports on no-change heads:      %zu of %zu (target <= 1 %%)\n", false_reports, nochange);
+	printf("  right where |shift| >= 3 sigma:        %zu of %zu (target >= 95 %%); %zu of %zu changed heads in all\n",
+	       big_right, big, big_right, changed);
+	printf("  heads that do not build:               %zu, %zu recorded as build_failed; the head after one tested against the last measured: %zu of %zu found\n",
+	       broken, broken_recorded, after_broken_right, after_broken);
+	printf("  runs per head:                         %.1f without a change, %.1f with one\n",
+	       (double)runs_nochange / (double)(nochange ? nochange : 1), (double)runs_changed / (double)(changed ? changed : 1));
+	if (!getenv("TRUST_KEEP")) {
+		char *rm[] = { "rm", "-rf", sv.dir, NULL };
+		sh("/", rm);
+	} else {
+		printf("  (kept %s)\n", sv.dir);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	size_t nranges = 800;
+	size_t nranges = 4000, nheads = 40;
+	const char *exe = "./lkprobot";
+	bool serve = true;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--ranges") && i + 1 < argc)
 			nranges = (size_t)atol(argv[++i]);
+		else if (!strcmp(argv[i], "--heads") && i + 1 < argc)
+			nheads = (size_t)atol(argv[++i]);
+		else if (!strcmp(argv[i], "--no-serve"))
+			serve = false;
+		else
+			exe = argv[i];
 	}
 	simulated(nranges);
+	if (serve && nheads) {
+		if (access(exe, X_OK)) {
+			fprintf(stderr, "bench/trust: %s: no lkprobot to run (give its path)\n", exe);
+			return 1;
+		}
+		service(exe, nheads);
+	}
 	return 0;
 }

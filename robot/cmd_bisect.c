@@ -440,11 +440,19 @@ static char *pick_metric(struct driver *d, const struct compare_floors *floors, 
 	struct compare_opts co = { .floors = floors, .rounds = rr, .nrounds = nr };
 	if (compare_matrices(mm, labels, 2, &co, &cmp, err))
 		goto out;
+	/*
+	 * Never the test's rusage (*.time.*, time.*): context switches and
+	 * page faults move with the machine, and an elapsed time of a few
+	 * hundredths of a second is a handful of values, whose sides can be
+	 * alike by chance. Out of the running, then the headline.
+	 */
+	for (size_t i = 0; i < cmp.nrows; i++)
+		if (strstr(cmp.rows[i].metric, ".time.") || !strncmp(cmp.rows[i].metric, "time.", 5))
+			cmp.rows[i].decision.verdict = DECIDE_SAME;
 	const struct compare_row *h = compare_headline(&cmp, true);
 	for (size_t i = 0; !h && i < cmp.nrows; i++) {
 		const struct compare_row *r = &cmp.rows[i];
-		if (r->kind == COMPARE_PERF && r->decision.verdict == DECIDE_CHANGED && compare_is_test_metric(r->metric) &&
-		    !strstr(r->metric, ".time."))
+		if (r->kind == COMPARE_PERF && r->decision.verdict == DECIDE_CHANGED && compare_is_test_metric(r->metric))
 			h = r;
 	}
 	/* nothing changed yet by the decision: the KPI or test metric closest to it, if more rounds may show it */
@@ -452,7 +460,7 @@ static char *pick_metric(struct driver *d, const struct compare_floors *floors, 
 	for (size_t i = 0; !h && i < cmp.nrows; i++) {
 		const struct compare_row *r = &cmp.rows[i];
 		bool futile = false;
-		if (r->kind != COMPARE_PERF || r->decision.verdict != DECIDE_UNSURE || strstr(r->metric, ".time.") ||
+		if (r->kind != COMPARE_PERF || r->decision.verdict != DECIDE_UNSURE ||
 		    !(r->direction || compare_is_test_metric(r->metric)) || !(r->decision.se > 0))
 			continue;
 		decide_rounds(&r->decision, r->decision.pairs, 30, &futile);

@@ -222,13 +222,23 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 		d->hi = 100 * hi / ma;
 		d->floor_at = d->floor / 100 * ma;
 	}
-	if (d->lo > d->floor || d->hi < -d->floor) {
+	/*
+	 * No variance at all is taken at its word only from 3 runs a side (or
+	 * 3 pairs) on: two alike values of a metric with a coarse resolution
+	 * (an elapsed time in hundredths of a second) are often chance.
+	 */
+	bool few = d->constant && (paired ? np < 3 : a->n < 3 || b->n < 3);
+	if (few) {
+		/* not beyond, nor within: more runs will tell */
+	} else if (d->lo > d->floor || d->hi < -d->floor) {
 		d->verdict = DECIDE_CHANGED;
 		d->sign = d->change > 0 ? +1 : -1;
 		d->kind = m && m->direction ? (d->sign == m->direction ? +1 : -1) : 0;
 	} else if (d->lo >= -d->floor && d->hi <= d->floor) {
 		d->verdict = DECIDE_SAME;
 	}
+	if (few)
+		d->se = NAN;	/* for decide_rounds: nothing to project from */
 	decide_format_percent(c, sizeof(c), d->change);
 	decide_format_percent(l, sizeof(l), d->lo);
 	decide_format_percent(h, sizeof(h), d->hi);

@@ -96,6 +96,12 @@ static void test_constant_sides(void **state)
 	assert_true(isnan(d.p));	/* no variance: no p-value, and none printed */
 	assert_non_null(strstr(d.why, "no variance"));
 	assert_words_only(&d);
+	/* two alike runs a side are not taken at their word (a coarse metric's chance): not sure */
+	struct decide_side s2a = side(a, 2), s2b = side(b, 2);
+	decide(&s2a, &s2b, &m, &d);
+	assert_int_equal(d.verdict, DECIDE_UNSURE);
+	assert_false(d.settled);
+	assert_words_only(&d);
 	/* the same value everywhere: no change, settled */
 	decide(&sa, &sc, &m, &d);
 	assert_int_equal(d.verdict, DECIDE_SAME);
