@@ -21,8 +21,8 @@ struct tally {
 /* git bisect run, `per` runs a commit, "bad" when the mean is past the midpoint of the ends */
 static void baseline(struct scenario *s, size_t culprit, size_t per, struct tally *t)
 {
-	const double *v;
-	size_t n, runs = 0;
+	const double *v = NULL;
+	size_t n = 0, runs = 0;
 	struct strbuf err = STRBUF_INIT;
 	double mean_of[2];
 	size_t ends[2] = { s->n, s->n - 1 };

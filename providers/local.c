@@ -127,14 +127,18 @@ int provider_run_batch(const struct provider_ops *ops, struct provider *p, struc
 		return ops->run_batch(p, items, n, prepared, err);
 	for (size_t i = 0; i < n; i++) {
 		struct provider_batch_item *it = &items[i];
-		bool untestable = false;
-		for (size_t k = 0; k < i && !untestable; k++)
+		bool untestable = false, build_failed = false;
+		for (size_t k = 0; k < i && !untestable; k++) {
 			untestable = items[k].prepared == 1 && !strcmp(items[k].commit, it->commit);
+			build_failed |= items[k].prepared == 0 && items[k].res.untestable && !strcmp(items[k].commit, it->commit);
+		}
 		if (untestable) {
 			it->prepared = 1;
 			it->res.reason = xstrdup("the commit cannot be tested (said earlier in this batch)");
 			continue;
 		}
+		if (build_failed)
+			continue;	/* its build failed in a run of this batch: the caller decides (not reached) */
 		if (!*prepared || strcmp(*prepared, it->commit)) {
 			struct strbuf why = STRBUF_INIT;
 			int rc = ops->prepare(p, it->commit, &why);

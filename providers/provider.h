@@ -108,8 +108,10 @@ void provider_run_release(struct provider_run *r);
 /*
  * Run a batch's items in their order (ops->run_batch, else one at a time:
  * prepare when the commit is not *prepared — kept across calls, a string
- * the caller frees — then run_job). A commit that cannot be tested makes
- * its items prepared = 1 and is not prepared again in this batch. 0, or -1
+ * the caller frees — then run_job). A commit that cannot be prepared makes
+ * its items prepared = 1 and is not prepared again in this batch; once a
+ * run of a commit says it cannot be tested (its build failed: git bisect's
+ * 125), its later items are not reached (prepared = -1). 0, or -1
  * with err set on an error that stops the caller (items already made keep
  * their results; provider_batch_release() them either way).
  */

@@ -66,8 +66,8 @@ static const char usage_text[] =
 	"      --pending-timeout S  slurm: fail a run that waits S s for a box (default 0: wait)\n"
 	"      --kconfig NAME|FILE  qemu, ssh: the kernel config (default x86_64-pmem)\n"
 	"      --floor METRIC=PCT the smallest change of METRIC (a glob; repeatable) that\n"
-	"                         counts (default: the job's change_floor, else 1%% for\n"
-	"                         perf metrics and the test's own, 5%% for the rest)\n"
+	"                         counts (default: the job's change_floor, else 1% for\n"
+	"                         perf metrics and the test's own, 5% for the rest)\n"
 	"      --first-parent     only the first parent of each commit (the mainline)\n"
 	"      --json             the outcome as JSON on stdout\n"
 	"      --resume ID        go on with bisection ID of the store (same arguments)\n"
@@ -497,22 +497,6 @@ static void json_double(struct strbuf *out, double v)
 		strbuf_addstr(out, "null");
 }
 
-/* A decision as JSON: verdict, change, its interval, the floor, pairs, why. */
-static void json_decision(struct strbuf *out, const struct decision *dc)
-{
-	strbuf_addf(out, "{\"verdict\": \"%s\", \"change\": ", decide_verdict_name(dc->verdict));
-	json_double(out, dc->change);
-	strbuf_addstr(out, ", \"low\": ");
-	json_double(out, dc->lo);
-	strbuf_addstr(out, ", \"high\": ");
-	json_double(out, dc->hi);
-	strbuf_addstr(out, ", \"floor\": ");
-	json_double(out, dc->floor);
-	strbuf_addf(out, ", \"pairs\": %zu, \"why\": ", dc->pairs);
-	json_emit_string(out, dc->why);
-	strbuf_addstr(out, "}");
-}
-
 static void print_json(const struct driver *d, const struct bisect_outcome *o, const char *metric, long long id)
 {
 	struct strbuf out = STRBUF_INIT;
@@ -541,10 +525,10 @@ static void print_json(const struct driver *d, const struct bisect_outcome *o, c
 	strbuf_addstr(&out, ", \"ends_change\": ");
 	json_double(&out, o->ends_change);
 	strbuf_addstr(&out, ", \"ends\": ");
-	json_decision(&out, &o->ends);
+	compare_decision_json(&out, &o->ends);
 	strbuf_addstr(&out, ", \"confirmation\": ");
 	if (o->confirmed)
-		json_decision(&out, &o->confirm);
+		compare_decision_json(&out, &o->confirm);
 	else
 		strbuf_addstr(&out, "null");
 	strbuf_addf(&out, ", \"builds\": %zu, \"runs\": %zu, \"commits\": %zu, \"batches\": %zu, \"steps\": [", d->builds,

@@ -35,7 +35,7 @@ static const char usage_text[] =
 	"      --perf-profile N   perf-profile rows change when a median is above N (default 5)\n"
 	"      --floor METRIC=PCT the decision's floor for METRIC (a glob; repeatable): a\n"
 	"                         smaller change is never a regression or improvement\n"
-	"                         (default 1%% for perf metrics and the test's own, else 5%%)\n"
+	"                         (default 1% for perf metrics and the test's own, else 5%)\n"
 	"      --db FILE          the store (default: RESULT_ROOT_DIR/lkprobot.db)\n"
 	"  -o, --result-root DIR RESULT_ROOT_DIR (default /lkp/result)\n"
 	"  -h, --help             this help\n"

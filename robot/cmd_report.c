@@ -47,7 +47,7 @@ static const char usage_text[] =
 	"                         if the decision says M changed (default: the metric with\n"
 	"                         a direction that changed most, the test's own first)\n"
 	"      --floor METRIC=PCT the decision's floor for METRIC (a glob; repeatable; default:\n"
-	"                         the job's change_floor, else 1%% for perf metrics, 5%%)\n"
+	"                         the job's change_floor, else 1% for perf metrics, 5%)\n"
 	"      --signature TEXT   the name under \"Thanks,\" (default lkprobot)\n"
 	"      --date EPOCH       the message's date (default now): same input, same bytes\n"
 	"      --domain NAME      the Message-ID's domain (default this host's name)\n"

@@ -42,15 +42,17 @@ static const char usage_text[] =
 	"       lkprobot status -c FILE\n"
 	"\n"
 	"serve: watch the trees of the configuration's serve: section; test each new\n"
-	"head of their branches against its base (the branch's last tested head, or\n"
-	"its parent) with 'lkprobot bisect' (both ends measured; when they differ, the\n"
-	"first commit of the change found and confirmed), queue the culprit's report\n"
-	"with 'lkprobot report --send' (mail: section) and deliver the outbox. One\n"
-	"line a step on stderr. SIGTERM: finish the step under way and stop; SIGHUP:\n"
-	"read the configuration again. --once: one pass (poll, test what is queued,\n"
-	"deliver), then stop.\n"
+	"head of their branches against its base (the branch's last head that was\n"
+	"tested and measured, or its parent) with 'lkprobot bisect' (both ends\n"
+	"measured in interleaved rounds; when they differ beyond the metric's floor,\n"
+	"the first commit of the change found and confirmed), queue the culprit's\n"
+	"report with 'lkprobot report --send' (mail: section; the same decision) and\n"
+	"deliver the outbox. A head that does not build is build_failed, with its\n"
+	"first error line. One line a step on stderr, with its reason. SIGTERM: finish\n"
+	"the step under way and stop; SIGHUP: read the configuration again. --once:\n"
+	"one pass (poll, test what is queued, deliver), then stop.\n"
 	"check-config: read the configuration and say what is wrong in it.\n"
-	"status: the heads the service has seen and where each stands.\n"
+	"status: the heads the service has seen, where each stands and why.\n"
 	"\n"
 	"    serve:\n"
 	"      result_root: /lkp/result     # where the runs go (and the store, lkprobot.db)\n"
@@ -58,6 +60,8 @@ static const char usage_text[] =
 	"      poll: 60                     # seconds between looks at the trees\n"
 	"      web_token_file: /etc/lkprobot/web-token   # optional: the dashboard's actions need it\n"
 	"      report_improvements: true    # mail the culprit of an improvement too (false: record it only)\n"
+	"      change_floor:                # the smallest change worth a report, per metric or glob\n"
+	"        command.throughput: 3%     # (default 1% for perf metrics, 5% for the rest)\n"
 	"      trees:\n"
 	"        - name: linux\n"
 	"          path: /srv/git/linux     # a local repository (fetched into by others), or\n"
@@ -587,10 +591,12 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 		const char *parent = js ? node_str(node_get(js, "parent")) : NULL;
 		const char *metric = js ? node_str(node_get(js, "metric")) : NULL;
 		const char *untestable = js ? node_str(node_get(js, "untestable")) : NULL;
-		if (js && node_str(node_get(js, "why")))
+		if (js && node_str(node_get(js, "why"))) {
 			strbuf_addstr(&why, node_str(node_get(js, "why")));
-		else
+		} else {
 			child_reason(&e, &why);
+			strbuf_addf(&why, " (exit %d)", rc);
+		}
 		strbuf_addf(result, "%s{\"job\": ", j ? ", " : "");
 		json_emit_string(result, t->jobs[j]);
 		strbuf_addstr(result, ", \"bisect\": ");
@@ -604,7 +610,7 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 				status = "build_failed";
 			else
 				status = "failed";
-			say("%s %.12s: bisect failed (exit %d): %s", tree, head, rc, why.buf);
+			say("%s %.12s: bisect failed: %s", tree, head, why.buf);
 		} else {
 			say("%s %.12s: %s%s%.12s: %s", tree, head, st, culprit ? ", culprit " : "", culprit ? culprit : "",
 			    why.buf);

@@ -160,8 +160,12 @@ static int get(struct bis *b, size_t i, const struct sampled **out, struct strbu
 	return 0;
 }
 
-/* How many rounds two commits' samples share. */
-static size_t shared_rounds(const struct sampled *x, const struct sampled *y)
+/*
+ * The rounds two commits' samples share: for each (the first sample of a
+ * round only), the index of x's sample and of y's in ix[k], iy[k] (either
+ * may be NULL). Returns how many.
+ */
+static size_t pair_up(const struct sampled *x, const struct sampled *y, size_t *ix, size_t *iy)
 {
 	size_t k = 0;
 
@@ -173,11 +177,20 @@ static size_t shared_rounds(const struct sampled *x, const struct sampled *y)
 			dup = x->round[j] == x->round[i];
 		for (size_t j = 0; j < y->n && !dup; j++)
 			if (y->round[j] == x->round[i]) {
+				if (ix)
+					ix[k] = i;
+				if (iy)
+					iy[k] = j;
 				k++;
 				break;
 			}
 	}
 	return k;
+}
+
+static size_t shared_rounds(const struct sampled *x, const struct sampled *y)
+{
+	return pair_up(x, y, NULL, NULL);
 }
 
 /*
@@ -290,21 +303,14 @@ static double pooled_sd(const struct model *m, const struct sampled *x, const st
 /* The differences commit y - commit x over their shared rounds, scaled; their count. */
 static size_t round_diffs(const struct model *m, const struct sampled *x, const struct sampled *y, double **u)
 {
-	size_t k = 0;
+	size_t *ix = xcalloc(x->n + 1, sizeof(size_t)), *iy = xcalloc(x->n + 1, sizeof(size_t));
+	size_t k = pair_up(x, y, ix, iy);
 
-	*u = xcalloc(x->n + 1, sizeof(double));
-	for (size_t i = 0; i < x->n; i++) {
-		if (!x->round[i])
-			continue;
-		bool dup = false;
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = x->round[j] == x->round[i];
-		for (size_t j = 0; j < y->n && !dup; j++)
-			if (y->round[j] == x->round[i]) {
-				(*u)[k++] = scaled(m, y->v[j]) - scaled(m, x->v[i]);
-				break;
-			}
-	}
+	*u = xcalloc(k + 1, sizeof(double));
+	for (size_t j = 0; j < k; j++)
+		(*u)[j] = scaled(m, y->v[iy[j]]) - scaled(m, x->v[ix[j]]);
+	free(ix);
+	free(iy);
 	return k;
 }
 
@@ -462,7 +468,7 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 	free(u);
 	/*
 	 * Not below what each end's runs spread (a round's difference is two
-	 * runs': sqrt 2 times one's), and raised to a 90 % upper bound for
+	 * runs': sqrt 2 times one's), and raised to a 75 % upper bound for
 	 * the few rounds it comes from (Wilson-Hilferty's chi-square quantile):
 	 * a spread underestimated by half would make every verdict look four
 	 * times surer than it is, and one wild round decide.
@@ -471,7 +477,7 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 	if (within > m.sigma)
 		m.sigma = within;
 	if (k > 1) {
-		double nu = (double)(k - 1), h = 2 / (9 * nu), q = 1 - h - 1.2816 * sqrt(h);
+		double nu = (double)(k - 1), h = 2 / (9 * nu), q = 1 - h - 0.6745 * sqrt(h);
 		m.sigma *= sqrt(nu / (nu * q * q * q));
 	}
 	/*

@@ -931,6 +931,22 @@ static void json_num(struct strbuf *out, double v)
 		strbuf_addstr(out, "null");
 }
 
+void compare_decision_json(struct strbuf *out, const struct decision *d)
+{
+	strbuf_addf(out, "{\"verdict\": \"%s\", \"change\": ",
+		    d->verdict == DECIDE_CHANGED ? "changed" : d->verdict == DECIDE_SAME ? "same" : "unsure");
+	json_num(out, d->change);
+	strbuf_addstr(out, ", \"low\": ");
+	json_num(out, d->lo);
+	strbuf_addstr(out, ", \"high\": ");
+	json_num(out, d->hi);
+	strbuf_addstr(out, ", \"floor\": ");
+	json_num(out, d->floor);
+	strbuf_addf(out, ", \"pairs\": %zu, \"why\": ", d->pairs);
+	json_emit_string(out, d->why);
+	strbuf_addstr(out, "}");
+}
+
 void compare_render_json(struct strbuf *out, const struct compare_result *res)
 {
 	strbuf_addstr(out, "{\n  \"sides\": [");
@@ -965,19 +981,8 @@ void compare_render_json(struct strbuf *out, const struct compare_result *res)
 		strbuf_addstr(out, ", \"cliffs_delta\": ");
 		json_num(out, r->cliffs_delta);
 		if (r->kind == COMPARE_PERF) {
-			const struct decision *d = &r->decision;
-			strbuf_addf(out, ", \"decision\": {\"verdict\": \"%s\", \"change\": ",
-				    d->verdict == DECIDE_CHANGED ? "changed" : d->verdict == DECIDE_SAME ? "same" : "unsure");
-			json_num(out, d->change);
-			strbuf_addstr(out, ", \"low\": ");
-			json_num(out, d->lo);
-			strbuf_addstr(out, ", \"high\": ");
-			json_num(out, d->hi);
-			strbuf_addstr(out, ", \"floor\": ");
-			json_num(out, d->floor);
-			strbuf_addf(out, ", \"pairs\": %zu, \"why\": ", d->pairs);
-			json_emit_string(out, d->why);
-			strbuf_addstr(out, "}");
+			strbuf_addstr(out, ", \"decision\": ");
+			compare_decision_json(out, &r->decision);
 		}
 		strbuf_addstr(out, ", \"sides\": [");
 		for (size_t s = 0; s < res->nsides; s++) {

@@ -161,6 +161,12 @@ struct compare_field_row {
 void compare_render_field(struct strbuf *out, const char *base_label, const char *new_label, const char *metric,
 			  const struct compare_field_row *rows, size_t nrows, bool show_noise);
 
+/*
+ * A decision as JSON: {"verdict": changed|same|unsure, "change", "low",
+ * "high" (percent; null when none), "floor", "pairs", "why"}.
+ */
+void compare_decision_json(struct strbuf *out, const struct decision *d);
+
 /* Every row (changed or not, with the reason) as a JSON document. */
 void compare_render_json(struct strbuf *out, const struct compare_result *res);
 

@@ -264,22 +264,27 @@ size_t decide_rounds(const struct decision *d, size_t have, size_t cap, bool *fu
 {
 	if (futile)
 		*futile = false;
-	if (d->verdict != DECIDE_UNSURE || d->settled || have >= cap)
+	if (d->verdict != DECIDE_UNSURE || d->settled)
 		return have;
 	/*
 	 * Out of reach: at the cap the interval would still be about
 	 * t * se * sqrt(have / cap) wide on each side, so a change beyond the
 	 * floor could only show if the truth were that far past the floor —
-	 * and the estimate plus two standard errors does not get there.
+	 * and the estimate plus two standard errors does not get there. (At
+	 * the cap itself: the estimate is within the floor plus what is left
+	 * of that margin — it does not even lean to a change.)
 	 */
-	if (isfinite(d->se) && d->se > 0 && have > 1) {
-		double w = sigtest_t_quantile(DECIDE_ALPHA, (double)(cap - 1)) * d->se * sqrt((double)have / (double)cap);
+	if (isfinite(d->se) && d->se > 0 && have > 1 && cap > 1) {
+		double n = have < cap ? (double)cap : (double)have;
+		double w = sigtest_t_quantile(DECIDE_ALPHA, n - 1) * d->se * sqrt((double)have / n);
 		if (fabs(d->est) + 2 * d->se < d->floor_at + w) {
 			if (futile)
 				*futile = true;
 			return have;
 		}
 	}
+	if (have >= cap)
+		return have;
 	size_t next = (size_t)ceil((double)have * 1.6);
 	if (next < have + 2)
 		next = have + 2;

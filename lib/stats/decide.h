@@ -83,9 +83,11 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
  * The persistence rule: how many rounds a comparison that has `have`
  * should have before it is decided again, at most cap. Returns have (stop)
  * when d is decided, settled, at the cap, or when a change beyond the floor
- * is out of reach even at the cap (*futile set, when given); else the next
- * look, about 1.6 times as many (at least 2 more), so that from 5 rounds a
- * comparison looks at most 5 times up to 30.
+ * is out of reach even at the cap (*futile set, when given: at the cap,
+ * when the estimate does not even lean beyond the floor — "no change
+ * shown", rather than "not sure"); else the next look, about 1.6 times as
+ * many (at least 2 more), so that from 5 rounds a comparison looks at most
+ * 5 times up to 30.
  */
 size_t decide_rounds(const struct decision *d, size_t have, size_t cap, bool *futile);
 

@@ -1654,15 +1654,19 @@ int store_head_set(struct store *s, int64_t id, const char *status, const char *
 	return n ? 0 : 1;
 }
 
-int store_head_last(struct store *s, const char *tree, const char *branch, struct strbuf *head, struct strbuf *err)
+/* One head of tree's branch by statement st (?3: before, when it takes one), appended to head: 1, 0 none, -1. */
+static int head_query(struct store *s, enum stmt_id st, const char *tree, const char *branch, int64_t before,
+		      struct strbuf *head, const char *what, struct strbuf *err)
 {
-	sqlite3_stmt *q = stmt(s, ST_HEAD_LAST, err);
+	sqlite3_stmt *q = stmt(s, st, err);
 	int rc;
 
 	if (!q)
-		return context(s, err, "read the last head of %s %s", tree, branch);
+		return context(s, err, "read the %s head of %s %s", what, tree, branch);
 	bind_text(q, 1, tree);
 	bind_text(q, 2, branch);
+	if (st == ST_HEAD_LAST_MEASURED)
+		sqlite3_bind_int64(q, 3, before);
 	rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW)
 		strbuf_addstr(head, (const char *)sqlite3_column_text(q, 0));
@@ -1670,30 +1674,19 @@ int store_head_last(struct store *s, const char *tree, const char *branch, struc
 		sqlerr(s, err);
 	sqlite3_reset(q);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return context(s, err, "read the last head of %s %s", tree, branch);
+		return context(s, err, "read the %s head of %s %s", what, tree, branch);
 	return rc == SQLITE_ROW;
+}
+
+int store_head_last(struct store *s, const char *tree, const char *branch, struct strbuf *head, struct strbuf *err)
+{
+	return head_query(s, ST_HEAD_LAST, tree, branch, 0, head, "last", err);
 }
 
 int store_head_last_measured(struct store *s, const char *tree, const char *branch, int64_t before,
 			     struct strbuf *head, struct strbuf *err)
 {
-	sqlite3_stmt *q = stmt(s, ST_HEAD_LAST_MEASURED, err);
-	int rc;
-
-	if (!q)
-		return context(s, err, "read the last measured head of %s %s", tree, branch);
-	bind_text(q, 1, tree);
-	bind_text(q, 2, branch);
-	sqlite3_bind_int64(q, 3, before);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW)
-		strbuf_addstr(head, (const char *)sqlite3_column_text(q, 0));
-	else if (rc != SQLITE_DONE)
-		sqlerr(s, err);
-	sqlite3_reset(q);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return context(s, err, "read the last measured head of %s %s", tree, branch);
-	return rc == SQLITE_ROW;
+	return head_query(s, ST_HEAD_LAST_MEASURED, tree, branch, before, head, "last measured", err);
 }
 
 int store_head_set_base(struct store *s, int64_t id, const char *base, int64_t now, struct strbuf *err)

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../lib/results/bisect.h"
+#include "../../lib/results/sampling.h"
 
 #include "bisect-sim.h"
 
@@ -264,6 +266,66 @@ static void test_drift_machine(void **state)
 	}
 }
 
+/*
+ * The rounds' plan and their tags: one run of each side a round, in either
+ * order, every round a different id, and a tag in a run's job.yaml that
+ * reads back to the same round.
+ */
+static void test_rounds_and_tags(void **state)
+{
+	size_t first[40], second[40], swapped = 0;
+	uint64_t rng = 7;
+	struct bisect_batch b;
+	(void)state;
+
+	for (size_t r = 0; r < 40; r++) {
+		first[r] = 3;
+		second[r] = 9;
+	}
+	struct bisect_run *runs = bisect_plan_rounds(&rng, first, second, 40, &b);
+	assert_int_equal(b.n, 80);
+	for (size_t r = 0; r < 40; r++) {
+		const struct bisect_run *x = &runs[2 * r], *y = &runs[2 * r + 1];
+		assert_int_equal(x->round, r);
+		assert_int_equal(x->position, 2 * r);
+		assert_int_equal(y->position, 2 * r + 1);
+		assert_true(x->round_id == y->round_id && x->round_id == sampling_round_id(b.id, r));
+		assert_true(x->commit + y->commit == 12 && x->commit != y->commit);
+		swapped += x->commit == 9;
+		for (size_t q = 0; q < r; q++)
+			assert_true(runs[2 * q].round_id != x->round_id);
+	}
+	/* a random order: both orders, neither always */
+	assert_true(swapped > 5 && swapped < 35);
+	free(runs);
+
+	struct strbuf tag = STRBUF_INIT;
+	sampling_tag(&tag, 0x0123456789abcdefULL, 12, 25);
+	assert_string_equal(tag.buf, "0123456789abcdef-12-25");
+	assert_true(sampling_tag_round(tag.buf) == sampling_round_id(0x0123456789abcdefULL, 12));
+	assert_true(sampling_tag_round("0123456789abcdef-12-26") == sampling_round_id(0x0123456789abcdefULL, 12));
+	assert_true(sampling_tag_round("0123456789abcdef-13-25") != sampling_round_id(0x0123456789abcdefULL, 12));
+	assert_true(sampling_tag_round("0123456789abcde-12-25") == 0);
+	assert_true(sampling_tag_round("0123456789abcdef-12") == 0);
+	assert_true(sampling_tag_round("0123456789abcdef-x-1") == 0);
+	assert_true(sampling_tag_round(NULL) == 0);
+	/* read back from a run's job.yaml (quoted or not), 0 without one */
+	char dir[] = "/tmp/test-sampling.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *jp = xasprintf("%s/job.yaml", dir);
+	char *text = xasprintf("suite: command\ncommand:\n  interleave: not-this-one\ninterleave: '%s'\n", tag.buf);
+	FILE *f = fopen(jp, "w");
+	fputs(text, f);
+	fclose(f);
+	assert_true(sampling_run_round(dir) == sampling_round_id(0x0123456789abcdefULL, 12));
+	unlink(jp);
+	assert_true(sampling_run_round(dir) == 0);
+	rmdir(dir);
+	free(jp);
+	free(text);
+	strbuf_release(&tag);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_unbuildable),
 		cmocka_unit_test(test_accuracy),
 		cmocka_unit_test(test_drift_machine),
+		cmocka_unit_test(test_rounds_and_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
