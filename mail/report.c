@@ -304,6 +304,11 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 		others_table(out, in->others, in->nothers, last);
 		strbuf_addstr(out, "\n");
 	}
+	if (in->note) {
+		char *note = one_line(in->note, 2000);
+		strbuf_addf(&para, "%s\n\n", note);
+		free(note);
+	}
 	confidence(&para, cmp, h);
 	const struct node *facts = node_get(in->job, "facts");
 	const char *accel = node_str(node_get(facts, "accel"));

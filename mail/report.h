@@ -32,6 +32,7 @@ struct report_input {
 	const char *commit;			/* full id */
 	const char *commit_subject;		/* NULL: unknown */
 	const char *url;			/* "url: ..." line (tree and branch); NULL: none */
+	const char *note;			/* a paragraph before "How sure" (a bisection's caveat); NULL: none */
 	const struct report_other *others;
 	size_t nothers;
 	const char *from;			/* the robot's address */

@@ -506,13 +506,15 @@ static void print_json(const struct driver *d, const struct bisect_outcome *o, c
 	json_emit_string(&out, o->why);
 	strbuf_addstr(&out, ", \"metric\": ");
 	json_emit_string(&out, metric);
+	/* a culprit: the one found, or of an ambiguous set the one that can be tested and changed */
+	bool named = o->status == BISECT_FOUND || o->located;
 	strbuf_addstr(&out, ", \"culprit\": ");
-	if (o->status == BISECT_FOUND)
+	if (named)
 		json_emit_string(&out, commit_of(d, o->culprit));
 	else
 		strbuf_addstr(&out, "null");
 	strbuf_addstr(&out, ", \"parent\": ");
-	if (o->status == BISECT_FOUND)
+	if (named)
 		json_emit_string(&out, commit_of(d, o->parent));
 	else
 		strbuf_addstr(&out, "null");
@@ -521,7 +523,7 @@ static void print_json(const struct driver *d, const struct bisect_outcome *o, c
 	strbuf_addstr(&out, ", \"p\": ");
 	json_double(&out, o->p);
 	strbuf_addstr(&out, ", \"change\": ");
-	json_double(&out, o->status == BISECT_FOUND ? o->change : NAN);
+	json_double(&out, named ? o->change : NAN);
 	strbuf_addstr(&out, ", \"ends_change\": ");
 	json_double(&out, o->ends_change);
 	strbuf_addstr(&out, ", \"ends\": ");
@@ -588,6 +590,9 @@ static void print_text(const struct driver *d, const struct bisect_outcome *o, c
 		printf("no single culprit: %s; the first bad commit is one of:\n", o->why);
 		for (size_t i = 0; i < o->ncandidates; i++)
 			printf("  %s%s\n", commit_of(d, o->candidates[i]), d->untestable[o->candidates[i]] ? " (cannot be tested)" : "");
+		if (o->located)
+			printf("  %s: %.12s, the one that can be tested, against %.12s (%s)\n", metric,
+			       commit_of(d, o->culprit), commit_of(d, o->parent), o->confirm.why);
 	} else {
 		printf("no culprit: %s\n", o->why);
 	}

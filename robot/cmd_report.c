@@ -39,6 +39,7 @@ static const char usage_text[] =
 	"      --tree DIR         the git repository: the commit's subject, and its\n"
 	"                         author as the To: address\n"
 	"      --url TEXT         the \"url:\" line (where the commit is: tree and branch)\n"
+	"      --note TEXT        a paragraph before the \"how sure\" one (a bisection's caveat)\n"
 	"      --from ADDR        the robot's address (default lkprobot <lkprobot@HOST>)\n"
 	"      --to ADDR, --cc ADDR  recipients (repeatable)\n"
 	"      --job FILE         the job file to attach (default: the run's job.yaml)\n"
@@ -72,7 +73,7 @@ static const char usage_text[] =
 
 enum { OPT_BASE = 0x600, OPT_COMMIT, OPT_TREE, OPT_URL, OPT_FROM, OPT_TO, OPT_CC, OPT_JOB, OPT_KCONFIG,
        OPT_SIGNATURE, OPT_DATE, OPT_DOMAIN, OPT_BODY, OPT_DB, OPT_RESULT, OPT_SEND, OPT_CONFIG, OPT_METRIC,
-       OPT_FLOOR };
+       OPT_FLOOR, OPT_NOTE };
 
 struct addrs {
 	const char **v;
@@ -264,13 +265,14 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "send", no_argument, NULL, OPT_SEND },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "note", required_argument, NULL, OPT_NOTE },
 		{ "floor", required_argument, NULL, OPT_FLOOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *base = NULL, *commit = NULL, *tree = NULL, *url = NULL, *from = NULL, *jobfile = NULL;
 	const char *kconfig = NULL, *signature = NULL, *domain = NULL, *output = NULL, *db = NULL;
-	const char *result_dir = "/lkp/result", *metric = NULL;
+	const char *result_dir = "/lkp/result", *metric = NULL, *note = NULL;
 	struct compare_floors floors = { 0 };
 	bool body_only = false, send = false;
 	const char *config_file = NULL;
@@ -319,6 +321,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_SEND: send = true; break;
 		case OPT_CONFIG: config_file = optarg; break;
 		case OPT_METRIC: metric = optarg; break;
+		case OPT_NOTE: note = optarg; break;
 		case OPT_FLOOR:
 			if (compare_floors_add(&floors, optarg, &err))
 				goto bad;
@@ -506,6 +509,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		.commit = full ? full : sides[1].label,
 		.commit_subject = subject,
 		.url = url,
+		.note = note,
 		.others = others,
 		.nothers = nothers,
 		.from = from,

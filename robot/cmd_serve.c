@@ -618,17 +618,18 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 		/* which way the change went, by the metric's direction (higher or lower is better) */
 		double change = 0;
 		const char *kind = NULL;
-		if (st && !strcmp(st, "found") && json_number(node_get(js, "change"), &change) && metric &&
-		    compare_direction(metric))
+		/* found, or of an ambiguous set the one commit that can be tested, confirmed (bisect names it) */
+		bool named = st && (!strcmp(st, "found") || !strcmp(st, "ambiguous")) && culprit && parent;
+		if (named && json_number(node_get(js, "change"), &change) && metric && compare_direction(metric))
 			kind = change * compare_direction(metric) > 0 ? "improvement" : "regression";
 		if (kind && !strcmp(kind, "improvement") && !c->report_improvements) {
 			say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", tree,
 			    culprit ? culprit : "", metric);
 			strbuf_addstr(result, ", \"kind\": \"improvement\"");
-		} else if (st && !strcmp(st, "found") && culprit && parent) {
-			struct strbuf rout = STRBUF_INIT, re = STRBUF_INIT, rwhy = STRBUF_INIT;
+		} else if (named) {
+			struct strbuf rout = STRBUF_INIT, re = STRBUF_INIT, rwhy = STRBUF_INIT, note = STRBUF_INIT;
 			size_t nr = 0;
-			char **r = xcalloc(24 + 2 * c->nfloors, sizeof(*r));
+			char **r = xcalloc(26 + 2 * c->nfloors, sizeof(*r));
 			const char *const fixed[] = { exe, "report", "--send", "--config", config, "--db", c->db,
 						      "--result-root", c->result_root, "--tree", t->path, "--base", parent,
 						      "--commit", culprit, "--date", first ? first : "0" };
@@ -641,6 +642,24 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 			for (size_t k = 0; k < c->nfloors; k++) {
 				r[nr++] = "--floor";
 				r[nr++] = c->floors[k];
+			}
+			if (!strcmp(st, "ambiguous")) {
+				/* the set, in the mail: the reader decides between the commits that could not be tested */
+				const struct node *cand = node_get(js, "candidates"), *skip = node_get(js, "skipped");
+				strbuf_addstr(&note, "Commits that cannot be tested keep lkprobot from naming one first bad "
+						     "commit; it is one of:");
+				for (size_t k = 0; cand && cand->type == NODE_SEQ && k < cand->n; k++) {
+					const char *x = node_str(cand->vals[k]);
+					bool skipped = false;
+					for (size_t q = 0; x && skip && skip->type == NODE_SEQ && q < skip->n; q++)
+						skipped |= node_str(skip->vals[q]) && !strcmp(node_str(skip->vals[q]), x);
+					strbuf_addf(&note, "%s %.12s%s", k ? "," : "", x ? x : "?",
+						    skipped ? " (cannot be tested)" : "");
+				}
+				strbuf_addf(&note, ". The one that can be tested, %.12s, is reported here, compared with "
+						   "%.12s, the nearest commit found good.", culprit, parent);
+				r[nr++] = "--note";
+				r[nr++] = note.buf;
 			}
 			int rr = run_exec_capture(r, &rout, &re);
 			strbuf_rtrim(&rout);
@@ -668,6 +687,7 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 			strbuf_release(&rout);
 			strbuf_release(&re);
 			strbuf_release(&rwhy);
+			strbuf_release(&note);
 		}
 #undef ARG
 		strbuf_addstr(result, "}");

@@ -541,21 +541,41 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 			o->progress(o->ctx, ++step, count_and(s.cand, s.cand, s.words), i, verdict, rc > 0 ? 0 : rounds);
 	}
 
-	size_t left = count_and(s.cand, s.cand, s.words);
+	size_t left = count_and(s.cand, s.cand, s.words), c = 0, p = n, testable = 0;
 	if (left != 1) {
 		out->status = BISECT_AMBIGUOUS;
 		snprintf(out->why, sizeof(out->why), "commits that cannot be tested leave more than one candidate");
 		out->candidates = xcalloc(left ? left : 1, sizeof(size_t));
 		for (size_t i = 0; i < n; i++)
-			if (has(s.cand, i))
+			if (has(s.cand, i)) {
 				out->candidates[out->ncandidates++] = i;
-		ret = 0;
-		goto out;
+				if (!s.skipped[i]) {
+					testable++;
+					c = i;
+				}
+			}
+		/*
+		 * One candidate that can be tested (the rest do not build): the
+		 * change is still confirmed — against the nearest commit found
+		 * good below it, or the good end — so that it is reported, the
+		 * set named with it (a regression behind a broken commit is not
+		 * dropped).
+		 */
+		if (testable != 1) {
+			ret = 0;
+			goto out;
+		}
+		for (size_t st = 0; st < out->nsteps; st++) {
+			size_t g2 = out->steps[st].commit;
+			if (out->steps[st].verdict < 0 && has(row(&s, c), g2) &&
+			    (p == n || count_and(row(&s, g2), row(&s, g2), s.words) > count_and(row(&s, p), row(&s, p), s.words)))
+				p = g2;
+		}
+	} else {
+		while (!has(s.cand, c))
+			c++;
+		p = nparents[c] ? parents[c][0] : n;
 	}
-	size_t c = 0;
-	while (!has(s.cand, c))
-		c++;
-	size_t p = nparents[c] ? parents[c][0] : n;
 	/*
 	 * Confirm: the culprit against its parent, in rounds of their own,
 	 * decided as the ends were; it must change the ends' way by at least a
@@ -565,12 +585,13 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 	out->parent = p;
 	struct decision conf;
 	double quarter = fabs(ends.change) / 4;
+	enum bisect_status found = out->status == BISECT_AMBIGUOUS ? BISECT_AMBIGUOUS : BISECT_FOUND;
 	for (size_t want = confirm;;) {
 		rc = ensure_pairs(&b, p, c, want, err);
 		if (rc < 0)
 			goto out;
 		if (rc > 0) {
-			out->status = BISECT_NOT_REPRODUCED;
+			out->status = found == BISECT_AMBIGUOUS ? found : BISECT_NOT_REPRODUCED;
 			snprintf(out->why, sizeof(out->why), "the culprit or its parent could not be measured again");
 			ret = 0;
 			goto out;
@@ -584,13 +605,17 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 		/* the interval on the ends' side of 0 stops short of a quarter of their change */
 		bool small = ends.change < 0 ? conf.lo > -quarter : conf.hi < quarter;
 		if (conf.verdict == DECIDE_CHANGED && same_way && fabs(conf.change) >= quarter) {
-			out->status = BISECT_FOUND;
-			snprintf(out->why, sizeof(out->why), "the culprit's change reproduces against its parent: %s",
+			out->status = found;
+			out->located = found == BISECT_AMBIGUOUS;
+			snprintf(out->why, sizeof(out->why), "%s: %s",
+				 out->located ? "commits that cannot be tested leave more than one candidate; the one that "
+						"can be tested changed against the nearest good commit"
+					      : "the culprit's change reproduces against its parent",
 				 conf.why);
 			break;
 		}
 		if (conf.verdict != DECIDE_UNSURE || small || conf.settled) {
-			out->status = BISECT_NOT_REPRODUCED;
+			out->status = found == BISECT_AMBIGUOUS ? found : BISECT_NOT_REPRODUCED;
 			snprintf(out->why, sizeof(out->why),
 				 "the change does not reproduce between the culprit and its parent (a gradual drift, or "
 				 "noise): %s", conf.why);
@@ -598,7 +623,7 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 		}
 		size_t have = shared_rounds(&b.cache[p], &b.cache[c]), next = decide_rounds(&conf, have, limit, &futile);
 		if (next <= have || have < want) {
-			out->status = futile ? BISECT_NOT_REPRODUCED : BISECT_NOT_SURE;
+			out->status = found == BISECT_AMBIGUOUS ? found : futile ? BISECT_NOT_REPRODUCED : BISECT_NOT_SURE;
 			if (futile)
 				snprintf(out->why, sizeof(out->why),
 					 "the change does not reproduce between the culprit and its parent: no change beyond "

@@ -82,7 +82,7 @@ struct bisect_opts {
 enum bisect_status {
 	BISECT_FOUND,		/* the culprit, confirmed against its parent */
 	BISECT_NOT_REPRODUCED,	/* the ends do not differ, or the culprit's change does not reproduce */
-	BISECT_AMBIGUOUS,	/* skipped commits leave a set of candidates */
+	BISECT_AMBIGUOUS,	/* skipped commits leave a set of candidates (see located) */
 	BISECT_NOT_SURE,	/* the ends, or the culprit against its parent: not sure at the cap */
 };
 
@@ -105,6 +105,9 @@ struct bisect_outcome {
 	struct decision ends;		/* the decision on the ends */
 	struct decision confirm;	/* on the culprit against its parent (when one was found) */
 	bool confirmed;			/* confirm holds a decision */
+	bool located;			/* BISECT_AMBIGUOUS: of the candidates, culprit is the one that can
+					 * be tested, and its change against parent (the nearest commit found
+					 * good, or the good end) is confirmed: report it, naming the set */
 	size_t *candidates;		/* BISECT_AMBIGUOUS: the commits that may be first bad */
 	size_t ncandidates;
 	struct bisect_step *steps;

@@ -121,6 +121,20 @@ test_expect_success 'the fix and a regression behind it: tested against the last
 	lkprobot status -c "$TMP/robot.yaml" | grep -q "$(echo $head | cut -c1-12) (base $(echo $measured | cut -c1-12)) done"
 '
 
+test_expect_success 'a broken head, then one that fixes the build and is 30 % slower: mailed, the set named' '
+	commit "break it again" Makefile "$(printf "all:\n\t@echo \"bench.c:9:1: error: stray }\" >&2; false")" &&
+	serve 2>"$TMP/g1" && cat "$TMP/g1" &&
+	broken=$(sha "break it again") &&
+	commit "fix it, slower" Makefile "$(printf "all:\n\t@true")" speed 34 &&
+	serve 2>"$TMP/g2" && cat "$TMP/g2" &&
+	head=$(sha "fix it, slower") &&
+	grep -q "ambiguous, culprit $(echo $head | cut -c1-12)" "$TMP/g2" &&
+	[ "$(mails)" = 3 ] &&
+	tr -d "\r" <"$TMP/spool/3/data" | tr "\n" " " >"$TMP/flat3" &&
+	grep -q "Subject: \[lkprobot\] $(echo $head | cut -c1-10): command.throughput -[1-3][0-9].[0-9]% regression" "$TMP/flat3" &&
+	grep -q "it is one of: $(echo $broken | cut -c1-12) (cannot be tested), $(echo $head | cut -c1-12)\." "$TMP/flat3"
+'
+
 test_expect_success 'the dashboard data says why a bisection ended' '
 	sqlite3 "$TMP/res/lkprobot.db" "SELECT why FROM bisections WHERE status = '"'"'found'"'"'" | grep -q "reproduces against its parent: -" &&
 	sqlite3 "$TMP/res/lkprobot.db" "SELECT why FROM bisections WHERE status IN ('"'"'not-reproduced'"'"', '"'"'not-sure'"'"')" | grep -q "%"

@@ -165,6 +165,11 @@ static void test_unbuildable(void **state)
 	assert_int_equal(out.ncandidates, 2);
 	assert_int_equal(out.candidates[0], 22);
 	assert_int_equal(out.candidates[1], 23);
+	/* the one of them that can be tested is confirmed against the nearest good commit: it is reported */
+	assert_true(out.located);
+	assert_int_equal(out.culprit, 23);
+	assert_true(out.parent < 22);
+	assert_true(out.change < -40);
 	bisect_outcome_release(&out);
 	release(&s);
 
