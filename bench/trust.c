@@ -46,7 +46,7 @@ struct tally {
 	size_t wrong, false_reports;
 	size_t big, big_right;		/* |shift| >= 3 noise stddevs */
 	size_t big_eff, big_eff_right;	/* ... counting the drift between neighbouring runs in */
-	size_t over_builds;
+	size_t over_builds, over_builds_noskip;
 	size_t runs_changed, runs_nochange;
 	size_t not_sure;
 };
@@ -120,14 +120,19 @@ static void simulated(size_t nranges)
 			exit(1);
 		}
 		struct tally *t[2] = { &all, &by[kind] };
-		bool found = out.status == BISECT_FOUND;
-		bool right = (found && out.culprit == culprit);
-		for (size_t i = 0; i < out.ncandidates && out.status == BISECT_AMBIGUOUS; i++)
+		bool skips = false;	/* a commit the search stepped around */
+		for (size_t i = 0; i < out.nsteps; i++)
+			skips |= out.steps[i].verdict == 0;
+		/* a culprit named (and reported by the service): found, or the one testable commit of a set */
+		bool found = out.status == BISECT_FOUND || out.located;
+		bool right = found && out.culprit == culprit;
+		for (size_t i = 0; i < out.ncandidates && out.status == BISECT_AMBIGUOUS && !out.located; i++)
 			right |= out.candidates[i] == culprit;
 		for (int j = 0; j < 2; j++) {
 			t[j]->ranges++;
 			t[j]->not_sure += out.status == BISECT_NOT_SURE;
 			t[j]->over_builds += out.commits > bisect_log2_ceil(s.n) + 2;
+			t[j]->over_builds_noskip += out.commits > bisect_log2_ceil(s.n) + 2 && !skips;
 			if (culprit == s.n) {
 				t[j]->nochange++;
 				t[j]->false_reports += found;
@@ -173,7 +178,8 @@ static void simulated(size_t nranges)
 	printf("  right where |shift| >= 3 sigma:        %.1f %% of %zu (target >= 95 %%); counting the drift between neighbouring runs in sigma: %.1f %% of %zu\n",
 	       100.0 * (double)all.big_right / (double)(all.big ? all.big : 1), all.big,
 	       100.0 * (double)all.big_eff_right / (double)(all.big_eff ? all.big_eff : 1), all.big_eff);
-	printf("  over ceil(log2 N)+2 builds:            %zu (target 0)\n", all.over_builds);
+	printf("  over ceil(log2 N)+2 builds:            %zu (target 0); %zu of them where no commit had to be stepped around\n",
+	       all.over_builds, all.over_builds_noskip);
 	printf("  runs per range:                        %.1f with a change, %.1f without; %zu ended not sure\n",
 	       (double)all.runs_changed / (double)(all.changed ? all.changed : 1),
 	       (double)all.runs_nochange / (double)(all.nochange ? all.nochange : 1), all.not_sure);
@@ -362,7 +368,8 @@ static void serve_once(struct service *sv, struct pass *p)
 		struct node *r = res ? json_parse(res, strlen(res), "result", &e2) : NULL;
 		const struct node *j = r && r->type == NODE_SEQ && r->n ? r->vals[0] : NULL;
 		const char *b = j ? node_str(node_get(j, "bisect")) : NULL, *c = j ? node_str(node_get(j, "culprit")) : NULL;
-		p->found = b && !strcmp(b, "found");
+		/* a culprit named: found, or of an ambiguous set the one commit that can be tested */
+		p->found = b && (!strcmp(b, "found") || (!strcmp(b, "ambiguous") && c));
 		if (c)
 			snprintf(p->culprit, sizeof(p->culprit), "%s", c);
 		node_free(r);

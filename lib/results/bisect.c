@@ -254,13 +254,47 @@ static int ensure_pairs(struct bis *b, size_t x, size_t y, size_t want, struct s
 	return 0;
 }
 
-static void decide_between(struct bis *b, size_t base, size_t commit, const struct decide_metric *m,
-			   struct decision *d)
+/* Is round id r one of the n in ex? */
+static bool among(uint64_t r, const uint64_t *ex, size_t n)
 {
-	const struct sampled *x = &b->cache[base], *y = &b->cache[commit];
-	struct decide_side sa = { x->v, x->round, x->n }, sb = { y->v, y->round, y->n };
+	for (size_t i = 0; r && i < n; i++)
+		if (ex[i] == r)
+			return true;
+	return false;
+}
 
+/* x's samples but those of the rounds in ex (which the ends were decided on). */
+static void without(const struct sampled *x, const uint64_t *ex, size_t nex, struct sampled *out)
+{
+	out->v = xcalloc(x->n + 1, sizeof(double));
+	out->round = xcalloc(x->n + 1, sizeof(uint64_t));
+	out->n = 0;
+	for (size_t i = 0; i < x->n; i++)
+		if (!among(x->round[i], ex, nex)) {
+			out->v[out->n] = x->v[i];
+			out->round[out->n++] = x->round[i];
+		}
+}
+
+/*
+ * Decide commit against base, leaving out the rounds in ex: a
+ * confirmation of the ends themselves (a range of one commit) is made on
+ * rounds of its own, not on those that made the ends look different.
+ * *shared gets how many rounds the decision had.
+ */
+static void decide_between(struct bis *b, size_t base, size_t commit, const struct decide_metric *m,
+			   const uint64_t *ex, size_t nex, struct decision *d, size_t *shared)
+{
+	struct sampled x, y;
+
+	without(&b->cache[base], ex, nex, &x);
+	without(&b->cache[commit], ex, nex, &y);
+	struct decide_side sa = { x.v, x.round, x.n }, sb = { y.v, y.round, y.n };
 	decide(&sa, &sb, m, d);
+	if (shared)
+		*shared = shared_rounds(&x, &y);
+	sampled_release(&x);
+	sampled_release(&y);
 }
 
 /*
@@ -391,6 +425,7 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 	struct bis b = { o, out, n, NULL, op->seed ? op->seed : 0x9E3779B97F4A7C15ULL, NULL, NULL };
 	const struct sampled *g, *bd, *x;
 	struct search s;
+	uint64_t *ends_rounds = NULL;
 	int ret = -1, rc;
 
 	memset(out, 0, sizeof(*out));
@@ -425,13 +460,24 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 		}
 		if (rc < 0)
 			goto out;
-		decide_between(&b, n, n - 1, &metric, &ends);
-		size_t have = shared_rounds(&b.cache[n], &b.cache[n - 1]), next = decide_rounds(&ends, have, limit, &futile);
+		size_t have;
+		decide_between(&b, n, n - 1, &metric, NULL, 0, &ends, &have);
+		size_t next = decide_rounds(&ends, have, limit, &futile);
 		if (next <= have || have < want)	/* decided, or the runs asked for did not come */
 			break;
 		want = next;
 	}
 	out->ends = ends;
+	/* the rounds the ends were decided on: a confirmation of the ends themselves is not made of them */
+	size_t nends_rounds = 0;
+	ends_rounds = xcalloc(b.cache[n].n + 1, sizeof(uint64_t));
+	{
+		size_t *ig = xcalloc(b.cache[n].n + 1, sizeof(size_t));
+		nends_rounds = pair_up(&b.cache[n], &b.cache[n - 1], ig, NULL);
+		for (size_t k = 0; k < nends_rounds; k++)
+			ends_rounds[k] = b.cache[n].round[ig[k]];
+		free(ig);
+	}
 	out->ends_change = ends.change;
 	out->p = ends.p;
 	if (ends.verdict != DECIDE_CHANGED) {
@@ -586,8 +632,10 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 	struct decision conf;
 	double quarter = fabs(ends.change) / 4;
 	enum bisect_status found = out->status == BISECT_AMBIGUOUS ? BISECT_AMBIGUOUS : BISECT_FOUND;
+	/* rounds of the ends that a confirmation of the ends themselves leaves out (and makes anew) */
+	size_t reused = p == n && c == n - 1 ? nends_rounds : 0;
 	for (size_t want = confirm;;) {
-		rc = ensure_pairs(&b, p, c, want, err);
+		rc = ensure_pairs(&b, p, c, want + reused, err);
 		if (rc < 0)
 			goto out;
 		if (rc > 0) {
@@ -596,7 +644,8 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 			ret = 0;
 			goto out;
 		}
-		decide_between(&b, p, c, &metric, &conf);
+		size_t have;
+		decide_between(&b, p, c, &metric, ends_rounds, nends_rounds, &conf, &have);
 		out->confirm = conf;
 		out->confirmed = true;
 		out->p = conf.p;
@@ -621,7 +670,7 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 				 "noise): %s", conf.why);
 			break;
 		}
-		size_t have = shared_rounds(&b.cache[p], &b.cache[c]), next = decide_rounds(&conf, have, limit, &futile);
+		size_t next = decide_rounds(&conf, have, limit, &futile);
 		if (next <= have || have < want) {
 			out->status = found == BISECT_AMBIGUOUS ? found : futile ? BISECT_NOT_REPRODUCED : BISECT_NOT_SURE;
 			if (futile)
@@ -637,6 +686,7 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 	}
 	ret = 0;
 out:
+	free(ends_rounds);
 	for (size_t i = 0; i <= n; i++) {
 		out->commits += b.seen[i] > 0;
 		out->runs += b.seen[i];
