@@ -357,17 +357,12 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		const struct group *grs[2] = { &sides[0].g[gi], hit };
 		const uint64_t *rounds[2];
 		size_t nrounds[2];
-		/* the floors: the command line's, then the job's own (change_floor in the commit's run) */
-		struct compare_floors gf = { 0 };
-		for (size_t k = 0; k < floors.n; k++) {
-			char *spec = xasprintf("%s=%g", floors.v[k].glob, 100 * floors.v[k].floor);
-			compare_floors_add(&gf, spec, &err);
-			free(spec);
-		}
+		/* the floors: the command line's (first: they win), then this job's own, for this group only */
+		size_t ours = floors.n;
 		char *gjp = hit->run_dir ? xasprintf("%s/job.yaml", hit->run_dir) : NULL, *gjt = read_text(gjp);
 		struct node *gj = gjt ? yml_load_one(gjt, gjp, &err) : NULL;
 		strbuf_reset(&err);
-		if (gj && gj->type == NODE_MAP && compare_floors_add_map(&gf, node_get(gj, "change_floor"), "change_floor", &err)) {
+		if (gj && gj->type == NODE_MAP && compare_floors_add_map(&floors, node_get(gj, "change_floor"), "change_floor", &err)) {
 			strbuf_reset(&err);
 			cmd_warn("%s: change_floor: not a map of metric -> percent; its floors are ignored", gjp);
 		}
@@ -375,9 +370,10 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		free(gjt);
 		free(gjp);
 		sides_rounds(grs, 2, rounds, nrounds);
-		struct compare_opts co = { .floors = &gf, .rounds = rounds, .nrounds = nrounds };
+		struct compare_opts co = { .floors = &floors, .rounds = rounds, .nrounds = nrounds };
 		int cr = compare_matrices(mats, labels, 2, &co, &res[nres], &err);
-		compare_floors_release(&gf);
+		while (floors.n > ours)
+			free(floors.v[--floors.n].glob);
 		if (cr) {
 			free(bgs);
 			free(ngs);
