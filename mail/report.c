@@ -208,8 +208,9 @@ static void confidence(struct strbuf *out, const struct compare_result *cmp, con
 			    d->log_scale ? " on the logarithms" : "");
 	strbuf_addf(out, "; the whole interval is beyond the %g%% floor below which lkprobot reports no change of "
 			 "this metric", d->floor);
-	if (isfinite(d->p))
-		strbuf_addf(out, d->p < 1e-16 ? " (p < 1e-16)" : " (p = %.2g)", d->p);
+	double p = decide_p(d);
+	if (isfinite(p))
+		strbuf_addf(out, p < 1e-16 ? " (p < 1e-16)" : " (p = %.2g)", p);
 	strbuf_addstr(out, ". ");
 	if (!h->changed)
 		strbuf_addf(out, "lkp-tests' rule does not select this row (%s), so the table below does not show "

@@ -479,7 +479,7 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 		free(ig);
 	}
 	out->ends_change = ends.change;
-	out->p = ends.p;
+	out->p = decide_p(&ends);
 	if (ends.verdict != DECIDE_CHANGED) {
 		bool unsure = ends.verdict == DECIDE_UNSURE && !futile && !ends.settled;
 		out->status = unsure ? BISECT_NOT_SURE : BISECT_NOT_REPRODUCED;
@@ -648,7 +648,7 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 		decide_between(&b, p, c, &metric, ends_rounds, nends_rounds, &conf, &have);
 		out->confirm = conf;
 		out->confirmed = true;
-		out->p = conf.p;
+		out->p = decide_p(&conf);
 		out->change = conf.change;
 		bool same_way = conf.change * ends.change > 0;
 		/* the interval on the ends' side of 0 stops short of a quarter of their change */

@@ -100,7 +100,7 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 
 	memset(d, 0, sizeof(*d));
 	d->verdict = DECIDE_UNSURE;
-	d->change = d->lo = d->hi = d->p = d->est = d->se = d->df = NAN;
+	d->change = d->lo = d->hi = d->est = d->se = d->df = NAN;
 	d->floor = m && m->floor > 0 ? 100 * m->floor : 0;
 	d->na = a->n;
 	d->nb = b->n;
@@ -138,10 +138,11 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 	}
 	/* logarithms for positive metrics; else values over the largest one, so 1e308 cannot overflow */
 	d->log_scale = positive;
-	xa = malloc(a->n * sizeof(double));
-	xb = malloc(b->n * sizeof(double));
-	u = malloc((a->n < b->n ? a->n : b->n) * sizeof(double) + sizeof(double));
-	if (!xa || !xb || !u) {
+	/* one block: a's values, b's, the rounds' differences (a compare decides thousands of metrics) */
+	xa = malloc((a->n + b->n + (a->n < b->n ? a->n : b->n) + 1) * sizeof(double));
+	xb = xa ? xa + a->n : NULL;
+	u = xa ? xb + b->n : NULL;
+	if (!xa) {
 		snprintf(d->why, sizeof(d->why), "out of memory");
 		goto out;
 	}
@@ -160,12 +161,14 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 	}
 
 	/* the rounds both sides ran in */
-	size_t nta, ntb, np = 0;
-	ta = by_round(a, &nta);
-	tb = by_round(b, &ntb);
-	if (!ta || !tb) {
-		snprintf(d->why, sizeof(d->why), "out of memory");
-		goto out;
+	size_t nta = 0, ntb = 0, np = 0;
+	if (a->round && b->round) {
+		ta = by_round(a, &nta);
+		tb = by_round(b, &ntb);
+		if (!ta || !tb) {
+			snprintf(d->why, sizeof(d->why), "out of memory");
+			goto out;
+		}
 	}
 	for (size_t i = 0, j = 0; i < nta && j < ntb;) {
 		if (ta[i].round < tb[j].round)
@@ -205,7 +208,6 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 		double t = sigtest_t_quantile(DECIDE_ALPHA, d->df);
 		lo = d->est - t * d->se;
 		hi = d->est + t * d->se;
-		d->p = sigtest_t_p(d->est / d->se, d->df);
 	} else {
 		d->constant = true;
 		d->se = 0;
@@ -254,10 +256,13 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 		snprintf(d->why, sizeof(d->why), "%s: not beyond %s, nor within it", d->summary, fl);
 out:
 	free(xa);
-	free(xb);
-	free(u);
 	free(ta);
 	free(tb);
+}
+
+double decide_p(const struct decision *d)
+{
+	return d->se > 0 && d->df > 0 ? sigtest_t_p(d->est / d->se, d->df) : NAN;
 }
 
 size_t decide_rounds(const struct decision *d, size_t have, size_t cap, bool *futile)

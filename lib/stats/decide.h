@@ -60,7 +60,6 @@ struct decision {
 	double change;		/* relative change in percent; NAN when there is none */
 	double lo, hi;		/* its interval, percent (lo == hi: no variance) */
 	double floor;		/* percent */
-	double p;		/* two-sided p of "no change at all" by the same t-test; NAN without variance */
 	size_t na, nb;		/* the samples of each side */
 	size_t pairs;		/* rounds compared pair by pair (0: independent samples) */
 	bool log_scale;		/* compared as logarithms */
@@ -90,6 +89,13 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
  * 5 times up to 30.
  */
 size_t decide_rounds(const struct decision *d, size_t have, size_t cap, bool *futile);
+
+/*
+ * The two-sided p of "no change at all" by the decision's own t-test (NAN
+ * without variance): for the reader; the decision does not use it (computed
+ * when asked: a compare decides thousands of metrics and prints no p of its).
+ */
+double decide_p(const struct decision *d);
 
 /* "changed", "no change" or "not sure" */
 const char *decide_verdict_name(enum decide_verdict v);
