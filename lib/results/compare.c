@@ -137,8 +137,8 @@ int compare_floors_add(struct compare_floors *f, const char *spec, struct strbuf
 		return -1;
 	}
 	double pct = strtod(eq + 1, &end);
-	if (end == eq + 1 || (*end && strcmp(end, "%")) || !(pct >= 0) || !(pct < 1000)) {
-		strbuf_setf(err, "'%s': '%s' is not a percentage; write e.g. 2%% or 0.5", spec, eq + 1);
+	if (end == eq + 1 || (*end && strcmp(end, "%")) || !(pct > 0) || !(pct < 1000)) {
+		strbuf_setf(err, "'%s': '%s' is not a percentage above 0; write e.g. 2%% or 0.5", spec, eq + 1);
 		return -1;
 	}
 	f->v = xrealloc(f->v, (f->n + 1) * sizeof(*f->v));

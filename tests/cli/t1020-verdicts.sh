@@ -140,4 +140,12 @@ test_expect_success 'the dashboard data says why a bisection ended' '
 	sqlite3 "$TMP/res/lkprobot.db" "SELECT why FROM bisections WHERE status IN ('"'"'not-reproduced'"'"', '"'"'not-sure'"'"')" | grep -q "%"
 '
 
+test_expect_success 'check-config: serve.change_floor is a map of metric -> percent (file:line:col when not)' '
+	sed "s|^  cache: .*|&\n  change_floor:\n    command.throughput: 3%\n    \"fio.*\": 0.5|" "$TMP/robot.yaml" >"$TMP/floor.yaml" &&
+	lkprobot check-config -c "$TMP/floor.yaml" | grep -q "1 tree" &&
+	sed "s|    command.throughput: 3%|    command.throughput: lots|" "$TMP/floor.yaml" >"$TMP/floor-bad.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/floor-bad.yaml" &&
+	one_line_error "floor-bad.yaml:5:25: serve.change_floor.command.throughput: not a percentage"
+'
+
 test_done
