@@ -21,8 +21,8 @@ struct tally {
 /* git bisect run, `per` runs a commit, "bad" when the mean is past the midpoint of the ends */
 static void baseline(struct scenario *s, size_t culprit, size_t per, struct tally *t)
 {
-	const double *v;
-	size_t n, runs = 0;
+	const double *v = NULL;
+	size_t n = 0, runs = 0;
 	struct strbuf err = STRBUF_INIT;
 	double mean_of[2];
 	size_t ends[2] = { s->n, s->n - 1 };
@@ -80,7 +80,7 @@ int main(void)
 		shift_from(&b, culprit, shift);
 		b.rng ^= 0x5555;
 
-		struct bisect_oracle o = { oracle, &s, NULL };
+		struct bisect_oracle o = { sim_run, sim_samples, &s, NULL };
 		if (bisect_run(s.n, s.parents, s.nparents, &o, NULL, &out, &err)) {
 			fprintf(stderr, "bench/bisect: %s\n", err.buf);
 			return 1;

@@ -297,7 +297,7 @@ int main(void)
 	struct store_bisection b = { .tree = "/srv/git/linux", .good = good, .bad = bad, .job = "fio-basic.yaml",
 				     .overrides = "", .provider = "local" };
 	int64_t bid = store_bisection_add(s, &b, &err);
-	if (bid < 0 || store_bisection_end(s, bid, "fio.metric_07", "found", culprit, &err)) {
+	if (bid < 0 || store_bisection_end(s, bid, "fio.metric_07", "found", culprit, NULL, &err)) {
 		fprintf(stderr, "bench/serve: %s\n", err.buf);
 		return 1;
 	}

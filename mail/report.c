@@ -15,9 +15,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct compare_row *report_headline(const struct compare_result *cmp)
+const struct compare_row *report_headline(const struct compare_result *cmp, const char *metric)
 {
-	return compare_headline(cmp, true);
+	if (!metric)
+		return compare_headline(cmp, true);
+	for (size_t i = 0; i < cmp->nrows; i++) {
+		const struct compare_row *r = &cmp->rows[i];
+		if (!strcmp(r->metric, metric))
+			return r->kind == COMPARE_PERF && r->decision.verdict == DECIDE_CHANGED &&
+					       isfinite(r->change[cmp->nsides - 1])
+				       ? r
+				       : NULL;
+	}
+	return NULL;
+}
+
+void report_nothing(const struct compare_result *cmp, const char *metric, struct strbuf *err)
+{
+	const char *b = cmp->labels[0], *c = cmp->labels[cmp->nsides - 1];
+
+	for (size_t i = 0; metric && i < cmp->nrows; i++) {
+		const struct compare_row *r = &cmp->rows[i];
+		if (strcmp(r->metric, metric))
+			continue;
+		if (r->kind != COMPARE_PERF || !*r->decision.why)
+			strbuf_setf(err, "%s from %s to %s is no measurement to decide on: nothing to report", metric, b, c);
+		else
+			strbuf_setf(err, "%s from %s to %s: %s: %s: nothing to report", metric, b, c,
+				    decide_verdict_name(r->decision.verdict), r->decision.why);
+		return;
+	}
+	if (metric)
+		strbuf_setf(err, "%s is not a metric of the runs of %s and %s: nothing to report", metric, b, c);
+	else
+		strbuf_setf(err, "no metric with a direction changed between %s and %s: nothing to report", b, c);
+}
+
+/* What a change is called: by the decision's kind (a metric with no direction just changed). */
+static const char *kind_word(const struct compare_row *r)
+{
+	return r->verdict > 0 ? "improvement" : r->verdict < 0 ? "regression" : "change";
 }
 
 void report_machine(const struct node *job, struct strbuf *out)
@@ -41,7 +78,7 @@ static void change_text(struct strbuf *out, const struct compare_row *r, size_t 
 		strbuf_addf(out, "%+.1f", c);
 	else
 		strbuf_addf(out, "%.1f%%", c);
-	strbuf_addf(out, " %s", r->verdict > 0 ? "improvement" : "regression");
+	strbuf_addf(out, " %s", kind_word(r));
 }
 
 /* The test program of a job: its PROGRAM_TEST key. */
@@ -119,30 +156,65 @@ static void others_table(struct strbuf *out, const struct report_other *o, size_
 	strbuf_release(&cell);
 }
 
-/* How sure: the headline's samples, p-values and effect size, said plainly. */
+/* A side's spread in words: "stddev 3.2%", or "no variance" when every run gave the same value. */
+static void spread_text(struct strbuf *out, const struct compare_side *s)
+{
+	if (s->n < 2)
+		strbuf_addstr(out, "a single run");
+	else if (s->stddev == 0)
+		strbuf_addstr(out, "no variance");
+	else if (s->mean != 0)
+		strbuf_addf(out, "stddev %.1f%%", 100 * (s->stddev / fabs(s->mean)));
+	else
+		strbuf_addstr(out, "a mean of 0");
+}
+
+/*
+ * How sure: the headline's runs on each side (numbers as the table writes
+ * them), then the decision — its estimate and interval, how the runs were
+ * compared (pairs of one round, or two independent sets), the floor, the
+ * p-value — and, when lkp-tests' rule leaves the row out of the table,
+ * why. Never an inf or a NaN: what has none is said in words.
+ */
 static void confidence(struct strbuf *out, const struct compare_result *cmp, const struct compare_row *h)
 {
 	const struct compare_side *b = &h->side[0], *a = &h->side[cmp->nsides - 1];
+	const struct decision *d = &h->decision;
+	char c[32], lo[32], hi[32];
 
-	strbuf_addf(out, "How sure lkprobot is: %s went from %.6g (%zu run%s, stddev %.1f%%) to %.6g (%zu run%s, stddev %.1f%%). ",
-		    h->metric, b->mean, b->n, b->n == 1 ? "" : "s", b->mean ? 100 * b->stddev / fabs(b->mean) : 0,
-		    a->mean, a->n, a->n == 1 ? "" : "s", a->mean ? 100 * a->stddev / fabs(a->mean) : 0);
-	/* the smallest two-sided p an exact Mann-Whitney U can give with these runs: 2 / C(n+m, n) */
-	double floor_p = 2;
-	for (size_t i = 1; i <= b->n; i++)
-		floor_p *= (double)i / (double)(a->n + i);
-	if (isfinite(h->p_mwu))
-		strbuf_addf(out, "Mann-Whitney U: p = %.2g (%s); Welch's t: p = %.2g; Hedges' g = %+.2f. ", h->p_mwu,
-			    h->mwu_exact ? "exact" : "normal approximation", h->p_welch, h->hedges_g);
-	if (isfinite(h->p_mwu) && h->p_mwu <= 0.05)
-		strbuf_addstr(out, "The change is statistically significant. ");
-	else if (floor_p > 0.05 && isfinite(h->p_welch) && h->p_welch <= 0.01)
-		strbuf_addf(out, "With %zu and %zu runs Mann-Whitney U cannot go below p = %.2g, so only Welch's t "
-				 "(which assumes normal noise) calls it significant: rerun with more runs to confirm. ",
-			    b->n, a->n, floor_p);
+	strbuf_addf(out, "How sure lkprobot is: %s went from ", h->metric);
+	compare_format_number(out, b->mean);
+	strbuf_addf(out, " (%zu run%s, ", b->n, b->n == 1 ? "" : "s");
+	spread_text(out, b);
+	strbuf_addstr(out, ") to ");
+	compare_format_number(out, a->mean);
+	strbuf_addf(out, " (%zu run%s, ", a->n, a->n == 1 ? "" : "s");
+	spread_text(out, a);
+	strbuf_addstr(out, "). ");
+	decide_format_percent(c, sizeof(c), d->change);
+	decide_format_percent(lo, sizeof(lo), d->lo);
+	decide_format_percent(hi, sizeof(hi), d->hi);
+	strbuf_addf(out, "lkprobot's decision: a %s %s", c, kind_word(h));
+	if (d->constant)
+		strbuf_addstr(out, ", exactly: there is no variance to doubt it (every run of each side gave the same "
+				   "value, or every round the same difference)");
 	else
-		strbuf_addstr(out, "With these runs the change is not statistically significant: treat it as a lead "
-				   "and rerun with more runs before acting on it. ");
+		strbuf_addf(out, ", %s confidence interval %s to %s", DECIDE_LEVEL, lo, hi);
+	if (d->pairs)
+		strbuf_addf(out, ", from %zu rounds in which both commits ran one after the other in a random order, "
+				 "compared pair by pair (a drift of the machine cancels out)", d->pairs);
+	else
+		strbuf_addf(out, ", from %zu and %zu runs compared as two independent sets (Welch's t%s)", b->n, a->n,
+			    d->log_scale ? " on the logarithms" : "");
+	strbuf_addf(out, "; the whole interval is beyond the %g%% floor below which lkprobot reports no change of "
+			 "this metric", d->floor);
+	double p = decide_p(d);
+	if (isfinite(p))
+		strbuf_addf(out, p < 1e-16 ? " (p < 1e-16)" : " (p = %.2g)", p);
+	strbuf_addstr(out, ". ");
+	if (!h->changed)
+		strbuf_addf(out, "lkp-tests' rule does not select this row (%s), so the table below does not show "
+				 "it. ", h->why);
 	strbuf_addf(out, "%zu of %zu metrics changed by lkp-tests' rules.\n", cmp->nchanged, cmp->nrows);
 }
 
@@ -189,14 +261,13 @@ static char *one_line(const char *s, size_t max)
 int report_body(const struct report_input *in, struct strbuf *out, struct strbuf *err)
 {
 	const struct compare_result *cmp = in->cmp;
-	const struct compare_row *h = report_headline(cmp);
+	const struct compare_row *h = report_headline(cmp, in->metric);
 	size_t last = cmp->nsides - 1;
 	struct strbuf para = STRBUF_INIT;
 	struct node *params = node_new(NODE_MAP);
 
 	if (!h) {
-		strbuf_setf(err, "no metric with a direction changed between %s and %s: nothing to report",
-			    cmp->labels[0], cmp->labels[last]);
+		report_nothing(cmp, in->metric, err);
 		node_free(params);
 		return -1;
 	}
@@ -205,7 +276,7 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 		strbuf_addf(out, "%+.1f", h->change[last]);
 	else
 		strbuf_addf(out, "%.1f%%", h->change[last]);
-	strbuf_addf(out, " %s of %s due to commit:\n\n\n", h->verdict > 0 ? "improvement" : "regression", h->metric);
+	strbuf_addf(out, " %s of %s due to commit:\n\n\n", kind_word(h), h->metric);
 	strbuf_addf(out, "commit: %s", in->commit);
 	if (in->commit_subject) {
 		char *subj = one_line(in->commit_subject, 500);
@@ -234,6 +305,11 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 		others_table(out, in->others, in->nothers, last);
 		strbuf_addstr(out, "\n");
 	}
+	if (in->note) {
+		char *note = one_line(in->note, 2000);
+		strbuf_addf(&para, "%s\n\n", note);
+		free(note);
+	}
 	confidence(&para, cmp, h);
 	const struct node *facts = node_get(in->job, "facts");
 	const char *accel = node_str(node_get(facts, "accel"));
@@ -248,11 +324,11 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 			   "        lkprobot install job.yaml  # job file is attached in this email\n"
 			   "        lkprobot run     job.yaml\n\n");
 	compare_render_classic(out, cmp, in->test_desc);
-	/* the test's own changed metrics, each with its samples */
+	/* the test's own changed metrics, each with its samples, and the headline's even when the table leaves it out */
 	size_t nplots = 0;
 	for (size_t i = 0; i < cmp->nrows; i++) {
 		const struct compare_row *r = &cmp->rows[i];
-		if (!r->changed || r->kind != COMPARE_PERF || !compare_is_test_metric(r->metric))
+		if (r != h && (!r->changed || r->kind != COMPARE_PERF || !compare_is_test_metric(r->metric)))
 			continue;
 		strbuf_addstr(out, "\n");
 		plot_samples(out, r->metric, r->side[0].v, r->side[0].n, r->side[last].v, r->side[last].n);
@@ -275,7 +351,7 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 int report_render(const struct report_input *in, struct strbuf *out, struct strbuf *err)
 {
 	struct strbuf body = STRBUF_INIT, subject = STRBUF_INIT, id = STRBUF_INIT, seed = STRBUF_INIT;
-	const struct compare_row *h = report_headline(in->cmp);
+	const struct compare_row *h = report_headline(in->cmp, in->metric);
 	size_t last = in->cmp->nsides - 1;
 	struct mime_attachment att[3];
 	size_t natt = 0;
@@ -305,7 +381,7 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 	size_t nxh = 2 + in->nextra;
 	char **xh = xcalloc(nxh, sizeof(*xh));
 	xh[0] = xasprintf("X-lkprobot-Commit: %s", in->commit);
-	xh[1] = xasprintf("X-lkprobot-Verdict: %s %s", h->verdict > 0 ? "improvement" : "regression", h->metric);
+	xh[1] = xasprintf("X-lkprobot-Verdict: %s %s", kind_word(h), h->metric);
 	for (size_t i = 0; i < in->nextra; i++)
 		xh[2 + i] = xstrdup(in->extra_headers[i]);
 	if (in->message_id_out)

@@ -26,11 +26,13 @@ struct report_other {
 
 struct report_input {
 	const struct compare_result *cmp;	/* the main job: base vs the commit */
+	const char *metric;			/* the metric the report is about (a bisection's); NULL: the headline */
 	const struct node *job;			/* the commit's run job.yaml (params, machine, facts) */
 	const char *test_desc;			/* testcase/path_params/tbox_group */
 	const char *commit;			/* full id */
 	const char *commit_subject;		/* NULL: unknown */
 	const char *url;			/* "url: ..." line (tree and branch); NULL: none */
+	const char *note;			/* a paragraph before "How sure" (a bisection's caveat); NULL: none */
 	const struct report_other *others;
 	size_t nothers;
 	const char *from;			/* the robot's address */
@@ -51,8 +53,15 @@ struct report_input {
 	struct strbuf *message_id_out;		/* gets the Message-ID (NULL: not wanted) */
 };
 
-/* The row a report is about: compare_headline() with a direction. NULL: nothing worth a report. */
-const struct compare_row *report_headline(const struct compare_result *cmp);
+/*
+ * The row a report is about: the row of `metric` when the decision says it
+ * changed (a bisection's metric, with a direction or not), else (metric
+ * NULL) compare_headline() with a direction. NULL: nothing worth a report.
+ */
+const struct compare_row *report_headline(const struct compare_result *cmp, const char *metric);
+
+/* Why there is nothing to report (no headline row), one line, into err. */
+void report_nothing(const struct compare_result *cmp, const char *metric, struct strbuf *err);
 
 /* "56 threads Intel(R) Xeon(R) CPU ... with 256G memory" from a job's host keys. */
 void report_machine(const struct node *job, struct strbuf *out);

@@ -8,6 +8,7 @@
 #include "provider.h"
 #include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
+#include "../lib/sys/proc.h"
 #include "../lib/kernel/git.h"
 #include "../lib/sys/machine.h"
 #include "../lib/results/result.h"
@@ -127,4 +128,61 @@ void provider_run_release(struct provider_run *r)
 	free(r->run_dir);
 	free(r->reason);
 	memset(r, 0, sizeof(*r));
+}
+
+int provider_run_batch(const struct provider_ops *ops, struct provider *p, struct provider_batch_item *items, size_t n,
+		       char **prepared, struct strbuf *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		items[i].prepared = -1;
+		items[i].built = false;
+		memset(&items[i].res, 0, sizeof(items[i].res));
+	}
+	if (ops->run_batch)
+		return ops->run_batch(p, items, n, prepared, err);
+	for (size_t i = 0; i < n; i++) {
+		struct provider_batch_item *it = &items[i];
+		bool untestable = false, build_failed = false;
+		for (size_t k = 0; k < i && !untestable; k++) {
+			untestable = items[k].prepared == 1 && !strcmp(items[k].commit, it->commit);
+			build_failed |= items[k].prepared == 0 && items[k].res.untestable && !strcmp(items[k].commit, it->commit);
+		}
+		if (untestable) {
+			it->prepared = 1;
+			it->res.reason = xstrdup("the commit cannot be tested (said earlier in this batch)");
+			continue;
+		}
+		if (build_failed)
+			continue;	/* its build failed in a run of this batch: the caller decides (not reached) */
+		if (!*prepared || strcmp(*prepared, it->commit)) {
+			struct strbuf why = STRBUF_INIT;
+			int rc = ops->prepare(p, it->commit, &why);
+			if (rc) {
+				if (rc < 0) {
+					strbuf_setf(err, "%s", why.buf);
+					strbuf_release(&why);
+					return -1;
+				}
+				it->prepared = 1;
+				it->res.reason = strbuf_detach(&why);
+				continue;
+			}
+			strbuf_release(&why);
+			free(*prepared);
+			*prepared = xstrdup(it->commit);
+			it->built = true;
+		}
+		if (ops->run_job(p, it->job, &it->res, err))
+			return -1;
+		it->prepared = 0;
+		if (proc_stop_signal)
+			break;	/* stopped: the rest of the batch is not run */
+	}
+	return 0;
+}
+
+void provider_batch_release(struct provider_batch_item *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		provider_run_release(&items[i].res);
 }

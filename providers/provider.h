@@ -47,6 +47,22 @@ struct provider_run {
 
 struct provider;
 
+/*
+ * One run of a batch: the comparisons of a bisection measure their commits
+ * in interleaved rounds (lib/results/sampling.h), and a batch — the runs
+ * in their recorded order — is the unit a provider receives. The caller
+ * fills commit and job (its commit and interleave keys set); the provider
+ * fills the rest.
+ */
+struct provider_batch_item {
+	const char *commit;		/* the full id */
+	struct node *job;		/* the atomic job of this run */
+	int prepared;			/* 0 the run was made (res holds it), 1 the commit cannot be
+					 * tested (res.reason says why), -1 not reached */
+	bool built;			/* this item prepared its commit (a build or a cache hit) */
+	struct provider_run res;
+};
+
 struct provider_ops {
 	const char *name;
 	/* a provider for cfg; NULL with err set when it cannot work here */
@@ -67,6 +83,13 @@ struct provider_ops {
 	/* The result path's kconfig for this provider's runs ("defconfig" locally). */
 	const char *(*kconfig)(struct provider *p);
 	void (*close)(struct provider *p);
+	/*
+	 * Optional: run a whole batch (provider_run_batch() below) at once —
+	 * a farm can start its rounds in parallel. NULL: provider_run_batch()
+	 * makes the runs one after the other with prepare and run_job.
+	 */
+	int (*run_batch)(struct provider *p, struct provider_batch_item *items, size_t n, char **prepared,
+			 struct strbuf *err);
 };
 
 extern const struct provider_ops provider_local, provider_qemu, provider_slurm, provider_ssh;
@@ -82,5 +105,19 @@ int slurm_boxes(struct node **out, struct strbuf *err);
 const struct provider_ops *provider_find(const char *name);
 
 void provider_run_release(struct provider_run *r);
+
+/*
+ * Run a batch's items in their order (ops->run_batch, else one at a time:
+ * prepare when the commit is not *prepared — kept across calls, a string
+ * the caller frees — then run_job). A commit that cannot be prepared makes
+ * its items prepared = 1 and is not prepared again in this batch; once a
+ * run of a commit says it cannot be tested (its build failed: git bisect's
+ * 125), its later items are not reached (prepared = -1). 0, or -1
+ * with err set on an error that stops the caller (items already made keep
+ * their results; provider_batch_release() them either way).
+ */
+int provider_run_batch(const struct provider_ops *ops, struct provider *p, struct provider_batch_item *items, size_t n,
+		       char **prepared, struct strbuf *err);
+void provider_batch_release(struct provider_batch_item *items, size_t n);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "cmd.h"
 #include "../lib/results/bisect.h"
+#include "../lib/results/sampling.h"
 #include "../lib/results/compare.h"
 #include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
@@ -31,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -39,11 +42,13 @@ static const char usage_text[] =
 	"\n"
 	"Find the first commit between REV good and REV bad that changed a metric of\n"
 	"the job. The commits are the ancestors of bad that are not ancestors of good\n"
-	"(merges included); each tested commit is prepared by the provider and run\n"
-	"3 times, more while its verdict is unsure; the ends are measured first (no\n"
-	"change between them: nothing is bisected) and the culprit is confirmed\n"
-	"against its parent before it is named. A commit that cannot be built or\n"
-	"booted is skipped. Runs are ordinary result roots: they are reused.\n"
+	"(merges included). Every comparison is measured in rounds, one run of each\n"
+	"side in a random (recorded) order, and compared round by round, so that a\n"
+	"machine that drifts cannot pass for a change: the ends first (no change\n"
+	"beyond the metric's floor: nothing is bisected), then each tested commit\n"
+	"against the ends while its verdict is unsure, then the culprit against its\n"
+	"parent before it is named. A commit that cannot be built or booted is\n"
+	"skipped. Runs are ordinary result roots: they are reused.\n"
 	"\n"
 	"      --tree DIR         the git repository\n"
 	"      --good REV, --bad REV   the ends of the range\n"
@@ -62,6 +67,9 @@ static const char usage_text[] =
 	"      --sbatch-arg ARG   slurm: one more sbatch argument (repeatable)\n"
 	"      --pending-timeout S  slurm: fail a run that waits S s for a box (default 0: wait)\n"
 	"      --kconfig NAME|FILE  qemu, ssh: the kernel config (default x86_64-pmem)\n"
+	"      --floor METRIC=PCT the smallest change of METRIC (a glob; repeatable) that\n"
+	"                         counts (default: the job's change_floor, else 1% for\n"
+	"                         perf metrics and the test's own, 5% for the rest)\n"
 	"      --first-parent     only the first parent of each commit (the mainline)\n"
 	"      --json             the outcome as JSON on stdout\n"
 	"      --resume ID        go on with bisection ID of the store (same arguments)\n"
@@ -74,12 +82,12 @@ static const char usage_text[] =
 	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 a culprit found and confirmed; 1 no culprit (the ends do not\n"
-	"differ, the change does not reproduce, or skipped commits leave a set),\n"
-	"or a run could not be made; 2 bad input or usage\n";
+	"differ, the change does not reproduce, not sure, or skipped commits leave a\n"
+	"set), or a run could not be made; 2 bad input or usage\n";
 
 enum { OPT_TREE = 0x700, OPT_GOOD, OPT_BAD, OPT_METRIC, OPT_PROVIDER, OPT_KCONFIG, OPT_FIRST_PARENT, OPT_JSON,
        OPT_RESUME, OPT_CACHE, OPT_DB, OPT_VIA, OPT_CONSTRAINT, OPT_PARTITION, OPT_SBATCH_ARG, OPT_PENDING,
-       OPT_BOX, OPT_BOXES };
+       OPT_BOX, OPT_BOXES, OPT_FLOOR };
 
 struct driver {
 	const struct provider_ops *ops;
@@ -92,13 +100,16 @@ struct driver {
 	const char *metric;		/* NULL while the ends are measured for all metrics */
 	char *prepared;
 	bool *untestable;
+	char **why_untestable;		/* why each untestable commit is (its first error line) */
 	bool *built;			/* prepared at least once (a build, or a kernel-cache hit) */
 	unsigned char *failures;	/* failed runs of each commit: a second one makes it untestable */
 	double *buf;
+	uint64_t *rbuf;
 	size_t builds, runs;
 	struct runstore *rs;
 	bool progress;
 	size_t expect_steps;
+	uint64_t rng;			/* the rounds' random orders */
 };
 
 static const char *commit_of(const struct driver *d, size_t i)
@@ -120,28 +131,48 @@ static char *commit_dir(struct driver *d, size_t i, struct strbuf *err)
 	return strbuf_detach(&p);
 }
 
-/* The samples of the metric in a commit directory's matrix (0 runs when none yet). */
-static size_t load_samples(struct driver *d, const char *rt, size_t *runs)
+/* A commit directory's matrix (NULL when it has no runs yet). */
+static struct node *load_matrix(const char *rt)
 {
 	char *mp = xasprintf("%s/matrix.json", rt);
 	struct node *m = NULL;
 	struct strbuf e = STRBUF_INIT;
-	size_t n = 0;
+
+	if (access(mp, R_OK) || result_load_json(mp, &m, &e))
+		m = NULL;
+	free(mp);
+	strbuf_release(&e);
+	return m;
+}
+
+/*
+ * The samples of the metric in a commit directory's matrix, each with the
+ * round its run was made in (0 runs when none yet).
+ */
+static size_t load_samples(struct driver *d, const char *rt, size_t *runs)
+{
+	struct node *m = load_matrix(rt);
+	size_t n = 0, nr = 0;
 
 	*runs = 0;
-	if (!access(mp, R_OK) && !result_load_json(mp, &m, &e)) {
+	if (m) {
 		const struct node *src = node_get(m, "stats_source");
 		*runs = src && src->type == NODE_SEQ ? src->n : 0;
 		const struct node *col = d->metric ? node_get(m, d->metric) : NULL;
+		uint64_t *rounds = sampling_matrix_rounds(m, &nr);
+		size_t cols = col && col->type == NODE_SEQ ? col->n : 0;
 		free(d->buf);
-		d->buf = xcalloc(col && col->type == NODE_SEQ ? col->n + 1 : 1, sizeof(double));
-		for (size_t k = 0; col && col->type == NODE_SEQ && k < col->n; k++)
-			if (json_number(col->vals[k], &d->buf[n]))
+		free(d->rbuf);
+		d->buf = xcalloc(cols + 1, sizeof(double));
+		d->rbuf = xcalloc(cols + 1, sizeof(uint64_t));
+		for (size_t k = 0; k < cols; k++)
+			if (json_number(col->vals[k], &d->buf[n])) {
+				d->rbuf[n] = k < nr ? rounds[k] : 0;
 				n++;
+			}
+		free(rounds);
 	}
 	node_free(m);
-	free(mp);
-	strbuf_release(&e);
 	return n;
 }
 
@@ -151,6 +182,8 @@ static void mark_untestable(struct driver *d, size_t i, const char *rt, const ch
 	struct strbuf e = STRBUF_INIT;
 
 	d->untestable[i] = true;
+	free(d->why_untestable[i]);
+	d->why_untestable[i] = xstrdup(why);
 	fsutil_mkdir_p(rt);
 	fsutil_write_atomic(mp, why, strlen(why), &e);
 	if (d->progress)
@@ -159,88 +192,175 @@ static void mark_untestable(struct driver *d, size_t i, const char *rt, const ch
 	strbuf_release(&e);
 }
 
-static int measure(void *ctx, size_t i, size_t want, const double **v, size_t *n, struct strbuf *err)
+/* Is commit i known not to be testable (here, or by an earlier bisection's marker)? */
+static bool is_untestable(struct driver *d, size_t i, const char *rt)
+{
+	char *marker = xasprintf("%s/untestable", rt);
+	struct strbuf why = STRBUF_INIT;
+
+	if (!d->untestable[i] && !strbuf_read_file(&why, marker)) {
+		strbuf_rtrim(&why);
+		d->untestable[i] = true;
+		d->why_untestable[i] = strbuf_detach(&why);
+	}
+	strbuf_release(&why);
+	free(marker);
+	return d->untestable[i];
+}
+
+/*
+ * Why a run that failed failed, in one line: a build that failed (git
+ * bisect's 125) by its first error line, from the run's output.
+ */
+static char *run_failure(const struct provider_run *pr)
+{
+	if (pr->untestable && pr->run_dir) {
+		struct strbuf log = STRBUF_INIT, line = STRBUF_INIT;
+		char *op = xasprintf("%s/output", pr->run_dir);
+		if (!strbuf_read_file(&log, op))
+			kbuild_first_error(log.buf, log.len, &line);
+		free(op);
+		strbuf_release(&log);
+		if (line.len) {
+			char *why = xasprintf("the build failed: %s", line.buf);
+			strbuf_release(&line);
+			return why;
+		}
+		strbuf_release(&line);
+	}
+	return xstrdup(pr->reason ? pr->reason : pr->job_state ? pr->job_state : "the run failed");
+}
+
+/*
+ * The bisection's batch: each run one provider item (the job with its
+ * commit and interleave tag), made in the batch's order. A run that fails
+ * is made once more (in a second batch, with the same tag); a second
+ * failure, or a commit that cannot be prepared, makes the commit untestable.
+ */
+static int run_batch(void *ctx, const struct bisect_batch *b, struct strbuf *err)
 {
 	struct driver *d = ctx;
-	char *rt = commit_dir(d, i, err), *marker;
+	struct provider_batch_item *items = xcalloc(b->n + 1, sizeof(*items));
+	size_t *idx = xcalloc(b->n + 1, sizeof(size_t)), k = 0;
+	int ret = -1;
+
+	for (size_t j = 0; j < b->n; j++) {
+		size_t i = b->runs[j].commit;
+		char *rt = commit_dir(d, i, err);
+		if (!rt) {
+			for (size_t j2 = 0; j2 < k; j2++)
+				node_free(items[j2].job);
+			goto out;
+		}
+		bool skip = is_untestable(d, i, rt);
+		free(rt);
+		if (skip)
+			continue;
+		struct strbuf tag = STRBUF_INIT;
+		sampling_tag(&tag, b->id, b->runs[j].round, b->runs[j].position);
+		items[k].commit = commit_of(d, i);
+		items[k].job = node_dup(d->job);
+		node_set(items[k].job, "commit", node_new_scalar(commit_of(d, i)));
+		node_set(items[k].job, SAMPLING_KEY, node_new_scalar(tag.buf));
+		strbuf_release(&tag);
+		idx[k++] = i;
+	}
+	for (int attempt = 0; k; attempt++) {
+		int rc = provider_run_batch(d->ops, d->prov, items, k, &d->prepared, err);
+		size_t again = 0;
+		for (size_t j = 0; j < k; j++) {
+			struct provider_batch_item *it = &items[j];
+			size_t i = idx[j];
+			struct strbuf why = STRBUF_INIT;
+			char *rt = NULL;
+			bool retry = false;
+			if (it->prepared == 1 && !d->untestable[i] && (rt = commit_dir(d, i, &why)))
+				mark_untestable(d, i, rt, it->res.reason ? it->res.reason : "it cannot be prepared");
+			if (it->prepared) {
+				free(rt);
+				node_free(it->job);
+				strbuf_release(&why);
+				continue;
+			}
+			d->runs++;
+			if (it->built && !d->built[i]) {
+				d->builds++;
+				d->built[i] = true;
+			}
+			if (it->res.run_dir && d->rs && runstore_record_dir(d->rs, it->res.run_dir, &why))
+				cmd_warn("%s", why.buf);
+			if (proc_stop_signal) {
+				/* the run was stopped, not failed: nothing to say about the commit */
+			} else if (it->res.untestable || strcmp(it->res.job_state, "finished")) {
+				/*
+				 * A run that fails measures nothing. Once may be the machine's
+				 * hiccup: run again; twice, the commit cannot be tested.
+				 */
+				char *reason = run_failure(&it->res);
+				fprintf(stderr, "%slkprobot: a run of %.12s failed (%s)%s\n", d->progress ? "\r\033[K" : "",
+					commit_of(d, i), reason, d->failures[i] || attempt ? "" : "; once more");
+				if (!d->failures[i]++ && !attempt)
+					retry = true;
+				else if (!d->untestable[i] && (rt = commit_dir(d, i, &why)))
+					mark_untestable(d, i, rt, reason);
+				free(reason);
+			}
+			free(rt);
+			strbuf_release(&why);
+			if (retry) {
+				struct provider_batch_item next = { .commit = it->commit, .job = it->job };
+				provider_run_release(&it->res);
+				items[again] = next;
+				idx[again++] = i;
+			} else {
+				node_free(it->job);
+			}
+			if (!retry)
+				provider_run_release(&it->res);
+		}
+		if (!rc && proc_stop_signal) {
+			strbuf_setf(err, "interrupted by signal %d; 'lkprobot bisect' with the same arguments goes on",
+				    (int)proc_stop_signal);
+			rc = -1;
+		}
+		if (rc) {
+			for (size_t j = 0; j < again; j++)
+				node_free(items[j].job);
+			goto out;
+		}
+		k = again;
+	}
+	ret = 0;
+out:
+	provider_batch_release(items, b->n);
+	free(items);
+	free(idx);
+	return ret;
+}
+
+static int samples(void *ctx, size_t i, const double **v, const uint64_t **r, size_t *n, struct strbuf *err)
+{
+	struct driver *d = ctx;
+	char *rt = commit_dir(d, i, err);
 	size_t runs;
 	int ret = -1;
 
 	if (!rt)
 		return -1;
-	marker = xasprintf("%s/untestable", rt);
-	if (d->untestable[i] || !access(marker, F_OK)) {
-		d->untestable[i] = true;
+	if (is_untestable(d, i, rt)) {
 		ret = 1;
 		goto out;
 	}
 	*n = load_samples(d, rt, &runs);
-	while (runs < want) {
-		struct strbuf why = STRBUF_INIT;
-		struct provider_run pr;
-		if (!d->prepared || strcmp(d->prepared, commit_of(d, i))) {
-			int rc = d->ops->prepare(d->prov, commit_of(d, i), &why);
-			if (rc) {
-				if (rc > 0)
-					mark_untestable(d, i, rt, why.buf);
-				else
-					strbuf_setf(err, "%s", why.buf);
-				strbuf_release(&why);
-				ret = rc;
-				goto out;
-			}
-			free(d->prepared);
-			d->prepared = xstrdup(commit_of(d, i));
-			d->builds += !d->built[i];
-			d->built[i] = true;
-		}
-		strbuf_release(&why);
-		node_set(d->job, "commit", node_new_scalar(commit_of(d, i)));
-		if (d->ops->run_job(d->prov, d->job, &pr, err))
-			goto out;
-		d->runs++;
-		if (proc_stop_signal) {
-			/* the run was stopped, not failed: nothing to say about the commit */
-			strbuf_setf(err, "interrupted by signal %d; 'lkprobot bisect' with the same arguments goes on",
-				    (int)proc_stop_signal);
-			if (pr.run_dir && d->rs)
-				runstore_record_dir(d->rs, pr.run_dir, &why);
-			strbuf_release(&why);
-			provider_run_release(&pr);
-			goto out;
-		}
-		if (pr.run_dir && d->rs && runstore_record_dir(d->rs, pr.run_dir, &why))
-			cmd_warn("%s", why.buf);
-		strbuf_release(&why);
-		if (pr.untestable || strcmp(pr.job_state, "finished")) {
-			/*
-			 * A run that fails measures nothing. Once may be the machine's
-			 * hiccup: run again; twice, the commit cannot be tested.
-			 */
-			fprintf(stderr, "%slkprobot: a run of %.12s failed (%s)%s\n", d->progress ? "\r\033[K" : "",
-				commit_of(d, i), pr.reason ? pr.reason : pr.job_state,
-				d->failures[i] ? "" : "; once more");
-			if (!d->failures[i]++) {
-				provider_run_release(&pr);
-				continue;
-			}
-			mark_untestable(d, i, rt, pr.reason ? pr.reason : pr.job_state);
-			provider_run_release(&pr);
-			ret = 1;
-			goto out;
-		}
-		provider_run_release(&pr);
-		*n = load_samples(d, rt, &runs);
-		if (d->metric && *n < runs) {
-			strbuf_setf(err, "the job's runs of %.12s have no '%s' metric ('lkprobot compare' lists what they have)",
-				    commit_of(d, i), d->metric);
-			goto out;
-		}
+	if (d->metric && *n < runs) {
+		strbuf_setf(err, "the job's runs of %.12s have no '%s' metric ('lkprobot compare' lists what they have)",
+			    commit_of(d, i), d->metric);
+		goto out;
 	}
 	*v = d->buf;
+	*r = d->rbuf;
 	ret = 0;
 out:
-	free(marker);
 	free(rt);
 	return ret;
 }
@@ -274,54 +394,114 @@ static void progress(void *ctx, size_t step, size_t left, size_t i, int verdict,
 
 	if (!d->progress)
 		return;
-	fprintf(stderr, "\r\033[Kbisect: step %zu of ~%zu: %.12s is %s (%zu runs); %zu commit%s left, %zu runs so far\n",
+	fprintf(stderr, "\r\033[Kbisect: step %zu of ~%zu: %.12s is %s (%zu rounds with the ends); %zu commit%s left, %zu runs so far\n",
 		step, d->expect_steps, commit_of(d, i), verdict > 0 ? "bad" : verdict < 0 ? "good" : "skipped", runs,
 		left, left == 1 ? "" : "s", d->runs);
 }
 
-/*
- * The ends' matrices: the job's KPI metric that moved most, when none is
- * given. NULL with *nochange when no metric of the test changed, else
- * NULL with err set on an error.
- */
-static char *pick_metric(struct driver *d, bool *nochange, struct strbuf *err)
+/* Why an end cannot be tested, for the error line and the service (which end, the first error line). */
+static void end_untestable(struct driver *d, size_t i, struct strbuf *err)
 {
-	const double *v;
-	size_t n;
-	struct node *mats[2] = { NULL, NULL };
-	char *picked = NULL;
-	size_t ends[2] = { d->range->n, d->range->n - 1 };
+	strbuf_setf(err, "the %s end %.12s cannot be tested: %s", i == d->range->n ? "good" : "bad", commit_of(d, i),
+		    d->why_untestable[i] ? d->why_untestable[i] : "it does not build or run");
+}
 
-	for (int k = 0; k < 2; k++) {
-		int rc = measure(d, ends[k], 5, &v, &n, err);
-		if (rc) {
-			if (rc > 0)
-				strbuf_setf(err, "the %s end %.12s cannot be tested", k ? "bad" : "good", commit_of(d, ends[k]));
+/*
+ * The ends measured in interleaved rounds, then, when no metric is given,
+ * the one to follow: the job's KPI metric the decision says changed most
+ * (compare_headline), else the test's own figure that changed (not its
+ * rusage: *.time.* moves with the machine, not the commit), else the one
+ * that comes closest while not out of reach. NULL with *nochange when
+ * none is in sight, else NULL with err set on an error.
+ */
+static char *pick_metric(struct driver *d, const struct compare_floors *floors, size_t end_runs, bool *nochange,
+			 struct strbuf *err)
+{
+	struct node *mats[2] = { NULL, NULL };
+	uint64_t *rounds[2] = { NULL, NULL };
+	size_t nr[2] = { 0, 0 }, ends[2] = { d->range->n, d->range->n - 1 };
+	char *picked = NULL;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int k = 0; k < 2; k++) {
+			char *rt = commit_dir(d, ends[k], err);
+			if (!rt)
+				goto out;
+			bool bad = is_untestable(d, ends[k], rt);
+			node_free(mats[k]);
+			free(rounds[k]);
+			mats[k] = bad ? NULL : load_matrix(rt);
+			rounds[k] = mats[k] ? sampling_matrix_rounds(mats[k], &nr[k]) : NULL;
+			free(rt);
+			if (bad) {
+				end_untestable(d, ends[k], err);
+				goto out;
+			}
+		}
+		size_t shared = 0;
+		for (size_t a = 0; a < nr[0]; a++)
+			for (size_t b = 0; rounds[0][a] && b < nr[1]; b++)
+				if (rounds[1][b] == rounds[0][a]) {
+					shared++;
+					break;
+				}
+		if (shared >= end_runs && mats[0] && mats[1])
+			break;
+		if (pass) {
+			strbuf_setf(err, "the ends' runs did not come (see the lines above)");
 			goto out;
 		}
-		char *rt = commit_dir(d, ends[k], err), *mp = xasprintf("%s/matrix.json", rt ? rt : "");
-		int r = rt ? result_load_json(mp, &mats[k], err) : -1;
-		free(rt);
-		free(mp);
-		if (r)
+		size_t want = end_runs - (shared < end_runs ? shared : 0), *first = xcalloc(want, sizeof(size_t));
+		size_t *second = xcalloc(want, sizeof(size_t));
+		for (size_t r = 0; r < want; r++) {
+			first[r] = ends[0];
+			second[r] = ends[1];
+		}
+		struct bisect_batch batch;
+		struct bisect_run *runs = bisect_plan_rounds(&d->rng, first, second, want, &batch);
+		int rc = run_batch(d, &batch, err);
+		free(runs);
+		free(first);
+		free(second);
+		if (rc)
 			goto out;
 	}
 	struct compare_result cmp;
 	const struct node *mm[2] = { mats[0], mats[1] };
 	const char *labels[2] = { "good", "bad" };
-	if (compare_matrices(mm, labels, 2, NULL, &cmp, err))
+	const uint64_t *rr[2] = { rounds[0], rounds[1] };
+	struct compare_opts co = { .floors = floors, .rounds = rr, .nrounds = nr };
+	if (compare_matrices(mm, labels, 2, &co, &cmp, err))
 		goto out;
 	/*
-	 * A metric with a direction (throughput, latency) first; else the
-	 * test's own figures, but not its rusage (*.time.*: context switches
-	 * and page faults move with the machine, not with the commit).
+	 * Never the test's rusage (*.time.*, time.*): context switches and
+	 * page faults move with the machine, and an elapsed time of a few
+	 * hundredths of a second is a handful of values, whose sides can be
+	 * alike by chance. Out of the running, then the headline.
 	 */
+	for (size_t i = 0; i < cmp.nrows; i++)
+		if (strstr(cmp.rows[i].metric, ".time.") || !strncmp(cmp.rows[i].metric, "time.", 5))
+			cmp.rows[i].decision.verdict = DECIDE_SAME;
 	const struct compare_row *h = compare_headline(&cmp, true);
 	for (size_t i = 0; !h && i < cmp.nrows; i++) {
 		const struct compare_row *r = &cmp.rows[i];
-		if (r->changed && r->kind == COMPARE_PERF && compare_is_test_metric(r->metric) &&
-		    !strstr(r->metric, ".time.") && isfinite(r->change[1]))
+		if (r->kind == COMPARE_PERF && r->decision.verdict == DECIDE_CHANGED && compare_is_test_metric(r->metric))
 			h = r;
+	}
+	/* nothing changed yet by the decision: the KPI or test metric closest to it, if more rounds may show it */
+	double best = 0;
+	for (size_t i = 0; !h && i < cmp.nrows; i++) {
+		const struct compare_row *r = &cmp.rows[i];
+		bool futile = false;
+		if (r->kind != COMPARE_PERF || r->decision.verdict != DECIDE_UNSURE ||
+		    !(r->direction || compare_is_test_metric(r->metric)) || !(r->decision.se > 0))
+			continue;
+		decide_rounds(&r->decision, r->decision.pairs, 30, &futile);
+		double z = fabs(r->decision.est) / r->decision.se;
+		if (!futile && !r->decision.settled && z > best) {
+			best = z;
+			h = r;
+		}
 	}
 	if (h)
 		picked = xstrdup(h->metric);
@@ -331,12 +511,23 @@ static char *pick_metric(struct driver *d, bool *nochange, struct strbuf *err)
 out:
 	node_free(mats[0]);
 	node_free(mats[1]);
+	free(rounds[0]);
+	free(rounds[1]);
 	return picked;
 }
 
 static const char *status_name(enum bisect_status s)
 {
-	return s == BISECT_FOUND ? "found" : s == BISECT_AMBIGUOUS ? "ambiguous" : "not-reproduced";
+	return s == BISECT_FOUND ? "found" : s == BISECT_AMBIGUOUS ? "ambiguous" : s == BISECT_NOT_SURE ? "not-sure"
+													  : "not-reproduced";
+}
+
+static void json_double(struct strbuf *out, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(out, "%.6g", v);
+	else
+		strbuf_addstr(out, "null");
 }
 
 static void print_json(const struct driver *d, const struct bisect_outcome *o, const char *metric, long long id)
@@ -348,38 +539,35 @@ static void print_json(const struct driver *d, const struct bisect_outcome *o, c
 	json_emit_string(&out, o->why);
 	strbuf_addstr(&out, ", \"metric\": ");
 	json_emit_string(&out, metric);
+	/* a culprit: the one found, or of an ambiguous set the one that can be tested and changed */
+	bool named = o->status == BISECT_FOUND || o->located;
 	strbuf_addstr(&out, ", \"culprit\": ");
-	if (o->status == BISECT_FOUND)
+	if (named)
 		json_emit_string(&out, commit_of(d, o->culprit));
 	else
 		strbuf_addstr(&out, "null");
 	strbuf_addstr(&out, ", \"parent\": ");
-	if (o->status == BISECT_FOUND)
+	if (named)
 		json_emit_string(&out, commit_of(d, o->parent));
 	else
 		strbuf_addstr(&out, "null");
 	strbuf_addstr(&out, ", \"confidence\": ");
-	if (isfinite(o->p))
-		strbuf_addf(&out, "%.6g", 1 - o->p);
-	else
-		strbuf_addstr(&out, "null");
+	json_double(&out, isfinite(o->p) ? 1 - o->p : NAN);
 	strbuf_addstr(&out, ", \"p\": ");
-	if (isfinite(o->p))
-		strbuf_addf(&out, "%.6g", o->p);
-	else
-		strbuf_addstr(&out, "null");
+	json_double(&out, o->p);
 	strbuf_addstr(&out, ", \"change\": ");
-	if (o->status == BISECT_FOUND && isfinite(o->change))
-		strbuf_addf(&out, "%.6g", o->change);
-	else
-		strbuf_addstr(&out, "null");
+	json_double(&out, named ? o->change : NAN);
 	strbuf_addstr(&out, ", \"ends_change\": ");
-	if (isfinite(o->ends_change))
-		strbuf_addf(&out, "%.6g", o->ends_change);
+	json_double(&out, o->ends_change);
+	strbuf_addstr(&out, ", \"ends\": ");
+	compare_decision_json(&out, &o->ends);
+	strbuf_addstr(&out, ", \"confirmation\": ");
+	if (o->confirmed)
+		compare_decision_json(&out, &o->confirm);
 	else
 		strbuf_addstr(&out, "null");
-	strbuf_addf(&out, ", \"builds\": %zu, \"runs\": %zu, \"commits\": %zu, \"steps\": [", d->builds, o->runs,
-		    d->range->n);
+	strbuf_addf(&out, ", \"builds\": %zu, \"runs\": %zu, \"commits\": %zu, \"batches\": %zu, \"steps\": [", d->builds,
+		    o->runs, d->range->n, o->batches);
 	for (size_t i = 0; i < o->nsteps; i++) {
 		const struct bisect_step *s = &o->steps[i];
 		strbuf_addf(&out, "%s{\"commit\": \"%s\", \"verdict\": \"%s\", \"runs\": %zu, \"llr\": %.4g, \"sure\": %s}",
@@ -400,18 +588,44 @@ static void print_json(const struct driver *d, const struct bisect_outcome *o, c
 	strbuf_release(&out);
 }
 
+/* --json when the bisection could not be made: status failed, why, and which end could not be tested. */
+static void print_json_failed(const struct driver *d, long long id, const char *metric, const char *why)
+{
+	struct strbuf out = STRBUF_INIT;
+	bool good = d->untestable && d->range && d->untestable[d->range->n];
+	bool bad = d->untestable && d->range && d->range->n && d->untestable[d->range->n - 1];
+
+	strbuf_addf(&out, "{\"id\": %lld, \"status\": \"failed\", \"why\": ", id);
+	json_emit_string(&out, why);
+	strbuf_addstr(&out, ", \"metric\": ");
+	if (metric)
+		json_emit_string(&out, metric);
+	else
+		strbuf_addstr(&out, "null");
+	strbuf_addf(&out, ", \"untestable\": %s, \"builds\": %zu, \"runs\": %zu}\n",
+		    bad ? "\"bad\"" : good ? "\"good\"" : "null", d->builds, d->runs);
+	fwrite(out.buf, 1, out.len, stdout);
+	strbuf_release(&out);
+}
+
 static void print_text(const struct driver *d, const struct bisect_outcome *o, const char *metric,
 		       const char *subject, long long id)
 {
 	if (o->status == BISECT_FOUND) {
+		char c[32], e[32];
+		decide_format_percent(c, sizeof(c), o->change);
+		decide_format_percent(e, sizeof(e), o->ends_change);
 		printf("first bad commit: %s%s%s%s\n", commit_of(d, o->culprit), subject ? " (\"" : "",
 		       subject ? subject : "", subject ? "\")" : "");
-		printf("  %s: %+.1f%% against its parent %.12s (Mann-Whitney U p = %.2g); the range moved %+.1f%%\n",
-		       metric, o->change, commit_of(d, o->parent), o->p, o->ends_change);
+		printf("  %s: %s against its parent %.12s (%s); the range moved %s\n", metric, c, commit_of(d, o->parent),
+		       o->confirm.why, e);
 	} else if (o->status == BISECT_AMBIGUOUS) {
 		printf("no single culprit: %s; the first bad commit is one of:\n", o->why);
 		for (size_t i = 0; i < o->ncandidates; i++)
 			printf("  %s%s\n", commit_of(d, o->candidates[i]), d->untestable[o->candidates[i]] ? " (cannot be tested)" : "");
+		if (o->located)
+			printf("  %s: %.12s, the one that can be tested, against %.12s (%s)\n", metric,
+			       commit_of(d, o->culprit), commit_of(d, o->parent), o->confirm.why);
 	} else {
 		printf("no culprit: %s\n", o->why);
 	}
@@ -437,6 +651,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "box", required_argument, NULL, OPT_BOX },
 		{ "boxes", required_argument, NULL, OPT_BOXES },
 		{ "first-parent", no_argument, NULL, OPT_FIRST_PARENT },
+		{ "floor", required_argument, NULL, OPT_FLOOR },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "result-root", required_argument, NULL, 'o' },
@@ -455,6 +670,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	struct bisect_outcome outcome = { 0 };
 	struct runstore rs = { 0 };
 	struct store_bisection sb = { 0 };
+	struct compare_floors floors = { 0 };
 	bool have_m = false, have_rs = false, first_parent = false, json = false;
 	const char *tree = NULL, *good = NULL, *bad = NULL, *metric = NULL, *provider = "local", *kconfig = NULL;
 	const char *via = "local", *constraint = NULL, *partition = NULL, **sbatch_args = NULL;
@@ -490,6 +706,10 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_BOX: box = optarg; break;
 		case OPT_BOXES: boxes = optarg; break;
 		case OPT_FIRST_PARENT: first_parent = true; break;
+		case OPT_FLOOR:
+			if (compare_floors_add(&floors, optarg, &err))
+				goto bad;
+			break;
 		case OPT_JSON: json = true; break;
 		case OPT_RESUME: {
 			char *end;
@@ -610,10 +830,17 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	if (d.ops->kconfig(d.prov))
 		node_set(jobs.v[0], "kconfig", node_new_scalar(d.ops->kconfig(d.prov)));
 	d.job = jobs.v[0];
+	/* the job's own floors, after the command line's (which win) */
+	if (compare_floors_add_map(&floors, node_get(d.job, "change_floor"), "change_floor", &err))
+		goto bad;
 	d.m = &m;
 	d.range = &range;
 	d.result_dir = res_real;
 	d.untestable = xcalloc(range.n + 1, sizeof(bool));
+	d.why_untestable = xcalloc(range.n + 1, sizeof(char *));
+	/* the rounds' orders: random, and recorded in every run (the interleave key of its job.yaml) */
+	if (getrandom(&d.rng, sizeof(d.rng), 0) != sizeof(d.rng) || !d.rng)
+		d.rng = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
 	d.built = xcalloc(range.n + 1, sizeof(bool));
 	d.failures = xcalloc(range.n + 1, 1);
 	d.rs = &rs;
@@ -631,7 +858,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		if (id > 0) {
 			fprintf(stderr, "lkprobot: going on with bisection %lld of the store (the same arguments)\n",
 				(long long)id);
-			if (store_bisection_end(rs.store, id, metric, "running", NULL, &err))
+			if (store_bisection_end(rs.store, id, metric, "running", NULL, NULL, &err))
 				id = -1;
 		} else if (!id) {
 			id = store_bisection_add(rs.store, &nb, &err);
@@ -640,15 +867,17 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		if (id < 0)
 			goto fail;
 	}
+	struct bisect_opts bo = { 0 };
 	if (!metric) {
 		bool nochange = false;
-		if (!(picked = pick_metric(&d, &nochange, &err)) && !nochange)
+		if (!(picked = pick_metric(&d, &floors, 5, &nochange, &err)) && !nochange)
 			goto fail;
 		if (nochange) {
-			/* the ends measured: nothing of the test's moved, by lkp-tests' rules */
+			/* the ends measured: no metric of the test moved by the decision, nor may more rounds show one */
 			outcome.status = BISECT_NOT_REPRODUCED;
-			outcome.why = "no metric of the test changed between the good and the bad end (5 runs each)";
-			store_bisection_end(rs.store, id, NULL, status_name(outcome.status), NULL, &err);
+			snprintf(outcome.why, sizeof(outcome.why),
+				 "no metric of the test changed between the good and the bad end (5 rounds), nor may more show one");
+			store_bisection_end(rs.store, id, NULL, status_name(outcome.status), NULL, outcome.why, &err);
 			if (json)
 				print_json(&d, &outcome, "", id);
 			else
@@ -664,11 +893,16 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	if (d.progress)
 		fprintf(stderr, "bisect: %zu commits between %.12s and %.12s, about %zu steps\n", range.n, d.good, bad_id,
 			d.expect_steps);
-	struct bisect_oracle o = { measure, &d, progress };
-	if (bisect_run(range.n, range.parents, range.nparents, &o, NULL, &outcome, &err))
+	struct bisect_oracle o = { run_batch, samples, &d, progress };
+	bo.metric = compare_metric_spec(&floors, metric);
+	bo.seed = d.rng;	/* as pick_metric left it: its batch ids are not drawn again */
+	if (bisect_run(range.n, range.parents, range.nparents, &o, &bo, &outcome, &err)) {
+		if (d.untestable[range.n] || d.untestable[range.n - 1])
+			end_untestable(&d, d.untestable[range.n - 1] ? range.n - 1 : range.n, &err);
 		goto fail;
+	}
 	store_bisection_end(rs.store, id, metric, status_name(outcome.status),
-			    outcome.status == BISECT_FOUND ? commit_of(&d, outcome.culprit) : NULL, &err);
+			    outcome.status == BISECT_FOUND ? commit_of(&d, outcome.culprit) : NULL, outcome.why, &err);
 	if (json) {
 		print_json(&d, &outcome, metric, id);
 	} else {
@@ -682,6 +916,14 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	ret = outcome.status == BISECT_FOUND ? EXIT_OK : EXIT_FAIL;
 	goto out;
 fail:
+	/* a bisection that could not be made ends as failed, with why: never "running" for ever */
+	if (id > 0 && have_rs) {
+		struct strbuf e2 = STRBUF_INIT;
+		store_bisection_end(rs.store, id, metric, "failed", NULL, err.buf, &e2);
+		strbuf_release(&e2);
+	}
+	if (json && d.range)
+		print_json_failed(&d, id, metric, err.buf);
 	ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 	goto out;
 bad:
@@ -691,6 +933,11 @@ out:
 	if (d.prov)
 		d.ops->close(d.prov);
 	free(d.prepared);
+	for (size_t i = 0; d.why_untestable && i <= range.n; i++)
+		free(d.why_untestable[i]);
+	free(d.why_untestable);
+	free(d.rbuf);
+	compare_floors_release(&floors);
 	free(d.untestable);
 	free(d.built);
 	free(d.failures);

@@ -33,6 +33,9 @@ static const char usage_text[] =
 	"      --all              every metric of the base, changed or not\n"
 	"      --show-noise       --field: keep tests whose stddev is over half the mean\n"
 	"      --perf-profile N   perf-profile rows change when a median is above N (default 5)\n"
+	"      --floor METRIC=PCT the decision's floor for METRIC (a glob; repeatable): a\n"
+	"                         smaller change is never a regression or improvement\n"
+	"                         (default 1% for perf metrics and the test's own, else 5%)\n"
 	"      --db FILE          the store (default: RESULT_ROOT_DIR/lkprobot.db)\n"
 	"  -o, --result-root DIR RESULT_ROOT_DIR (default /lkp/result)\n"
 	"  -h, --help             this help\n"
@@ -40,7 +43,7 @@ static const char usage_text[] =
 	"exit codes: 0 compared (changed or not), 2 a side that is not found or\n"
 	"cannot be read, or usage\n";
 
-enum { OPT_CLASSIC = 0x500, OPT_FIELD, OPT_JSON, OPT_STATS, OPT_ALL, OPT_NOISE, OPT_PPROF, OPT_DB };
+enum { OPT_CLASSIC = 0x500, OPT_FIELD, OPT_JSON, OPT_STATS, OPT_ALL, OPT_NOISE, OPT_PPROF, OPT_DB, OPT_FLOOR };
 
 int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 {
@@ -53,6 +56,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "show-noise", no_argument, NULL, OPT_NOISE },
 		{ "perf-profile", required_argument, NULL, OPT_PPROF },
 		{ "db", required_argument, NULL, OPT_DB },
+		{ "floor", required_argument, NULL, OPT_FLOOR },
 		{ "result-root", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -60,6 +64,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 	bool classic = false, json = false, stats = false, noise = false;
 	const char *field = NULL, *db = NULL, *result_dir = "/lkp/result";
 	struct compare_opts co = { 0 };
+	struct compare_floors floors = { 0 };
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct side *sides = NULL;
 	size_t nsides = 0;
@@ -78,24 +83,36 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_PPROF: {
 			char *end;
 			co.perf_profile_threshold = strtod(optarg, &end);
-			if (*end || !(co.perf_profile_threshold > 0))
-				return cmd_error(EXIT_USAGE, "--perf-profile: '%s' is not a positive number", optarg);
+			if (*end || !(co.perf_profile_threshold > 0)) {
+				strbuf_setf(&err, "--perf-profile: '%s' is not a positive number", optarg);
+				goto bad;
+			}
 			break;
 		}
 		case OPT_DB: db = optarg; break;
+		case OPT_FLOOR:
+			if (compare_floors_add(&floors, optarg, &err))
+				goto bad;
+			break;
 		case 'o': result_dir = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return EXIT_OK;
+			ret = EXIT_OK;
+			goto out;
 		default:
 			fputs(usage_text, stderr);
-			return EXIT_USAGE;
+			goto out;
 		}
 	}
-	if (argc - optind < 2)
-		return cmd_error(EXIT_USAGE, "compare needs a base and at least one commit to compare with it; see 'lkprobot compare --help'");
-	if (json + classic + (field != NULL) > 1)
-		return cmd_error(EXIT_USAGE, "--json, --classic and --field are different outputs: choose one");
+	if (argc - optind < 2) {
+		strbuf_setf(&err, "compare needs a base and at least one commit to compare with it; see 'lkprobot compare --help'");
+		goto bad;
+	}
+	if (json + classic + (field != NULL) > 1) {
+		strbuf_setf(&err, "--json, --classic and --field are different outputs: choose one");
+		goto bad;
+	}
+	co.floors = &floors;
 
 	nsides = (size_t)(argc - optind);
 	if (sides_load(argv + optind, nsides, db, result_dir, &sides, &err))
@@ -104,6 +121,9 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 	/* the groups every side has, in the base's order */
 	const struct node **mats = xcalloc(nsides, sizeof(*mats));
 	const char **labels = xcalloc(nsides, sizeof(*labels));
+	const struct group **grs = xcalloc(nsides, sizeof(*grs));
+	const uint64_t **rounds = xcalloc(nsides, sizeof(*rounds));
+	size_t *nrounds = xcalloc(nsides, sizeof(*nrounds));
 	struct compare_field_row *frows = NULL;
 	size_t nfrows = 0, ngroups = 0;
 	if (json)
@@ -113,6 +133,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 		bool everywhere = true;
 		mats[0] = bg->matrix;
 		labels[0] = sides[0].label;
+		grs[0] = bg;
 		for (size_t s = 1; s < nsides; s++) {
 			const struct group *hit = side_match(&sides[s], &sides[0], bg);
 			if (!hit) {
@@ -121,6 +142,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 			}
 			mats[s] = hit->matrix;
 			labels[s] = sides[s].label;
+			grs[s] = hit;
 		}
 		if (!everywhere)
 			continue;
@@ -142,9 +164,15 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 			continue;
 		}
 		struct compare_result res;
+		sides_rounds(grs, nsides, rounds, nrounds);
+		co.rounds = rounds;
+		co.nrounds = nrounds;
 		if (compare_matrices(mats, labels, nsides, &co, &res, &err)) {
 			free(mats);
 			free(labels);
+			free(grs);
+			free(rounds);
+			free(nrounds);
 			goto bad;
 		}
 		if (json) {
@@ -172,6 +200,9 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 	free(frows);
 	free(mats);
 	free(labels);
+	free(grs);
+	free(rounds);
+	free(nrounds);
 	if (!ngroups) {
 		strbuf_setf(&err, "%s and %s share no job: nothing to compare", sides[0].label ? sides[0].label : "base",
 			    sides[nsides - 1].label ? sides[nsides - 1].label : "new");
@@ -187,6 +218,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
+	compare_floors_release(&floors);
 	sides_release(sides, nsides);
 	strbuf_release(&err);
 	strbuf_release(&out);

@@ -39,10 +39,16 @@ static const char usage_text[] =
 	"      --tree DIR         the git repository: the commit's subject, and its\n"
 	"                         author as the To: address\n"
 	"      --url TEXT         the \"url:\" line (where the commit is: tree and branch)\n"
+	"      --note TEXT        a paragraph before the \"how sure\" one (a bisection's caveat)\n"
 	"      --from ADDR        the robot's address (default lkprobot <lkprobot@HOST>)\n"
 	"      --to ADDR, --cc ADDR  recipients (repeatable)\n"
 	"      --job FILE         the job file to attach (default: the run's job.yaml)\n"
 	"      --kconfig FILE     attach this kernel config\n"
+	"      --metric M         report on M (a bisection's metric): the mail goes out only\n"
+	"                         if the decision says M changed (default: the metric with\n"
+	"                         a direction that changed most, the test's own first)\n"
+	"      --floor METRIC=PCT the decision's floor for METRIC (a glob; repeatable; default:\n"
+	"                         the job's change_floor, else 1% for perf metrics, 5%)\n"
 	"      --signature TEXT   the name under \"Thanks,\" (default lkprobot)\n"
 	"      --date EPOCH       the message's date (default now): same input, same bytes\n"
 	"      --domain NAME      the Message-ID's domain (default this host's name)\n"
@@ -60,12 +66,14 @@ static const char usage_text[] =
 	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 written (--send: queued; sent, or to be retried by 'lkprobot\n"
-	"outbox send'), 1 nothing to report (no metric with a direction changed),\n"
+	"outbox send'), 1 nothing to report (the decision says no metric with a\n"
+	"direction, or not --metric, changed: the reason on stderr),\n"
 	"the output cannot be written, or the server refused the message for good,\n"
 	"2 bad input or usage\n";
 
 enum { OPT_BASE = 0x600, OPT_COMMIT, OPT_TREE, OPT_URL, OPT_FROM, OPT_TO, OPT_CC, OPT_JOB, OPT_KCONFIG,
-       OPT_SIGNATURE, OPT_DATE, OPT_DOMAIN, OPT_BODY, OPT_DB, OPT_RESULT, OPT_SEND, OPT_CONFIG };
+       OPT_SIGNATURE, OPT_DATE, OPT_DOMAIN, OPT_BODY, OPT_DB, OPT_RESULT, OPT_SEND, OPT_CONFIG, OPT_METRIC,
+       OPT_FLOOR, OPT_NOTE };
 
 struct addrs {
 	const char **v;
@@ -257,12 +265,16 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "result-root", required_argument, NULL, OPT_RESULT },
 		{ "send", no_argument, NULL, OPT_SEND },
 		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "note", required_argument, NULL, OPT_NOTE },
+		{ "floor", required_argument, NULL, OPT_FLOOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *base = NULL, *commit = NULL, *tree = NULL, *url = NULL, *from = NULL, *jobfile = NULL;
 	const char *kconfig = NULL, *signature = NULL, *domain = NULL, *output = NULL, *db = NULL;
-	const char *result_dir = "/lkp/result";
+	const char *result_dir = "/lkp/result", *metric = NULL, *note = NULL;
+	struct compare_floors floors = { 0 };
 	bool body_only = false, send = false;
 	const char *config_file = NULL;
 	time_t date = time(NULL);
@@ -309,6 +321,12 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_RESULT: result_dir = optarg; break;
 		case OPT_SEND: send = true; break;
 		case OPT_CONFIG: config_file = optarg; break;
+		case OPT_METRIC: metric = optarg; break;
+		case OPT_NOTE: note = optarg; break;
+		case OPT_FLOOR:
+			if (compare_floors_add(&floors, optarg, &err))
+				goto bad;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
@@ -337,15 +355,35 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 			continue;
 		const struct node *mats[2] = { sides[0].g[gi].matrix, hit->matrix };
 		const char *labels[2] = { sides[0].label, sides[1].label };
-		if (compare_matrices(mats, labels, 2, NULL, &res[nres], &err)) {
+		const struct group *grs[2] = { &sides[0].g[gi], hit };
+		const uint64_t *rounds[2];
+		size_t nrounds[2];
+		/* the floors: the command line's (first: they win), then this job's own, for this group only */
+		size_t ours = floors.n;
+		char *gjp = hit->run_dir ? xasprintf("%s/job.yaml", hit->run_dir) : NULL, *gjt = read_text(gjp);
+		struct node *gj = gjt ? yml_load_one(gjt, gjp, &err) : NULL;
+		strbuf_reset(&err);
+		if (gj && gj->type == NODE_MAP && compare_floors_add_map(&floors, node_get(gj, "change_floor"), "change_floor", &err)) {
+			strbuf_reset(&err);
+			cmd_warn("%s: change_floor: not a map of metric -> percent; its floors are ignored", gjp);
+		}
+		node_free(gj);
+		free(gjt);
+		free(gjp);
+		sides_rounds(grs, 2, rounds, nrounds);
+		struct compare_opts co = { .floors = &floors, .rounds = rounds, .nrounds = nrounds };
+		int cr = compare_matrices(mats, labels, 2, &co, &res[nres], &err);
+		while (floors.n > ours)
+			free(floors.v[--floors.n].glob);
+		if (cr) {
 			free(bgs);
 			free(ngs);
 			goto bad;
 		}
 		bgs[nres] = &sides[0].g[gi];
 		ngs[nres] = hit;
-		const struct compare_row *h = report_headline(&res[nres]);
-		if (h && (lead < 0 || fabs(h->change[1]) > fabs(report_headline(&res[lead])->change[1])))
+		const struct compare_row *h = report_headline(&res[nres], metric);
+		if (h && (lead < 0 || fabs(h->change[1]) > fabs(report_headline(&res[lead], metric)->change[1])))
 			lead = (ssize_t)nres;
 		nres++;
 	}
@@ -358,8 +396,14 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	if (lead < 0) {
 		free(bgs);
 		free(ngs);
-		ret = cmd_error(EXIT_FAIL, "no metric with a direction changed between %s and %s: nothing to report",
-				sides[0].label, sides[1].label);
+		/* the decision's reason, of the group that has the metric (the first, else) */
+		size_t why = 0;
+		for (size_t i = 0; metric && i < nres; i++)
+			for (size_t k = 0; k < res[i].nrows; k++)
+				if (!strcmp(res[i].rows[k].metric, metric) && !why)
+					why = i + 1;
+		report_nothing(&res[why ? why - 1 : 0], metric, &err);
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 		goto out;
 	}
 	/* the lead's job, as the commit's run wrote it */
@@ -401,7 +445,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	params = xcalloc(nres, sizeof(*params));
 	machines = xcalloc(nres, sizeof(*machines));
 	for (size_t i = 0; i < nres; i++) {
-		const struct compare_row *h = report_headline(&res[i]);
+		const struct compare_row *h = report_headline(&res[i], metric);
 		if ((ssize_t)i == lead || !h)
 			continue;
 		struct node *oj = NULL;
@@ -464,11 +508,13 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	struct report_input in = {
 		.cmp = &res[lead],
+		.metric = metric,
 		.job = job,
 		.test_desc = bgs[lead]->desc,
 		.commit = full ? full : sides[1].label,
 		.commit_subject = subject,
 		.url = url,
+		.note = note,
 		.others = others,
 		.nothers = nothers,
 		.from = from,
@@ -512,6 +558,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
+	compare_floors_release(&floors);
 	for (size_t i = 0; i < nothers; i++)
 		free((char *)others[i].testcase);
 	free(others);

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,16 +43,18 @@ static const char usage_text[] =
 	"       lkprobot status -c FILE [--json]\n"
 	"\n"
 	"serve: watch the trees of the configuration's serve: section; test each new\n"
-	"head of their branches against its base (the branch's last tested head, or\n"
-	"its parent) with 'lkprobot bisect' (both ends measured; when they differ, the\n"
-	"first commit of the change found and confirmed), queue the culprit's report\n"
-	"with 'lkprobot report --send' (mail: section) and deliver the outbox. One\n"
-	"line a step on stderr. SIGTERM: finish the step under way and stop; SIGHUP:\n"
-	"read the configuration again. --once: one pass (poll, test what is queued,\n"
-	"deliver), then stop.\n"
+	"head of their branches against its base (the branch's last head that was\n"
+	"tested and measured, or its parent) with 'lkprobot bisect' (both ends\n"
+	"measured in interleaved rounds; when they differ beyond the metric's floor,\n"
+	"the first commit of the change found and confirmed), queue the culprit's\n"
+	"report with 'lkprobot report --send' (mail: section; the same decision) and\n"
+	"deliver the outbox. A head that does not build is build_failed, with its\n"
+	"first error line. One line a step on stderr, with its reason. SIGTERM: finish\n"
+	"the step under way and stop; SIGHUP: read the configuration again. --once:\n"
+	"one pass (poll, test what is queued, deliver), then stop.\n"
 	"check-config: read the configuration and say what is wrong in it.\n"
-	"status: the heads the service has seen and where each stands (--json: as\n"
-	"JSON, each head's result as data).\n"
+	"status: the heads the service has seen, where each stands and why (--json:\n"
+	"as JSON, each head's result as data).\n"
 	"\n"
 	"    serve:\n"
 	"      result_root: /lkp/result     # where the runs go (and the store, lkprobot.db)\n"
@@ -61,6 +64,8 @@ static const char usage_text[] =
 	"      public_url: https://lkp.example.org/   # optional: where readers reach the dashboard;\n"
 	"                                   # the mails link their bisection there (url:)\n"
 	"      report_improvements: true    # mail the culprit of an improvement too (false: record it only)\n"
+	"      change_floor:                # the smallest change worth a report, per metric or glob\n"
+	"        command.throughput: 3%     # (default 1% for perf metrics, 5% for the rest)\n"
 	"      trees:\n"
 	"        - name: linux\n"
 	"          path: /srv/git/linux     # a local repository (fetched into by others), or\n"
@@ -105,6 +110,8 @@ struct serve_conf {
 	char *boxes;		/* the boxes file of provider ssh (NULL: the default) */
 	char *public_url;	/* where readers reach the dashboard (NULL: unknown) */
 	bool report_improvements;	/* mail a culprit of an improvement too (default) */
+	char **floors;			/* change_floor: "GLOB=PCT" each, for bisect and report (--floor) */
+	size_t nfloors;
 	long poll;
 	struct tree_conf *trees;
 	size_t ntrees;
@@ -136,6 +143,9 @@ static void serve_conf_release(struct serve_conf *c)
 		free(t->jobs);
 	}
 	free(c->trees);
+	for (size_t i = 0; i < c->nfloors; i++)
+		free(c->floors[i]);
+	free(c->floors);
 	free(c->path);
 	free(c->result_root);
 	free(c->cache);
@@ -204,7 +214,7 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	struct node *doc = NULL;
 	int ret = -1;
 	static const char *const top[] = { "result_root", "cache", "db", "poll", "trees", "web_token_file",
-					   "report_improvements", "boxes", "public_url", NULL };
+					   "report_improvements", "boxes", "public_url", "change_floor", NULL };
 	static const char *const tk[] = { "name", "path", "url", "branches", "base", "jobs", "provider", "kconfig",
 					  "via", "constraint", "partition", "sbatch_args", "pending_timeout", "box", NULL };
 
@@ -277,6 +287,31 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 			goto out;
 		}
 		c->report_improvements = !strcmp(b, "true");
+	}
+	const struct node *cf = node_get(s, "change_floor");
+	if (cf && cf->type != NODE_MAP) {
+		conf_bad(err, file, cf, "change_floor", "must be a map of metric (or glob) -> percent, e.g. command.throughput: 2%");
+		goto out;
+	}
+	for (size_t i = 0; cf && i < cf->n; i++) {
+		/* checked here, handed to bisect and report as --floor GLOB=PCT */
+		struct compare_floors fl = { 0 };
+		char *spec = xasprintf("%s=%s", cf->keys[i], node_str(cf->vals[i]) ? node_str(cf->vals[i]) : "");
+		int rc = cf->vals[i]->comment ? 0 : compare_floors_add(&fl, spec, err);
+		compare_floors_release(&fl);
+		if (rc) {
+			char *key = xasprintf("change_floor.%s", cf->keys[i]);
+			conf_bad(err, file, cf->vals[i], key, "not a percentage; write e.g. 2% or 0.5");
+			free(key);
+			free(spec);
+			goto out;
+		}
+		if (cf->vals[i]->comment) {
+			free(spec);
+			continue;
+		}
+		c->floors = xrealloc(c->floors, (c->nfloors + 1) * sizeof(*c->floors));
+		c->floors[c->nfloors++] = spec;
 	}
 	const struct node *p = node_get(s, "poll");
 	if (p) {
@@ -496,11 +531,14 @@ static int poll_trees(const struct serve_conf *c, struct store *s, struct strbuf
 				say("%s: base %s: %s", t->name, t->base, err->buf);
 				strbuf_reset(err);
 			}
-			/* the last head of this branch the service saw, if it is an ancestor (no force-push) */
+			/*
+			 * the last head of this branch tested and measured, if it is an
+			 * ancestor (no force-push); chosen again when the head is tested
+			 */
 			if (!strcmp(t->base, "last-tested")) {
 				struct strbuf last = STRBUF_INIT;
-				if (store_head_last(s, t->name, t->branches[b], &last, err) == 1 && strcmp(last.buf, hc.id) &&
-				    gitrepo_is_ancestor(repo, last.buf, hc.id, err) == 1)
+				if (store_head_last_measured(s, t->name, t->branches[b], INT64_MAX, &last, err) == 1 &&
+				    strcmp(last.buf, hc.id) && gitrepo_is_ancestor(repo, last.buf, hc.id, err) == 1)
 					snprintf(base, sizeof(base), "%s", last.buf);
 				strbuf_release(&last);
 				strbuf_reset(err);
@@ -532,137 +570,252 @@ static const struct tree_conf *tree_named(const struct serve_conf *c, const char
 }
 
 
-/* One head: each job bisected between base and head; a culprit's report sent. */
-static int test_head(const struct serve_conf *c, const char *config, const struct node *h, struct strbuf *result)
+/* A child's complaint in one line: the last line of its stderr, without "lkprobot: ". */
+static void child_reason(const struct strbuf *e, struct strbuf *out)
+{
+	const char *p = e->buf, *end = e->buf + e->len;
+
+	while (end > p && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	const char *line = end;
+	while (line > p && line[-1] != '\n')
+		line--;
+	if ((size_t)(end - line) > 10 && !strncmp(line, "lkprobot: ", 10))
+		line += 10;
+	strbuf_reset(out);
+	strbuf_add(out, line, (size_t)(end - line));
+	if (!out->len)
+		strbuf_addstr(out, "it said nothing");
+}
+
+/*
+ * One head: each job bisected between base and head; a culprit's report
+ * sent — unless the decision the report takes (the one bisect confirmed
+ * the culprit with) says no, which is recorded with its reason. Returns
+ * the head's status: done (measured), build_failed (the head does not
+ * build: the reason is its first error line) or failed.
+ */
+static const char *test_head(const struct serve_conf *c, const char *config, const struct node *h, const char *base,
+			     struct strbuf *result)
 {
 	const char *tree = node_str(node_get(h, "tree")), *head = node_str(node_get(h, "head"));
-	const char *base = node_str(node_get(h, "base")), *first = node_str(node_get(h, "first_seen"));
+	const char *first = node_str(node_get(h, "first_seen"));
 	const struct tree_conf *t = tree_named(c, tree ? tree : "");
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	bool failed = false;
+	const char *status = "done";
 
 	if (!t || n <= 0) {
 		strbuf_setf(result, "{\"error\": \"the tree is not in the configuration any more\"}");
-		return 1;
+		return "failed";
 	}
 	exe[n] = '\0';
 	strbuf_addstr(result, "[");
 	for (size_t j = 0; j < t->njobs && !proc_stop_signal; j++) {
-		struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
-		char *args[72];
-		int a = 0;
-		args[a++] = exe;
-		args[a++] = "bisect";
-		args[a++] = "--tree";
-		args[a++] = t->path;
-		args[a++] = "--good";
-		args[a++] = (char *)base;
-		args[a++] = "--bad";
-		args[a++] = (char *)head;
-		args[a++] = "--provider";
-		args[a++] = t->provider;
-		args[a++] = "-o";
-		args[a++] = c->result_root;
-		args[a++] = "--db";
-		args[a++] = c->db;
-		if (c->cache) {
-			args[a++] = "--cache";
-			args[a++] = c->cache;
-		}
-		if (t->kconfig) {
-			args[a++] = "--kconfig";
-			args[a++] = t->kconfig;
-		}
+		struct strbuf out = STRBUF_INIT, e = STRBUF_INIT, why = STRBUF_INIT;
+		size_t na = 0, max = 64 + 2 * t->nsbatch_args + 2 * c->nfloors;
+		char **args = xcalloc(max, sizeof(*args));
+#define ARG(x) (args[na++] = (char *)(x))
+		ARG(exe), ARG("bisect"), ARG("--tree"), ARG(t->path), ARG("--good"), ARG(base), ARG("--bad"), ARG(head);
+		ARG("--provider"), ARG(t->provider), ARG("-o"), ARG(c->result_root), ARG("--db"), ARG(c->db);
+		if (c->cache)
+			ARG("--cache"), ARG(c->cache);
+		if (t->kconfig)
+			ARG("--kconfig"), ARG(t->kconfig);
 		const char *const sopt[] = { "--via", "--constraint", "--partition", "--pending-timeout" };
 		char *const sval[] = { t->via, t->constraint, t->partition, t->pending_timeout };
 		for (size_t k = 0; k < 4; k++)
-			if (sval[k]) {
-				args[a++] = (char *)sopt[k];
-				args[a++] = sval[k];
-			}
+			if (sval[k])
+				ARG(sopt[k]), ARG(sval[k]);
 		if (t->box) {
-			args[a++] = "--box";
-			args[a++] = t->box;
-			if (c->boxes) {
-				args[a++] = "--boxes";
-				args[a++] = c->boxes;
-			}
+			ARG("--box"), ARG(t->box);
+			if (c->boxes)
+				ARG("--boxes"), ARG(c->boxes);
 		}
-		for (size_t k = 0; k < t->nsbatch_args && a < 60; k++) {
-			args[a++] = "--sbatch-arg";
-			args[a++] = t->sbatch_args[k];
-		}
-		args[a++] = "--json";
-		args[a++] = t->jobs[j];
-		args[a] = NULL;
+		for (size_t k = 0; k < t->nsbatch_args; k++)
+			ARG("--sbatch-arg"), ARG(t->sbatch_args[k]);
+		for (size_t k = 0; k < c->nfloors; k++)
+			ARG("--floor"), ARG(c->floors[k]);
+		ARG("--json"), ARG(t->jobs[j]);
 		say("%s %.12s..%.12s: %s", tree, base, head, t->jobs[j]);
 		int rc = serve_child(args, &out, &e);
-		struct node *js = rc == 0 || rc == 1 ? json_parse(out.buf, out.len, "bisect", &e) : NULL;
-		const char *status = js ? node_str(node_get(js, "status")) : NULL;
+		struct strbuf pe = STRBUF_INIT;
+		struct node *js = (rc == 0 || rc == 1) && out.len ? json_parse(out.buf, out.len, "bisect", &pe) : NULL;
+		strbuf_release(&pe);
+		const char *st = js ? node_str(node_get(js, "status")) : NULL;
 		const char *culprit = js ? node_str(node_get(js, "culprit")) : NULL;
 		const char *parent = js ? node_str(node_get(js, "parent")) : NULL;
 		const char *metric = js ? node_str(node_get(js, "metric")) : NULL;
+		const char *untestable = js ? node_str(node_get(js, "untestable")) : NULL;
+		if (js && node_str(node_get(js, "why"))) {
+			strbuf_addstr(&why, node_str(node_get(js, "why")));
+		} else {
+			child_reason(&e, &why);
+			strbuf_addf(&why, " (exit %d)", rc);
+		}
 		strbuf_addf(result, "%s{\"job\": ", j ? ", " : "");
 		json_emit_string(result, t->jobs[j]);
 		strbuf_addstr(result, ", \"bisect\": ");
-		json_emit_string(result, status ? status : "error");
-		if (!status) {
-			failed = true;
-			say("%s %.12s: bisect failed (exit %d)%s%s", tree, head, rc, e.len ? ": " : "", e.buf);
+		json_emit_string(result, st ? st : "error");
+		strbuf_addstr(result, ", \"why\": ");
+		json_emit_string(result, why.buf);
+		if (!st || !strcmp(st, "failed")) {
+			/* a head that does not build is no base for the next: recorded as such, with its first error line */
+			bool build = untestable && !strcmp(untestable, "bad");
+			if (build && strcmp(status, "failed"))
+				status = "build_failed";
+			else
+				status = "failed";
+			say("%s %.12s: bisect failed: %s", tree, head, why.buf);
 		} else {
-			say("%s %.12s: %s%s%.12s", tree, head, status, culprit ? ", culprit " : "", culprit ? culprit : "");
+			say("%s %.12s: %s%s%.12s: %s", tree, head, st, culprit ? ", culprit " : "", culprit ? culprit : "",
+			    why.buf);
 		}
 		/* which way the change went, by the metric's direction (higher or lower is better) */
 		double change = 0;
 		const char *kind = NULL;
-		if (status && !strcmp(status, "found") && json_number(node_get(js, "change"), &change) && metric &&
-		    compare_direction(metric))
+		/* found, or of an ambiguous set the one commit that can be tested, confirmed (bisect names it) */
+		bool named = st && (!strcmp(st, "found") || !strcmp(st, "ambiguous")) && culprit && parent;
+		if (named && json_number(node_get(js, "change"), &change) && metric && compare_direction(metric))
 			kind = change * compare_direction(metric) > 0 ? "improvement" : "regression";
-		if (kind) {
-			strbuf_addstr(result, ", \"kind\": ");
-			json_emit_string(result, kind);
-		}
 		if (kind && !strcmp(kind, "improvement") && !c->report_improvements) {
 			say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", tree,
 			    culprit ? culprit : "", metric);
-		} else if (status && !strcmp(status, "found") && culprit && parent) {
-			struct strbuf rout = STRBUF_INIT, re = STRBUF_INIT;
+			strbuf_addstr(result, ", \"kind\": \"improvement\"");
+		} else if (named) {
+			struct strbuf rout = STRBUF_INIT, re = STRBUF_INIT, rwhy = STRBUF_INIT, note = STRBUF_INIT;
+			size_t nr = 0;
+			char **r = xcalloc(28 + 2 * c->nfloors, sizeof(*r));
+			const char *const fixed[] = { exe, "report", "--send", "--config", config, "--db", c->db,
+						      "--result-root", c->result_root, "--tree", t->path, "--base", parent,
+						      "--commit", culprit, "--date", first ? first : "0" };
+			for (size_t k = 0; k < sizeof(fixed) / sizeof(*fixed); k++)
+				r[nr++] = (char *)fixed[k];
 			/* the mail's url: the bisection's page, which leads to the compare and the history */
 			double bid = 0;
 			char *url = c->public_url && json_number(node_get(js, "id"), &bid) && bid > 0
 					    ? web_url_bisection(c->public_url, (long long)bid) : NULL;
-			char *r[] = { exe, "report", "--send", "--config", (char *)config, "--db", c->db, "--result-root",
-				      c->result_root, "--tree", t->path, "--base", (char *)parent, "--commit", (char *)culprit,
-				      "--date", (char *)(first ? first : "0"), url ? "--url" : NULL, url, NULL };
+			if (url) {
+				r[nr++] = "--url";
+				r[nr++] = url;
+			}
+			if (metric) {
+				r[nr++] = "--metric";
+				r[nr++] = (char *)metric;
+			}
+			for (size_t k = 0; k < c->nfloors; k++) {
+				r[nr++] = "--floor";
+				r[nr++] = c->floors[k];
+			}
+			if (!strcmp(st, "ambiguous")) {
+				/* the set, in the mail: the reader decides between the commits that could not be tested */
+				const struct node *cand = node_get(js, "candidates"), *skip = node_get(js, "skipped");
+				strbuf_addstr(&note, "Commits that cannot be tested keep lkprobot from naming one first bad "
+						     "commit; it is one of:");
+				for (size_t k = 0; cand && cand->type == NODE_SEQ && k < cand->n; k++) {
+					const char *x = node_str(cand->vals[k]);
+					bool skipped = false;
+					for (size_t q = 0; x && skip && skip->type == NODE_SEQ && q < skip->n; q++)
+						skipped |= node_str(skip->vals[q]) && !strcmp(node_str(skip->vals[q]), x);
+					strbuf_addf(&note, "%s %.12s%s", k ? "," : "", x ? x : "?",
+						    skipped ? " (cannot be tested)" : "");
+				}
+				strbuf_addf(&note, ". The one that can be tested, %.12s, is reported here, compared with "
+						   "%.12s, the nearest commit found good.", culprit, parent);
+				r[nr++] = "--note";
+				r[nr++] = note.buf;
+			}
 			int rr = serve_child(r, &rout, &re);
 			free(url);
 			strbuf_rtrim(&rout);
-			say("%s %.12s: report: %s (exit %d)", tree, culprit, rout.len ? rout.buf : re.buf, rr);
-			strbuf_addstr(result, ", \"culprit\": ");
-			json_emit_string(result, culprit);
+			if (rout.len)
+				strbuf_addstr(&rwhy, rout.buf);
+			else
+				child_reason(&re, &rwhy);
+			say("%s %.12s: report: %s (exit %d)", tree, culprit, rwhy.buf, rr);
 			/* a mail the server refused for good is a failed delivery, not "nothing to report" */
 			const char *refused = !strncmp(rout.buf, "failed ", 7) ? rout.buf : strstr(rout.buf, "\nfailed ");
+			/* a regression or improvement only when it is reported: the same decision said so */
+			if (kind && (rr == 0 || refused)) {
+				strbuf_addstr(result, ", \"kind\": ");
+				json_emit_string(result, kind);
+			}
+			strbuf_addstr(result, ", \"culprit\": ");
+			json_emit_string(result, culprit);
 			strbuf_addstr(result, ", \"report\": ");
-			json_emit_string(result, refused ? "delivery failed" : rr == 0 ? "queued" : rr == 1 ? "nothing to report" : "error");
+			json_emit_string(result, refused ? "delivery failed" : rr == 0 ? "queued" : rr == 1 ? "not sent" : "error");
 			if (refused) {
-				const char *why = strstr(refused, ": ");
-				char *line = xstrndup(why ? why + 2 : refused, strcspn(why ? why + 2 : refused, "\n"));
+				const char *colon = strstr(refused, ": ");
+				const char *text = colon ? colon + 2 : refused;
+				char *line = xstrndup(text, strcspn(text, "\n"));
 				strbuf_addstr(result, ", \"mail_error\": ");
 				json_emit_string(result, line);
 				free(line);
+			} else if (rr) {
+				strbuf_addstr(result, ", \"report_why\": ");
+				json_emit_string(result, rwhy.buf);
 			}
-			failed |= rr == 2;
+			if (rr == 2)
+				status = "failed";
+			free(r);
 			strbuf_release(&rout);
 			strbuf_release(&re);
+			strbuf_release(&rwhy);
+			strbuf_release(&note);
 		}
+#undef ARG
 		strbuf_addstr(result, "}");
 		node_free(js);
+		free(args);
 		strbuf_release(&out);
 		strbuf_release(&e);
+		strbuf_release(&why);
 	}
 	strbuf_addstr(result, "]");
-	return failed ? 1 : 0;
+	return status;
+}
+
+/*
+ * The base a head is tested against, chosen when it is tested: for base
+ * last-tested, the branch's last head that was tested and measured before
+ * it (not one that failed or did not build: a regression behind a broken
+ * head is still found) when that is an ancestor, else the head's parent;
+ * a configured revision stays. Appended to base; recorded in the store.
+ */
+static void head_base(const struct serve_conf *c, struct store *s, const struct node *h, int64_t id, struct strbuf *base)
+{
+	const char *tree = node_str(node_get(h, "tree")), *branch = node_str(node_get(h, "branch"));
+	const char *head = node_str(node_get(h, "head")), *was = node_str(node_get(h, "base"));
+	const struct tree_conf *t = tree_named(c, tree ? tree : "");
+	struct strbuf err = STRBUF_INIT, last = STRBUF_INIT;
+	struct gitrepo *repo = NULL;
+	struct gitrepo_commit hc;
+
+	strbuf_addstr(base, was ? was : "");
+	if (!t || strcmp(t->base, "last-tested") || !head || gitrepo_open(&repo, t->path, &err))
+		goto out;
+	if (store_head_last_measured(s, tree, branch, id, &last, &err) == 1 && strcmp(last.buf, head) &&
+	    gitrepo_is_ancestor(repo, last.buf, head, &err) == 1) {
+		strbuf_reset(base);
+		strbuf_add(base, last.buf, last.len);
+	} else if (!gitrepo_commit_info(repo, head, &hc, &err)) {
+		if (hc.nparents) {
+			strbuf_reset(base);
+			strbuf_addstr(base, hc.parents[0]);
+		}
+		gitrepo_commit_release(&hc);
+	}
+	if (base->len && (!was || strcmp(was, base->buf))) {
+		say("%s %.12s: base %.12s (the last head tested and measured, or the parent), not %.12s", tree, head,
+		    base->buf, was ? was : "");
+		strbuf_reset(&err);
+		if (store_head_set_base(s, id, base->buf, (int64_t)time(NULL), &err))
+			say("%s", err.buf);
+	}
+out:
+	gitrepo_close(repo);
+	strbuf_release(&err);
+	strbuf_release(&last);
 }
 
 /*
@@ -711,13 +864,16 @@ static int one_pass(const struct serve_conf *c, const char *config, struct store
 			    node_str(node_get(h, "head")));
 			continue;
 		}
-		int rc = test_head(c, config, h, &result);
+		struct strbuf base = STRBUF_INIT;
+		head_base(c, s, h, (int64_t)id, &base);
+		const char *st = test_head(c, config, h, base.buf, &result);
+		strbuf_release(&base);
 		if (proc_stop_signal) {
 			/* interrupted: it stays to do, and the next service goes on from the runs made */
 			strbuf_release(&result);
 			break;
 		}
-		if (store_head_set(s, (int64_t)id, rc ? "failed" : "done", result.buf, (int64_t)time(NULL), err) < 0) {
+		if (store_head_set(s, (int64_t)id, st, result.buf, (int64_t)time(NULL), err) < 0) {
 			strbuf_release(&result);
 			node_free(todo);
 			return -1;

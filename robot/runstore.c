@@ -6,6 +6,7 @@
 #include "../lib/util/json.h"
 #include "../lib/util/node.h"
 #include "../lib/results/result.h"
+#include "../lib/results/sampling.h"
 #include "../lib/store/store.h"
 #include "../lib/util/units.h"
 #include "../lib/util/yml.h"
@@ -93,7 +94,7 @@ int runstore_record_dir(struct runstore *rs, const char *run_dir, struct strbuf 
 	/* the atomic job as it was split: without what the run added to job.yaml */
 	static const char *const run_keys[] = { "job_state", "job_state_reason", "start_time",
 						"end_time", "loadavg", "lkprobot_version", "facts",
-						"unavailable", "stats_problems", NULL };
+						"unavailable", "stats_problems", SAMPLING_KEY, NULL };
 	struct node *atomic = node_dup(job);
 	struct strbuf atomic_yaml = STRBUF_INIT;
 	for (const char *const *k = run_keys; *k; k++)

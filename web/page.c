@@ -385,10 +385,18 @@ void page_state_class(struct strbuf *b, const char *state)
 
 void page_state_html(struct strbuf *b, const struct node *st)
 {
-	page_badge(b, page_get(st, "state"), page_get(st, "reason"));
+	const char *reason = page_get(st, "reason");
+
+	/* "found regression", then why: the state and its kind read as one */
+	page_badge(b, page_get(st, "state"), NULL);
 	if (*page_get(st, "kind")) {
 		strbuf_addch(b, ' ');
 		page_badge(b, page_get(st, "kind"), NULL);
+	}
+	if (*reason) {
+		strbuf_addstr(b, " <span class=\"reason\">");
+		html_escape(b, reason);
+		strbuf_addstr(b, "</span>");
 	}
 }
 

@@ -202,6 +202,12 @@ void page_bisection_html(const struct node *d, struct strbuf *b)
 	strbuf_addstr(b, "<tr><th>state</th><td>");
 	page_state_html(b, st);
 	strbuf_addstr(b, "</td></tr>");
+	if (*page_get(x, "why")) {
+		/* the decision's reason: why a culprit was or was not reported, why it failed */
+		strbuf_addstr(b, "<tr><th>why</th>");
+		html_td(b, page_get(x, "why"));
+		strbuf_addstr(b, "</tr>");
+	}
 	kv_commit(b, "good", node_get(d, "good_ref"));
 	kv_commit(b, "bad", node_get(d, "bad_ref"));
 	kv_commit(b, "culprit", node_get(d, "culprit_ref"));

@@ -101,7 +101,13 @@ static int compare_pair(struct store *s, const char *base, const char *commit, b
 			continue;
 		const struct node *mats[2] = { bg->matrix, ng->matrix };
 		const char *labels[2] = { sides[0].label, sides[1].label };
+		const struct group *grs[2] = { bg, ng };
+		const uint64_t *rounds[2];
+		size_t nrounds[2];
 		struct compare_result res;
+		sides_rounds(grs, 2, rounds, nrounds);	/* runs of one round are compared as pairs */
+		co.rounds = rounds;
+		co.nrounds = nrounds;
 		if (compare_matrices(mats, labels, 2, &co, &res, err)) {
 			code = 500;
 			break;

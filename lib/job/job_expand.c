@@ -1147,7 +1147,7 @@ int job_check(const struct node *job, struct lkpsrc *lk, struct strbuf *err)
 /* A top-level mapping under a name no data knows: options nobody reads. */
 static void warn_unknown(struct expander *ex, const struct node *job)
 {
-	static const char *const known_maps[] = { "boot_params", "need_kconfig", "hw", NULL };
+	static const char *const known_maps[] = { "boot_params", "need_kconfig", "hw", "change_floor", NULL };
 
 	if (!ex->env->warn || ex->env->lkp)
 		return;	/* with lkp-tests' data, unknown keys are what lkp-tests ignores too */

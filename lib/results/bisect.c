@@ -4,9 +4,11 @@
  * commits: n^2 bits); candidates are a bitset too.
  */
 #include "bisect.h"
-#include "../stats/sigtest.h"
+#include "sampling.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,54 +99,302 @@ size_t bisect_log2_ceil(size_t n)
 	return k;
 }
 
-static double mean(const double *v, size_t n)
+/* xorshift64*: the rounds' orders and ids, reproducible from the seed */
+static uint64_t next_random(uint64_t *s)
 {
-	double s = 0;
-	for (size_t i = 0; i < n; i++)
-		s += v[i];
-	return n ? s / (double)n : NAN;
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
 }
 
-static double var(const double *v, size_t n)
+/* What the oracle has of one commit, copied (it may move on the next call). */
+struct sampled {
+	double *v;
+	uint64_t *round;
+	size_t n;
+};
+
+struct bis {
+	const struct bisect_oracle *o;
+	struct bisect_outcome *out;
+	size_t n;
+	size_t *seen;		/* samples of each commit so far */
+	uint64_t rng;
+	struct sampled *cache;	/* [n + 1]: the samples last read */
+	bool *fresh;		/* cache[i] is still what the oracle has */
+};
+
+static void sampled_release(struct sampled *s)
 {
-	double m = mean(v, n), s = 0;
-	for (size_t i = 0; i < n; i++)
-		s += (v[i] - m) * (v[i] - m);
-	return n > 1 ? s / (double)(n - 1) : 0;
+	free(s->v);
+	free(s->round);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Commit i's samples: 0, 1 when it cannot be tested, -1 with err set. */
+static int get(struct bis *b, size_t i, const struct sampled **out, struct strbuf *err)
+{
+	const double *v;
+	const uint64_t *r;
+	size_t n;
+
+	if (!b->fresh[i]) {
+		int rc = b->o->samples(b->o->ctx, i, &v, &r, &n, err);
+		if (rc)
+			return rc;
+		struct sampled *s = &b->cache[i];
+		sampled_release(s);
+		s->v = xmalloc((n ? n : 1) * sizeof(double));
+		s->round = xcalloc(n ? n : 1, sizeof(uint64_t));
+		if (n)
+			memcpy(s->v, v, n * sizeof(double));
+		if (r && n)
+			memcpy(s->round, r, n * sizeof(uint64_t));
+		s->n = n;
+		if (n > b->seen[i])
+			b->seen[i] = n;
+		b->fresh[i] = true;
+	}
+	*out = &b->cache[i];
+	return 0;
 }
 
 /*
- * The ends as two normal distributions with a common spread — of the
- * samples' logarithms when the metric is positive and the ends differ by
- * more than a factor of 2: throughput under noise that scales with it
- * (TCG's fio numbers spread over a factor of 5) is normal in log space.
+ * The rounds two commits' samples share: for each (the first sample of a
+ * round only), the index of x's sample and of y's in ix[k], iy[k] (either
+ * may be NULL). Returns how many.
  */
-struct model {
-	double good, bad, sigma;
-	bool log;
-};
-
-static double scale(const struct model *m, double x)
+static size_t pair_up(const struct sampled *x, const struct sampled *y, size_t *ix, size_t *iy)
 {
-	return m->log ? log(x) : x;
+	size_t k = 0;
+
+	for (size_t i = 0; i < x->n; i++) {
+		if (!x->round[i])
+			continue;
+		bool dup = false;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = x->round[j] == x->round[i];
+		for (size_t j = 0; j < y->n && !dup; j++)
+			if (y->round[j] == x->round[i]) {
+				if (ix)
+					ix[k] = i;
+				if (iy)
+					iy[k] = j;
+				k++;
+				break;
+			}
+	}
+	return k;
 }
 
-static double llr(const struct model *m, const double *x, size_t n)
+static size_t shared_rounds(const struct sampled *x, const struct sampled *y)
 {
-	double l = 0;
-	for (size_t i = 0; i < n; i++) {
-		double v = scale(m, x[i]);
-		l += ((v - m->good) * (v - m->good) - (v - m->bad) * (v - m->bad)) / (2 * m->sigma * m->sigma);
+	return pair_up(x, y, NULL, NULL);
+}
+
+/*
+ * Run `rounds` new rounds, round r of commits first[r] and second[r] in a
+ * random order, as one batch. 0, or -1 with err set.
+ */
+struct bisect_run *bisect_plan_rounds(uint64_t *rng, const size_t *first, const size_t *second, size_t rounds,
+				      struct bisect_batch *batch)
+{
+	struct bisect_run *runs = xcalloc(2 * rounds + 1, sizeof(*runs));
+
+	if (!*rng)
+		*rng = 0x9E3779B97F4A7C15ULL;
+	batch->id = next_random(rng);
+	batch->runs = runs;
+	batch->n = 2 * rounds;
+	for (size_t r = 0; r < rounds; r++) {
+		bool swap = next_random(rng) >> 63;
+		uint64_t id = sampling_round_id(batch->id, r);
+		runs[2 * r] = (struct bisect_run){ swap ? second[r] : first[r], r, 2 * r, id };
+		runs[2 * r + 1] = (struct bisect_run){ swap ? first[r] : second[r], r, 2 * r + 1, id };
 	}
+	return runs;
+}
+
+static int run_rounds(struct bis *b, const size_t *first, const size_t *second, size_t rounds, struct strbuf *err)
+{
+	struct bisect_batch batch;
+	struct bisect_run *runs = bisect_plan_rounds(&b->rng, first, second, rounds, &batch);
+	int rc = b->o->run(b->o->ctx, &batch, err);
+	free(runs);
+	b->out->batches++;
+	for (size_t i = 0; i <= b->n; i++)
+		b->fresh[i] = false;
+	return rc;
+}
+
+/* At least `want` rounds of commits x and y together: 0, 1 one cannot be tested, -1 with err set. */
+static int ensure_pairs(struct bis *b, size_t x, size_t y, size_t want, struct strbuf *err)
+{
+	const struct sampled *sx, *sy;
+	int rc;
+
+	if ((rc = get(b, x, &sx, err)) || (rc = get(b, y, &sy, err)))
+		return rc;
+	size_t have = shared_rounds(sx, sy);
+	if (have >= want)
+		return 0;
+	size_t k = want - have, *first = xcalloc(k, sizeof(size_t)), *second = xcalloc(k, sizeof(size_t));
+	for (size_t r = 0; r < k; r++) {
+		first[r] = x;
+		second[r] = y;
+	}
+	rc = run_rounds(b, first, second, k, err);
+	free(first);
+	free(second);
+	if (rc)
+		return rc;
+	if ((rc = get(b, x, &sx, err)) || (rc = get(b, y, &sy, err)))
+		return rc;
+	return 0;
+}
+
+/* Is round id r one of the n in ex? */
+static bool among(uint64_t r, const uint64_t *ex, size_t n)
+{
+	for (size_t i = 0; r && i < n; i++)
+		if (ex[i] == r)
+			return true;
+	return false;
+}
+
+/* x's samples but those of the rounds in ex (which the ends were decided on). */
+static void without(const struct sampled *x, const uint64_t *ex, size_t nex, struct sampled *out)
+{
+	out->v = xcalloc(x->n + 1, sizeof(double));
+	out->round = xcalloc(x->n + 1, sizeof(uint64_t));
+	out->n = 0;
+	for (size_t i = 0; i < x->n; i++)
+		if (!among(x->round[i], ex, nex)) {
+			out->v[out->n] = x->v[i];
+			out->round[out->n++] = x->round[i];
+		}
+}
+
+/*
+ * Decide commit against base, leaving out the rounds in ex: a
+ * confirmation of the ends themselves (a range of one commit) is made on
+ * rounds of its own, not on those that made the ends look different.
+ * *shared gets how many rounds the decision had.
+ */
+static void decide_between(struct bis *b, size_t base, size_t commit, const struct decide_metric *m,
+			   const uint64_t *ex, size_t nex, struct decision *d, size_t *shared)
+{
+	struct sampled x, y;
+
+	without(&b->cache[base], ex, nex, &x);
+	without(&b->cache[commit], ex, nex, &y);
+	struct decide_side sa = { x.v, x.round, x.n }, sb = { y.v, y.round, y.n };
+	decide(&sa, &sb, m, d);
+	if (shared)
+		*shared = shared_rounds(&x, &y);
+	sampled_release(&x);
+	sampled_release(&y);
+}
+
+/*
+ * The ends as two levels and the spread of a round's difference, in the
+ * scale the decision compared them (logarithms of a positive metric): a
+ * commit tested in a round with the good end shows a difference near 0 if
+ * it is good and near delta if bad; with the bad end, near -delta or 0.
+ */
+struct model {
+	bool log;
+	double scale;		/* values are divided by it when not logarithms */
+	double delta, sigma;
+};
+
+static double scaled(const struct model *m, double v)
+{
+	if (m->log)
+		return v > 0 ? log(v) : log(DBL_MIN);
+	return v / m->scale;
+}
+
+/* The pooled standard deviation of two commits' samples, scaled. */
+static double pooled_sd(const struct model *m, const struct sampled *x, const struct sampled *y)
+{
+	double ss = 0;
+	size_t df = 0;
+
+	for (int k = 0; k < 2; k++) {
+		const struct sampled *z = k ? y : x;
+		double mean = 0;
+		for (size_t i = 0; i < z->n; i++)
+			mean += scaled(m, z->v[i]) / (double)z->n;
+		for (size_t i = 0; i < z->n; i++)
+			ss += (scaled(m, z->v[i]) - mean) * (scaled(m, z->v[i]) - mean);
+		df += z->n ? z->n - 1 : 0;
+	}
+	return df ? sqrt(ss / (double)df) : 0;
+}
+
+/* The differences commit y - commit x over their shared rounds, scaled; their count. */
+static size_t round_diffs(const struct model *m, const struct sampled *x, const struct sampled *y, double **u)
+{
+	size_t *ix = xcalloc(x->n + 1, sizeof(size_t)), *iy = xcalloc(x->n + 1, sizeof(size_t));
+	size_t k = pair_up(x, y, ix, iy);
+
+	*u = xcalloc(k + 1, sizeof(double));
+	for (size_t j = 0; j < k; j++)
+		(*u)[j] = scaled(m, y->v[iy[j]]) - scaled(m, x->v[ix[j]]);
+	free(ix);
+	free(iy);
+	return k;
+}
+
+/* The log-likelihood ratio, bad over good, of commit i's rounds with the ends. */
+static double llr(const struct model *m, const struct sampled *c, const struct sampled *good,
+		  const struct sampled *bad, size_t *rounds)
+{
+	double *u, l = 0, s2 = 2 * m->sigma * m->sigma;
+	size_t k = round_diffs(m, good, c, &u);
+
+	/* with the good end: good means 0, bad means delta */
+	for (size_t j = 0; j < k; j++)
+		l += (u[j] * u[j] - (u[j] - m->delta) * (u[j] - m->delta)) / s2;
+	*rounds = k;
+	free(u);
+	k = round_diffs(m, bad, c, &u);
+	/* with the bad end: good means -delta, bad means 0 */
+	for (size_t j = 0; j < k; j++)
+		l += ((u[j] + m->delta) * (u[j] + m->delta) - u[j] * u[j]) / s2;
+	*rounds += k;
+	free(u);
 	return l;
 }
 
-static bool all_positive(const double *v, size_t n)
+/*
+ * At least `want` rounds of commit i with either end, each new one with
+ * the end it has fewer rounds with (so both references are used alike).
+ */
+static int ensure_with_ends(struct bis *b, size_t i, size_t want, struct strbuf *err)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!(v[i] > 0))
-			return false;
-	return true;
+	const struct sampled *si, *sg, *sb;
+	int rc;
+
+	if ((rc = get(b, i, &si, err)) || (rc = get(b, b->n, &sg, err)) || (rc = get(b, b->n - 1, &sb, err)))
+		return rc;
+	size_t with_g = shared_rounds(si, sg), with_b = shared_rounds(si, sb);
+	if (with_g + with_b >= want)
+		return 0;
+	size_t k = want - with_g - with_b, *first = xcalloc(k, sizeof(size_t)), *second = xcalloc(k, sizeof(size_t));
+	for (size_t r = 0; r < k; r++) {
+		bool good = with_g < with_b || (with_g == with_b && next_random(&b->rng) >> 63);
+		first[r] = i;
+		second[r] = good ? b->n : b->n - 1;
+		with_g += good;
+		with_b += !good;
+	}
+	rc = run_rounds(b, first, second, k, err);
+	free(first);
+	free(second);
+	return rc ? rc : get(b, i, &si, err);
 }
 
 static void add_step(struct bisect_outcome *out, size_t i, int verdict, size_t runs, double l, bool sure)
@@ -153,192 +403,298 @@ static void add_step(struct bisect_outcome *out, size_t i, int verdict, size_t r
 	out->steps[out->nsteps++] = (struct bisect_step){ i, verdict, runs, l, sure };
 }
 
-/* Copy what the oracle gave (it may move on the next call); seen[i]: samples of i so far. */
-static int measure(const struct bisect_oracle *o, size_t *seen, size_t i, size_t runs, double **v, size_t *n,
-		   struct strbuf *err)
+static double mean_of(const double *v, size_t n)
 {
-	const double *p;
-	int rc = o->measure(o->ctx, i, runs, &p, n, err);
-
-	free(*v);
-	*v = NULL;
-	if (rc)
-		return rc;
-	if (*n > seen[i])
-		seen[i] = *n;
-	*v = xmalloc((*n ? *n : 1) * sizeof(double));
-	memcpy(*v, p, *n * sizeof(double));
-	return 0;
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return n ? s / (double)n : 0;
 }
 
 int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const struct bisect_oracle *o,
 	       const struct bisect_opts *opts, struct bisect_outcome *out, struct strbuf *err)
 {
-	struct bisect_opts d = { 0, 12, 5, 5, 0.01, 60 };
+	struct bisect_opts d = { 0, 12, 5, 5, 0.01, 60, { 0, 0.01 }, 0 };
 	const struct bisect_opts *op = opts ? opts : &d;
 	size_t start = op->start_runs ? op->start_runs : 3, cap = op->max_runs ? op->max_runs : d.max_runs;
-	size_t limit = op->run_limit ? op->run_limit : 60;
+	size_t limit = (op->run_limit ? op->run_limit : d.run_limit) / 2;
 	size_t end_runs = op->end_runs ? op->end_runs : d.end_runs;
 	size_t confirm = op->confirm_runs ? op->confirm_runs : d.confirm_runs;
 	double alpha = op->alpha > 0 ? op->alpha : d.alpha, threshold = log((1 - alpha) / alpha);
-	double *g = NULL, *b = NULL, *x = NULL, *y = NULL;
-	size_t ng = 0, nb = 0, nx = 0, ny = 0;
-	size_t *seen = xcalloc(n + 1, sizeof(size_t));
+	struct decide_metric metric = op->metric;
+	struct bis b = { o, out, n, NULL, op->seed ? op->seed : 0x9E3779B97F4A7C15ULL, NULL, NULL };
+	const struct sampled *g, *bd, *x;
 	struct search s;
+	uint64_t *ends_rounds = NULL;
 	int ret = -1, rc;
 
 	memset(out, 0, sizeof(*out));
+	out->p = out->change = out->ends_change = NAN;
 	if (!n) {
 		strbuf_setf(err, "an empty range: nothing to bisect");
-		free(seen);
 		return -1;
 	}
+	if (!(metric.floor > 0))
+		metric.floor = 0.01;
+	if (limit < end_runs)
+		limit = end_runs;
+	b.seen = xcalloc(n + 1, sizeof(size_t));
+	b.cache = xcalloc(n + 1, sizeof(*b.cache));
+	b.fresh = xcalloc(n + 1, sizeof(bool));
 	search_init(&s, n, parents, nparents);
 
 	/*
-	 * The ends: do they differ at all? More runs while the evidence leans
-	 * that way (p <= 0.25), up to the limit; a range with nothing in it
-	 * stops after ten runs a side.
+	 * The ends: do they differ by more than the floor? Rounds of both, in
+	 * a random order each, more while the decision is unsure and more runs
+	 * could settle it, up to the cap; then "not sure", never a guess.
 	 */
-	double p_ends = 1;
-	for (size_t runs = end_runs;; runs = runs + 3 > limit ? limit : runs + 3) {
-		if ((rc = measure(o, seen, n, runs, &g, &ng, err)) || (rc = measure(o, seen, n - 1, runs, &b, &nb, err))) {
-			if (rc > 0)
-				strbuf_setf(err, "the %s end of the range cannot be tested (it does not build or run)",
-					    g ? "bad" : "good");
+	struct decision ends;
+	bool futile = false;
+	for (size_t want = end_runs;;) {
+		rc = ensure_pairs(&b, n, n - 1, want, err);
+		if (rc > 0) {
+			bool good_bad = get(&b, n, &g, err) != 0;
+			strbuf_setf(err, "the %s end of the range cannot be tested (it does not build or run)",
+				    good_bad ? "good" : "bad");
 			goto out;
 		}
-		p_ends = sigtest_mwu(g, ng, b, nb, NULL, NULL);
-		if ((isfinite(p_ends) && p_ends <= alpha) || runs >= limit || (runs >= 10 && !(p_ends <= 0.25)))
+		if (rc < 0)
+			goto out;
+		size_t have;
+		decide_between(&b, n, n - 1, &metric, NULL, 0, &ends, &have);
+		size_t next = decide_rounds(&ends, have, limit, &futile);
+		if (next <= have || have < want)	/* decided, or the runs asked for did not come */
 			break;
+		want = next;
 	}
-	out->p = p_ends;
-	double mg = mean(g, ng), mb = mean(b, nb);
-	out->ends_change = mg != 0 ? 100 * (mb - mg) / fabs(mg) : NAN;
-	if (!(isfinite(p_ends) && p_ends <= alpha)) {
-		out->status = BISECT_NOT_REPRODUCED;
-		out->why = "the good and the bad end do not differ significantly: no change to bisect";
+	out->ends = ends;
+	/* the rounds the ends were decided on: a confirmation of the ends themselves is not made of them */
+	size_t nends_rounds = 0;
+	ends_rounds = xcalloc(b.cache[n].n + 1, sizeof(uint64_t));
+	{
+		size_t *ig = xcalloc(b.cache[n].n + 1, sizeof(size_t));
+		nends_rounds = pair_up(&b.cache[n], &b.cache[n - 1], ig, NULL);
+		for (size_t k = 0; k < nends_rounds; k++)
+			ends_rounds[k] = b.cache[n].round[ig[k]];
+		free(ig);
+	}
+	out->ends_change = ends.change;
+	out->p = decide_p(&ends);
+	if (ends.verdict != DECIDE_CHANGED) {
+		bool unsure = ends.verdict == DECIDE_UNSURE && !futile && !ends.settled;
+		out->status = unsure ? BISECT_NOT_SURE : BISECT_NOT_REPRODUCED;
+		if (unsure)
+			snprintf(out->why, sizeof(out->why), "not sure the good and the bad end differ: %s", ends.why);
+		else if (futile)
+			snprintf(out->why, sizeof(out->why),
+				 "the good and the bad end do not differ: no change beyond the %g%% floor in reach of more "
+				 "runs: %s", ends.floor, ends.summary);
+		else
+			snprintf(out->why, sizeof(out->why), "the good and the bad end do not differ: no change to bisect: %s",
+				 ends.why);
 		ret = 0;
 		goto out;
 	}
-	/* the noise both ends show; not below a twentieth of the shift, so one wild sample cannot decide */
-	struct model m = { 0 };
-	m.log = all_positive(g, ng) && all_positive(b, nb) && (mb > 2 * mg || mg > 2 * mb);
-	for (size_t i = 0; i < ng; i++)
-		g[i] = scale(&m, g[i]);
-	for (size_t i = 0; i < nb; i++)
-		b[i] = scale(&m, b[i]);
-	m.good = mean(g, ng);
-	m.bad = mean(b, nb);
-	m.sigma = sqrt(((double)(ng - 1) * var(g, ng) + (double)(nb - 1) * var(b, nb)) / (double)(ng + nb - 2));
+
+	/* the model, from the ends' rounds */
+	struct model m = { ends.log_scale, 1, 0, 0 };
+	g = &b.cache[n];
+	bd = &b.cache[n - 1];
+	for (size_t i = 0; i < g->n; i++)
+		m.scale = fmax(m.scale, fabs(g->v[i]));
+	for (size_t i = 0; i < bd->n; i++)
+		m.scale = fmax(m.scale, fabs(bd->v[i]));
+	double *u;
+	size_t k = round_diffs(&m, g, bd, &u);
+	m.delta = mean_of(u, k);
+	double ss = 0;
+	for (size_t i = 0; i < k; i++)
+		ss += (u[i] - m.delta) * (u[i] - m.delta);
+	m.sigma = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
+	free(u);
 	/*
-	 * How many runs a verdict may take: the expected log-likelihood ratio
-	 * of a sample is d^2/2 (d: the shift in noise units), so reaching the
-	 * threshold takes about 2A/d^2 runs; allow three times that.
+	 * Not below what each end's runs spread (a round's difference is two
+	 * runs': sqrt 2 times one's), and raised to a 75 % upper bound for
+	 * the few rounds it comes from (Wilson-Hilferty's chi-square quantile):
+	 * a spread underestimated by half would make every verdict look four
+	 * times surer than it is, and one wild round decide.
 	 */
-	double d_eff = m.sigma > 0 ? fabs(m.bad - m.good) / m.sigma : INFINITY;
-	double want = 6 * threshold / (d_eff * d_eff);
-	if (want > (double)cap)
-		cap = want > (double)limit ? limit : (size_t)ceil(want);
-	/* the culprit against its parent: about 30/d^2 runs a side make a 1 % test at 90 % power; allow twice that */
-	double want_c = 60 / (d_eff * d_eff);
-	size_t cap_confirm = want_c > (double)cap ? (want_c > (double)limit ? limit : (size_t)ceil(want_c)) : cap;
+	double within = sqrt(2) * pooled_sd(&m, g, bd);
+	if (within > m.sigma)
+		m.sigma = within;
+	if (k > 1) {
+		double nu = (double)(k - 1), h = 2 / (9 * nu), q = 1 - h - 0.6745 * sqrt(h);
+		m.sigma *= sqrt(nu / (nu * q * q * q));
+	}
 	/*
-	 * A shift many noise-stddevs wide needs fewer first runs: one sample
-	 * of a 6-sigma shift already carries a log-likelihood ratio of about
-	 * 18, four times the threshold (and the confirmation re-checks the end).
+	 * How many rounds a verdict may take: the expected log-likelihood
+	 * ratio of a round is d^2/2 (d: the shift in units of a round's
+	 * noise), so reaching the threshold takes about 2A/d^2 rounds; allow
+	 * three times that.
 	 */
+	double d_eff = m.sigma > 0 ? fabs(m.delta) / m.sigma : INFINITY;
+	double want_r = 6 * threshold / (d_eff * d_eff);
+	if (cap > limit)
+		cap = limit;
+	if (want_r > (double)cap)
+		cap = want_r > (double)limit ? limit : (size_t)ceil(want_r);
+	/* a shift many noise-stddevs wide: one round of a 6-sigma shift already carries a ratio of about 18 */
 	if (!op->start_runs)
-		start = d_eff >= 6 ? 1 : d_eff >= 4 ? 2 : start;
-	if (m.sigma < fabs(m.bad - m.good) / 20)
-		m.sigma = fabs(m.bad - m.good) / 20;
+		start = d_eff >= 4 ? 1 : d_eff >= 2 ? 2 : start;
+	/* then one round more at a time, two when a round says little */
+	size_t step_rounds = d_eff >= 2 ? 1 : 2;
+	/* not below a twentieth of the shift, so one wild sample cannot decide */
+	if (m.sigma < fabs(m.delta) / 20)
+		m.sigma = fabs(m.delta) / 20;
 	if (!(m.sigma > 0))
 		m.sigma = 1e-12;
 	search_mark(&s, n - 1, +1);
 
 	size_t step = 0;
 	for (ssize_t next; (next = search_next(&s)) >= 0;) {
-		size_t i = (size_t)next, runs = start;
+		size_t i = (size_t)next, want = start, rounds = 0;
 		int verdict = 0;
 		double l = 0;
 		bool sure = false;
 		for (;;) {
-			rc = measure(o, seen, i, runs, &x, &nx, err);
+			rc = ensure_with_ends(&b, i, want, err);
 			if (rc < 0)
 				goto out;
 			if (rc > 0)
 				break;	/* skipped */
-			l = llr(&m, x, nx);
-			if (fabs(l) >= threshold || nx >= cap) {
+			if ((rc = get(&b, i, &x, err)) || (rc = get(&b, n, &g, err)) || (rc = get(&b, n - 1, &bd, err))) {
+				if (rc < 0)
+					goto out;
+				strbuf_setf(err, "an end of the range cannot be tested any more");
+				rc = -1;
+				goto out;
+			}
+			l = llr(&m, x, g, bd, &rounds);
+			if (rounds < want) {
+				rc = 1;	/* its runs do not come: skipped */
+				break;
+			}
+			if (fabs(l) >= threshold || rounds >= cap) {
 				verdict = l > 0 ? +1 : -1;
 				sure = fabs(l) >= threshold;
 				break;
 			}
-			runs = nx + 2 > cap ? cap : nx + 2;
+			want = rounds + step_rounds > cap ? cap : rounds + step_rounds;
 		}
 		search_mark(&s, i, verdict);
-		add_step(out, i, verdict, rc > 0 ? 0 : nx, l, sure);
+		add_step(out, i, verdict, rc > 0 ? 0 : rounds, l, sure);
 		if (o->progress)
-			o->progress(o->ctx, ++step, count_and(s.cand, s.cand, s.words), i, verdict, rc > 0 ? 0 : nx);
+			o->progress(o->ctx, ++step, count_and(s.cand, s.cand, s.words), i, verdict, rc > 0 ? 0 : rounds);
 	}
 
-	size_t left = count_and(s.cand, s.cand, s.words);
+	size_t left = count_and(s.cand, s.cand, s.words), c = 0, p = n, testable = 0;
 	if (left != 1) {
 		out->status = BISECT_AMBIGUOUS;
-		out->why = "commits that cannot be tested leave more than one candidate";
-		out->candidates = xcalloc(left, sizeof(size_t));
+		snprintf(out->why, sizeof(out->why), "commits that cannot be tested leave more than one candidate");
+		out->candidates = xcalloc(left ? left : 1, sizeof(size_t));
 		for (size_t i = 0; i < n; i++)
-			if (has(s.cand, i))
+			if (has(s.cand, i)) {
 				out->candidates[out->ncandidates++] = i;
-		ret = 0;
-		goto out;
-	}
-	size_t c = 0;
-	while (!has(s.cand, c))
-		c++;
-	size_t p = nparents[c] ? parents[c][0] : n;
-	/* confirm: the culprit against its parent, more runs, the same direction, a good part of the shift */
-	out->culprit = c;
-	out->parent = p;
-	if (confirm > cap_confirm)
-		cap_confirm = confirm;
-	for (size_t runs = confirm;; runs = runs + 4 > cap_confirm ? cap_confirm : runs + 4) {
-		if ((rc = measure(o, seen, p, runs, &y, &ny, err)) || (rc = measure(o, seen, c, runs, &x, &nx, err))) {
-			if (rc < 0)
-				goto out;
-			out->status = BISECT_NOT_REPRODUCED;
-			out->why = "the culprit or its parent could not be measured again";
+				if (!s.skipped[i]) {
+					testable++;
+					c = i;
+				}
+			}
+		/*
+		 * One candidate that can be tested (the rest do not build): the
+		 * change is still confirmed — against the nearest commit found
+		 * good below it, or the good end — so that it is reported, the
+		 * set named with it (a regression behind a broken commit is not
+		 * dropped).
+		 */
+		if (testable != 1) {
 			ret = 0;
 			goto out;
 		}
-		double mp = mean(y, ny), mc = mean(x, nx);
-		out->p = sigtest_mwu(y, ny, x, nx, NULL, NULL);
-		out->change = mp != 0 ? 100 * (mc - mp) / fabs(mp) : NAN;
-		bool same_way = (mc - mp) * (mb - mg) > 0, big = fabs(mc - mp) >= fabs(mb - mg) / 4;
-		if (isfinite(out->p) && out->p <= alpha && same_way && big) {
-			out->status = BISECT_FOUND;
-			out->why = "the culprit's change reproduces against its parent";
+		for (size_t st = 0; st < out->nsteps; st++) {
+			size_t g2 = out->steps[st].commit;
+			if (out->steps[st].verdict < 0 && has(row(&s, c), g2) &&
+			    (p == n || count_and(row(&s, g2), row(&s, g2), s.words) > count_and(row(&s, p), row(&s, p), s.words)))
+				p = g2;
+		}
+	} else {
+		while (!has(s.cand, c))
+			c++;
+		p = nparents[c] ? parents[c][0] : n;
+	}
+	/*
+	 * Confirm: the culprit against its parent, in rounds of their own,
+	 * decided as the ends were; it must change the ends' way by at least a
+	 * quarter of the ends' change (else a gradual drift, or noise).
+	 */
+	out->culprit = c;
+	out->parent = p;
+	struct decision conf;
+	double quarter = fabs(ends.change) / 4;
+	enum bisect_status found = out->status == BISECT_AMBIGUOUS ? BISECT_AMBIGUOUS : BISECT_FOUND;
+	/* rounds of the ends that a confirmation of the ends themselves leaves out (and makes anew) */
+	size_t reused = p == n && c == n - 1 ? nends_rounds : 0;
+	for (size_t want = confirm;;) {
+		rc = ensure_pairs(&b, p, c, want + reused, err);
+		if (rc < 0)
+			goto out;
+		if (rc > 0) {
+			out->status = found == BISECT_AMBIGUOUS ? found : BISECT_NOT_REPRODUCED;
+			snprintf(out->why, sizeof(out->why), "the culprit or its parent could not be measured again");
+			ret = 0;
+			goto out;
+		}
+		size_t have;
+		decide_between(&b, p, c, &metric, ends_rounds, nends_rounds, &conf, &have);
+		out->confirm = conf;
+		out->confirmed = true;
+		out->p = decide_p(&conf);
+		out->change = conf.change;
+		bool same_way = conf.change * ends.change > 0;
+		/* the interval on the ends' side of 0 stops short of a quarter of their change */
+		bool small = ends.change < 0 ? conf.lo > -quarter : conf.hi < quarter;
+		if (conf.verdict == DECIDE_CHANGED && same_way && fabs(conf.change) >= quarter) {
+			out->status = found;
+			out->located = found == BISECT_AMBIGUOUS;
+			snprintf(out->why, sizeof(out->why), "%s: %s",
+				 out->located ? "commits that cannot be tested leave more than one candidate; the one that "
+						"can be tested changed against the nearest good commit"
+					      : "the culprit's change reproduces against its parent",
+				 conf.why);
 			break;
 		}
-		if (runs >= cap_confirm) {
-			out->status = BISECT_NOT_REPRODUCED;
-			out->why = !same_way || !big ? "the change does not reproduce between the culprit and its parent "
-						       "(a gradual drift, or noise)"
-						     : "the culprit's change against its parent is not significant";
+		if (conf.verdict != DECIDE_UNSURE || small || conf.settled) {
+			out->status = found == BISECT_AMBIGUOUS ? found : BISECT_NOT_REPRODUCED;
+			snprintf(out->why, sizeof(out->why),
+				 "the change does not reproduce between the culprit and its parent (a gradual drift, or "
+				 "noise): %s", conf.why);
 			break;
 		}
+		size_t next = decide_rounds(&conf, have, limit, &futile);
+		if (next <= have || have < want) {
+			out->status = found == BISECT_AMBIGUOUS ? found : futile ? BISECT_NOT_REPRODUCED : BISECT_NOT_SURE;
+			if (futile)
+				snprintf(out->why, sizeof(out->why),
+					 "the change does not reproduce between the culprit and its parent: no change beyond "
+					 "the %g%% floor in reach of more runs: %s", conf.floor, conf.summary);
+			else
+				snprintf(out->why, sizeof(out->why),
+					 "not sure the culprit's change reproduces against its parent: %s", conf.why);
+			break;
+		}
+		want = next;
 	}
 	ret = 0;
 out:
+	free(ends_rounds);
 	for (size_t i = 0; i <= n; i++) {
-		out->commits += seen[i] > 0;
-		out->runs += seen[i];
+		out->commits += b.seen[i] > 0;
+		out->runs += b.seen[i];
+		sampled_release(&b.cache[i]);
 	}
-	free(seen);
-	free(g);
-	free(b);
-	free(x);
-	free(y);
+	free(b.seen);
+	free(b.cache);
+	free(b.fresh);
 	search_release(&s);
 	return ret;
 }

@@ -127,6 +127,73 @@ int compare_direction(const char *metric)
 	return 0;
 }
 
+int compare_floors_add(struct compare_floors *f, const char *spec, struct strbuf *err)
+{
+	const char *eq = spec ? strrchr(spec, '=') : NULL;
+	char *end;
+
+	if (!eq || eq == spec) {
+		strbuf_setf(err, "'%s': a floor is METRIC=PERCENT, e.g. command.throughput=2%% (a glob may stand for the metric)",
+			    spec ? spec : "");
+		return -1;
+	}
+	double pct = strtod(eq + 1, &end);
+	if (end == eq + 1 || (*end && strcmp(end, "%")) || !(pct > 0) || !(pct < 1000)) {
+		strbuf_setf(err, "'%s': '%s' is not a percentage above 0; write e.g. 2%% or 0.5", spec, eq + 1);
+		return -1;
+	}
+	f->v = xrealloc(f->v, (f->n + 1) * sizeof(*f->v));
+	f->v[f->n].glob = xstrndup(spec, (size_t)(eq - spec));
+	f->v[f->n++].floor = pct / 100;
+	return 0;
+}
+
+int compare_floors_add_map(struct compare_floors *f, const struct node *map, const char *where, struct strbuf *err)
+{
+	if (!map)
+		return 0;
+	if (map->type != NODE_MAP) {
+		strbuf_setf(err, "%s: must be a map of metric (or glob) -> percent, e.g. command.throughput: 2%%", where);
+		return -1;
+	}
+	for (size_t i = 0; i < map->n; i++) {
+		const char *v = node_str(map->vals[i]);
+		if (map->vals[i]->comment)
+			continue;
+		char *spec = xasprintf("%s=%s", map->keys[i], v ? v : "");
+		int rc = v ? compare_floors_add(f, spec, err) : -1;
+		free(spec);
+		if (rc) {
+			strbuf_setf(err, "%s.%s: '%s' is not a percentage; write e.g. 2%% or 0.5", where, map->keys[i],
+				    v ? v : "");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void compare_floors_release(struct compare_floors *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->v[i].glob);
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
+
+double compare_floor_of(const struct compare_floors *f, const char *metric)
+{
+	for (size_t i = 0; f && i < f->n; i++)
+		if (!fnmatch(f->v[i].glob, metric, 0))
+			return f->v[i].floor;
+	/* lkp-tests' thresholds: 1 % for perf metrics (the test's own KPIs among them), 5 % for the rest */
+	return compare_is_perf_metric(metric) ? 0.01 : 0.05;
+}
+
+struct decide_metric compare_metric_spec(const struct compare_floors *f, const char *metric)
+{
+	return (struct decide_metric){ compare_direction(metric), compare_floor_of(f, metric) };
+}
+
 /* ncompare gives a plain difference for these */
 static bool absolute_change(const char *m)
 {
@@ -143,14 +210,21 @@ static int cmp_double(const void *a, const void *b)
 /* mean and population stddev (divided by n) of s->v */
 static void moments(struct compare_side *s)
 {
-	double sum = 0, sq = 0;
+	double sum = 0, sq = 0, scale = 0;
 
+	/* over the largest value, so that samples near 1e308 cannot overflow a sum */
 	for (size_t i = 0; i < s->n; i++)
-		sum += s->v[i];
-	s->mean = s->n ? sum / (double)s->n : 0;
+		if (fabs(s->v[i]) > scale)
+			scale = fabs(s->v[i]);
+	if (!(scale > 0) || !isfinite(scale))
+		scale = 1;
 	for (size_t i = 0; i < s->n; i++)
-		sq += (s->v[i] - s->mean) * (s->v[i] - s->mean);
-	s->stddev = s->n ? sqrt(sq / (double)s->n) : 0;
+		sum += s->v[i] / scale;
+	double m = s->n ? sum / (double)s->n : 0;
+	for (size_t i = 0; i < s->n; i++)
+		sq += (s->v[i] / scale - m) * (s->v[i] / scale - m);
+	s->mean = m * scale;
+	s->stddev = s->n ? sqrt(sq / (double)s->n) * scale : 0;
 }
 
 static void summarize(struct compare_side *s, size_t max_margin)
@@ -449,7 +523,7 @@ int compare_matrices(const struct node *const *matrices, const char *const *labe
 			else if (r->absolute)
 				r->change[s] = a->mean - b->mean;
 			else if (b->mean > 0)
-				r->change[s] = 100.0 * (a->mean - b->mean) / b->mean;
+				r->change[s] = 100.0 * (a->mean / b->mean - 1);	/* no a - b to overflow */
 		}
 		r->change[0] = NAN;
 		if (!complete)
@@ -460,19 +534,27 @@ int compare_matrices(const struct node *const *matrices, const char *const *labe
 		r->changed = !why;
 		r->why = why ? why : "";
 		if (r->changed && r->kind == COMPARE_PERF && !r->absolute && !isfinite(r->change[nsides - 1])) {
-			/* the separation holds, but a percentage of a base <= 0 is no number */
+			/* the separation holds, but a percentage of a base <= 0 (or beyond a double) is no number */
 			r->why = b->mean == 0 ? "changed, but the base mean is 0: no percentage"
-					      : "changed, but the base mean is negative: no percentage";
+				 : b->mean < 0 ? "changed, but the base mean is negative: no percentage"
+					       : "changed, but the percentage is beyond what a number holds";
 		}
 		if (r->kind == COMPARE_PERF) {
 			r->p_welch = sigtest_welch(b->v, b->n, a->v, a->n, NULL, NULL);
 			r->p_mwu = sigtest_mwu(b->v, b->n, a->v, a->n, NULL, &r->mwu_exact);
 			r->hedges_g = sigtest_hedges_g(b->v, b->n, a->v, a->n);
 			r->cliffs_delta = sigtest_cliffs_delta(b->v, b->n, a->v, a->n);
+			/* the decision, paired where both sides ran in the same rounds */
+			const uint64_t *ra = NULL, *rb = NULL;
+			if (o && o->rounds && o->nrounds) {
+				ra = o->nrounds[0] == b->n ? o->rounds[0] : NULL;
+				rb = o->nrounds[nsides - 1] == a->n ? o->rounds[nsides - 1] : NULL;
+			}
+			struct decide_side db = { b->v, ra, b->n }, da = { a->v, rb, a->n };
+			struct decide_metric dm = { r->direction, compare_floor_of(o ? o->floors : NULL, r->metric) };
+			decide(&db, &da, &dm, &r->decision);
+			r->verdict = r->decision.verdict == DECIDE_CHANGED ? r->decision.kind : 0;
 		}
-		double c = r->change[nsides - 1];
-		if (r->changed && r->direction && isfinite(c) && c != 0)
-			r->verdict = (c > 0) == (r->direction > 0) ? +1 : -1;
 		if (r->changed)
 			res->nchanged++;
 	}
@@ -528,7 +610,8 @@ const struct compare_row *compare_headline(const struct compare_result *cmp, boo
 
 	for (size_t i = 0; i < cmp->nrows; i++) {
 		const struct compare_row *r = &cmp->rows[i];
-		if (!r->changed || r->kind != COMPARE_PERF || !isfinite(r->change[last]) || (need_direction && !r->verdict))
+		if (r->kind != COMPARE_PERF || r->decision.verdict != DECIDE_CHANGED || !isfinite(r->change[last]) ||
+		    (need_direction && !r->verdict))
 			continue;
 		if (!need_direction && !compare_is_test_metric(r->metric))
 			continue;
@@ -562,12 +645,26 @@ static int as_int(double v)
 
 void compare_format_value(struct strbuf *out, double v)
 {
-	if (fabs(v) < 1000)
+	if (!isfinite(v))
+		strbuf_addf(out, "%*s", ABS_WIDTH, "n/a");
+	else if (fabs(v) < 1000)
 		strbuf_addf(out, "%*.2f", ABS_WIDTH, v);
 	else if (fabs(v) > 1e8)
 		strbuf_addf(out, "%*.4g", ABS_WIDTH, v);
 	else
 		strbuf_addf(out, "%*lld", ABS_WIDTH, as_ll(v));	/* Ruby's %d truncates */
+}
+
+void compare_format_number(struct strbuf *out, double v)
+{
+	if (!isfinite(v))
+		strbuf_addstr(out, "n/a");
+	else if (fabs(v) < 1000)
+		strbuf_addf(out, "%.2f", v);
+	else if (fabs(v) > 1e8)
+		strbuf_addf(out, "%.4g", v);
+	else
+		strbuf_addf(out, "%lld", as_ll(v));
 }
 
 void compare_format_change(struct strbuf *out, double p, bool absolute)
@@ -586,11 +683,36 @@ static void ncompare_stddev(struct strbuf *out, const struct compare_side *s)
 	double sd = s->n > 1 ? s->stddev : -1;
 
 	if (s->n > 1 && s->mean != 0)
-		sd = 100 * sd / s->mean;
+		sd = 100 * (sd / s->mean);	/* the ratio first: 100 * 1e307 overflows */
 	if (sd > 2)
 		strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, as_int(sd));
 	else
 		strbuf_addf(out, "%*s", ERR_WIDTH, "");
+}
+
+/* A number of the --stats note: NaN and infinities said in words, never printed. */
+static void note_num(struct strbuf *out, const char *fmt, double v, const char *otherwise)
+{
+	if (isfinite(v))
+		strbuf_addf(out, fmt, v);
+	else
+		strbuf_addstr(out, otherwise);
+}
+
+/* --stats: the decision, then the tests beside it (p-values, Hedges' g), n. */
+static void stats_note(struct strbuf *out, const struct compare_row *r, size_t last)
+{
+	const struct decision *d = &r->decision;
+
+	strbuf_addf(out, "  (%s: %s; MWU%s p ", decide_verdict_name(d->verdict), d->why, r->mwu_exact ? " exact" : "");
+	note_num(out, "%.2g", r->p_mwu, "n/a");
+	/* Welch's p and Hedges' g need a variance: without one (g infinite) they say nothing */
+	bool variance = isfinite(r->hedges_g);
+	strbuf_addstr(out, ", Welch p ");
+	note_num(out, "%.2g", variance ? r->p_welch : NAN, isinf(r->hedges_g) ? "n/a (no variance)" : "n/a");
+	strbuf_addstr(out, ", g ");
+	note_num(out, "%+.2f", r->hedges_g, isinf(r->hedges_g) ? "n/a (no variance)" : "n/a");
+	strbuf_addf(out, ", n %zu:%zu)", r->side[0].n, r->side[last].n);
 }
 
 static bool shown(const struct compare_row *r, bool all)
@@ -675,11 +797,8 @@ void compare_render_ncompare(struct strbuf *out, const struct compare_result *re
 				ncompare_stddev(out, &r->side[s]);
 			}
 			strbuf_addf(out, "  %s", r->metric);
-			if (stats) {
-				strbuf_addf(out, "  (p %s %.2g, Welch p %.2g, g %+.2f, n %zu:%zu)",
-					    r->mwu_exact ? "MWU exact" : "MWU", r->p_mwu, r->p_welch, r->hedges_g,
-					    r->side[0].n, r->side[res->nsides - 1].n);
-			}
+			if (stats)
+				stats_note(out, r, res->nsides - 1);
 			strbuf_addch(out, '\n');
 		}
 	}
@@ -730,8 +849,10 @@ static void classic_cell(struct strbuf *out, const char *metric, bool first, dou
 			 const struct classic_fmt *f, bool fail, size_t runs, double fail_p)
 {
 	if (!first) {
-		double p = fail ? fail_p : v0 != 0 ? 100.0 * (v - v0) / v0 : 0;
-		if (fail)
+		double p = fail ? fail_p : v0 != 0 ? 100.0 * (v / v0 - 1) : 0;
+		if (!isfinite(p))
+			strbuf_addf(out, "%*s ", REL_WIDTH - 1, "n/a");
+		else if (fail)
 			strbuf_addf(out, "%*.0f%% ", REL_WIDTH - 2, p);
 		else if (has_prefix(metric, "perf-profile") || has_prefix(metric, "latency_stats"))
 			strbuf_addf(out, "%*.0g ", REL_WIDTH - 1, v - v0);
@@ -746,7 +867,7 @@ static void classic_cell(struct strbuf *out, const char *metric, bool first, dou
 	if (fail) {
 		strbuf_addf(out, ":%-*zu", ERR_WIDTH - 2, runs);
 	} else if (stddev >= 0) {
-		double pct = v != 0 ? 100 * stddev / v : stddev;
+		double pct = v != 0 ? 100 * (stddev / v) : stddev;
 		if (pct > 3)
 			strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, as_int(pct));
 		else
@@ -852,6 +973,31 @@ static void json_num(struct strbuf *out, double v)
 		strbuf_addstr(out, "null");
 }
 
+/* A percentage of a decision: 6 digits say it (and %.17g of 2,000 rows is a tenth of a compare's time). */
+static void json_pct(struct strbuf *out, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(out, "%.6g", v);
+	else
+		strbuf_addstr(out, "null");
+}
+
+void compare_decision_json(struct strbuf *out, const struct decision *d)
+{
+	strbuf_addf(out, "{\"verdict\": \"%s\", \"change\": ",
+		    d->verdict == DECIDE_CHANGED ? "changed" : d->verdict == DECIDE_SAME ? "same" : "unsure");
+	json_pct(out, d->change);
+	strbuf_addstr(out, ", \"low\": ");
+	json_pct(out, d->lo);
+	strbuf_addstr(out, ", \"high\": ");
+	json_pct(out, d->hi);
+	strbuf_addstr(out, ", \"floor\": ");
+	json_pct(out, d->floor);
+	strbuf_addf(out, ", \"pairs\": %zu, \"why\": ", d->pairs);
+	json_emit_string(out, d->why);
+	strbuf_addstr(out, "}");
+}
+
 void compare_render_json(struct strbuf *out, const struct compare_result *res)
 {
 	strbuf_addstr(out, "{\n  \"sides\": [");
@@ -885,6 +1031,10 @@ void compare_render_json(struct strbuf *out, const struct compare_result *res)
 		json_num(out, r->hedges_g);
 		strbuf_addstr(out, ", \"cliffs_delta\": ");
 		json_num(out, r->cliffs_delta);
+		if (r->kind == COMPARE_PERF) {
+			strbuf_addstr(out, ", \"decision\": ");
+			compare_decision_json(out, &r->decision);
+		}
 		strbuf_addstr(out, ", \"sides\": [");
 		for (size_t s = 0; s < res->nsides; s++) {
 			const struct compare_side *d = &r->side[s];
@@ -899,7 +1049,7 @@ void compare_render_json(struct strbuf *out, const struct compare_result *res)
 			strbuf_addstr(out, ", \"stddev\": ");
 			json_num(out, d->stddev);
 			strbuf_addstr(out, ", \"stddev_percent\": ");
-			json_num(out, d->mean != 0 ? 100 * d->stddev / fabs(d->mean) : NAN);
+			json_num(out, d->mean != 0 ? 100 * (d->stddev / fabs(d->mean)) : NAN);
 			strbuf_addstr(out, ", \"median\": ");
 			json_num(out, d->median);
 			strbuf_addstr(out, ", \"min\": ");

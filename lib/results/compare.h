@@ -10,6 +10,7 @@
 #ifndef LKP_COMPARE_H
 #define LKP_COMPARE_H
 
+#include "../stats/decide.h"
 #include "../util/node.h"
 #include "../util/strbuf.h"
 
@@ -45,7 +46,9 @@ struct compare_row {
 	bool mwu_exact;
 	double hedges_g, cliffs_delta;	/* effect sizes of the last side over the base */
 	int direction;			/* +1 higher is better, -1 lower is better, 0 unknown */
-	int verdict;			/* +1 improvement, -1 regression, 0 none or unknown */
+	struct decision decision;	/* the one decision (decide.h), the last side against the base;
+					 * perf rows only (verdict DECIDE_UNSURE with why "" otherwise) */
+	int verdict;			/* the decision's: +1 improvement, -1 regression, 0 none or unknown */
 };
 
 struct compare_result {
@@ -56,9 +59,46 @@ struct compare_result {
 	bool all;			/* render every row the base has, changed or not */
 };
 
+/*
+ * Per-metric floors of the decision: the smallest relative change worth
+ * reporting, by metric glob (fnmatch), the first match winning; a metric
+ * no glob matches gets lkp-tests' thresholds: 1 % for a perf metric
+ * (compare_is_perf_metric: the test's own KPIs among them), else 5 %.
+ */
+struct compare_floor {
+	char *glob;
+	double floor;			/* 0.02 is 2 % */
+};
+struct compare_floors {
+	struct compare_floor *v;
+	size_t n;
+};
+
+/* Add "GLOB=PCT" (PCT a percentage, "2" or "2%"). 0, or -1 with one line in err. */
+int compare_floors_add(struct compare_floors *f, const char *spec, struct strbuf *err);
+/*
+ * Add a map GLOB -> PCT (a job's change_floor:, the service's). 0, or -1
+ * with err set naming the key ("where.GLOB: ...").
+ */
+int compare_floors_add_map(struct compare_floors *f, const struct node *map, const char *where, struct strbuf *err);
+void compare_floors_release(struct compare_floors *f);
+/* The floor of a metric: the first matching glob's, else the default above. */
+double compare_floor_of(const struct compare_floors *f, const char *metric);
+/* What the decision needs of a metric: its direction (compare_direction) and floor. */
+struct decide_metric compare_metric_spec(const struct compare_floors *f, const char *metric);
+
 struct compare_opts {
 	bool all;			/* every metric is a row to show, changed or not */
 	double perf_profile_threshold;	/* perf-profile rows change when a median is above it (default 5) */
+	const struct compare_floors *floors;	/* NULL: the defaults */
+	/*
+	 * The round each side's runs were measured in (sampling.h), aligned
+	 * with the matrices' columns: rounds[s][k] for column k of side s,
+	 * nrounds[s] of them (NULL, or a NULL entry: none). Runs of the base
+	 * and of the last side that share a round are compared as pairs.
+	 */
+	const uint64_t *const *rounds;
+	const size_t *nrounds;
 };
 
 /*
@@ -72,11 +112,12 @@ int compare_matrices(const struct node *const *matrices, const char *const *labe
 void compare_result_release(struct compare_result *res);
 
 /*
- * The row a report or a bisection is about: among the changed rows (with a
- * direction, when need_direction; else the test's own metrics), the test's
- * own throughput-like ones first (higher is better), then latencies and
- * times, then the largest move (|ln(new/base)|, so -75 % and +300 % weigh
- * alike). NULL: none.
+ * The row a report or a bisection is about: among the rows the decision
+ * says changed (with a direction, when need_direction; else the test's own
+ * metrics), the test's own throughput-like ones first (higher is better),
+ * then latencies and times, then the largest move (|ln(new/base)|, so
+ * -75 % and +300 % weigh alike). lkp-tests' rule does not enter: a change
+ * its range separation misses (one outlier) is still one. NULL: none.
  */
 const struct compare_row *compare_headline(const struct compare_result *cmp, bool need_direction);
 
@@ -120,11 +161,19 @@ struct compare_field_row {
 void compare_render_field(struct strbuf *out, const char *base_label, const char *new_label, const char *metric,
 			  const struct compare_field_row *rows, size_t nrows, bool show_noise);
 
+/*
+ * A decision as JSON: {"verdict": changed|same|unsure, "change", "low",
+ * "high" (percent; null when none), "floor", "pairs", "why"}.
+ */
+void compare_decision_json(struct strbuf *out, const struct decision *d);
+
 /* Every row (changed or not, with the reason) as a JSON document. */
 void compare_render_json(struct strbuf *out, const struct compare_result *res);
 
 /* ncompare's number formats, for tests: a value in 10 columns, a change. */
 void compare_format_value(struct strbuf *out, double v);
+/* A value as the tables write it, without the padding (prose: "went from 2977834 to ..."). */
+void compare_format_number(struct strbuf *out, double v);
 void compare_format_change(struct strbuf *out, double change, bool absolute);
 
 #endif

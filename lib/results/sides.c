@@ -5,6 +5,7 @@
  */
 #include "sides.h"
 #include "result.h"
+#include "sampling.h"
 #include "../stats/stats.h"
 #include "../store/store.h"
 
@@ -20,6 +21,7 @@ static void side_release(struct side *s)
 		free(s->g[i].key);
 		free(s->g[i].desc);
 		free(s->g[i].run_dir);
+		free(s->g[i].rounds);
 		node_free(s->g[i].matrix);
 	}
 	free(s->g);
@@ -37,6 +39,8 @@ static struct group *add_group(struct side *s, const char *key, const char *desc
 	g->desc = xstrdup(desc);
 	g->matrix = node_new(NODE_MAP);
 	g->run_dir = NULL;
+	g->rounds = NULL;
+	g->nrounds = 0;
 	return g;
 }
 
@@ -161,6 +165,15 @@ static int side_from_files(struct side *s, const char *arg, struct strbuf *err)
 	return ret;
 }
 
+/* Each group's rounds, from its runs' job.yaml (once its runs are all in). */
+static void side_rounds(struct side *s)
+{
+	for (size_t i = 0; i < s->ng; i++) {
+		free(s->g[i].rounds);
+		s->g[i].rounds = sampling_matrix_rounds(s->g[i].matrix, &s->g[i].nrounds);
+	}
+}
+
 /* A side from the store: every run of the commits starting with arg. */
 int sides_from_store(struct side *s, struct store *st, const char *arg, struct strbuf *err)
 {
@@ -211,6 +224,7 @@ int sides_from_store(struct side *s, struct store *st, const char *arg, struct s
 	}
 	s->label = commit;
 	commit = NULL;
+	side_rounds(s);
 	ret = 0;
 out:
 	free(commit);
@@ -218,6 +232,14 @@ out:
 	return ret;
 }
 
+
+void sides_rounds(const struct group *const *groups, size_t n, const uint64_t **rounds, size_t *nrounds)
+{
+	for (size_t i = 0; i < n; i++) {
+		rounds[i] = groups[i] ? groups[i]->rounds : NULL;
+		nrounds[i] = groups[i] ? groups[i]->nrounds : 0;
+	}
+}
 
 int sides_load(char *const *args, size_t n, const char *db, const char *result_dir, struct side **out,
 	       struct strbuf *err)
@@ -232,6 +254,7 @@ int sides_load(char *const *args, size_t n, const char *db, const char *result_d
 		if (!access(arg, F_OK) || strchr(arg, '/') || strchr(arg, ',')) {
 			if (side_from_files(&sides[i], arg, err))
 				goto out;
+			side_rounds(&sides[i]);
 			continue;
 		}
 		if (!st) {

@@ -10,6 +10,7 @@
 #include "../util/strbuf.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The runs of one job on one commit. */
 struct group {
@@ -17,6 +18,8 @@ struct group {
 	char *desc;		/* testcase/path_params/tbox_group (the classic rows' label) */
 	char *run_dir;		/* one of its runs (job.yaml, reproduce.sh); may be NULL */
 	struct node *matrix;	/* metric -> one sample per run */
+	uint64_t *rounds;	/* the round of each run (column), 0: none (sampling.h) */
+	size_t nrounds;
 };
 
 struct side {
@@ -45,5 +48,11 @@ int sides_from_store(struct side *s, struct store *st, const char *commit, struc
 
 /* s's group for the base's group bg (the only one, when both have one); NULL: none. */
 const struct group *side_match(const struct side *s, const struct side *base, const struct group *bg);
+
+/*
+ * The rounds of n groups (one per side), as compare_opts wants them:
+ * rounds[i], nrounds[i] point into groups[i].
+ */
+void sides_rounds(const struct group *const *groups, size_t n, const uint64_t **rounds, size_t *nrounds);
 
 #endif

@@ -62,4 +62,15 @@ double sigtest_hedges_g(const double *a, size_t na, const double *b, size_t nb);
  */
 double sigtest_cliffs_delta(const double *a, size_t na, const double *b, size_t nb);
 
+/*
+ * Student's t with df degrees of freedom (real, > 0): sigtest_t_p() is the
+ * two-sided P(|T| >= |t|) (0 for an infinite t), sigtest_t_quantile() the
+ * t > 0 with sigtest_t_p(t, df) = p, for 0 < p < 1 (scipy.stats.t.isf(p/2,
+ * df)), found by bisection to 1e-12 relative. NAN for a df or p out of
+ * range. The quantiles are remembered per thread (a comparison asks for the
+ * same few again and again).
+ */
+double sigtest_t_p(double t, double df);
+double sigtest_t_quantile(double p, double df);
+
 #endif

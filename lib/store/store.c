@@ -190,12 +190,19 @@ static const char migration_5[] =
 	"  updated INTEGER NOT NULL\n"
 	") STRICT;\n";
 
+/*
+ * Version 6: why a bisection ended as it did (the decision's reason, or
+ * the error that stopped it), so that the dashboard and `status` can say it.
+ */
+static const char migration_6[] = "ALTER TABLE bisections ADD COLUMN why TEXT;\n";
+
 static const struct migration migrations[] = {
 	{ "runs, stats, machines, commits and jobs", migration_1 },
 	{ "bisections", migration_2 },
 	{ "outbox", migration_3 },
 	{ "heads", migration_4 },
 	{ "boxes", migration_5 },
+	{ "the reason a bisection ended", migration_6 },
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION,
@@ -269,6 +276,8 @@ enum stmt_id {
 	ST_HEAD_TODO,
 	ST_HEAD_LIST,
 	ST_HEAD_LAST,
+	ST_HEAD_LAST_MEASURED,
+	ST_HEAD_BASE,
 	ST_HEAD_RETEST,
 	ST_HEAD_CANCEL,
 	ST_HISTORY,
@@ -302,8 +311,11 @@ static const char *const stmt_sql[ST_NR] = {
 		" WHERE status IN ('queued', 'testing') ORDER BY id",
 	[ST_HEAD_LIST] = "SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads ORDER BY id",
 	[ST_HEAD_LAST] = "SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 ORDER BY id DESC LIMIT 1",
+	[ST_HEAD_LAST_MEASURED] = "SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 AND status = 'done'"
+		" AND id < ?3 ORDER BY id DESC LIMIT 1",
+	[ST_HEAD_BASE] = "UPDATE heads SET base = ?2, updated = ?3 WHERE id = ?1",
 	[ST_HEAD_RETEST] = "UPDATE heads SET status = 'queued', result = NULL, updated = ?2"
-		" WHERE id = ?1 AND status IN ('done', 'failed', 'cancelled')",
+		" WHERE id = ?1 AND status IN ('done', 'failed', 'build_failed', 'cancelled')",
 	[ST_HEAD_CANCEL] = "UPDATE heads SET status = 'cancelled', updated = ?2 WHERE id = ?1 AND status = 'queued'",
 	/* one row a commit, in the order the commits were first run; samples in run order */
 	[ST_HISTORY] = "SELECT c.name, MIN(COALESCE(r.start_time, 0)), COUNT(*), AVG(st.value), MIN(st.value),"
@@ -314,9 +326,9 @@ static const char *const stmt_sql[ST_NR] = {
 		" GROUP BY r.commit_id ORDER BY 2, MIN(r.id) LIMIT 2000",
 	[ST_MACHINES] = "SELECT m.name, m.tbox_group, m.nr_cpu, m.memory, m.model, COUNT(r.id), MAX(r.end_time)"
 		" FROM machines m LEFT JOIN runs r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.tbox_group, m.name",
-	[ST_BISECT_LIST] = "SELECT id, tree, good, bad, job, provider, metric, status, culprit, created, updated"
+	[ST_BISECT_LIST] = "SELECT id, tree, good, bad, job, provider, metric, status, culprit, created, updated, why"
 		" FROM bisections ORDER BY id DESC LIMIT 500",
-	[ST_BISECT_ROW] = "SELECT id, tree, good, bad, job, provider, metric, status, culprit, created, updated"
+	[ST_BISECT_ROW] = "SELECT id, tree, good, bad, job, provider, metric, status, culprit, created, updated, why"
 		" FROM bisections WHERE id = ?1",
 	[ST_OUTBOX_ADD] = "INSERT INTO outbox(message_id, mail_from, rcpts, data, status, next_try, created, updated)"
 		" VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5, ?5) ON CONFLICT(message_id) DO NOTHING RETURNING id",
@@ -344,7 +356,7 @@ static const char *const stmt_sql[ST_NR] = {
 		" RETURNING id",
 	[ST_BISECT_GET] = "SELECT tree, good, bad, job, overrides, provider, first_parent, metric, status,"
 		" culprit FROM bisections WHERE id = ?1",
-	[ST_BISECT_END] = "UPDATE bisections SET metric = ?2, status = ?3, culprit = ?4, updated = ?5"
+	[ST_BISECT_END] = "UPDATE bisections SET metric = ?2, status = ?3, culprit = ?4, updated = ?5, why = ?6"
 		" WHERE id = ?1",
 	[ST_BISECT_SAME] = "SELECT id FROM bisections WHERE tree = ?1 AND good = ?2 AND bad = ?3 AND job = ?4"
 		" AND overrides = ?5 AND provider = ?6 AND first_parent = ?7"
@@ -1406,7 +1418,7 @@ int store_bisection_get(struct store *s, int64_t id, struct store_bisection *b, 
 }
 
 int store_bisection_end(struct store *s, int64_t id, const char *metric, const char *status, const char *culprit,
-			struct strbuf *err)
+			const char *why, struct strbuf *err)
 {
 	sqlite3_stmt *q = stmt(s, ST_BISECT_END, err);
 
@@ -1417,6 +1429,7 @@ int store_bisection_end(struct store *s, int64_t id, const char *metric, const c
 	bind_text(q, 3, status);
 	bind_text(q, 4, culprit);
 	sqlite3_bind_int64(q, 5, (int64_t)time(NULL));
+	bind_text(q, 6, why);
 	if (step_done(s, q, err))
 		return context(s, err, "record how bisection %lld ended", (long long)id);
 	return 0;
@@ -1717,15 +1730,19 @@ int store_head_set(struct store *s, int64_t id, const char *status, const char *
 	return n ? 0 : 1;
 }
 
-int store_head_last(struct store *s, const char *tree, const char *branch, struct strbuf *head, struct strbuf *err)
+/* One head of tree's branch by statement st (?3: before, when it takes one), appended to head: 1, 0 none, -1. */
+static int head_query(struct store *s, enum stmt_id st, const char *tree, const char *branch, int64_t before,
+		      struct strbuf *head, const char *what, struct strbuf *err)
 {
-	sqlite3_stmt *q = stmt(s, ST_HEAD_LAST, err);
+	sqlite3_stmt *q = stmt(s, st, err);
 	int rc;
 
 	if (!q)
-		return context(s, err, "read the last head of %s %s", tree, branch);
+		return context(s, err, "read the %s head of %s %s", what, tree, branch);
 	bind_text(q, 1, tree);
 	bind_text(q, 2, branch);
+	if (st == ST_HEAD_LAST_MEASURED)
+		sqlite3_bind_int64(q, 3, before);
 	rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW)
 		strbuf_addstr(head, (const char *)sqlite3_column_text(q, 0));
@@ -1733,8 +1750,33 @@ int store_head_last(struct store *s, const char *tree, const char *branch, struc
 		sqlerr(s, err);
 	sqlite3_reset(q);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return context(s, err, "read the last head of %s %s", tree, branch);
+		return context(s, err, "read the %s head of %s %s", what, tree, branch);
 	return rc == SQLITE_ROW;
+}
+
+int store_head_last(struct store *s, const char *tree, const char *branch, struct strbuf *head, struct strbuf *err)
+{
+	return head_query(s, ST_HEAD_LAST, tree, branch, 0, head, "last", err);
+}
+
+int store_head_last_measured(struct store *s, const char *tree, const char *branch, int64_t before,
+			     struct strbuf *head, struct strbuf *err)
+{
+	return head_query(s, ST_HEAD_LAST_MEASURED, tree, branch, before, head, "last measured", err);
+}
+
+int store_head_set_base(struct store *s, int64_t id, const char *base, int64_t now, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_HEAD_BASE, err);
+
+	if (!q)
+		return context(s, err, "record the base of head %lld", (long long)id);
+	sqlite3_bind_int64(q, 1, id);
+	bind_text(q, 2, base);
+	sqlite3_bind_int64(q, 3, now);
+	if (update(s, q, err) < 0)
+		return context(s, err, "record the base of head %lld", (long long)id);
+	return 0;
 }
 
 int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err)
@@ -1768,7 +1810,7 @@ static int head_move(struct store *s, enum stmt_id st, int64_t id, int64_t now, 
 
 int store_head_retest(struct store *s, int64_t id, int64_t now, struct strbuf *err)
 {
-	return head_move(s, ST_HEAD_RETEST, id, now, "tested again", "done, failed or cancelled", err);
+	return head_move(s, ST_HEAD_RETEST, id, now, "tested again", "done, failed, build_failed or cancelled", err);
 }
 
 int store_head_cancel(struct store *s, int64_t id, int64_t now, struct strbuf *err)
@@ -1823,7 +1865,7 @@ int store_machines(struct store *s, struct node **out, struct strbuf *err)
 }
 
 static const char *const bisection_keys[] = { "id", "tree", "good", "bad", "job", "provider", "metric", "status",
-					       "culprit", "created", "updated" };
+					       "culprit", "created", "updated", "why" };
 
 int store_bisections(struct store *s, struct node **out, struct strbuf *err)
 {

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 /* How long a write waits for another process's write to finish. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -154,7 +154,7 @@ struct store_bisection {
 	char *provider;
 	bool first_parent;
 	char *metric;			/* NULL: not chosen yet */
-	char *status;			/* running, found, not-reproduced, ambiguous */
+	char *status;			/* running, found, not-reproduced, not-sure, ambiguous, failed */
 	char *culprit;
 };
 
@@ -170,9 +170,12 @@ int64_t store_bisection_add(struct store *s, const struct store_bisection *b, st
 int64_t store_bisection_same(struct store *s, const struct store_bisection *b, struct strbuf *err);
 /* Read bisection id into *b (store_bisection_release() it). 0, or -1 with err set (also: no such id). */
 int store_bisection_get(struct store *s, int64_t id, struct store_bisection *b, struct strbuf *err);
-/* How it ended: the metric followed, the status, the culprit (NULL: none). 0, or -1 with err set. */
+/*
+ * How it ended: the metric followed, the status, the culprit (NULL: none)
+ * and why (one line, schema version 6). 0, or -1 with err set.
+ */
 int store_bisection_end(struct store *s, int64_t id, const char *metric, const char *status, const char *culprit,
-			struct strbuf *err);
+			const char *why, struct strbuf *err);
 void store_bisection_release(struct store_bisection *b);
 
 /*
@@ -221,7 +224,8 @@ int store_outbox_list(struct store *s, struct node **out, struct strbuf *err);
 
 /*
  * The service's heads: each head of a watched branch once (queued ->
- * testing -> done | failed; queued -> cancelled from the dashboard), the
+ * testing -> done | failed | build_failed; queued -> cancelled from the
+ * dashboard), the
  * base it is compared with, the outcome as text (JSON). store_head_add:
  * its id, 0 when known already, -1 with err. store_head_set: 0, 1 when the
  * head is cancelled (or gone) and was left as it is, -1 with err.
@@ -232,6 +236,15 @@ int store_head_set(struct store *s, int64_t id, const char *status, const char *
 		   struct strbuf *err);
 /* The last head recorded for tree's branch, appended to head: 1, 0 when none, -1 with err set. */
 int store_head_last(struct store *s, const char *tree, const char *branch, struct strbuf *head, struct strbuf *err);
+/*
+ * The last head of tree's branch recorded before head id `before` that was
+ * tested and measured (status done: not failed, build_failed, queued...),
+ * appended to head: 1, 0 when none, -1 with err set. A branch's base.
+ */
+int store_head_last_measured(struct store *s, const char *tree, const char *branch, int64_t before,
+			     struct strbuf *head, struct strbuf *err);
+/* The base head id is compared with (chosen when it is tested). 0, or -1 with err set. */
+int store_head_set_base(struct store *s, int64_t id, const char *base, int64_t now, struct strbuf *err);
 /* The heads (todo: only queued and testing ones, oldest first) as maps. 0, or -1 with err set. */
 int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err);
 
@@ -263,7 +276,7 @@ int store_commit_match(struct store *s, const char *prefix, struct node **out, s
 /* The test boxes runs were recorded on: name, tbox_group, nr_cpu, memory, model, runs, last_run. */
 int store_machines(struct store *s, struct node **out, struct strbuf *err);
 
-/* The last 500 bisections, newest first: id, tree, good, bad, job, provider, metric, status, culprit, created, updated. */
+/* The last 500 bisections, newest first: id, tree, good, bad, job, provider, metric, status, culprit, created, updated, why. */
 int store_bisections(struct store *s, struct node **out, struct strbuf *err);
 /* Bisection id as one such map: 0, 1 when there is none (*out NULL), -1 with err set. */
 int store_bisection_row(struct store *s, int64_t id, struct node **out, struct strbuf *err);

@@ -91,6 +91,17 @@ test_expect_success 'other jobs that changed go in the "In addition to that" tab
 	grep -q "^+------------------+-*+$" "$TMP/o.txt"
 '
 
+test_expect_success 'the floor: the job.s change_floor keeps a -75 % change of --metric from the mail; --floor wins over it' '
+	mkdir -p "$TMP/fl" && cp -r "$B/base" "$B/new" "$TMP/fl/" &&
+	printf "change_floor:\n  fio.write_bw_MBps: 80%%\n" >>"$TMP/fl/new/0/job.yaml" &&
+	expect_exit 1 lkprobot report --body --metric fio.write_bw_MBps --base "$TMP/fl/base" --commit "$TMP/fl/new" &&
+	one_line_error "fio.write_bw_MBps from base to new: not sure: -74.7% \(99.8% interval .*\): not beyond the 80% floor, nor within it: nothing to report" &&
+	lkprobot report --body --metric fio.write_bw_MBps --floor "fio.*=5%" --base "$TMP/fl/base" --commit "$TMP/fl/new" >"$TMP/fl.txt" &&
+	tr "\n" " " <"$TMP/fl.txt" | grep -q "beyond the 5% floor" &&
+	expect_exit 2 lkprobot report --floor "fio.write_bw_MBps=lots" --base "$TMP/fl/base" --commit "$TMP/fl/new" &&
+	one_line_error "is not a percentage"
+'
+
 test_expect_success 'nothing changed: exit 1 with one line; a bad address: exit 2 with one line' '
 	expect_exit 1 lkprobot report --base "$B/base" --commit "$B/base" &&
 	one_line_error "nothing to report" &&

@@ -87,7 +87,7 @@ test_expect_success 'the crawler finds what it must: an inline style under the C
 test_expect_success 'Chromium visits every page reachable from the overview: no console error, no CSP violation, no 4xx/5xx' '
 	mail_subject=$(lkprobot outbox -c "$TMP/robot.yaml" show 1 | tr -d "\r" | sed -n "s/^Subject: //p" | head -1) &&
 	[ -n "$mail_subject" ] &&
-	timeout 900 $PY "$SRC/tests/cli/crawl.py" --workdir "$TMP/crawl" --shots "$TMP/shots" --report "$TMP/pages.json" \
+	timeout 900 $PY "$SRC/tests/cli/crawl.py" --max-pages 4000 --workdir "$TMP/crawl" --shots "$TMP/shots" --report "$TMP/pages.json" \
 		--expect-text "mm: slow down the page allocator" --expect-text "$mail_subject" \
 		--expect-text "found" --expect-text "no change" "$url/" >"$TMP/crawl.out" 2>&1 ||
 		{ cat "$TMP/crawl.out"; shots=/tmp/lkp-t1020-shots.$$ && cp -r "$TMP/shots" "$shots" &&

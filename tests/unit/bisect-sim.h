@@ -1,8 +1,12 @@
 /*
- * bisect-sim: a simulated commit range for lib/bisect's tests and
- * bench/bisect — a benchmark whose mean depends on the commit and whose
- * noise is seeded (normal, or bimodal), and commits that cannot be built.
- * Header-only; the oracle keeps every sample, as the result roots do.
+ * bisect-sim: a simulated commit range for lib/bisect's tests, bench/bisect
+ * and bench/trust — a benchmark whose mean depends on the commit and whose
+ * noise is seeded (normal, or bimodal), commits that cannot be built, and
+ * a machine that drifts: every sample scaled by 1 + a sinusoid and/or a
+ * bounded random walk of the run's sequence number (the drift's clock is
+ * the runs made, one run a unit of time). Header-only; the oracle runs
+ * batches in their order and keeps every sample with its round, as the
+ * result roots do.
  */
 #ifndef LKP_BISECT_SIM_H
 #define LKP_BISECT_SIM_H
@@ -24,8 +28,16 @@ struct scenario {
 	bool bimodal;			/* 20 % of the samples 3 noise-stddevs high */
 	uint64_t rng;
 	double **samples;		/* what was measured so far, per commit */
+	uint64_t **rounds;		/* each sample's round (0: none) */
 	size_t *nsamples;
 	size_t total_runs;
+	/* the machine's drift, a function of the runs made (t) */
+	double drift_amp;		/* a sinusoid's relative amplitude (0.04: +-4 %) */
+	double drift_period;		/* ... its period in runs */
+	double drift_phase;
+	double walk_step;		/* a random walk's relative step a run (0: none) */
+	double walk_max;		/* ... kept within +-walk_max */
+	double walk;
 };
 
 static uint64_t next_u64(struct scenario *s)
@@ -47,20 +59,68 @@ static double gauss(struct scenario *s)
 	return sqrt(-2 * log(uniform(s))) * cos(2 * M_PI * uniform(s));
 }
 
-static int oracle(void *ctx, size_t i, size_t runs, const double **v, size_t *n, struct strbuf *err)
+/* The machine's drift at the next run, advancing its clock. */
+static double drift_next(struct scenario *s)
+{
+	double t = (double)s->total_runs, d = 0;
+
+	if (s->drift_amp > 0 && s->drift_period > 0)
+		d += s->drift_amp * sin(2 * M_PI * t / s->drift_period + s->drift_phase);
+	if (s->walk_step > 0) {
+		s->walk += gauss(s) * s->walk_step;
+		if (s->walk > s->walk_max)
+			s->walk = 2 * s->walk_max - s->walk;
+		if (s->walk < -s->walk_max)
+			s->walk = -2 * s->walk_max - s->walk;
+		d += s->walk;
+	}
+	return d;
+}
+
+/* One more sample of commit i, in round `round` (0: none). */
+static void sim_sample(struct scenario *s, size_t i, uint64_t round)
+{
+	double drift = drift_next(s), e = gauss(s) * s->noise;
+	if (s->bimodal && uniform(s) < 0.2)
+		e += 3 * s->noise;
+	s->samples[i] = realloc(s->samples[i], (s->nsamples[i] + 1) * sizeof(double));
+	s->rounds[i] = realloc(s->rounds[i], (s->nsamples[i] + 1) * sizeof(uint64_t));
+	s->rounds[i][s->nsamples[i]] = round;
+	s->samples[i][s->nsamples[i]++] = s->mu[i] * (1 + drift) * (1 + e);
+	s->total_runs++;
+}
+
+static int sim_run(void *ctx, const struct bisect_batch *b, struct strbuf *err)
+{
+	struct scenario *s = ctx;
+	(void)err;
+	for (size_t k = 0; k < b->n; k++)
+		if (!s->broken[b->runs[k].commit])
+			sim_sample(s, b->runs[k].commit, b->runs[k].round_id);
+	return 0;
+}
+
+static int sim_samples(void *ctx, size_t i, const double **v, const uint64_t **r, size_t *n, struct strbuf *err)
 {
 	struct scenario *s = ctx;
 	(void)err;
 	if (s->broken[i])
 		return 1;
-	while (s->nsamples[i] < runs) {
-		double e = gauss(s) * s->noise;
-		if (s->bimodal && uniform(s) < 0.2)
-			e += 3 * s->noise;
-		s->samples[i] = realloc(s->samples[i], (s->nsamples[i] + 1) * sizeof(double));
-		s->samples[i][s->nsamples[i]++] = s->mu[i] * (1 + e);
-		s->total_runs++;
-	}
+	*v = s->samples[i];
+	*r = s->rounds[i];
+	*n = s->nsamples[i];
+	return 0;
+}
+
+/* A plain measurement (for baselines): at least `runs` samples of i, made now one after the other. */
+static inline int oracle(void *ctx, size_t i, size_t runs, const double **v, size_t *n, struct strbuf *err)
+{
+	struct scenario *s = ctx;
+	(void)err;
+	if (s->broken[i])
+		return 1;
+	while (s->nsamples[i] < runs)
+		sim_sample(s, i, 0);
 	*v = s->samples[i];
 	*n = s->nsamples[i];
 	return 0;
@@ -77,6 +137,7 @@ static void linear(struct scenario *s, size_t n, uint64_t seed)
 	s->mu = calloc(n + 1, sizeof(double));
 	s->broken = calloc(n + 1, sizeof(bool));
 	s->samples = calloc(n + 1, sizeof(*s->samples));
+	s->rounds = calloc(n + 1, sizeof(*s->rounds));
 	s->nsamples = calloc(n + 1, sizeof(size_t));
 	for (size_t i = 0; i < n; i++) {
 		s->parents[i] = calloc(2, sizeof(size_t));
@@ -98,13 +159,16 @@ static void release(struct scenario *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		free(s->parents[i]);
-	for (size_t i = 0; i <= s->n; i++)
+	for (size_t i = 0; i <= s->n; i++) {
 		free(s->samples[i]);
+		free(s->rounds[i]);
+	}
 	free(s->parents);
 	free(s->nparents);
 	free(s->mu);
 	free(s->broken);
 	free(s->samples);
+	free(s->rounds);
 	free(s->nsamples);
 }
 
@@ -113,7 +177,7 @@ static void release(struct scenario *s)
  * 8-300 commits, a 5-75 % shift (either way) at a random commit, 1-10 %
  * noise, the shift at least the noise (a change the ends can show at all).
  */
-static void seeded_range(struct scenario *s, uint64_t k, size_t *n, size_t *culprit, double *shift)
+static inline void seeded_range(struct scenario *s, uint64_t k, size_t *n, size_t *culprit, double *shift)
 {
 	linear(s, 8, 1000 + k);
 	*n = 8 + (size_t)(uniform(s) * 292);
