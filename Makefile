@@ -30,7 +30,11 @@ DEB_SERVICE := slurm-client git ca-certificates openssh-client
 DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod \
 	qemu-system-x86 busybox-static xz-utils ndctl linux-cpupower
 
-ifneq ($(filter-out deps deps-image help clean distclean,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
+# `make demo` and `make check` work from nothing: each runs `deps` first and
+# then make again for the build, so the libraries are looked for (below)
+# only once they are installed. The goals listed here do not need them.
+NOLIB_GOALS := deps deps-image help clean distclean demo check check-fresh
+ifneq ($(filter-out $(NOLIB_GOALS),$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null)
 ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) && echo ok),ok)
@@ -73,7 +77,7 @@ SAN_ROBOT_OBJ := $(ROBOT_SRC:%.c=build/san/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=build/rel/bench/%)
 
-.PHONY: all deps deps-image check unit cli demo install bench clean help
+.PHONY: all deps deps-image check check-run unit cli demo install bench clean help
 all: lkprobot
 
 help:
@@ -125,8 +129,9 @@ define deb_install
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing
 endef
 
+# everything: the tests run the image's build steps too (t1200)
 deps:
-	$(call deb_install,$(DEB_BUILD) $(DEB_TEST) $(DEB_TOOLS))
+	$(call deb_install,$(DEB_BUILD) $(DEB_TEST) $(DEB_TOOLS) $(DEB_SERVICE))
 
 # what the service's image needs: build, the tools jobs drive, Slurm's client
 deps-image:
@@ -138,7 +143,10 @@ unit: $(UNIT_BIN)
 cli: build/san/lkprobot
 	@LKPROBOT=$(CURDIR)/build/san/lkprobot sh tests/cli/run.sh
 
-check: $(UNIT_BIN) build/san/lkprobot
+check: deps
+	@$(MAKE) --no-print-directory check-run
+
+check-run: $(UNIT_BIN) build/san/lkprobot
 	@sh tests/run-all.sh $(UNIT_BIN)
 
 # make check-kernel: a real kernel build, not part of `make check` (it takes
