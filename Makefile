@@ -124,7 +124,8 @@ define deb_install
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
 	echo "deps: installing $$missing"; \
-	SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	SUDO=; if [ "$$(id -u)" != 0 ]; then SUDO=sudo; command -v sudo >/dev/null || \
+		{ echo "deps: not root, and no sudo: run 'make deps' as root"; exit 1; }; fi; \
 	$$SUDO apt-get update -q && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing
 endef
@@ -203,6 +204,14 @@ check-bisect-kernel: lkprobot
 .PHONY: check-bisect-box
 check-bisect-box: lkprobot
 	@PROVIDER=ssh sh tests/bisect-kernel.sh
+
+# make check-fresh: the README's two commands (make demo, make check) in a
+# fresh Debian 12 root made with debootstrap, as a user with sudo and as
+# root (tests/fresh-root.sh; .ci/run runs it). Needs root and a mirror.
+.PHONY: check-fresh
+check-fresh:
+	$(call deb_install,debootstrap)
+	@sh tests/fresh-root.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory lkprobot

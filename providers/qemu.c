@@ -571,12 +571,6 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 			goto out;
 	}
 	ret = 0;
-	if (!res->nruns && res->reason) {
-		/* no result root: say where the console is kept */
-		char *r = xasprintf("%s (console: %s/dmesg)", res->reason, work);
-		free(res->reason);
-		res->reason = r;
-	}
 	/* the serial console is the guest's dmesg, in every run of this boot */
 	for (size_t i = 0; i <= res->nruns; i++) {
 		if (i == res->nruns && res->nruns)
@@ -591,6 +585,12 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 		fprintf(stderr, "lkprobot: %s; the console is in %s/dmesg\n", res->reason,
 			res->nruns ? res->run_dirs[res->nruns - 1] : work);
 		raise(qemu_stop_sig);
+	}
+	if (!res->nruns && res->reason) {
+		/* no result root: say where the console is kept */
+		char *r = xasprintf("%s (console: %s/dmesg)", res->reason, work);
+		free(res->reason);
+		res->reason = r;
 	}
 	/* the guest wrote raw outputs; the host's parsers make the stats and the matrix */
 	for (size_t i = 0; i < res->nruns; i++) {
