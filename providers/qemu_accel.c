@@ -215,6 +215,13 @@ static int accel_word(const char *s, const char *what, struct strbuf *err)
 	return -1;
 }
 
+/* kvm was asked for (by `asked`: "--accel kvm", "LKPROBOT_ACCEL=kvm") and cannot run a guest */
+static int kvm_refused(const char *asked, struct strbuf *err)
+{
+	strbuf_setf(err, "%s: KVM cannot run a guest here (%s); use --accel tcg or auto", asked, probe_why);
+	return -1;
+}
+
 int qemu_accel_option(const char *arg, struct strbuf *err)
 {
 	const char *what = arg ? "--accel" : "LKPROBOT_ACCEL";
@@ -226,11 +233,8 @@ int qemu_accel_option(const char *arg, struct strbuf *err)
 	/* the lkprobot processes this one starts (bisect, run-commit on a Slurm node) choose the same */
 	if (arg)
 		setenv("LKPROBOT_ACCEL", arg, 1);
-	if (w == 1 && !kvm_works()) {
-		strbuf_setf(err, "%s%skvm: KVM cannot run a guest here (%s); use --accel tcg or auto", what,
-			    arg ? " " : "=", probe_why);
-		return -1;
-	}
+	if (w == 1 && !kvm_works())
+		return kvm_refused(arg ? "--accel kvm" : "LKPROBOT_ACCEL=kvm", err);
 	return 0;
 }
 
@@ -243,7 +247,7 @@ int qemu_accel_choose(struct qemu_accel *a, struct strbuf *err)
 	if (w < 0)
 		return -1;
 	if (w == 2) {
-		snprintf(a->why, sizeof(a->why), "TCG was asked for (--accel tcg)");
+		snprintf(a->why, sizeof(a->why), "TCG was asked for (--accel tcg, LKPROBOT_ACCEL=tcg)");
 		return 0;
 	}
 	if (kvm_works()) {
@@ -251,10 +255,8 @@ int qemu_accel_choose(struct qemu_accel *a, struct strbuf *err)
 		a->asked = w == 1;
 		return 0;
 	}
-	if (w == 1) {
-		strbuf_setf(err, "--accel kvm: KVM cannot run a guest here (%s); use --accel tcg or auto", probe_why);
-		return -1;
-	}
+	if (w == 1)
+		return kvm_refused("LKPROBOT_ACCEL=kvm (--accel kvm)", err);
 	static bool said;
 	if (!said)
 		fprintf(stderr, "lkprobot: KVM not used, TCG instead: %s\n", probe_why);

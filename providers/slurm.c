@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #define SLURM_POLL_US 200000	/* squeue every 0.2 s */
+#define SLURM_GONE_S 60		/* a job Slurm forgot: this long for its status file on the shared file system */
 #define SLURM_MAX_ARGS 64
 
 struct provider {
@@ -290,11 +291,11 @@ static int slurm_run_job(struct provider *p, struct node *job, struct provider_r
 	sigaction(SIGINT, &stop, &old_int);
 	sigaction(SIGTERM, &stop, &old_term);
 	const char *lost = NULL;	/* the node failure that cost the first submission */
-	double pending_since = 0;
+	double pending_since = 0, gone_since = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (slurm_submit(p, job, jobfile, status, tag, id, sizeof(id), err))
 			break;
-		pending_since = 0;
+		pending_since = gone_since = 0;
 		for (;;) {
 			if (slurm_stop_sig) {
 				slurm_cancel(p, id);
@@ -312,6 +313,12 @@ static int slurm_run_job(struct provider *p, struct node *job, struct provider_r
 				break;
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+			if (!*state && !gone_since)
+				gone_since = now;
+			else if (!*state && now - gone_since > SLURM_GONE_S)
+				break;	/* said below: ended without a status file */
+			else if (*state)
+				gone_since = 0;
 			if (!strcmp(state, "PENDING") && p->cfg.slurm_pending_timeout > 0) {
 				if (!pending_since)
 					pending_since = now;

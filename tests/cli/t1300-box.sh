@@ -20,7 +20,7 @@ B="$TMP/box"
 CACHE=${LKPROBOT_TEST_CACHE:-/var/cache/lkprobot-test}
 port=$((22000 + $$ % 1000))
 test_at_exit 'stop_pid "$(cat "$TMP/qbox.pid" 2>/dev/null)"'
-test_log "$TMP/qbox.out" "$B/console"
+test_log "$TMP/qbox.out" "$B/console" "$TMP/*.err"
 # Debian's kernel in the cache (qemu-box fetches it when it is not there)
 kernel() { ls "$CACHE"/debian/*/root/boot/vmlinuz-* 2>/dev/null | head -n 1; }
 box() { lkprobot box --boxes "$TMP/boxes.yaml" -o "$TMP/result" "$@"; }
