@@ -8,6 +8,8 @@ test_need_root
 test_need_cmd fio fio
 test_need_cmd mkfs.xfs xfsprogs
 test_need_cmd losetup util-linux
+test_need_cmd python3 python3
+test_need_cmd sqlite3 sqlite3
 
 RES="$TMP/result"
 DB="$TMP/store.db"

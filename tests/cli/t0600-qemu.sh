@@ -13,6 +13,8 @@ test_need_root
 test_need_cmd qemu-system-x86_64 qemu-system-x86
 test_need_cmd busybox busybox-static
 test_need_cmd ndctl ndctl
+test_need_cmd python3 python3
+test_need_cmd sqlite3 sqlite3
 
 RES="$TMP/result"
 CACHE=${LKPROBOT_TEST_CACHE:-/var/cache/lkprobot-test}

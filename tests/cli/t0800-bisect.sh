@@ -4,6 +4,8 @@
 # ./speed and whose noise is seeded (a counter file), a Makefile that fails
 # where ./broken exists. Real processes, real result roots, a real store.
 . "$(dirname "$0")/lib.sh"
+test_need_cmd python3 python3
+test_need_cmd sqlite3 sqlite3
 
 export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 

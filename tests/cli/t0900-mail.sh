@@ -5,6 +5,7 @@
 # (a certificate made here), DKIM checked offline with python3-dkim, the
 # outbox across a server that is down and a sender that dies.
 . "$(dirname "$0")/lib.sh"
+test_need_cmd openssl openssl
 
 PY=/usr/bin/python3
 FIX="$SRC/tests/fixtures"

@@ -5,6 +5,7 @@
 # that commit, its report delivered to a real SMTP server (aiosmtpd) — once,
 # also when the service is killed with SIGKILL in the middle and started again.
 . "$(dirname "$0")/lib.sh"
+test_need_cmd sqlite3 sqlite3
 
 PY=/usr/bin/python3
 port=$((20000 + ($$ + 7) % 20000))

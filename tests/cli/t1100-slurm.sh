@@ -15,6 +15,9 @@ test_need_root
 test_need_cmd slurmctld slurm-wlm
 test_need_cmd slurmd slurm-wlm
 test_need_cmd munged munge
+test_need_cmd python3 python3
+test_need_cmd sqlite3 sqlite3
+test_need_cmd curl curl
 
 C="$TMP/cluster"
 base=$((21000 + ($$ % 400) * 10))

@@ -15,6 +15,8 @@ test_need_cmd qemu-system-x86_64 qemu-system-x86
 test_need_cmd dropbearkey dropbear-bin
 test_need_cmd ssh openssh-client
 test_need_cmd kexec kexec-tools
+test_need_cmd python3 python3
+test_need_cmd sqlite3 sqlite3
 
 B="$TMP/box"
 CACHE=${LKPROBOT_TEST_CACHE:-/var/cache/lkprobot-test}
