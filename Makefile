@@ -77,7 +77,7 @@ SAN_ROBOT_OBJ := $(ROBOT_SRC:%.c=build/san/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=build/rel/bench/%)
 
-.PHONY: all deps deps-image check check-run unit cli demo install bench clean help
+.PHONY: all deps deps-image check check-build unit cli demo install bench clean help
 all: lkprobot
 
 help:
@@ -144,11 +144,13 @@ unit: $(UNIT_BIN)
 cli: build/san/lkprobot
 	@LKPROBOT=$(CURDIR)/build/san/lkprobot sh tests/cli/run.sh
 
+# the tests run from this make, not a sub-make: a failure adds one line of
+# make's after the summary, not two
 check: deps
-	@$(MAKE) --no-print-directory check-run
-
-check-run: $(UNIT_BIN) build/san/lkprobot
+	@$(MAKE) --no-print-directory check-build
 	@sh tests/run-all.sh $(UNIT_BIN)
+
+check-build: $(UNIT_BIN) build/san/lkprobot
 
 # make check-kernel: a real kernel build, not part of `make check` (it takes
 # 10-20 minutes on 2 cores and 1.5 GB of disk). Installs Debian's

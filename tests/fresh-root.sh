@@ -48,6 +48,9 @@ cleanup() {
 	for m in $(mounts_under); do
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || say "cannot unmount $m" >&2
 	done
+	# loop devices over files in the roots (a test killed before its teardown)
+	losetup -a 2>/dev/null | awk -v w="($WORK/" 'index($0, w) { sub(/:.*/, ""); print }' |
+		while read -r d; do losetup -d "$d" 2>/dev/null || say "cannot detach $d" >&2; done
 	if [ -n "$(mounts_under)" ]; then
 		say "still mounted under $WORK:" >&2
 		mounts_under >&2
@@ -116,6 +119,17 @@ in_root() {
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
 }
 
+# how long the apt-get install of make deps took in root $1 (apt's own log)
+deps_time() {
+	awk '/^Start-Date:/ { s = $2 " " $3 } /^Commandline: .*apt-get install/ { c = 1 }
+	     /^End-Date:/ { if (c) { e = $2 " " $3; c = 0; last_s = s } }
+	     END { print last_s "|" e }' "$1/var/log/apt/history.log" |
+	{
+		IFS='|' read -r from to
+		[ -n "$to" ] && echo "$(($(date -d "$to" +%s) - $(date -d "$from" +%s))) s" || echo "?"
+	}
+}
+
 clone_and() {	# the commands after a fresh clone of the bundle, in ~/lkprobot
 	echo "cd && git -c advice.detachedHead=false clone -q /srv/lkprobot.bundle lkprobot && cd lkprobot && $1"
 }
@@ -145,6 +159,8 @@ in_root "$USERROOT" sh -c 'useradd -m -s /bin/sh dev && echo "dev ALL=(ALL) NOPA
 step "user: make demo (deps through sudo, build, demo without /dev/kvm)" \
 	chroot "$USERROOT" /usr/sbin/runuser -u dev -- /usr/bin/env -i HOME=/home/dev USER=dev LOGNAME=dev TERM=dumb \
 	LANG=C.UTF-8 PATH=/usr/local/bin:/usr/bin:/bin sh -c "$(clone_and "make demo")"
+TIMES="${TIMES}user: of which make deps' apt-get install: $(deps_time "$USERROOT")
+"
 for m in $(mounts_under); do
 	case "$m" in "$USERROOT"/*) umount "$m" 2>/dev/null || umount -l "$m" ;; esac
 done
@@ -153,6 +169,8 @@ rm -rf "$USERROOT"
 # root, this host's /dev: make demo, then make check
 mount_root "$ROOT" host
 step "root: make demo (deps, build, demo)" in_root "$ROOT" sh -c "$(clone_and "make demo")"
+TIMES="${TIMES}root: of which make deps' apt-get install: $(deps_time "$ROOT")
+"
 # its output as it comes, and its exit status, kept inside the root
 check() {
 	in_root "$ROOT" sh -c 'cd /root/lkprobot && { make check 2>&1; echo $? >/root/check.rc; } | tee /root/check.log
@@ -160,8 +178,9 @@ check() {
 }
 rc=0
 step "root: make check" check || rc=$?
-SUMMARY=$(tail -n 1 "$ROOT/root/check.log")
-echo "$SUMMARY" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$' || die "make check ended without its summary line"
+# its last line, or the line before make's own "*** [...] Error" when it failed
+SUMMARY=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$ROOT/root/check.log" | tail -n 1)
+[ -n "$SUMMARY" ] || die "make check ended without its summary line"
 printf '%s' "$TIMES" | sed 's/^/check-fresh: /'
 [ "$rc" = 0 ] || say "make check failed (exit $rc); the roots are kept in $WORK for a look"
 echo "$SUMMARY"

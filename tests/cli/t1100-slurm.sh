@@ -159,7 +159,14 @@ test_expect_success CLUSTER,REPO 'a box taken down mid-run: node failure, submit
 	rc=0 && { wait $pid || rc=$?; } && cat "$TMP/d.err" &&
 	job=$(sed -n "s/.*Slurm job \([0-9]*\): NODE_FAIL on node1; submitted again.*/\1/p" "$TMP/d.err") &&
 	for p in $(cluster_pids "$job"); do stop_pid "$p" KILL; done &&
-	slurmd -N node1 && scontrol update nodename=node1 state=resume &&
+	slurmd -N node1 &&
+	for i in $(seq 1 150); do
+		[ "$(sinfo -h -n node1 -o %T)" = idle ] && break
+		# ReturnToService=2 brings a node that registers again back by itself; else resume it
+		scontrol update nodename=node1 state=resume 2>/dev/null
+		sleep 0.1
+	done &&
+	[ "$(sinfo -h -n node1 -o %T)" = idle ] &&
 	[ $rc = 1 ] &&
 	[ -n "$job" ] &&
 	grep -q "still pending after 3 s .*before that Slurm job $job: NODE_FAIL on node1" "$TMP/d.err"
