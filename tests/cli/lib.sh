@@ -51,7 +51,7 @@ test_exit_() {
 	exit "$rc"
 }
 trap test_exit_ EXIT
-# a signal (run-all.sh's wall-clock limit, ^C) ends the file through test_exit_
+# a signal (run.sh's wall-clock limit, ^C) ends the file through test_exit_
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM

@@ -3,6 +3,7 @@
 # xfs (loop devices stand in for the disk: --loop-disks) and vm-scalability's
 # anon case — checked against fio's own JSON; failures, timeouts and
 # interruptions leave result roots that say so. Needs root (mkfs, mount).
+# wall-clock limit: 600 s
 . "$(dirname "$0")/lib.sh"
 test_need_root
 test_need_cmd fio fio

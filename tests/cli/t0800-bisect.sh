@@ -3,6 +3,7 @@
 # repositories made here: a benchmark script (tests/fixtures/command) whose mean is the number in
 # ./speed and whose noise is seeded (a counter file), a Makefile that fails
 # where ./broken exists. Real processes, real result roots, a real store.
+# wall-clock limit: 900 s
 . "$(dirname "$0")/lib.sh"
 test_need_cmd python3 python3
 test_need_cmd sqlite3 sqlite3

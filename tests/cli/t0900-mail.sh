@@ -4,6 +4,7 @@
 # python3-aiosmtpd, tests/fixtures/smtp/smtpd.py) plain and with STARTTLS
 # (a certificate made here), DKIM checked offline with python3-dkim, the
 # outbox across a server that is down and a sender that dies.
+# wall-clock limit: 600 s
 . "$(dirname "$0")/lib.sh"
 test_need_cmd openssl openssl
 

@@ -4,6 +4,7 @@
 # the head is tested against the last tested head, the change bisected to
 # that commit, its report delivered to a real SMTP server (aiosmtpd) — once,
 # also when the service is killed with SIGKILL in the middle and started again.
+# wall-clock limit: 900 s
 . "$(dirname "$0")/lib.sh"
 test_need_cmd sqlite3 sqlite3
 
@@ -13,7 +14,8 @@ export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 
 test_need_cmd python3 python3
 test_at_exit 'stop_pid "$(cat "$TMP/smtpd.pid" 2>/dev/null)"'
-test_log "$TMP/smtpd.log"
+# the service's stderr of each pass
+test_log "$TMP/smtpd.log" "$TMP/e[0-9]" "$TMP/u[0-9]"
 
 
 commit_n() {	# commit_n FROM TO [SPEED_AT SPEED]

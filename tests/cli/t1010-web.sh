@@ -6,6 +6,7 @@
 # a tree and a commit subject named like script tags show as text, and
 # paths that climb out of the result root find nothing. Drawn by headless
 # Chromium (Debian's chromium) as a reader's browser would.
+# wall-clock limit: 600 s
 . "$(dirname "$0")/lib.sh"
 
 port=$((20000 + ($$ + 13) % 20000))

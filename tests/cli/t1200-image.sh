@@ -5,6 +5,7 @@
 # the dashboard with the ENTRYPOINT's arguments. Not verified here: the
 # `docker build` itself (a Debian 12 base without make: the script installs
 # it with apt-get first).
+# wall-clock limit: 600 s
 . "$(dirname "$0")/lib.sh"
 
 port=$((20000 + ($$ + 29) % 20000))
