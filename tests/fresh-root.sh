@@ -38,14 +38,18 @@ mounts_under() {
 	awk -v w="$WORK/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r
 }
 
+# end the processes still running inside directory $1 (a daemon a failed test left), by pid
+end_processes() {
+	for p in /proc/[0-9]*; do
+		r=$(readlink "$p/root" 2>/dev/null) || continue
+		case "$r/" in "$1"/*) kill -KILL "${p#/proc/}" 2>/dev/null || true ;; esac
+	done
+}
+
 cleanup() {
 	rc=$?
 	trap - EXIT HUP INT TERM
-	# processes still running inside a root (a daemon a failed test left): by pid
-	for p in /proc/[0-9]*; do
-		r=$(readlink "$p/root" 2>/dev/null) || continue
-		case "$r/" in "$WORK"/*) kill -KILL "${p#/proc/}" 2>/dev/null || true ;; esac
-	done
+	end_processes "$WORK"
 	for m in $(mounts_under); do
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || say "cannot unmount $m" >&2
 	done
@@ -152,7 +156,7 @@ for r in "$USERROOT" "$ROOT"; do
 done
 rm -rf "$BASE"
 
-# a user with sudo, and no /dev/kvm: make demo
+# a user with sudo, and no /dev/kvm: make demo, make check
 mount_root "$USERROOT" bare
 step "user: apt-get install sudo (the premise, not the project's)" \
 	in_root "$USERROOT" sh -c 'apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q sudo >/dev/null'
@@ -163,13 +167,17 @@ as_dev() {
 }
 step "user: make demo (deps through sudo, build, demo without /dev/kvm)" as_dev "$(clone_and "make demo")"
 # the tests that need root skip, and say so; the others run as this user
-step "user: make check" as_dev "cd ~/lkprobot && make check"
+user_rc=0
+step "user: make check" as_dev 'cd ~/lkprobot && { make check 2>&1; echo $? >~/check.rc; } | tee ~/check.log
+	exit "$(cat ~/check.rc)"' || user_rc=$?
+USER_SUMMARY=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$USERROOT/home/dev/check.log" | tail -n 1)
 TIMES="${TIMES}user: of which make deps' apt-get install: $(deps_time "$USERROOT")
 "
+end_processes "$USERROOT"
 for m in $(mounts_under); do
 	case "$m" in "$USERROOT"/*) umount "$m" 2>/dev/null || umount -l "$m" ;; esac
 done
-rm -rf "$USERROOT"
+[ "$user_rc" != 0 ] || rm -rf "$USERROOT"
 
 # root, this host's /dev: make demo, then make check
 mount_root "$ROOT" host
@@ -187,6 +195,8 @@ step "root: make check" check || rc=$?
 SUMMARY=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$ROOT/root/check.log" | tail -n 1)
 [ -n "$SUMMARY" ] || die "make check ended without its summary line"
 printf '%s' "$TIMES" | sed 's/^/check-fresh: /'
-[ "$rc" = 0 ] || say "make check failed (exit $rc); the roots are kept in $WORK for a look"
+say "user: make check: ${USER_SUMMARY:-no summary line} (exit $user_rc)"
+[ "$rc" = 0 ] && [ "$user_rc" = 0 ] || say "a make check failed; the roots are kept in $WORK for a look"
 echo "$SUMMARY"
+[ "$user_rc" = 0 ] || exit "$user_rc"
 exit "$rc"
