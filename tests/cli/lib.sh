@@ -16,9 +16,13 @@
 #   test_need_root              (at the top) skip the whole file unless root
 #   test_log FILE...            a server's log: printed, its last lines, when
 #                               a test of the file failed or it was stopped
+#                               (patterns allowed: expanded at the end)
 #   test_at_exit 'COMMANDS'     run when the file ends, however it ends
 #                               (stop the servers it started, by pid),
 #                               before the logs are printed and $TMP removed
+#   stop_pid PID [SIGNAL]       end a process the test started, and wait
+#   stop_session SIGNAL SID     end what `setsid CMD &` started, all of it
+# Never end a process by name (pkill -f, killall): it may be anyone's.
 : "${LKPROBOT:?set LKPROBOT to the lkprobot binary under test}"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d /tmp/lkp-cli.XXXXXX)
