@@ -58,6 +58,9 @@ test_expect_success 'setup: a repository, two heads tested (one a regression), t
 	    tls: none
 	EOF
 	{ setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" --listen 127.0.0.1:$port 2>"$TMP/serve.log" & echo $! >"$TMP/spid"; } &&
+	# its store set up before lkprobot status opens it too
+	for i in $(seq 1 300); do grep -q "watching 1 tree" "$TMP/serve.log" && break; sleep 0.1; done &&
+	grep -q "watching 1 tree" "$TMP/serve.log" &&
 	for i in $(seq 1 300); do
 		lkprobot status -c "$TMP/robot.yaml" >"$TMP/st" 2>/dev/null; grep -q " done " "$TMP/st" && break; sleep 0.2
 	done &&
