@@ -220,8 +220,12 @@ static void teardown(struct run *r)
 		const char *base = strrchr(r->loops[i], '/') ? strrchr(r->loops[i], '/') + 1 : r->loops[i];
 		char *backing = xasprintf("/sys/block/%s/loop/backing_file", base);
 		run_cmd(r, argv, NULL, "stderr", NULL, &e);
-		/* detaching is asynchronous while the device is still in use */
-		for (int tries = 0; !access(backing, F_OK) && tries < 50; tries++)
+		/*
+		 * Detaching is asynchronous while the device is still in use:
+		 * after a lazy unmount the file system lets go of it only once a
+		 * killed test's I/O has drained (seconds on a loaded machine).
+		 */
+		for (int tries = 0; !access(backing, F_OK) && tries < 300; tries++)
 			sleep_ms(100);
 		free(backing);
 	}

@@ -29,6 +29,12 @@ for k in sys.argv[2:]:
 print(d)' "$@"
 }
 no_leftovers() {	# nothing of ours stays mounted or attached
+	# a loop device lets go once the file system over it has (after a
+	# killed test, a lazy unmount): 30 s at most
+	for i in $(seq 1 60); do
+		! losetup -a | grep -q "$TMPDIR/" && break
+		sleep 0.5
+	done
 	! grep -q " $FSROOT/" /proc/mounts &&
 	! losetup -a | grep -q "$TMPDIR/" || { cat /proc/mounts; losetup -a; false; }
 }
