@@ -25,6 +25,13 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+/*
+ * How long a run may wait for a box of a Slurm farm by default (bisect's
+ * --pending-timeout): long enough for a busy farm, and a farm whose boxes
+ * never come up (slurmd not running) ends in a failure that says so.
+ */
+#define PROVIDER_PENDING_TIMEOUT 3600
+
 /* ---- options ---- */
 
 enum provider_opt_type {

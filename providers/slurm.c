@@ -41,7 +41,9 @@
 #define SLURM_MAX_ARGS 64
 #define SLURM_CMD_TIMEOUT 120	/* s: sbatch, squeue, scancel, sinfo */
 #define SLURM_SLOTS_EVERY 1.0	/* s between looks at the farm's free boxes during a batch */
-#define SLURM_FORGOTTEN 25	/* polls a job may be missing from squeue without a status file */
+#define SLURM_STR_(x) #x
+#define SLURM_STR(x) SLURM_STR_(x)
+#define SLURM_GONE_S 60		/* a job Slurm forgot: this long for its status file on the shared file system */
 
 struct provider {
 	struct provider_config cfg;
@@ -69,7 +71,8 @@ static const struct provider_option slurm_options[] = {
 	{ "sbatch_args", "sbatch-arg", PROVIDER_OPT_LIST, PROVIDER_OPT_CLI | PROVIDER_OPT_TREE, "ARG",
 	  "one more sbatch argument", NULL, NULL },
 	{ "pending_timeout", "pending-timeout", PROVIDER_OPT_UINT, PROVIDER_OPT_CLI | PROVIDER_OPT_TREE, "S",
-	  "fail a run that waits S seconds for a box (0: wait)", "0", NULL },
+	  "fail a run that waits S seconds for a box (default "
+	  SLURM_STR(PROVIDER_PENDING_TIMEOUT) "; 0: wait for ever)", SLURM_STR(PROVIDER_PENDING_TIMEOUT), NULL },
 	{ "max_boxes", "max-boxes", PROVIDER_OPT_UINT, PROVIDER_OPT_CLI | PROVIDER_OPT_TREE, "N",
 	  "at most N boxes at once (0: the free ones, shared fairly)", "0", NULL },
 	{ NULL, NULL, 0, 0, NULL, NULL, NULL, NULL },
@@ -191,7 +194,7 @@ static struct provider *slurm_open(const struct provider_config *cfg, struct str
 	p->args = xcalloc(na + 1, sizeof(char *));
 	for (size_t i = 0; i < na; i++)
 		p->args[p->nargs++] = xstrdup(args[i]);
-	p->pending_timeout = (unsigned)provider_opt_uint(cfg, "pending_timeout", 0);
+	p->pending_timeout = (unsigned)provider_opt_uint(cfg, "pending_timeout", PROVIDER_PENDING_TIMEOUT);
 	p->max_boxes = (unsigned)provider_opt_uint(cfg, "max_boxes", 0);
 	char host[128] = "";
 	gethostname(host, sizeof(host) - 1);
@@ -342,7 +345,7 @@ struct sjob {
 	int attempt;		/* submissions made */
 	char *lost;		/* the node failure that cost the first submission */
 	double pending_since;
-	int missing;		/* polls without it in squeue */
+	double gone_since;	/* when squeue stopped listing it (0: it lists it) */
 	char state[32], reason[128], node[128];
 	bool done;
 };
@@ -445,7 +448,7 @@ static int slurm_submit(struct provider *p, struct sjob *j, struct strbuf *err)
 		snprintf(j->id, sizeof(j->id), "%.*s", (int)strspn(out.buf, "0123456789"), out.buf);
 		j->attempt++;
 		j->pending_since = 0;
-		j->missing = 0;
+		j->gone_since = 0;
 		*j->state = *j->reason = *j->node = '\0';
 	}
 	free(output);
@@ -497,9 +500,7 @@ static int slurm_poll(struct provider *p, struct sjob *js, size_t n, struct strb
 	char *argv[] = { "squeue", "-h", "-t", "all", "-j", ids.buf, "-o", "%i|%T|%r|%N", NULL };
 	if ((rc = slurm_cmd(argv, &out, err)))
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		if (*js[i].id && !js[i].done)
-			js[i].missing++;
+	bool *listed = xcalloc(n + 1, sizeof(bool));
 	p->running = p->pending = 0;
 	for (char *save = NULL, *line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *a = strchr(line, '|'), *b = a ? strchr(a + 1, '|') : NULL, *c = b ? strchr(b + 1, '|') : NULL;
@@ -513,11 +514,17 @@ static int slurm_poll(struct provider *p, struct sjob *js, size_t n, struct strb
 			snprintf(j->state, sizeof(j->state), "%s", a + 1);
 			snprintf(j->reason, sizeof(j->reason), "%s", b + 1);
 			snprintf(j->node, sizeof(j->node), "%s", c + 1);
-			j->missing = 0;
+			listed[i] = true;
 			p->running += !strcmp(j->state, "RUNNING");
 			p->pending += !strcmp(j->state, "PENDING");
 		}
 	}
+	/* a job squeue no longer lists (it forgets them a while after they end) */
+	double now = proc_now();
+	for (size_t i = 0; i < n; i++)
+		if (*js[i].id && !js[i].done && !listed[i] && !js[i].gone_since)
+			js[i].gone_since = now;
+	free(listed);
 out:
 	strbuf_release(&ids);
 	strbuf_release(&out);
@@ -624,7 +631,8 @@ static int slurm_run_batch(struct provider *p, struct provider_batch_item *items
 			if (j->done || !*j->id)
 				continue;
 			bool status = !access(j->status, R_OK);
-			if (!slurm_final(j->state) && !(j->missing && status) && j->missing < SLURM_FORGOTTEN) {
+			bool gone = j->gone_since > 0;
+			if (!slurm_final(j->state) && !(gone && status) && !(gone && now - j->gone_since > SLURM_GONE_S)) {
 				if (!strcmp(j->state, "PENDING") && p->pending_timeout > 0) {
 					if (!j->pending_since)
 						j->pending_since = now;

@@ -22,6 +22,7 @@
 #include "../lib/store/store.h"
 #include "../lib/util/yml.h"
 #include "../providers/provider.h"
+#include "../providers/qemu.h"
 #include "runstore.h"
 
 #include <errno.h>
@@ -58,6 +59,7 @@ static const char usage_head[] =
 	"                         changed most between the ends, said on stderr)\n"
 	"      --provider P       where the job runs:\n";
 static const char usage_tail[] =
+	"      --accel A          qemu: kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)\n"
 	"      --kconfig NAME|FILE  qemu, ssh: the kernel config (default x86_64-pmem)\n"
 	"      --max-points K     commits tested at once in a step, at most (default: as\n"
 	"                         the provider's free boxes allow; 1: one at a time)\n"
@@ -95,7 +97,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_TREE = 0x700, OPT_GOOD, OPT_BAD, OPT_METRIC, OPT_PROVIDER, OPT_KCONFIG, OPT_FIRST_PARENT, OPT_JSON,
-       OPT_RESUME, OPT_CACHE, OPT_DB, OPT_FLOOR, OPT_MAX_POINTS, OPT_PROVIDER_BASE = 0x800 };
+       OPT_RESUME, OPT_CACHE, OPT_DB, OPT_FLOOR, OPT_MAX_POINTS, OPT_ACCEL, OPT_PROVIDER_BASE = 0x800 };
 
 struct driver {
 	const struct provider_ops *ops;
@@ -657,6 +659,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "bad", required_argument, NULL, OPT_BAD },
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
+		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
 		{ "max-points", required_argument, NULL, OPT_MAX_POINTS },
 		{ "first-parent", no_argument, NULL, OPT_FIRST_PARENT },
@@ -684,6 +687,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	bool have_m = false, have_rs = false, first_parent = false, json = false;
 	const char *tree = NULL, *good = NULL, *bad = NULL, *metric = NULL, *provider = "local", *kconfig = NULL;
 	const char *result_dir = "/lkp/result", *db = NULL;
+	const char *accel = NULL;
 	char *cache = NULL, *picked = NULL, *picked_testbox = NULL, res_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
 	long long resume = 0, id = 0;
 	size_t max_points = 0;
@@ -706,6 +710,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_BAD: bad = optarg; break;
 		case OPT_METRIC: metric = optarg; break;
 		case OPT_PROVIDER: provider = optarg; break;
+		case OPT_ACCEL: accel = optarg; break;
 		case OPT_KCONFIG: kconfig = optarg; break;
 		case OPT_MAX_POINTS: {
 			char *end;
@@ -744,6 +749,8 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 			goto out;
 		}
 	}
+	if (accel && qemu_accel_option(accel, &err))
+		goto bad;
 	if (fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real)) {
 		strbuf_setf(&err, "%s: cannot create the result directory", result_dir);
 		goto bad;

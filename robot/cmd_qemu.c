@@ -15,7 +15,9 @@
 #include "../lib/results/result.h"
 #include "../lib/run/run.h"
 #include "../lib/util/units.h"
+#include "../lib/util/yml.h"
 #include "../providers/provider.h"
+#include "../providers/qemu.h"
 #include "runjobs.h"
 #include "runstore.h"
 
@@ -35,8 +37,9 @@ static const char usage_text[] =
 	"Boot a kernel in QEMU with one emulated NVDIMM per pmem the job asks for\n"
 	"and run each atomic job in it (one boot per run). The host's root is the\n"
 	"guest's root (9p, read-only); results go to <RESULT_ROOT_DIR>/... as with\n"
-	"'lkprobot run', plus the serial console as dmesg. KVM when it works, TCG\n"
-	"otherwise: TCG runs are functional checks, and job.yaml says so.\n"
+	"'lkprobot run', plus the serial console as dmesg. KVM when a probe guest\n"
+	"runs under it, TCG otherwise (the reason on stderr and in job.yaml's\n"
+	"facts: accel; TCG runs are functional checks, and job.yaml says so).\n"
 	"\n"
 	"  -o, --result-root DIR  RESULT_ROOT_DIR (default /lkp/result)\n"
 	"  -k, --kernel IMAGE     boot this vmlinux/bzImage\n"
@@ -56,6 +59,8 @@ static const char usage_text[] =
 	"      --job-timeout S    seconds for the job once the guest runs it (default:\n"
 	"                         its runtime + 600)\n"
 	"      --append ARGS      more kernel parameters (the job's boot_params are added)\n"
+	"      --accel A          kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto:\n"
+	"                         KVM when a probe guest runs under it, else TCG)\n"
 	"      --db FILE, --no-store   the store, as for 'lkprobot run'\n"
 	"  -t, --testbox NAME     the test box (default qemu-pmem: hosts/qemu-pmem)\n"
 	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
@@ -66,7 +71,7 @@ static const char usage_text[] =
 	"exit codes: 0 every run finished, 1 a run failed, timed out, panicked or\n"
 	"did not boot, 2 bad job file or usage\n";
 
-enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT, OPT_REUSE, OPT_TREE, OPT_COMMIT, OPT_KCONFIG };
+enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT, OPT_REUSE, OPT_TREE, OPT_COMMIT, OPT_KCONFIG, OPT_ACCEL };
 
 
 /* A run as `qemu` says it: each result root of its boot, the times and the accelerator, the key figures. */
@@ -85,8 +90,26 @@ static void print_run(const struct node *job, const struct provider_run *r)
 			printf("  %-40s %s\n", k, stats->vals[i]->str);
 	}
 	node_free(stats);
-	if (r->summary && strstr(r->summary, ", tcg)"))
-		printf("  accel: tcg — an emulated CPU: these numbers are a functional check, not a performance figure\n");
+	if (!r->run_dir)
+		return;
+	/* which devices had DAX, as the guest checked each one, and why not KVM (job.yaml facts: dax, accel) */
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct node *facts = NULL;
+	char *jp = xasprintf("%s/job.yaml", r->run_dir);
+	if (!strbuf_read_file(&text, jp) && (facts = yml_load_one(text.buf, jp, &err))) {
+		const struct node *f = node_get(facts, "facts");
+		const char *dax = node_str(node_get(f, "dax")), *acc = node_str(node_get(f, "accel"));
+		const char *why = acc && !strncmp(acc, "tcg", 3) ? strstr(acc, "KVM not used: ") : NULL;
+		if (dax)
+			printf("  dax: %s\n", dax);
+		if (acc && !strncmp(acc, "tcg", 3))
+			printf("  accel: tcg — an emulated CPU: these numbers are a functional check, not a performance figure (KVM not used: %s)\n",
+			       why ? why + strlen("KVM not used: ") : "?");
+	}
+	node_free(facts);
+	free(jp);
+	strbuf_release(&text);
+	strbuf_release(&err);
 }
 
 int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
@@ -110,6 +133,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "tree", required_argument, NULL, OPT_TREE },
 		{ "commit", required_argument, NULL, OPT_COMMIT },
 		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
+		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* the provider's option each of its flags sets */
@@ -125,7 +149,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	struct job_env env;
 	struct atomic_list jobs = { 0 };
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
-	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *result_dir = "/lkp/result";
+	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL, *result_dir = "/lkp/result";
 	char *cache = NULL, data_real[PATH_MAX], res_real[PATH_MAX];
 	bool use_store = true, reuse = false;
 	long runs = 1;
@@ -164,6 +188,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_TREE: tree = optarg; break;
 		case OPT_COMMIT: rev = optarg; break;
 		case OPT_KCONFIG: kconfig = optarg; break;
+		case OPT_ACCEL: accel = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
@@ -173,7 +198,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 			goto out;
 		}
 	}
-	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
+	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err) || qemu_accel_option(accel, &err))
 		goto bad;
 	if (!jo.testbox)
 		jo.testbox = "qemu-pmem";

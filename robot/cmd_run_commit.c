@@ -12,6 +12,7 @@
 #include "../lib/run/run.h"
 #include "../lib/util/yml.h"
 #include "../providers/provider.h"
+#include "../providers/qemu.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -23,8 +24,10 @@
 
 static const char usage_text[] =
 	"usage: lkprobot run-commit --provider P --tree DIR --commit ID -o DIR --status FILE\n"
-	"                           [--cache DIR] [--kconfig NAME] [-t TESTBOX] [provider options] ATOMIC_JOB.yaml\n"
-	"(--cache: default $LKPROBOT_CACHE, else /var/cache/lkprobot)\n"
+	"                           [--cache DIR] [--kconfig NAME] [-t TESTBOX] [--accel A] [provider options]\n"
+	"                           ATOMIC_JOB.yaml\n"
+	"(--cache: default $LKPROBOT_CACHE, else /var/cache/lkprobot; --accel: qemu's\n"
+	"kvm, tcg or auto, default $LKPROBOT_ACCEL, else auto)\n"
 	"\n"
 	"Prepare the commit with the provider (local: check it out; qemu: build its\n"
 	"kernel), run the atomic job once into a new result root under -o, and write\n"
@@ -48,10 +51,11 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "status", required_argument, NULL, 'S' },
 		{ "cache", required_argument, NULL, 'c' },
 		{ "kconfig", required_argument, NULL, 'k' },
+		{ "accel", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	const char *provider = NULL, *tree = NULL, *commit = NULL, *status = NULL, *cache = NULL, *kconfig = NULL;
-	const char *result_dir = NULL, *testbox = NULL;
+	const char *result_dir = NULL, *testbox = NULL, *accel = NULL;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT, cache_dir = STRBUF_INIT;
 	struct provider_run r = { 0 };
 	struct provider_cli cli = { 0 };
@@ -61,7 +65,10 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 	struct node *job = NULL;
 	int c, ret = EXIT_FAIL;
 
-	provider_cli_longopts(longopts + 7, 64 - 8, OPT_PROVIDER_BASE);
+	size_t nl = 0;
+	while (longopts[nl].name)
+		nl++;
+	provider_cli_longopts(longopts + nl, sizeof(longopts) / sizeof(longopts[0]) - nl - 1, OPT_PROVIDER_BASE);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:t:h", longopts, NULL)) != -1) {
 		if (provider_cli_take(&cli, c, OPT_PROVIDER_BASE, optarg))
@@ -75,6 +82,7 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		case 'k': kconfig = optarg; break;
 		case 'o': result_dir = optarg; break;
 		case 't': testbox = optarg; break;
+		case 'A': accel = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
@@ -103,6 +111,10 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 	if (provider_cli_apply(&cli, opts, &err)) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
+	if (accel && qemu_accel_option(accel, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		goto out;
+	}
 	}
 	char data_real[PATH_MAX], res_real[PATH_MAX];
 	if (!realpath(ctx->data_dir, data_real) || fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real)) {

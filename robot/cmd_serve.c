@@ -23,6 +23,7 @@
 #include "../mail/mailconf.h"
 #include "../mail/outbox.h"
 #include "../providers/box.h"
+#include "../providers/qemu.h"
 #include "../web/web.h"
 
 #include <errno.h>
@@ -38,7 +39,7 @@
 #include <unistd.h>
 
 static const char usage_head[] =
-	"usage: lkprobot serve -c FILE [--once] [--listen HOST:PORT]\n"
+	"usage: lkprobot serve -c FILE [--once] [--listen HOST:PORT] [--accel A]\n"
 	"       lkprobot check-config -c FILE\n"
 	"       lkprobot status -c FILE [--json]\n"
 	"\n"
@@ -87,6 +88,7 @@ static const char usage_tail[] =
 	"                         machines, heads, commits, compare, metric history,\n"
 	"                         bisections, report mails, the result roots' files;\n"
 	"                         actions (retest, cancel, resend) with the token\n"
+	"      --accel A          qemu: kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 stopped as asked (or the configuration is right), 1 a step\n"
@@ -1054,10 +1056,11 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "once", no_argument, NULL, 'O' },
 		{ "listen", required_argument, NULL, 'L' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "accel", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *listen = NULL;
+	const char *config = NULL, *listen = NULL, *accel = NULL;
 	bool once = false, json = false;
 	struct web *web = NULL;
 	struct serve_conf conf;
@@ -1072,6 +1075,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		case 'O': once = true; break;
 		case 'L': listen = optarg; break;
 		case 'J': json = true; break;
+		case 'A': accel = optarg; break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -1084,6 +1088,12 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		return cmd_error(EXIT_USAGE, "%s needs -c FILE (and nothing else); see 'lkprobot serve --help'", ctx->cmd);
 	if (json && strcmp(ctx->cmd, "status"))
 		return cmd_error(EXIT_USAGE, "--json is an option of 'lkprobot status'; see 'lkprobot serve --help'");
+	/* the bisections it starts inherit the choice (LKPROBOT_ACCEL) */
+	if (accel && qemu_accel_option(accel, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		strbuf_release(&err);
+		return ret;
+	}
 	if (serve_conf_load(&conf, config, &err)) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);
