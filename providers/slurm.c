@@ -250,6 +250,14 @@ static bool state_up(const char *s)
 	return false;
 }
 
+/* The length of a job comment's client, "lkprobot host:pid:" (0: not an lkprobot job's). */
+static size_t client_len(const char *comment)
+{
+	const char *a = strncmp(comment, "lkprobot ", 9) ? NULL : strchr(comment, ':');
+	const char *b = a ? strchr(a + 1, ':') : NULL;
+	return b ? (size_t)(b - comment) + 1 : 0;
+}
+
 /*
  * How many runs this client may have in the queue now: the boxes of the
  * constraint that are up, shared with the other lkprobot clients that
@@ -295,17 +303,14 @@ static size_t slurm_slots(struct provider *p)
 	free(names);
 	char *sq[] = { "squeue", "-h", "-t", "pending,running,configuring,completing", "-o", "%T|%k", NULL };
 	if (!slurm_cmd(sq, &out, &err)) {
-		size_t mine = strcspn(p->comment, ":") + 1;
+		size_t mine = client_len(p->comment);
 		for (char *save = NULL, *line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			char *bar = strchr(line, '|');
 			if (!bar)
 				continue;
 			pending_all += !strncmp(line, "PENDING", 7);
 			const char *c = bar + 1;
-			if (strncmp(c, "lkprobot ", 9) || !strchr(c, ':'))
-				continue;
-			/* the client: "lkprobot host:pid:" */
-			size_t len = (size_t)(strchr(strchr(c, ':') + 1, ':') ? strchr(strchr(c, ':') + 1, ':') - c + 1 : 0);
+			size_t len = client_len(c);
 			if (!len)
 				continue;
 			bool dup = false;
