@@ -33,7 +33,7 @@ struct provider {
 };
 
 static const struct provider_option ssh_options[] = {
-	{ "box", NULL, PROVIDER_OPT_LIST, PROVIDER_OPT_CLI | PROVIDER_OPT_TREE | PROVIDER_OPT_REQUIRED, "NAME",
+	{ "box", NULL, PROVIDER_OPT_STRING, PROVIDER_OPT_CLI | PROVIDER_OPT_TREE | PROVIDER_OPT_REQUIRED, "NAME",
 	  "the box of the boxes file (its tbox_group is the testbox)", NULL, NULL },
 	{ "boxes", NULL, PROVIDER_OPT_STRING, PROVIDER_OPT_CLI | PROVIDER_OPT_SERVE, "FILE",
 	  "the boxes file (default $LKPROBOT_BOXES, /etc/lkprobot/boxes.yaml)", NULL, NULL },
@@ -48,17 +48,16 @@ static const char *boxes_file(const struct provider_config *cfg)
 	return f ? f : box_default_file();
 }
 
-/* The first box the options name, loaded. */
+/* The box the options name, loaded (one: several boxes of a tbox_group in parallel are not built yet). */
 static int first_box(const struct provider_config *cfg, struct box *b, struct strbuf *err)
 {
-	size_t n;
-	const char *const *names = provider_opt_list(cfg, "box", &n);
+	const char *name = provider_opt(cfg, "box");
 
-	if (!n) {
+	if (!name) {
 		strbuf_setf(err, "provider ssh: which box? (--box NAME, one of the boxes file's)");
 		return -1;
 	}
-	return box_load(boxes_file(cfg), names[0], b, err);
+	return box_load(boxes_file(cfg), name, b, err);
 }
 
 static int sshp_check(const struct provider_config *cfg, const char **key, struct strbuf *err)
