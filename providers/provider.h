@@ -32,6 +32,9 @@
  */
 #define PROVIDER_PENDING_TIMEOUT 3600
 
+/* How prepare's why begins when a commit's kernel does not build; the build's first error line follows. */
+#define PROVIDER_NO_BUILD "the kernel does not build: "
+
 /* ---- options ---- */
 
 enum provider_opt_type {

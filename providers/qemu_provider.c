@@ -228,7 +228,7 @@ static int qprov_prepare(struct provider *p, const char *commit, struct strbuf *
 		return -1;
 	}
 	if (!kr.built) {
-		strbuf_setf(why, "the kernel does not build: %s", kr.error ? kr.error : "see build.log");
+		strbuf_setf(why, PROVIDER_NO_BUILD "%s", kr.error ? kr.error : "see build.log");
 		kbuild_result_release(&kr);
 		return 1;
 	}

@@ -149,7 +149,7 @@ static int sshp_prepare(struct provider *p, const char *commit, struct strbuf *w
 	int rc = kbuild_build(&ko, &kr, why);
 
 	if (!rc && !kr.built) {
-		strbuf_setf(why, "the kernel does not build: %s", kr.error ? kr.error : "see build.log");
+		strbuf_setf(why, PROVIDER_NO_BUILD "%s", kr.error ? kr.error : "see build.log");
 		rc = 1;
 	} else if (!rc) {
 		p->kernel = xasprintf("%s/bzImage", kr.dir);

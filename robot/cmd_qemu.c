@@ -242,7 +242,11 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	/* the kernel: the commit built (or found in the kernel cache), -k's, the newest cached, or Debian's */
 	int pr = qemu->prepare(p, rev, &why);
 	if (pr > 0) {
-		printf("build_failed %s %s\n  reason: %s\n", tree, rev, why.buf);
+		/* the reason is the build's first error line, as `lkprobot build` says it */
+		const char *line = why.buf;
+		if (!strncmp(line, PROVIDER_NO_BUILD, strlen(PROVIDER_NO_BUILD)))
+			line += strlen(PROVIDER_NO_BUILD);
+		printf("build_failed %s %s\n  reason: %s\n", tree, rev, line);
 		ret = EXIT_FAIL;
 		goto out;
 	}
