@@ -128,26 +128,31 @@ static void test_bimodal(void **state)
 	release(&s);
 }
 
+/*
+ * 0..9 mainline, 10..14 a side branch off 4, 15 merges 9 and 14, then
+ * 16..19; the change is commit 12 on the side branch
+ */
+static void merge_scenario(struct scenario *s)
+{
+	linear(s, 20, 6);
+	s->noise = 0.01;
+	s->nparents[10] = 1;
+	s->parents[10][0] = 4;
+	s->parents[15][0] = 9;
+	s->parents[15][1] = 14;
+	s->nparents[15] = 2;
+	for (size_t i = 0; i < 20; i++)
+		if (i == 12 || i == 13 || i == 14 || i >= 15)
+			s->mu[i] = 700;
+}
+
 static void test_merge(void **state)
 {
 	struct scenario s;
 	struct bisect_outcome out;
 	(void)state;
 
-	/*
-	 * 0..9 mainline, 10..14 a side branch off 4, 15 merges 9 and 14, then
-	 * 16..19; the change is commit 12 on the side branch
-	 */
-	linear(&s, 20, 6);
-	s.noise = 0.01;
-	s.nparents[10] = 1;
-	s.parents[10][0] = 4;
-	s.parents[15][0] = 9;
-	s.parents[15][1] = 14;
-	s.nparents[15] = 2;
-	for (size_t i = 0; i < 20; i++)
-		if (i == 12 || i == 13 || i == 14 || i >= 15)
-			s.mu[i] = 700;
+	merge_scenario(&s);
 	assert_int_equal(run(&s, &out), 0);
 	assert_int_equal(out.status, BISECT_FOUND);
 	assert_int_equal(out.culprit, 12);
@@ -380,17 +385,8 @@ static void test_multisection_accuracy(void **state)
 	/* the merge of test_merge, several commits at once */
 	struct scenario s;
 	struct bisect_outcome out;
-	linear(&s, 20, 6);
-	s.noise = 0.01;
+	merge_scenario(&s);
 	s.slots = 8;
-	s.nparents[10] = 1;
-	s.parents[10][0] = 4;
-	s.parents[15][0] = 9;
-	s.parents[15][1] = 14;
-	s.nparents[15] = 2;
-	for (size_t i = 0; i < 20; i++)
-		if (i == 12 || i == 13 || i == 14 || i >= 15)
-			s.mu[i] = 700;
 	assert_int_equal(run(&s, &out), 0);
 	assert_int_equal(out.status, BISECT_FOUND);
 	assert_int_equal(out.culprit, 12);
