@@ -80,7 +80,7 @@ int main(void)
 		shift_from(&b, culprit, shift);
 		b.rng ^= 0x5555;
 
-		struct bisect_oracle o = { sim_run, sim_samples, &s, NULL };
+		struct bisect_oracle o = { sim_run, sim_samples, &s, NULL, NULL };
 		if (bisect_run(s.n, s.parents, s.nparents, &o, NULL, &out, &err)) {
 			fprintf(stderr, "bench/bisect: %s\n", err.buf);
 			return 1;

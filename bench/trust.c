@@ -23,6 +23,9 @@
  * ceil(log2 N)+2 builds, runs per range. Targets (issue 17): 0 wrong
  * culprits; <= 1 % false reports under drift; >= 95 % right where
  * |shift| >= 3 sigma; never over ceil(log2 N)+2 builds.
+ * Then the same ranges on a farm of 4 and 16 boxes (issue 20: several
+ * commits a step when boxes are free): the same targets, the builds
+ * within twice ceil(log2 N)+2, and the wall time in waves against one box.
  *
  *   bench/trust [--ranges N] [--heads N] [--no-serve] [LKPROBOT]
  */
@@ -49,6 +52,7 @@ struct tally {
 	size_t over_builds, over_builds_noskip;
 	size_t runs_changed, runs_nochange;
 	size_t not_sure;
+	size_t builds, waves, over_farm;	/* a farm: builds and waves in all, ranges over 2 (ceil(log2 N)+2) */
 };
 
 static double log_uniform(struct scenario *s, double lo, double hi)
@@ -102,10 +106,9 @@ static double neighbour_noise(const struct scenario *s)
 	return sqrt(v);
 }
 
-static void simulated(size_t nranges)
+/* The ranges on `slots` boxes (1: one at a time); the tallies of all and by drift. */
+static void simulate(size_t nranges, size_t slots, struct tally *all, struct tally *by)
 {
-	struct tally all = { 0 }, by[NDRIFT] = { { 0 } };
-
 	for (uint64_t k = 0; k < nranges; k++) {
 		struct scenario s;
 		struct bisect_outcome out;
@@ -113,13 +116,14 @@ static void simulated(size_t nranges)
 		size_t culprit;
 		double shift;
 		int kind = trust_range(&s, k, &culprit, &shift);
-		struct bisect_oracle o = { sim_run, sim_samples, &s, NULL };
+		s.slots = slots;
+		struct bisect_oracle o = { sim_run, sim_samples, &s, NULL, slots > 1 ? sim_slots : NULL };
 		struct bisect_opts opts = { .metric = { +1, 0.01 }, .seed = 1 + k };
 		if (bisect_run(s.n, s.parents, s.nparents, &o, &opts, &out, &err)) {
 			fprintf(stderr, "bench/trust: range %llu: %s\n", (unsigned long long)k, err.buf);
 			exit(1);
 		}
-		struct tally *t[2] = { &all, &by[kind] };
+		struct tally *t[2] = { all, &by[kind] };
 		bool skips = false;	/* a commit the search stepped around */
 		for (size_t i = 0; i < out.nsteps; i++)
 			skips |= out.steps[i].verdict == 0;
@@ -133,6 +137,9 @@ static void simulated(size_t nranges)
 			t[j]->not_sure += out.status == BISECT_NOT_SURE;
 			t[j]->over_builds += out.commits > bisect_log2_ceil(s.n) + 2;
 			t[j]->over_builds_noskip += out.commits > bisect_log2_ceil(s.n) + 2 && !skips;
+			t[j]->over_farm += out.commits > 2 * (bisect_log2_ceil(s.n) + 2);
+			t[j]->builds += out.commits;
+			t[j]->waves += s.waves;
 			if (culprit == s.n) {
 				t[j]->nochange++;
 				t[j]->false_reports += found;
@@ -170,6 +177,13 @@ static void simulated(size_t nranges)
 		release(&s);
 		strbuf_release(&err);
 	}
+}
+
+static void simulated(size_t nranges)
+{
+	struct tally all = { 0 }, by[NDRIFT] = { { 0 } };
+
+	simulate(nranges, 1, &all, by);
 	printf("bisect, simulated: %zu seeded ranges (1-300 commits, 1-10 %% noise, a quarter bimodal, 5 %% unbuildable, shifts 3-75 %% either way, a quarter no change; drift none, sine 2-10 %% with periods of 2-400 runs, random walk within +-10 %%, or both)\n",
 	       all.ranges);
 	printf("  wrong culprits:                        %zu (target 0)\n", all.wrong);
@@ -188,6 +202,19 @@ static void simulated(size_t nranges)
 		       drift_names[d], by[d].ranges, by[d].wrong, by[d].false_reports, by[d].nochange,
 		       100.0 * (double)by[d].big_right / (double)(by[d].big ? by[d].big : 1), by[d].big, by[d].over_builds,
 		       (double)(by[d].runs_changed + by[d].runs_nochange) / (double)(by[d].ranges ? by[d].ranges : 1));
+	for (size_t f = 0; f < 2; f++) {
+		size_t slots = f ? 16 : 4;
+		struct tally farm = { 0 }, fby[NDRIFT] = { { 0 } };
+		simulate(nranges, slots, &farm, fby);
+		printf("the same on a farm of %zu boxes (several commits a step while boxes are free):\n", slots);
+		printf("  wrong culprits %zu, false reports %zu of %zu, right where |shift| >= 3 sigma %.1f %% of %zu, "
+		       "over 2 (ceil(log2 N)+2) builds %zu (targets 0, <= 1 %%, >= 95 %%, 0)\n",
+		       farm.wrong, farm.false_reports, farm.nochange,
+		       100.0 * (double)farm.big_right / (double)(farm.big ? farm.big : 1), farm.big, farm.over_farm);
+		printf("  builds %.2fx, wall time %.2fx of one box's (in waves of runs made at once); %zu ended not sure\n",
+		       (double)farm.builds / (double)(all.builds ? all.builds : 1),
+		       (double)farm.waves / (double)(all.waves ? all.waves : 1), farm.not_sure);
+	}
 }
 
 /* ---- part 2: the service, for real ---- */

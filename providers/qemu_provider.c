@@ -11,7 +11,10 @@
 #include "../lib/kernel/git.h"
 #include "../lib/kernel/kbuild.h"
 #include "../lib/run/run.h"
+#include "../lib/util/units.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +28,74 @@ struct provider {
 	struct qemu_kernel k;
 	bool have_kernel;
 	char *kconfig_name;
+	char *image, *modules;		/* the kernel the options name (lkprobot qemu -k) */
+	struct qemu_opts qo;		/* the machine the options ask for */
+	int runs;			/* runs in one boot (--reuse-boot) */
+	char *append;
 };
+
+static const struct provider_option qemu_options[] = {
+	{ "kernel", NULL, PROVIDER_OPT_STRING, 0, "IMAGE", "boot this vmlinux or bzImage (lkprobot qemu -k)", NULL, NULL },
+	{ "modules", NULL, PROVIDER_OPT_STRING, 0, "DIR", "the /lib/modules/<release> of that kernel", NULL, NULL },
+	{ "pmem_size", "pmem-size", PROVIDER_OPT_STRING, 0, "SIZE", "each NVDIMM (default 1G)", NULL, NULL },
+	{ "memory", NULL, PROVIDER_OPT_STRING, 0, "SIZE", "guest RAM (default 2G)", NULL, NULL },
+	{ "cpus", NULL, PROVIDER_OPT_UINT, 0, "N", "guest CPUs (default 2)", NULL, NULL },
+	{ "boot_timeout", "boot-timeout", PROVIDER_OPT_UINT, 0, "seconds", "for the guest to start lkprobot (default 120)",
+	  NULL, NULL },
+	{ "job_timeout", "job-timeout", PROVIDER_OPT_UINT, 0, "seconds", "for the job once the guest runs it (default: its runtime + 600)",
+	  NULL, NULL },
+	{ "append", NULL, PROVIDER_OPT_STRING, 0, "ARGS", "more kernel parameters (the job's boot_params are added)", NULL, NULL },
+	{ "runs_per_boot", "reuse-boot", PROVIDER_OPT_UINT, 0, "N", "runs in one boot (lkprobot qemu --reuse-boot)", NULL, NULL },
+	{ NULL, NULL, 0, 0, NULL, NULL, NULL, NULL },
+};
+
+static int qprov_check(const struct provider_config *cfg, const char **key, struct strbuf *err)
+{
+	const char *image = provider_opt(cfg, "kernel"), *v;
+	uint64_t size;
+
+	if (image && access(image, R_OK)) {
+		*key = "kernel";
+		strbuf_setf(err, "%s: %s; give a kernel image (vmlinux or bzImage)", image, strerror(errno));
+		return -1;
+	}
+	for (const char *const *k = (const char *const[]){ "pmem_size", "memory", NULL }; *k; k++)
+		if ((v = provider_opt(cfg, *k)) && units_bytes(v, &size, err)) {
+			*key = *k;
+			return -1;
+		}
+	return 0;
+}
+
+static int qprov_testbox(const struct provider_config *cfg, char **out, struct strbuf *err)
+{
+	(void)cfg;
+	(void)err;
+	*out = xstrdup("qemu-pmem");	/* hosts/qemu-pmem: the machine QEMU makes */
+	return 0;
+}
+
+static void qprov_close(struct provider *p)
+{
+	if (!p)
+		return;
+	if (p->have_kernel)
+		qemu_kernel_release(&p->k);
+	free(p->kconfig_name);
+	free(p->image);
+	free(p->modules);
+	free(p->append);
+	free(p);
+}
 
 static struct provider *qprov_open(const struct provider_config *cfg, struct strbuf *err)
 {
 	struct provider *p = xcalloc(1, sizeof(*p));
 	ssize_t n = readlink("/proc/self/exe", p->exe, sizeof(p->exe) - 1);
+	const char *v;
 
 	p->cfg = *cfg;
+	p->cfg.opts = NULL;	/* read here, not kept */
 	if (n <= 0 || !realpath(cfg->data_dir, p->data) || !realpath(cfg->result_dir, p->results)) {
 		strbuf_setf(err, "cannot tell where lkprobot, its data and the result directory are");
 		free(p);
@@ -72,25 +135,100 @@ static struct provider *qprov_open(const struct provider_config *cfg, struct str
 	free(copy);
 	const char *kc = cfg->kconfig ? cfg->kconfig : KBUILD_DEFAULT_KCONFIG;
 	p->kconfig_name = xstrdup(strrchr(kc, '/') ? strrchr(kc, '/') + 1 : kc);
+	if ((v = provider_opt(cfg, "kernel")))
+		p->image = xstrdup(v);
+	if ((v = provider_opt(cfg, "modules")))
+		p->modules = xstrdup(v);
+	if ((v = provider_opt(cfg, "append")))
+		p->append = xstrdup(v);
+	p->qo = (struct qemu_opts){ .cache = p->cfg.cache, .result_dir = p->results, .data_dir = p->data,
+				    .lkprobot = p->exe, .progress = cfg->progress, .append = p->append,
+				    .cpus = (int)provider_opt_uint(cfg, "cpus", 0),
+				    .boot_timeout = (unsigned)provider_opt_uint(cfg, "boot_timeout", 0),
+				    .job_timeout = (unsigned)provider_opt_uint(cfg, "job_timeout", 0) };
+	if ((v = provider_opt(cfg, "pmem_size")))
+		units_bytes(v, &p->qo.pmem_size, err);	/* checked by qprov_check */
+	if ((v = provider_opt(cfg, "memory")))
+		units_bytes(v, &p->qo.memory, err);
+	strbuf_reset(err);
+	p->runs = (int)provider_opt_uint(cfg, "runs_per_boot", 1);
 	return p;
+}
+
+/* The newest kernel built in the cache (<cache>/kernels/<commit>-<config>/vmlinux), its commit in *commit. */
+static char *newest_cached_kernel(const char *cache, char **commit)
+{
+	char *dir = xasprintf("%s/kernels", cache), *best = NULL;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	time_t best_t = 0;
+
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.')
+			continue;
+		char *v = xasprintf("%s/%s/vmlinux", dir, de->d_name);
+		if (!stat(v, &st) && st.st_mtime >= best_t) {
+			best_t = st.st_mtime;
+			free(best);
+			best = v;
+			free(*commit);
+			*commit = xstrndup(de->d_name, strcspn(de->d_name, "-"));
+		} else {
+			free(v);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return best;
+}
+
+/*
+ * No commit: the kernel the options name (-k), else the newest built in
+ * the kernel cache, else Debian's packaged kernel (fetched once).
+ */
+static int qprov_prepare_given(struct provider *p, struct strbuf *why)
+{
+	if (p->image)
+		return qemu_kernel_file(&p->k, p->image, p->modules, why);
+	char *commit = NULL, *cached = newest_cached_kernel(p->cfg.cache, &commit);
+	int rc = cached ? qemu_kernel_file(&p->k, cached, NULL, why) : qemu_kernel_debian(&p->k, p->cfg.cache, why);
+	if (cached && !rc) {
+		free(p->k.commit);
+		p->k.commit = commit;
+		commit = NULL;
+		free(p->k.kconfig);
+		p->k.kconfig = xstrdup(KBUILD_DEFAULT_KCONFIG);
+		free(p->k.source);
+		p->k.source = xasprintf("%s (the newest kernel in the kernel cache)", cached);
+	}
+	free(commit);
+	free(cached);
+	return rc;
 }
 
 static int qprov_prepare(struct provider *p, const char *commit, struct strbuf *why)
 {
+	if (p->have_kernel)
+		qemu_kernel_release(&p->k);
+	p->have_kernel = false;
+	if (!commit) {
+		int rc = qprov_prepare_given(p, why);
+		p->have_kernel = !rc;
+		return rc ? -1 : 0;
+	}
 	struct kbuild_opts ko = { .tree = p->cfg.tree, .rev = commit, .kconfig = p->cfg.kconfig,
 				  .data_dir = p->data, .cache = p->cfg.cache, .progress = p->cfg.progress };
 	struct kbuild_result kr;
 	int rc = kbuild_build(&ko, &kr, why);
 
-	if (p->have_kernel)
-		qemu_kernel_release(&p->k);
-	p->have_kernel = false;
 	if (rc) {
 		kbuild_result_release(&kr);
 		return -1;
 	}
 	if (!kr.built) {
-		strbuf_setf(why, "the kernel does not build: %s", kr.error ? kr.error : "see build.log");
+		strbuf_setf(why, PROVIDER_NO_BUILD "%s", kr.error ? kr.error : "see build.log");
 		kbuild_result_release(&kr);
 		return 1;
 	}
@@ -106,16 +244,23 @@ static int qprov_prepare(struct provider *p, const char *commit, struct strbuf *
 		p->k.commit = xstrdup(kr.commit);
 		free(p->k.kconfig);
 		p->k.kconfig = xstrdup(p->kconfig_name);
+		free(p->k.source);
+		p->k.source = xasprintf("commit %s of %s, %s (%s)", kr.commit, p->cfg.tree,
+					kr.cached ? "from the kernel cache" : "built now", kr.dir);
 		p->have_kernel = true;
 	}
 	kbuild_result_release(&kr);
 	return rc ? -1 : 0;
 }
 
+static const char *qprov_describe(struct provider *p)
+{
+	return p->have_kernel ? p->k.source : NULL;
+}
+
 static int qprov_run_job(struct provider *p, struct node *job, struct provider_run *res, struct strbuf *err)
 {
-	struct qemu_opts qo = { .cache = p->cfg.cache, .result_dir = p->results, .data_dir = p->data,
-				.lkprobot = p->exe, .progress = p->cfg.progress };
+	struct qemu_opts qo = p->qo;
 	struct qemu_result qr;
 
 	memset(res, 0, sizeof(*res));
@@ -123,7 +268,17 @@ static int qprov_run_job(struct provider *p, struct node *job, struct provider_r
 		strbuf_setf(err, "no kernel prepared");
 		return -1;
 	}
-	qo.job_timeout = run_job_timeout(job);
+	/* the result path names the kernel that ran */
+	if (!node_get(job, "commit"))
+		node_set(job, "commit", node_new_scalar(p->k.commit));
+	if (!node_get(job, "kconfig"))
+		node_set(job, "kconfig", node_new_scalar(p->k.kconfig));
+	if (!qo.job_timeout)
+		qo.job_timeout = run_job_timeout(job);
+	if (p->runs > 1) {
+		qo.runs = p->runs;
+		qo.job_timeout *= (unsigned)p->runs;
+	}
 	if (qemu_check_job(job, err) || qemu_run_job(&p->k, job, &qo, &qr, err))
 		return -1;
 	if (qr.run_dir)
@@ -132,6 +287,17 @@ static int qprov_run_job(struct provider *p, struct node *job, struct provider_r
 	res->job_state = qr.job_state;
 	res->untestable = !strcmp(qr.job_state, "boot_failed") || !strcmp(qr.job_state, "panic");
 	res->reason = qr.reason ? xstrdup(qr.reason) : NULL;
+	res->summary = xasprintf("(boot %.1f s, test %.1f..%.1f s, total %.1f s, %s)", qr.boot_seconds, qr.test_start,
+				 qr.test_end, qr.wall_seconds, qr.accel ? qr.accel : "?");
+	if (qr.nruns) {
+		res->run_dirs = xcalloc(qr.nruns, sizeof(char *));
+		res->states = xcalloc(qr.nruns, sizeof(char *));
+		for (size_t i = 0; i < qr.nruns; i++) {
+			res->run_dirs[i] = xstrdup(qr.run_dirs[i]);
+			res->states[i] = xstrdup(qr.states[i]);
+		}
+		res->nruns = qr.nruns;
+	}
 	qemu_result_release(&qr);
 	return 0;
 }
@@ -141,21 +307,18 @@ static const char *qprov_kconfig(struct provider *p)
 	return p->kconfig_name;
 }
 
-static void qprov_close(struct provider *p)
-{
-	if (!p)
-		return;
-	if (p->have_kernel)
-		qemu_kernel_release(&p->k);
-	free(p->kconfig_name);
-	free(p);
-}
-
 const struct provider_ops provider_qemu = {
 	.name = "qemu",
+	.summary = "each commit's kernel is built and booted in QEMU with the job's NVDIMMs",
+	.caps = PROVIDER_BUILDS_KERNELS | PROVIDER_BOOTS | PROVIDER_ON_NODE,
+	.options = qemu_options,
+	.check = qprov_check,
+	.testbox = qprov_testbox,
 	.open = qprov_open,
 	.prepare = qprov_prepare,
 	.run_job = qprov_run_job,
 	.kconfig = qprov_kconfig,
+	.describe = qprov_describe,
+	.check_job = qemu_check_job,
 	.close = qprov_close,
 };

@@ -4,17 +4,25 @@
  * script that execs its arguments — `lkprobot run-commit --provider
  * <via> ...` with the atomic job's file — so no value of the job ever
  * reaches a shell. The node writes the result root into the shared result
- * directory and a status file next to it; the robot follows the job with
- * `squeue` (a stable text format, no libslurm ABI), reads the status file
- * (not Slurm's accounting), submits again once when the node failed or
- * the job was preempted, and `scancel`s the job when it is stopped itself.
+ * directory and a status file next to it; the robot follows its jobs with
+ * one `squeue` for all of them (a stable text format, no libslurm ABI),
+ * reads the status files (not Slurm's accounting), submits a run again
+ * once when its node failed or the job was preempted, and `scancel`s all
+ * its jobs when it is stopped itself.
+ *
+ * A batch's runs are submitted together, as many at once as the farm has
+ * boxes for them (slots): the boxes of the constraint that are up, shared
+ * fairly with the other lkprobot clients that have jobs in the queue (a
+ * client is a bisection: its jobs carry `--comment=lkprobot <client>:
+ * <label>`), and more while boxes stand idle that nobody's pending job
+ * will take. Separate jobs rather than a job array: each run has its own
+ * commit and job file, is resubmitted alone after a node failure, and a
+ * job of another client can start between two of ours (fairness).
  */
 #include "provider.h"
 #include "../lib/sys/fsutil.h"
-#include "../lib/util/json.h"
 #include "../lib/run/run.h"
 #include "../lib/sys/proc.h"
-#include "../lib/util/units.h"
 #include "../lib/util/yml.h"
 
 #include <errno.h>
@@ -30,9 +38,12 @@
 #include <unistd.h>
 
 #define SLURM_POLL_US 200000	/* squeue every 0.2 s */
-#define SLURM_GONE_S 60		/* a job Slurm forgot: this long for its status file on the shared file system */
 #define SLURM_MAX_ARGS 64
 #define SLURM_CMD_TIMEOUT 120	/* s: sbatch, squeue, scancel, sinfo */
+#define SLURM_SLOTS_EVERY 1.0	/* s between looks at the farm's free boxes during a batch */
+#define SLURM_STR_(x) #x
+#define SLURM_STR(x) SLURM_STR_(x)
+#define SLURM_GONE_S 60		/* a job Slurm forgot: this long for its status file on the shared file system */
 
 struct provider {
 	struct provider_config cfg;
@@ -40,38 +51,58 @@ struct provider {
 	char *script;		/* the batch script: exec "$@" */
 	char exe[PATH_MAX];	/* this lkprobot, which the nodes run too (a shared path) */
 	char commit[64];
+	char *via, *constraint, *partition;
+	char **args;		/* more sbatch arguments */
+	size_t nargs;
+	unsigned pending_timeout, max_boxes;
+	char *comment;		/* --comment: "lkprobot <client>: <label>" */
+	size_t running, pending;	/* this client's jobs in the queue, as the last squeue saw them */
+};
+
+static const char *const via_choices[] = { "local", "qemu", NULL };
+
+static const struct provider_option slurm_options[] = {
+	{ "via", NULL, PROVIDER_OPT_STRING, PROVIDER_OPT_CLI | PROVIDER_OPT_TREE, "local|qemu", "what the box runs", "local",
+	  via_choices },
+	{ "constraint", NULL, PROVIDER_OPT_STRING, PROVIDER_OPT_CLI | PROVIDER_OPT_TREE, "F",
+	  "boxes with node feature F (the tbox_group)", NULL, NULL },
+	{ "partition", NULL, PROVIDER_OPT_STRING, PROVIDER_OPT_CLI | PROVIDER_OPT_TREE, "P",
+	  "the partition (default: the cluster's)", NULL, NULL },
+	{ "sbatch_args", "sbatch-arg", PROVIDER_OPT_LIST, PROVIDER_OPT_CLI | PROVIDER_OPT_TREE, "ARG",
+	  "one more sbatch argument", NULL, NULL },
+	{ "pending_timeout", "pending-timeout", PROVIDER_OPT_UINT, PROVIDER_OPT_CLI | PROVIDER_OPT_TREE, "S",
+	  "fail a run that waits S seconds for a box (default "
+	  SLURM_STR(PROVIDER_PENDING_TIMEOUT) "; 0: wait for ever)", SLURM_STR(PROVIDER_PENDING_TIMEOUT), NULL },
+	{ "max_boxes", "max-boxes", PROVIDER_OPT_UINT, PROVIDER_OPT_CLI | PROVIDER_OPT_TREE, "N",
+	  "at most N boxes at once (0: the free ones, shared fairly)", "0", NULL },
+	{ NULL, NULL, 0, 0, NULL, NULL, NULL, NULL },
 };
 
 /* Run a Slurm command: 0 with its stdout in out, or -1 with "cmd: the last line of its stderr" in err. */
-static int slurm_cmd(struct provider *p, char *const argv[], struct strbuf *out, struct strbuf *err)
+static int slurm_cmd(char *const argv[], struct strbuf *out, struct strbuf *err)
 {
-	char *of = xasprintf("%s/.stdout.%d", p->spool, (int)getpid()), *ef = xasprintf("%s/.stderr.%d", p->spool, (int)getpid());
-	int ofd = open(of, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int efd = open(ef, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	struct strbuf e = STRBUF_INIT;
+	FILE *ef = tmpfile();	/* its stderr apart from its stdout (unlinked already) */
 	int rc = -1;
 
 	strbuf_reset(out);
 	strbuf_reset(err);
-	if (ofd >= 0 && efd >= 0) {
-		/* a controller that does not answer: Slurm's own commands give up after a minute or two */
-		struct proc pr = { .argv = argv, .in = PROC_NULL, .out = ofd, .err = efd, .timeout = SLURM_CMD_TIMEOUT,
-				   .death_sig = SIGTERM };
-		rc = proc_run(&pr, err);
-		if (pr.timed_out)
-			strbuf_setf(err, "no answer within %d s", SLURM_CMD_TIMEOUT);
-	} else
-		strbuf_setf(err, "cannot write in '%s': %s", p->spool, strerror(errno));
-	if (ofd >= 0)
-		close(ofd);
-	if (efd >= 0)
-		close(efd);
-	strbuf_read_file(out, of);
-	strbuf_read_file(&e, ef);
-	unlink(of);
-	unlink(ef);
-	free(of);
-	free(ef);
+	if (!ef) {
+		strbuf_setf(err, "%s: cannot make a temporary file: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	/* a controller that does not answer: Slurm's own commands give up after a minute or two */
+	struct proc pr = { .argv = argv, .in = PROC_NULL, .out = PROC_CAPTURE, .capture = out, .err = fileno(ef),
+			   .timeout = SLURM_CMD_TIMEOUT, .death_sig = SIGTERM };
+	rc = proc_run(&pr, err);
+	if (pr.timed_out)
+		strbuf_setf(err, "no answer within %d s", SLURM_CMD_TIMEOUT);
+	char buf[4096];
+	size_t got;
+	rewind(ef);
+	while ((got = fread(buf, 1, sizeof(buf), ef)) > 0)
+		strbuf_add(&e, buf, got);
+	fclose(ef);
 	strbuf_rtrim(&e);
 	if (rc) {
 		const char *nl = strrchr(e.buf, '\n');
@@ -84,23 +115,90 @@ static int slurm_cmd(struct provider *p, char *const argv[], struct strbuf *out,
 	return rc;
 }
 
+static void slurm_close(struct provider *p)
+{
+	if (!p)
+		return;
+	free(p->spool);
+	free(p->script);
+	free(p->via);
+	free(p->constraint);
+	free(p->partition);
+	for (size_t i = 0; i < p->nargs; i++)
+		free(p->args[i]);
+	free(p->args);
+	free(p->comment);
+	free(p);
+}
+
+/* Does a node's feature list (a,b,c) satisfy the constraint (F, F&G, F|G)? */
+static bool features_match(const char *features, const char *constraint)
+{
+	if (!constraint)
+		return true;
+	bool any = strchr(constraint, '|') != NULL, all = true, one = false;
+	char *c = xstrdup(constraint);
+	for (char *save = NULL, *tok = strtok_r(c, "&|", &save); tok; tok = strtok_r(NULL, "&|", &save)) {
+		bool has = false;
+		size_t n = strlen(tok);
+		for (const char *f = features; f && *f;) {
+			size_t m = strcspn(f, ",");
+			has |= m == n && !strncmp(f, tok, n);
+			f += m + (f[m] == ',');
+		}
+		all &= has;
+		one |= has;
+	}
+	free(c);
+	return any ? one : all;
+}
+
+static int slurm_check(const struct provider_config *cfg, const char **key, struct strbuf *err)
+{
+	(void)cfg;
+	(void)key;
+	(void)err;
+	return 0;	/* the table says it all (via's choices, numbers) */
+}
+
+static int slurm_testbox(const struct provider_config *cfg, char **out, struct strbuf *err)
+{
+	(void)err;
+	/* a box that boots the kernel in QEMU is the QEMU machine */
+	*out = !strcmp(provider_opt(cfg, "via"), "qemu") ? xstrdup("qemu-pmem") : NULL;
+	return 0;
+}
+
 static struct provider *slurm_open(const struct provider_config *cfg, struct strbuf *err)
 {
 	static const char script[] = "#!/bin/sh\n# lkprobot's Slurm batch script: it runs its arguments, an argv.\nexec \"$@\"\n";
 	struct provider *p;
 	ssize_t n;
+	const char *v;
+	size_t na;
 
 	for (const char *const *c = (const char *const[]){ "sbatch", "squeue", "scancel", "sinfo", NULL }; *c; c++)
 		if (!run_have(*c)) {
 			strbuf_setf(err, "provider slurm: '%s' is not installed (Debian package slurm-client)", *c);
 			return NULL;
 		}
-	if (!cfg->slurm_via || (strcmp(cfg->slurm_via, "local") && strcmp(cfg->slurm_via, "qemu"))) {
-		strbuf_setf(err, "provider slurm: --via must be local or qemu (what the node runs)");
-		return NULL;
-	}
 	p = xcalloc(1, sizeof(*p));
 	p->cfg = *cfg;
+	p->cfg.opts = NULL;	/* read here, not kept */
+	p->via = xstrdup(provider_opt(cfg, "via"));
+	if ((v = provider_opt(cfg, "constraint")))
+		p->constraint = xstrdup(v);
+	if ((v = provider_opt(cfg, "partition")))
+		p->partition = xstrdup(v);
+	const char *const *args = provider_opt_list(cfg, "sbatch_args", &na);
+	p->args = xcalloc(na + 1, sizeof(char *));
+	for (size_t i = 0; i < na; i++)
+		p->args[p->nargs++] = xstrdup(args[i]);
+	p->pending_timeout = (unsigned)provider_opt_uint(cfg, "pending_timeout", PROVIDER_PENDING_TIMEOUT);
+	p->max_boxes = (unsigned)provider_opt_uint(cfg, "max_boxes", 0);
+	char host[128] = "";
+	gethostname(host, sizeof(host) - 1);
+	p->comment = xasprintf("lkprobot %s:%d: %s", host, (int)getpid(), cfg->label ? cfg->label : "runs");
 	p->spool = xasprintf("%s/.slurm", cfg->result_dir);
 	p->script = xasprintf("%s/lkprobot-batch.sh", p->spool);
 	n = readlink("/proc/self/exe", p->exe, sizeof(p->exe) - 1);
@@ -108,28 +206,24 @@ static struct provider *slurm_open(const struct provider_config *cfg, struct str
 	    chmod(p->script, 0755)) {
 		if (!err->len)
 			strbuf_setf(err, "provider slurm: cannot write '%s': %s", p->script, strerror(errno));
-		free(p->spool);
-		free(p->script);
-		free(p);
+		slurm_close(p);
 		return NULL;
 	}
 	p->exe[n] = '\0';
 	/* a feature no node has is refused by sbatch one run at a time: say it once, now */
-	if (cfg->slurm_constraint) {
+	if (p->constraint) {
 		struct strbuf out = STRBUF_INIT;
 		char *argv[] = { "sinfo", "-h", "-o", "%f", NULL };
-		int rc = slurm_cmd(p, argv, &out, err);
+		int rc = slurm_cmd(argv, &out, err);
 		bool found = false;
-		for (char *tok = strtok(out.buf, ",\n"); !rc && tok; tok = strtok(NULL, ",\n"))
-			found |= !strcmp(tok, cfg->slurm_constraint);
+		for (char *save = NULL, *line = strtok_r(out.buf, "\n", &save); !rc && line; line = strtok_r(NULL, "\n", &save))
+			found |= features_match(line, p->constraint);
 		strbuf_release(&out);
 		if (rc || !found) {
 			if (!rc)
 				strbuf_setf(err, "provider slurm: no node of the cluster has the feature '%s' (sinfo -o %%f)",
-					    cfg->slurm_constraint);
-			free(p->spool);
-			free(p->script);
-			free(p);
+					    p->constraint);
+			slurm_close(p);
 			return NULL;
 		}
 	}
@@ -140,31 +234,126 @@ static int slurm_prepare(struct provider *p, const char *commit, struct strbuf *
 {
 	(void)why;
 	/* the node checks the commit out (or builds its kernel) in run-commit */
-	snprintf(p->commit, sizeof(p->commit), "%s", commit);
+	snprintf(p->commit, sizeof(p->commit), "%s", commit ? commit : "");
 	return 0;
 }
 
-/* The job's state, reason and node from squeue; "" when Slurm has forgotten the job. */
-static int slurm_state(struct provider *p, const char *id, char *state, size_t n, char *reason, size_t rn,
-		       char *node, size_t nn, struct strbuf *err)
-{
-	struct strbuf out = STRBUF_INIT;
-	char *argv[] = { "squeue", "-h", "-t", "all", "-j", (char *)id, "-o", "%T|%r|%N", NULL };
-	int rc = slurm_cmd(p, argv, &out, err);
+/* ---- the farm's boxes and queue ---- */
 
-	*state = *reason = *node = '\0';
-	if (!rc) {
-		char *a = out.buf, *b = strchr(a, '|'), *c = b ? strchr(b + 1, '|') : NULL;
-		strbuf_rtrim(&out);
-		if (b && c) {
-			snprintf(state, n, "%.*s", (int)(b - a), a);
-			snprintf(reason, rn, "%.*s", (int)(c - b - 1), b + 1);
-			snprintf(node, nn, "%s", c + 1);
+/* Is a node in this sinfo state one that runs jobs (or will, once its current one ends)? */
+static bool state_up(const char *s)
+{
+	static const char *const up[] = { "idle", "allocated", "alloc", "mixed", "completing", "planned", NULL };
+	for (const char *const *u = up; *u; u++)
+		if (!strncmp(s, *u, strlen(*u)) && !strchr(s, '*'))	/* "idle*": not responding */
+			return true;
+	return false;
+}
+
+/* The length of a job comment's client, "lkprobot host:pid:" (0: not an lkprobot job's). */
+static size_t client_len(const char *comment)
+{
+	const char *a = strncmp(comment, "lkprobot ", 9) ? NULL : strchr(comment, ':');
+	const char *b = a ? strchr(a + 1, ':') : NULL;
+	return b ? (size_t)(b - comment) + 1 : 0;
+}
+
+/*
+ * How many runs this client may have in the queue now: the boxes of the
+ * constraint that are up, shared with the other lkprobot clients that
+ * have jobs queued (a fair share each), and more while boxes stand idle
+ * that no pending job will take. At least 1.
+ */
+static size_t slurm_slots(struct provider *p)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	size_t up = 0, idle = 0, pending_all = 0, clients = 0;
+	char **seen = NULL;
+	bool me = false;
+
+	char *part = p->partition ? xasprintf("--partition=%s", p->partition) : NULL;
+	char *si[] = { "sinfo", "-h", "-N", "-o", "%N|%T|%f", part, NULL };
+	if (slurm_cmd(si, &out, &err)) {
+		free(part);
+		strbuf_release(&out);
+		strbuf_release(&err);
+		return 1;
+	}
+	free(part);
+	/* sinfo -N lists a node once per partition: count each name once */
+	char **names = NULL;
+	size_t nn = 0;
+	for (char *save = NULL, *line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *a = strchr(line, '|'), *b = a ? strchr(a + 1, '|') : NULL;
+		if (!b)
+			continue;
+		*a = *b = '\0';
+		bool dup = false;
+		for (size_t i = 0; i < nn && !dup; i++)
+			dup = !strcmp(names[i], line);
+		if (dup || !features_match(b + 1, p->constraint) || !state_up(a + 1))
+			continue;
+		names = xrealloc(names, (nn + 1) * sizeof(char *));
+		names[nn++] = xstrdup(line);
+		up++;
+		idle += !strncmp(a + 1, "idle", 4);
+	}
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	char *sq[] = { "squeue", "-h", "-t", "pending,running,configuring,completing", "-o", "%T|%k", NULL };
+	if (!slurm_cmd(sq, &out, &err)) {
+		size_t mine = client_len(p->comment);
+		for (char *save = NULL, *line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *bar = strchr(line, '|');
+			if (!bar)
+				continue;
+			pending_all += !strncmp(line, "PENDING", 7);
+			const char *c = bar + 1;
+			size_t len = client_len(c);
+			if (!len)
+				continue;
+			bool dup = false;
+			for (size_t i = 0; i < clients && !dup; i++)
+				dup = !strncmp(seen[i], c, len) && strlen(seen[i]) == len;
+			me |= len == mine && !strncmp(c, p->comment, mine);
+			if (!dup) {
+				seen = xrealloc(seen, (clients + 1) * sizeof(char *));
+				seen[clients++] = xstrndup(c, len);
+			}
 		}
 	}
+	for (size_t i = 0; i < clients; i++)
+		free(seen[i]);
+	free(seen);
+	clients += !me;
+	size_t fair = up ? (up + clients - 1) / clients : 1;
+	size_t free_boxes = idle > pending_all ? idle - pending_all : 0;
+	size_t slots = p->running + p->pending + free_boxes;
+	if (slots < fair)
+		slots = fair;
+	if (slots > up)
+		slots = up;
+	if (p->max_boxes && slots > p->max_boxes)
+		slots = p->max_boxes;
 	strbuf_release(&out);
-	return rc;
+	strbuf_release(&err);
+	return slots ? slots : 1;
 }
+
+/* ---- one job a run ---- */
+
+struct sjob {
+	struct provider_batch_item *it;
+	char tag[96], id[32];
+	char *jobfile, *status;
+	int attempt;		/* submissions made */
+	char *lost;		/* the node failure that cost the first submission */
+	double pending_since;
+	double gone_since;	/* when squeue stopped listing it (0: it lists it) */
+	char state[32], reason[128], node[128];
+	bool done;
+};
 
 static bool slurm_final(const char *state)
 {
@@ -176,26 +365,31 @@ static bool slurm_final(const char *state)
 	return false;
 }
 
-/* scancel id (a job that ended already: nothing to do, nothing said) */
-static void slurm_cancel(struct provider *p, const char *id)
+/* scancel ids (jobs that ended already: nothing to do, nothing said) */
+static void slurm_cancel(char **ids, size_t n)
 {
-	char *argv[] = { "scancel", (char *)id, NULL };
+	char **argv = xcalloc(n + 2, sizeof(char *));
 	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT;
 
-	slurm_cmd(p, argv, &o, &e);
+	argv[0] = "scancel";
+	for (size_t i = 0; i < n; i++)
+		argv[i + 1] = ids[i];
+	if (n)
+		slurm_cmd(argv, &o, &e);
+	free(argv);
 	strbuf_release(&o);
 	strbuf_release(&e);
 }
 
-/* Submit one batch job for the run; its id into id. */
-static int slurm_submit(struct provider *p, const struct node *job, const char *jobfile, const char *status,
-			const char *tag, char *id, size_t idn, struct strbuf *err)
+/* Submit one batch job for the run; its id into j->id. */
+static int slurm_submit(struct provider *p, struct sjob *j, struct strbuf *err)
 {
 	char *argv[SLURM_MAX_ARGS];
 	int a = 0;
-	char *output = xasprintf("--output=%s/%s.out", p->spool, tag), *name = xasprintf("--job-name=lkprobot-%.12s", p->commit);
-	char *constraint = p->cfg.slurm_constraint ? xasprintf("--constraint=%s", p->cfg.slurm_constraint) : NULL;
-	char *partition = p->cfg.slurm_partition ? xasprintf("--partition=%s", p->cfg.slurm_partition) : NULL;
+	char *output = xasprintf("--output=%s/%s.out", p->spool, j->tag), *name = xasprintf("--job-name=lkprobot-%.12s", j->it->commit);
+	char *constraint = p->constraint ? xasprintf("--constraint=%s", p->constraint) : NULL;
+	char *partition = p->partition ? xasprintf("--partition=%s", p->partition) : NULL;
+	char *comment = xasprintf("--comment=%s", p->comment);
 	struct strbuf out = STRBUF_INIT;
 
 	argv[a++] = "sbatch";
@@ -204,6 +398,7 @@ static int slurm_submit(struct provider *p, const struct node *job, const char *
 	argv[a++] = "--no-requeue";	/* after a node failure we submit again, once */
 	argv[a++] = name;
 	argv[a++] = output;
+	argv[a++] = comment;
 	if (constraint)
 		argv[a++] = constraint;
 	if (partition)
@@ -214,29 +409,29 @@ static int slurm_submit(struct provider *p, const struct node *job, const char *
 	 * and boot. --sbatch-arg --time=... wins.
 	 */
 	bool have_time = false;
-	for (size_t i = 0; i < p->cfg.slurm_nargs; i++)
-		have_time |= !strncmp(p->cfg.slurm_args[i], "--time", 6) || !strncmp(p->cfg.slurm_args[i], "-t", 2);
-	unsigned limit = run_job_timeout(job) + (strcmp(p->cfg.slurm_via, "qemu") ? 600 : 3600);
+	for (size_t i = 0; i < p->nargs; i++)
+		have_time |= !strncmp(p->args[i], "--time", 6) || !strncmp(p->args[i], "-t", 2);
+	unsigned limit = run_job_timeout(j->it->job) + (strcmp(p->via, "qemu") ? 600 : 3600);
 	char *tlimit = have_time ? NULL : xasprintf("--time=%u", (limit + 59) / 60);
 	if (tlimit)
 		argv[a++] = tlimit;
-	for (size_t i = 0; i < p->cfg.slurm_nargs && a < SLURM_MAX_ARGS - 24; i++)
-		argv[a++] = (char *)p->cfg.slurm_args[i];
+	for (size_t i = 0; i < p->nargs && a < SLURM_MAX_ARGS - 24; i++)
+		argv[a++] = p->args[i];
 	argv[a++] = p->script;
 	argv[a++] = p->exe;
 	argv[a++] = "run-commit";
 	argv[a++] = "--provider";
-	argv[a++] = (char *)p->cfg.slurm_via;
+	argv[a++] = p->via;
 	argv[a++] = "--tree";
 	argv[a++] = (char *)p->cfg.tree;
 	argv[a++] = "--commit";
-	argv[a++] = p->commit;
+	argv[a++] = (char *)j->it->commit;
 	argv[a++] = "-o";
 	argv[a++] = (char *)p->cfg.result_dir;
 	argv[a++] = "--cache";
 	argv[a++] = (char *)p->cfg.cache;
 	argv[a++] = "--status";
-	argv[a++] = (char *)status;
+	argv[a++] = j->status;
 	if (p->cfg.kconfig) {
 		argv[a++] = "--kconfig";
 		argv[a++] = (char *)p->cfg.kconfig;
@@ -245,190 +440,325 @@ static int slurm_submit(struct provider *p, const struct node *job, const char *
 		argv[a++] = "-t";
 		argv[a++] = (char *)p->cfg.testbox;
 	}
-	argv[a++] = (char *)jobfile;
+	argv[a++] = j->jobfile;
 	argv[a] = NULL;
-	int rc = slurm_cmd(p, argv, &out, err);
+	int rc = slurm_cmd(argv, &out, err);
 	strbuf_rtrim(&out);
 	/* --parsable: "ID" or "ID;cluster" */
 	if (!rc && (!out.len || strspn(out.buf, "0123456789") == 0)) {
 		strbuf_setf(err, "sbatch: no job id in its answer '%s'", out.buf);
 		rc = -1;
 	}
-	if (!rc)
-		snprintf(id, idn, "%.*s", (int)strspn(out.buf, "0123456789"), out.buf);
+	if (!rc) {
+		snprintf(j->id, sizeof(j->id), "%.*s", (int)strspn(out.buf, "0123456789"), out.buf);
+		j->attempt++;
+		j->pending_since = 0;
+		j->gone_since = 0;
+		*j->state = *j->reason = *j->node = '\0';
+	}
 	free(output);
 	free(name);
 	free(constraint);
 	free(partition);
+	free(comment);
 	free(tlimit);
 	strbuf_release(&out);
 	return rc;
 }
 
-static int slurm_run_job(struct provider *p, struct node *job, struct provider_run *res, struct strbuf *err)
+/* Write the run's job file; its tag, job and status file names in j. */
+static int sjob_init(struct provider *p, struct sjob *j, struct provider_batch_item *it, size_t k, struct strbuf *err)
 {
-	struct strbuf yaml = STRBUF_INIT, st = STRBUF_INIT;
-	char tag[64], id[32] = "", state[32], reason[128], node[128];
+	struct strbuf yaml = STRBUF_INIT;
 	struct timespec ts;
+
+	memset(j, 0, sizeof(*j));
+	j->it = it;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(j->tag, sizeof(j->tag), "%.12s-%ld-%09ld-%d-%zu", it->commit, (long)ts.tv_sec, ts.tv_nsec, (int)getpid(), k);
+	j->jobfile = xasprintf("%s/%s.yaml", p->spool, j->tag);
+	j->status = xasprintf("%s/%s.status", p->spool, j->tag);
+	yml_emit(&yaml, it->job);
+	int rc = fsutil_write_atomic(j->jobfile, yaml.buf, yaml.len, err);
+	strbuf_release(&yaml);
+	return rc;
+}
+
+static void sjob_release(struct sjob *j)
+{
+	free(j->jobfile);
+	free(j->status);
+	free(j->lost);
+}
+
+/* The states of the jobs in flight, by one squeue. 0, or -1 with err set. */
+static int slurm_poll(struct provider *p, struct sjob *js, size_t n, struct strbuf *err)
+{
+	struct strbuf ids = STRBUF_INIT, out = STRBUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (*js[i].id && !js[i].done)
+			strbuf_addf(&ids, "%s%s", ids.len ? "," : "", js[i].id);
+	if (!ids.len)
+		goto out;
+	char *argv[] = { "squeue", "-h", "-t", "all", "-j", ids.buf, "-o", "%i|%T|%r|%N", NULL };
+	if ((rc = slurm_cmd(argv, &out, err)))
+		goto out;
+	bool *listed = xcalloc(n + 1, sizeof(bool));
+	p->running = p->pending = 0;
+	for (char *save = NULL, *line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *a = strchr(line, '|'), *b = a ? strchr(a + 1, '|') : NULL, *c = b ? strchr(b + 1, '|') : NULL;
+		if (!c)
+			continue;
+		*a = *b = *c = '\0';
+		for (size_t i = 0; i < n; i++) {
+			struct sjob *j = &js[i];
+			if (j->done || strcmp(j->id, line))
+				continue;
+			snprintf(j->state, sizeof(j->state), "%s", a + 1);
+			snprintf(j->reason, sizeof(j->reason), "%s", b + 1);
+			snprintf(j->node, sizeof(j->node), "%s", c + 1);
+			listed[i] = true;
+			p->running += !strcmp(j->state, "RUNNING");
+			p->pending += !strcmp(j->state, "PENDING");
+		}
+	}
+	/* a job squeue no longer lists (it forgets them a while after they end) */
+	double now = proc_now();
+	for (size_t i = 0; i < n; i++)
+		if (*js[i].id && !js[i].done && !listed[i] && !js[i].gone_since)
+			js[i].gone_since = now;
+	free(listed);
+out:
+	strbuf_release(&ids);
+	strbuf_release(&out);
+	return rc;
+}
+
+/* The run of a job that ended: its status file read into its item's result. */
+static void slurm_collect(struct provider *p, struct sjob *j)
+{
+	struct strbuf st = STRBUF_INIT, e = STRBUF_INIT;
+	struct provider_run *res = &j->it->res;
+
+	j->it->prepared = 0;
+	j->it->built = true;	/* the node prepared the commit */
+	if (strbuf_read_file(&st, j->status) || provider_status_read(st.buf, st.len, j->status, res, &e)) {
+		provider_run_release(res);
+		res->job_state = !strcmp(j->state, "CANCELLED") ? "killed" : "failed";
+		res->reason = xasprintf("Slurm job %s ended %s%s%s without a status file (see %s/%s.out)", j->id,
+					*j->state ? j->state : "(forgotten)", *j->node ? " on " : "", j->node, p->spool, j->tag);
+	}
+	if (!res->node && *j->node)
+		res->node = xstrdup(j->node);
+	strbuf_release(&st);
+	strbuf_release(&e);
+}
+
+/* Stopped by a signal: every job of ours cancelled, said, and the signal is ours again. */
+static void slurm_stopped(struct sjob *js, size_t n, const struct proc_saved_stop *saved)
+{
+	int sig = proc_stop_signal;
+	char **ids = xcalloc(n + 1, sizeof(char *));
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (*js[i].id && !js[i].done)
+			ids[k++] = js[i].id;
+	slurm_cancel(ids, k);
+	for (size_t i = 0; i < k; i++)
+		fprintf(stderr, "lkprobot: stopped (%s): Slurm job %s cancelled\n", strsignal(sig), ids[i]);
+	free(ids);
+	proc_restore_stop(saved);
+	raise(sig);
+}
+
+/*
+ * The batch: submitted in its order, as many jobs at once as there are
+ * slots (asked again every second as boxes free up), each collected when
+ * it ends. A run whose node failed is submitted again once; a run whose
+ * commit turned out not to build stops the commit's runs not yet submitted.
+ */
+static int slurm_run_batch(struct provider *p, struct provider_batch_item *items, size_t n, char **prepared,
+			   struct strbuf *err)
+{
+	struct sjob *js = xcalloc(n + 1, sizeof(*js));
+	struct proc_saved_stop saved;
+	size_t next = 0, inflight = 0, slots = 0, left = n;
+	double slots_at = 0;
 	int ret = -1;
 
-	memset(res, 0, sizeof(*res));
-	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(tag, sizeof(tag), "%.12s-%ld-%09ld-%d", p->commit, (long)ts.tv_sec, ts.tv_nsec, (int)getpid());
-	char *jobfile = xasprintf("%s/%s.yaml", p->spool, tag), *status = xasprintf("%s/%s.status", p->spool, tag);
-	yml_emit(&yaml, job);
-	if (fsutil_write_atomic(jobfile, yaml.buf, yaml.len, err))
-		goto out;
-
-	struct proc_saved_stop saved;
+	(void)prepared;
+	for (size_t i = 0; i < n; i++)
+		if (sjob_init(p, &js[i], &items[i], i, err))
+			goto out_files;
 	proc_catch_stop(&saved);
-	const char *lost = NULL;	/* the node failure that cost the first submission */
-	double pending_since = 0, gone_since = 0;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		if (slurm_submit(p, job, jobfile, status, tag, id, sizeof(id), err))
-			break;
-		pending_since = gone_since = 0;
-		for (;;) {
-			if (proc_stop_signal) {
-				int sig = proc_stop_signal;
-				slurm_cancel(p, id);
-				fprintf(stderr, "lkprobot: stopped (%s): Slurm job %s cancelled\n", strsignal(sig), id);
-				proc_restore_stop(&saved);
-				raise(sig);
-				goto out;	/* a handler that returned */
-			}
-			if (slurm_state(p, id, state, sizeof(state), reason, sizeof(reason), node, sizeof(node), err))
-				goto done;
-			if (!*state && !access(status, R_OK))
-				break;	/* forgotten by Slurm, but its status is there */
-			if (slurm_final(state))
-				break;
-			double now = proc_now();
-			if (!*state && !gone_since)
-				gone_since = now;
-			else if (!*state && now - gone_since > SLURM_GONE_S)
-				break;	/* said below: ended without a status file */
-			else if (*state)
-				gone_since = 0;
-			if (!strcmp(state, "PENDING") && p->cfg.slurm_pending_timeout > 0) {
-				if (!pending_since)
-					pending_since = now;
-				else if (now - pending_since > p->cfg.slurm_pending_timeout) {
-					slurm_cancel(p, id);
-					res->job_state = "failed";
-					res->reason = xasprintf("Slurm job %s still pending after %d s (%s)%s%s: cancelled", id,
-								p->cfg.slurm_pending_timeout, reason, lost ? "; before that " : "",
-								lost ? lost : "");
-					ret = 0;
-					goto done;
-				}
-			} else {
-				pending_since = 0;
-			}
-			usleep(SLURM_POLL_US);
+	p->running = p->pending = 0;
+	while (left) {
+		if (proc_stop_signal) {
+			slurm_stopped(js, n, &saved);
+			goto out;	/* a handler that returned */
 		}
-		if (!strcmp(state, "NODE_FAIL") || !strcmp(state, "PREEMPTED") || !strcmp(state, "BOOT_FAIL")) {
-			/* not the commit's fault: once more, on whatever box is up */
-			free((char *)lost);
-			lost = xasprintf("Slurm job %s: %s on %s", id, state, *node ? node : "its node");
-			if (attempt == 0) {
-				fprintf(stderr, "lkprobot: %s; submitted again\n", lost);
+		double now = proc_now();
+		if (next < n && now - slots_at >= SLURM_SLOTS_EVERY) {
+			slots = slurm_slots(p);
+			slots_at = now;
+		}
+		while (next < n && inflight < slots) {
+			struct sjob *j = &js[next++];
+			bool moot = false;
+			/* a commit that does not build, said by a run of this batch: its other runs would say it again */
+			for (size_t k = 0; k < n && !moot; k++)
+				moot = js[k].done && js[k].it->res.untestable && !strcmp(js[k].it->commit, j->it->commit);
+			if (moot) {
+				j->done = true;
+				left--;
 				continue;
 			}
-			res->job_state = "failed";
-			res->reason = xasprintf("%s, and the job submitted again failed the same way", lost);
-			ret = 0;
-			goto done;
+			if (slurm_submit(p, j, err)) {
+				char **ids = xcalloc(n + 1, sizeof(char *));
+				size_t k = 0;
+				for (size_t q = 0; q < n; q++)
+					if (*js[q].id && !js[q].done)
+						ids[k++] = js[q].id;
+				slurm_cancel(ids, k);	/* sbatch refused (err says why): nothing of ours is left behind */
+				free(ids);
+				goto done;
+			}
+			inflight++;
+			p->pending++;
 		}
-		break;
+		if (slurm_poll(p, js, next, err))
+			goto cancel;
+		for (size_t i = 0; i < next; i++) {
+			struct sjob *j = &js[i];
+			if (j->done || !*j->id)
+				continue;
+			bool status = !access(j->status, R_OK);
+			bool gone = j->gone_since > 0;
+			if (!slurm_final(j->state) && !(gone && status) && !(gone && now - j->gone_since > SLURM_GONE_S)) {
+				if (!strcmp(j->state, "PENDING") && p->pending_timeout > 0) {
+					if (!j->pending_since)
+						j->pending_since = now;
+					else if (now - j->pending_since > p->pending_timeout) {
+						char *ids[] = { j->id };
+						slurm_cancel(ids, 1);
+						j->done = true;
+						j->it->prepared = 0;
+						j->it->res.job_state = "failed";
+						j->it->res.reason = xasprintf("Slurm job %s still pending after %u s (%s)%s%s: cancelled",
+									      j->id, p->pending_timeout, j->reason,
+									      j->lost ? "; before that " : "", j->lost ? j->lost : "");
+						inflight--;
+						left--;
+					}
+				} else {
+					j->pending_since = 0;
+				}
+				continue;
+			}
+			if (!strcmp(j->state, "NODE_FAIL") || !strcmp(j->state, "PREEMPTED") || !strcmp(j->state, "BOOT_FAIL")) {
+				/* not the commit's fault: this run once more, on whatever box is up */
+				char *lost = xasprintf("Slurm job %s: %s on %s", j->id, j->state, *j->node ? j->node : "its node");
+				free(j->lost);
+				j->lost = lost;
+				if (j->attempt == 1) {
+					fprintf(stderr, "lkprobot: %s; submitted again\n", lost);
+					unlink(j->status);
+					if (slurm_submit(p, j, err))
+						goto cancel;
+					continue;
+				}
+				j->it->prepared = 0;
+				j->it->res.job_state = "failed";
+				j->it->res.reason = xasprintf("%s, and the job submitted again failed the same way", lost);
+			} else {
+				slurm_collect(p, j);
+			}
+			j->done = true;
+			inflight--;
+			left--;
+		}
+		if (left)
+			usleep(SLURM_POLL_US);
 	}
-	if (!*id)
-		goto done;	/* sbatch refused: err says why */
-	if (strbuf_read_file(&st, status)) {
-		res->job_state = !strcmp(state, "CANCELLED") ? "killed" : "failed";
-		res->reason = xasprintf("Slurm job %s ended %s%s%s without a status file (see %s/%s.out)", id,
-					*state ? state : "(forgotten)", *node ? " on " : "", node, p->spool, tag);
-		ret = 0;
-		goto done;
-	}
-	struct node *js = json_parse(st.buf, st.len, status, err);
-	if (!js)
-		goto done;
-	const char *rd = node_str(node_get(js, "run_dir")), *js_state = node_str(node_get(js, "job_state"));
-	const char *why = node_str(node_get(js, "reason"));
-	static const char *const known[] = { "finished", "failed", "timeout", "killed", "panic", "boot_failed",
-					     "build_failed", NULL };
-	res->job_state = "failed";
-	for (const char *const *k = known; *k; k++)
-		if (js_state && !strcmp(js_state, *k))
-			res->job_state = *k;
-	res->run_dir = rd ? xstrdup(rd) : NULL;
-	res->untestable = node_str(node_get(js, "untestable")) && !strcmp(node_str(node_get(js, "untestable")), "true");
-	res->reason = why ? xstrdup(why) : NULL;
-	node_free(js);
 	ret = 0;
+	goto done;
+cancel: {
+		char **ids = xcalloc(n + 1, sizeof(char *));
+		size_t k = 0;
+		for (size_t q = 0; q < n; q++)
+			if (*js[q].id && !js[q].done)
+				ids[k++] = js[q].id;
+		slurm_cancel(ids, k);	/* Slurm does not answer: ours cancelled as far as it hears */
+		free(ids);
+	}
 done:
-	free((char *)lost);
 	proc_restore_stop(&saved);
+	goto out;
+out_files:
 out:
-	free(jobfile);
-	free(status);
-	strbuf_release(&yaml);
-	strbuf_release(&st);
+	for (size_t i = 0; i < n; i++)
+		sjob_release(&js[i]);
+	free(js);
 	return ret;
+}
+
+/* One run: a batch of one (the ops' single run, for run-commit-like callers). */
+static int slurm_run_job(struct provider *p, struct node *job, struct provider_run *res, struct strbuf *err)
+{
+	struct provider_batch_item it = { .commit = p->commit, .job = job, .prepared = -1 };
+	int rc = slurm_run_batch(p, &it, 1, NULL, err);
+
+	*res = it.res;
+	return rc;
 }
 
 static const char *slurm_kconfig(struct provider *p)
 {
 	/* what the node's provider puts in the result path */
-	if (!strcmp(p->cfg.slurm_via, "qemu"))
+	if (!strcmp(p->via, "qemu"))
 		return p->cfg.kconfig ? p->cfg.kconfig : "x86_64-pmem";
 	return NULL;
 }
 
-static void slurm_close(struct provider *p)
-{
-	if (!p)
-		return;
-	free(p->spool);
-	free(p->script);
-	free(p);
-}
-
-const struct provider_ops provider_slurm = {
-	.name = "slurm",
-	.open = slurm_open,
-	.prepare = slurm_prepare,
-	.run_job = slurm_run_job,
-	.kconfig = slurm_kconfig,
-	.close = slurm_close,
-};
-
-int slurm_boxes(struct node **out, struct strbuf *err)
+/*
+ * The farm's boxes as `sinfo -N` sees them (name, features, state, cpus,
+ * memory_mb), each with what runs there now (`squeue`: the job's comment,
+ * id and name).
+ */
+static int slurm_inventory(const struct provider_config *cfg, struct node **out, struct strbuf *err)
 {
 	char *argv[] = { "sinfo", "-h", "-N", "-o", "%N|%f|%T|%c|%m", NULL };
-	struct strbuf o = STRBUF_INIT;
-	int rc;
+	char *sq[] = { "squeue", "-h", "-t", "running,completing", "-o", "%N|%i|%j|%k", NULL };
+	struct strbuf o = STRBUF_INIT, q = STRBUF_INIT, e = STRBUF_INIT;
 
+	(void)cfg;
 	*out = NULL;
 	if (!run_have("sinfo")) {
 		strbuf_setf(err, "sinfo is not installed (Debian package slurm-client)");
 		return -1;
 	}
-	struct proc pr = { .argv = argv, .in = PROC_NULL, .out = PROC_CAPTURE, .capture = &o,
-			   .timeout = SLURM_CMD_TIMEOUT, .death_sig = SIGTERM };
-	rc = proc_run(&pr, err);
-	if (rc) {
-		if (!err->len)
-			strbuf_setf(err, "sinfo failed (exit %d): is the cluster up, and SLURM_CONF right?", rc);
+	if (slurm_cmd(argv, &o, err)) {
 		strbuf_release(&o);
 		return -1;
 	}
+	if (slurm_cmd(sq, &q, &e))
+		strbuf_reset(&q);	/* the boxes without what runs on them */
 	static const char *const keys[] = { "name", "features", "state", "cpus", "memory_mb" };
 	*out = node_new(NODE_SEQ);
-	for (char *line = strtok(o.buf, "\n"); line; line = strtok(NULL, "\n")) {
+	for (char *save = NULL, *line = strtok_r(o.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct node *m = node_new(NODE_MAP);
 		char *f = line;
+		bool dup = false;
+		for (size_t i = 0; i < (*out)->n && !dup; i++)
+			dup = !strncmp(node_str(node_get((*out)->vals[i], "name")), line, strcspn(line, "|")) &&
+			      strlen(node_str(node_get((*out)->vals[i], "name"))) == strcspn(line, "|");
+		if (dup) {
+			node_free(m);
+			continue;	/* a node in two partitions */
+		}
 		for (size_t k = 0; k < 5 && f; k++) {
 			char *bar = strchr(f, '|');
 			if (bar)
@@ -438,8 +768,47 @@ int slurm_boxes(struct node **out, struct strbuf *err)
 			node_append(m, keys[k], v);
 			f = bar ? bar + 1 : NULL;
 		}
+		/* what runs there: "<label> (job ID NAME)" */
+		struct strbuf running = STRBUF_INIT;
+		const char *name = node_str(node_get(m, "name"));
+		for (const char *l = q.buf; l && *l;) {
+			size_t len = strcspn(l, "\n");
+			char *row = xstrndup(l, len), *a = strchr(row, '|'), *b = a ? strchr(a + 1, '|') : NULL;
+			char *c = b ? strchr(b + 1, '|') : NULL;
+			if (c && (size_t)(a - row) == strlen(name) && !strncmp(row, name, strlen(name))) {
+				*a = *b = *c = '\0';
+				const char *label = !strncmp(c + 1, "lkprobot ", 9) && strstr(c + 1, ": ") ? strstr(c + 1, ": ") + 2 : c + 1;
+				strbuf_addf(&running, "%s%s (job %s %s)", running.len ? "; " : "", *label ? label : "a job", a + 1, b + 1);
+			}
+			free(row);
+			l += len + (l[len] == '\n');
+		}
+		struct node *r = node_new_scalar(running.buf);
+		r->quoted = true;
+		node_append(m, "running", r);
+		strbuf_release(&running);
 		node_push(*out, m);
 	}
 	strbuf_release(&o);
+	strbuf_release(&q);
+	strbuf_release(&e);
 	return 0;
 }
+
+const struct provider_ops provider_slurm = {
+	.name = "slurm",
+	.summary = "each run a batch job on a box of a Slurm farm, the runs of a batch at once",
+	.caps = PROVIDER_PARALLEL,
+	.options = slurm_options,
+	.check = slurm_check,
+	.testbox = slurm_testbox,
+	.open = slurm_open,
+	.prepare = slurm_prepare,
+	.run_job = slurm_run_job,
+	.kconfig = slurm_kconfig,
+	.close = slurm_close,
+	.run_batch = slurm_run_batch,
+	.slots = slurm_slots,
+	.inventory = slurm_inventory,
+	.inventory_title = "The Slurm farm",
+};

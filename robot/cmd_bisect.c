@@ -21,7 +21,6 @@
 #include "../lib/results/result.h"
 #include "../lib/store/store.h"
 #include "../lib/util/yml.h"
-#include "../providers/box.h"
 #include "../providers/provider.h"
 #include "../providers/qemu.h"
 #include "runstore.h"
@@ -37,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot bisect --tree DIR --good REV --bad REV [options] JOB.yaml [key=value...]\n"
 	"       lkprobot bisect --resume ID [options]\n"
 	"\n"
@@ -49,27 +48,21 @@ static const char usage_text[] =
 	"beyond the metric's floor: nothing is bisected), then each tested commit\n"
 	"against the ends while its verdict is unsure, then the culprit against its\n"
 	"parent before it is named. A commit that cannot be built or booted is\n"
-	"skipped. Runs are ordinary result roots: they are reused.\n"
+	"skipped. Runs are ordinary result roots: they are reused. A provider that\n"
+	"runs on several boxes at once (slurm) gets a batch's runs together, and\n"
+	"with more boxes free than a step needs, several commits are tested at\n"
+	"once (the range split in k+1 parts).\n"
 	"\n"
 	"      --tree DIR         the git repository\n"
 	"      --good REV, --bad REV   the ends of the range\n"
 	"      --metric M         the metric to follow (default: the job's KPI metric that\n"
 	"                         changed most between the ends, said on stderr)\n"
-	"      --provider P       local (default: the job runs here, in a checkout of each\n"
-	"                         commit), qemu (each commit's kernel is built and booted)\n"
-	"                         slurm (each run a batch job on a box of a Slurm farm)\n"
-	"                         or ssh (kexec'd into on a real test box; see 'lkprobot box')\n"
-	"      --box NAME         ssh: the box (its tbox_group is the testbox)\n"
-	"      --boxes FILE       ssh: the boxes file (default $LKPROBOT_BOXES,\n"
-	"                         /etc/lkprobot/boxes.yaml)\n"
-	"      --via local|qemu   slurm: what the box runs (default local)\n"
-	"      --constraint F     slurm: boxes with node feature F (the tbox_group)\n"
-	"      --partition P      slurm: the partition (default: the cluster's)\n"
-	"      --sbatch-arg ARG   slurm: one more sbatch argument (repeatable)\n"
-	"      --pending-timeout S  slurm: fail a run that waits S s for a box (default 3600;\n"
-	"                         0: wait for ever)\n"
+	"      --provider P       where the job runs:\n";
+static const char usage_tail[] =
 	"      --accel A          qemu: kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)\n"
 	"      --kconfig NAME|FILE  qemu, ssh: the kernel config (default x86_64-pmem)\n"
+	"      --max-points K     commits tested at once in a step, at most (default: as\n"
+	"                         the provider's free boxes allow; 1: one at a time)\n"
 	"      --floor METRIC=PCT the smallest change of METRIC (a glob; repeatable) that\n"
 	"                         counts (default: the job's change_floor, else 1% for\n"
 	"                         perf metrics and the test's own, 5% for the rest)\n"
@@ -88,9 +81,23 @@ static const char usage_text[] =
 	"differ, the change does not reproduce, not sure, or skipped commits leave a\n"
 	"set), or a run could not be made; 2 bad input or usage\n";
 
+/* The help: the providers and their options from the registry's tables. */
+static void usage(FILE *f)
+{
+	struct strbuf b = STRBUF_INIT;
+
+	strbuf_addstr(&b, usage_head);
+	for (const struct provider_ops *const *p = provider_all(); *p; p++)
+		strbuf_addf(&b, "                         %s%s: %s\n", (*p)->name, p == provider_all() ? " (default)" : "",
+			    (*p)->summary);
+	provider_cli_help(&b);
+	strbuf_addstr(&b, usage_tail);
+	fputs(b.buf, f);
+	strbuf_release(&b);
+}
+
 enum { OPT_TREE = 0x700, OPT_GOOD, OPT_BAD, OPT_METRIC, OPT_PROVIDER, OPT_KCONFIG, OPT_FIRST_PARENT, OPT_JSON,
-       OPT_RESUME, OPT_CACHE, OPT_DB, OPT_VIA, OPT_CONSTRAINT, OPT_PARTITION, OPT_SBATCH_ARG, OPT_PENDING, OPT_ACCEL,
-       OPT_BOX, OPT_BOXES, OPT_FLOOR };
+       OPT_RESUME, OPT_CACHE, OPT_DB, OPT_FLOOR, OPT_MAX_POINTS, OPT_ACCEL, OPT_PROVIDER_BASE = 0x800 };
 
 struct driver {
 	const struct provider_ops *ops;
@@ -368,6 +375,13 @@ out:
 	return ret;
 }
 
+/* How many runs the provider can make at once now (a farm's free boxes, its share). */
+static size_t slots(void *ctx)
+{
+	struct driver *d = ctx;
+	return provider_slots(d->ops, d->prov);
+}
+
 /* The lock of one head of one tree, in the cache: its fd, or -1 with err set. */
 static int head_lock(const char *cache, const char *tree, const char *head, struct strbuf *err)
 {
@@ -638,22 +652,16 @@ static void print_text(const struct driver *d, const struct bisect_outcome *o, c
 
 int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
+	struct option longopts[96] = {
 		JOBOPTS_LONGOPTS,
 		{ "tree", required_argument, NULL, OPT_TREE },
 		{ "good", required_argument, NULL, OPT_GOOD },
 		{ "bad", required_argument, NULL, OPT_BAD },
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "provider", required_argument, NULL, OPT_PROVIDER },
-		{ "via", required_argument, NULL, OPT_VIA },
-		{ "constraint", required_argument, NULL, OPT_CONSTRAINT },
-		{ "partition", required_argument, NULL, OPT_PARTITION },
-		{ "sbatch-arg", required_argument, NULL, OPT_SBATCH_ARG },
-		{ "pending-timeout", required_argument, NULL, OPT_PENDING },
 		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
-		{ "box", required_argument, NULL, OPT_BOX },
-		{ "boxes", required_argument, NULL, OPT_BOXES },
+		{ "max-points", required_argument, NULL, OPT_MAX_POINTS },
 		{ "first-parent", no_argument, NULL, OPT_FIRST_PARENT },
 		{ "floor", required_argument, NULL, OPT_FLOOR },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -661,7 +669,6 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "result-root", required_argument, NULL, 'o' },
 		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "db", required_argument, NULL, OPT_DB },
-		{ NULL, 0, NULL, 0 },
 	};
 	struct jobopts jo;
 	struct job_env env;
@@ -675,23 +682,27 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	struct runstore rs = { 0 };
 	struct store_bisection sb = { 0 };
 	struct compare_floors floors = { 0 };
+	struct provider_cli cli = { 0 };
+	struct provider_options *popts = NULL;
 	bool have_m = false, have_rs = false, first_parent = false, json = false;
 	const char *tree = NULL, *good = NULL, *bad = NULL, *metric = NULL, *provider = "local", *kconfig = NULL;
-	const char *via = "local", *constraint = NULL, *partition = NULL, **sbatch_args = NULL;
-	size_t nsbatch = 0;
-	int pending = PROVIDER_PENDING_TIMEOUT;
+	const char *result_dir = "/lkp/result", *db = NULL;
 	const char *accel = NULL;
-	const char *result_dir = "/lkp/result", *db = NULL, *box = NULL, *boxes = NULL;
 	char *cache = NULL, *picked = NULL, *picked_testbox = NULL, res_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
 	long long resume = 0, id = 0;
+	size_t max_points = 0;
 	int c, r, ret = EXIT_USAGE, lock_fd = -1;
 
+	size_t nl = 0;
+	while (longopts[nl].name)
+		nl++;
+	provider_cli_longopts(longopts + nl, sizeof(longopts) / sizeof(longopts[0]) - nl - 1, OPT_PROVIDER_BASE);
 	jobopts_init(&jo);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:t:s:h", longopts, NULL)) != -1) {
 		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
 			goto bad;
-		if (r)
+		if (r || provider_cli_take(&cli, c, OPT_PROVIDER_BASE, optarg))
 			continue;
 		switch (c) {
 		case OPT_TREE: tree = optarg; break;
@@ -699,27 +710,18 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_BAD: bad = optarg; break;
 		case OPT_METRIC: metric = optarg; break;
 		case OPT_PROVIDER: provider = optarg; break;
-		case OPT_VIA: via = optarg; break;
-		case OPT_CONSTRAINT: constraint = optarg; break;
-		case OPT_PARTITION: partition = optarg; break;
-		case OPT_SBATCH_ARG:
-			sbatch_args = xrealloc(sbatch_args, (nsbatch + 1) * sizeof(*sbatch_args));
-			sbatch_args[nsbatch++] = optarg;
-			break;
-		case OPT_PENDING: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 0 || v > INT_MAX) {
-				strbuf_setf(&err, "--pending-timeout: '%s' is not whole seconds", optarg);
-				goto bad;
-			}
-			pending = (int)v;
-			break;
-		}
 		case OPT_ACCEL: accel = optarg; break;
 		case OPT_KCONFIG: kconfig = optarg; break;
-		case OPT_BOX: box = optarg; break;
-		case OPT_BOXES: boxes = optarg; break;
+		case OPT_MAX_POINTS: {
+			char *end;
+			long k = strtol(optarg, &end, 10);
+			if (*end || k < 1 || k > 64) {
+				strbuf_setf(&err, "--max-points: '%s' is not a number of commits from 1 to 64", optarg);
+				goto bad;
+			}
+			max_points = (size_t)k;
+			break;
+		}
 		case OPT_FIRST_PARENT: first_parent = true; break;
 		case OPT_FLOOR:
 			if (compare_floors_add(&floors, optarg, &err))
@@ -739,11 +741,11 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_CACHE: cache = xstrdup(optarg); break;
 		case OPT_DB: db = optarg; break;
 		case 'h':
-			fputs(usage_text, stdout);
+			usage(stdout);
 			ret = EXIT_OK;
 			goto out;
 		default:
-			fputs(usage_text, stderr);
+			usage(stderr);
 			goto out;
 		}
 	}
@@ -783,24 +785,25 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	d.ops = provider_find(provider);
 	if (!d.ops) {
-		strbuf_setf(&err, "--provider: '%s' is not a provider (local, qemu, slurm, ssh)", provider);
+		struct strbuf names = STRBUF_INIT;
+		provider_names(&names, ",");
+		strbuf_setf(&err, "--provider: '%s' is not a provider (%s)", provider, names.buf);
+		strbuf_release(&names);
 		goto bad;
 	}
-	if (!strcmp(provider, "ssh") && !jo.testbox) {
-		/* the box's tbox_group names its hosts/ file and the result path */
-		struct box b;
-		if (!box) {
-			strbuf_setf(&err, "--provider ssh needs --box NAME (a box of the boxes file)");
+	popts = provider_options_new(d.ops);
+	if (provider_cli_apply(&cli, popts, &err))
+		goto bad;
+	struct provider_config pc = { .tree = tree, .result_dir = result_dir, .kconfig = kconfig, .db = db,
+				      .progress = isatty(2), .opts = popts };
+	if (provider_check(d.ops, &pc, &err))
+		goto bad;
+	/* the provider's machine when none is given (a box's tbox_group, QEMU's qemu-pmem) */
+	if (!jo.testbox) {
+		if (provider_testbox(d.ops, &pc, &picked_testbox, &err))
 			goto bad;
-		}
-		if (box_load(boxes ? boxes : box_default_file(), box, &b, &err))
-			goto bad;
-		picked_testbox = xstrdup(b.tbox_group);
 		jo.testbox = picked_testbox;
-		box_release(&b);
 	}
-	if (!jo.testbox && (!strcmp(provider, "qemu") || (!strcmp(provider, "slurm") && !strcmp(via, "qemu"))))
-		jo.testbox = "qemu-pmem";
 	if (machine_get(&m, ctx->data_dir, jo.testbox, &err))
 		goto bad;
 	have_m = true;
@@ -837,12 +840,16 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	 */
 	if ((lock_fd = head_lock(cache, tree, bad_id, &err)) < 0)
 		goto fail;
-	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache, .data_dir = data_real,
-				      .kconfig = kconfig, .testbox = jo.testbox, .progress = isatty(2),
-				      .slurm_via = via, .slurm_constraint = constraint, .slurm_partition = partition,
-				      .slurm_args = sbatch_args, .slurm_nargs = nsbatch, .slurm_pending_timeout = pending,
-				      .box = box, .boxes = boxes, .db = db };
-	if (fsutil_mkdir_p(cache) || !(d.prov = d.ops->open(&pc, &err)))
+	pc.result_dir = res_real;
+	pc.cache = cache;
+	pc.data_dir = data_real;
+	pc.testbox = jo.testbox;
+	struct strbuf label = STRBUF_INIT;
+	strbuf_addf(&label, "bisect %.12s..%.12s of %s", d.good, bad_id, tree);
+	pc.label = label.buf;
+	d.prov = fsutil_mkdir_p(cache) ? NULL : provider_open(d.ops, &pc, &err);
+	strbuf_release(&label);
+	if (!d.prov)
 		goto fail;
 	if (d.ops->kconfig(d.prov))
 		node_set(jobs.v[0], "kconfig", node_new_scalar(d.ops->kconfig(d.prov)));
@@ -910,8 +917,9 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	if (d.progress)
 		fprintf(stderr, "bisect: %zu commits between %.12s and %.12s, about %zu steps\n", range.n, d.good, bad_id,
 			d.expect_steps);
-	struct bisect_oracle o = { run_batch, samples, &d, progress };
+	struct bisect_oracle o = { run_batch, samples, &d, progress, slots };
 	bo.metric = compare_metric_spec(&floors, metric);
+	bo.max_points = max_points;
 	bo.seed = d.rng;	/* as pick_metric left it: its batch ids are not drawn again */
 	if (bisect_run(range.n, range.parents, range.nparents, &o, &bo, &outcome, &err)) {
 		if (d.untestable[range.n] || d.untestable[range.n - 1])
@@ -972,7 +980,8 @@ out:
 	jobopts_atomic_release(&jobs);
 	jobopts_release(&jo);
 	free(cache);
-	free(sbatch_args);
+	provider_cli_release(&cli);
+	provider_options_free(popts);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	strbuf_release(&err);

@@ -15,6 +15,8 @@
 #include "../lib/store/store.h"
 #include "../lib/util/yml.h"
 #include "../providers/box.h"
+#include "../providers/provider.h"
+#include "runjobs.h"
 #include "runstore.h"
 
 #include <errno.h>
@@ -289,40 +291,44 @@ out:
 	return ret;
 }
 
+/* A run as `box run` says it: its state and result root, and why when it did not finish. */
+static void print_box_run(const struct node *job, const struct provider_run *r)
+{
+	(void)job;
+	printf("%s %s\n", r->job_state, r->run_dir ? r->run_dir : "(no result root)");
+	if (r->reason)
+		printf("  reason: %s\n", r->reason);
+}
+
 static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp_ctx *ctx, const char *name)
 {
+	const struct provider_ops *ssh = provider_find("ssh");
+	struct provider_options *opts = provider_options_new(ssh);
 	struct strbuf err = STRBUF_INIT;
 	struct atomic_list jobs = { 0 };
-	struct machine m = { 0 };
 	struct runstore rs = { 0 };
 	struct job_env env;
-	struct box b;
+	struct provider *p = NULL;
+	char *testbox = NULL;
 	bool have_rs = false;
 	int ret = EXIT_USAGE;
 
-	if (box_load(a->boxes, name, &b, &err))
+	provider_options_set(opts, "box", name, &err);
+	provider_options_set(opts, "boxes", a->boxes, &err);
+	if (a->kernel)
+		provider_options_set(opts, "kernel", a->kernel, &err);
+	struct provider_config pc = { .result_dir = a->result_dir, .data_dir = ctx->data_dir, .db = a->db,
+				      .progress = isatty(2), .opts = opts };
+	/* the box's tbox_group is the test box: its hosts/ file and the result path */
+	if (provider_check(ssh, &pc, &err) || provider_testbox(ssh, &pc, &testbox, &err))
 		goto bad;
-	jo->testbox = b.tbox_group;
-	if (machine_get(&m, ctx->data_dir, b.tbox_group, &err))
-		goto bad;
+	jo->testbox = testbox;
 	jobopts_env(jo, ctx, &env);
 	if (jobopts_atomic_jobs(jo, &env, &jobs, &err))
 		goto bad;
 	for (size_t i = 0; i < jobs.n; i++)
 		if (engine_check(jobs.v[i], &err))
 			goto bad;
-	if (a->kernel) {
-		/* the result path's commit: the kernel's release, when the job names no commit */
-		struct strbuf rel = STRBUF_INIT;
-		if (box_kernel_release(a->kernel, &rel, &err)) {
-			strbuf_release(&rel);
-			goto bad;
-		}
-		for (size_t i = 0; i < jobs.n; i++)
-			if (!job_get_str(jobs.v[i], "commit"))
-				node_set(jobs.v[i], "commit", node_new_scalar(rel.buf));
-		strbuf_release(&rel);
-	}
 	if (fsutil_mkdir_p(a->result_dir) || runstore_open(&rs, true, a->db, a->result_dir, &err)) {
 		if (!err.len)
 			strbuf_setf(&err, "cannot create the result directory '%s': %s", a->result_dir, strerror(errno));
@@ -330,36 +336,25 @@ static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp
 		goto out;
 	}
 	have_rs = true;
-	ret = EXIT_OK;
-	for (size_t i = 0; i < jobs.n; i++) {
-		for (long k = 0; k < a->runs; k++) {
-			struct box_run r;
-			if (box_run(&b, a->kernel, jobs.v[i], &m, a->result_dir, rs.store, &r, &err)) {
-				ret = cmd_error(EXIT_FAIL, "%s", err.buf);
-				goto out;
-			}
-			printf("%s %s\n", r.job_state, r.run_dir ? r.run_dir : "(no result root)");
-			if (r.reason)
-				printf("  reason: %s\n", r.reason);
-			if (r.run_dir && runstore_record_dir(&rs, r.run_dir, &err))
-				cmd_warn("%s", err.buf);
-			if (strcmp(r.job_state, "finished"))
-				ret = EXIT_FAIL;
-			bool stop = r.out_of_service;
-			box_run_release(&r);
-			if (stop)
-				goto out;
-		}
+	/* the kernel -k names, else the one the box runs now */
+	if (!(p = provider_open(ssh, &pc, &err)) || ssh->prepare(p, NULL, &err)) {
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		goto out;
 	}
+	struct runjobs rj = { .ops = ssh, .p = p, .rs = &rs, .runs = a->runs, .stop_on_error = true,
+			      .print = print_box_run };
+	ret = runjobs(&rj, jobs.v, jobs.n);
 	goto out;
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
+	if (p)
+		ssh->close(p);
 	if (have_rs)
 		runstore_close(&rs);
 	jobopts_atomic_release(&jobs);
-	machine_release(&m);
-	box_release(&b);
+	provider_options_free(opts);
+	free(testbox);
 	strbuf_release(&err);
 	return ret;
 }

@@ -16,7 +16,9 @@
 #include "../lib/run/run.h"
 #include "../lib/util/units.h"
 #include "../lib/util/yml.h"
+#include "../providers/provider.h"
 #include "../providers/qemu.h"
+#include "runjobs.h"
 #include "runstore.h"
 
 #include <dirent.h>
@@ -72,73 +74,41 @@ static const char usage_text[] =
 enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT, OPT_REUSE, OPT_TREE, OPT_COMMIT, OPT_KCONFIG, OPT_ACCEL };
 
 
-/* The newest kernel built in the cache (<cache>/kernels/<commit>-<config>/vmlinux). */
-static char *newest_cached_kernel(const char *cache, char **commit, char **kconfig)
+/* A run as `qemu` says it: each result root of its boot, the times and the accelerator, the key figures. */
+static void print_run(const struct node *job, const struct provider_run *r)
 {
-	char *dir = xasprintf("%s/kernels", cache), *best = NULL;
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	time_t best_t = 0;
-
-	while (d && (de = readdir(d))) {
-		struct stat st;
-		if (de->d_name[0] == '.')
-			continue;
-		char *v = xasprintf("%s/%s/vmlinux", dir, de->d_name);
-		if (!stat(v, &st) && st.st_mtime >= best_t) {
-			best_t = st.st_mtime;
-			free(best);
-			best = v;
-			free(*commit);
-			*commit = xstrndup(de->d_name, strcspn(de->d_name, "-"));
-		} else {
-			free(v);
-		}
+	(void)job;
+	for (size_t i = 0; i + 1 < r->nruns; i++)
+		printf("%s %s (the same boot)\n", r->states[i], r->run_dirs[i]);
+	printf("%s %s %s\n", r->job_state, r->run_dir ? r->run_dir : "(no result root)", r->summary ? r->summary : "");
+	if (r->reason)
+		printf("  reason: %s\n", r->reason);
+	struct node *stats = r->run_dir ? runjobs_stats(r->run_dir) : NULL;
+	for (size_t i = 0; stats && i < stats->n; i++) {
+		const char *k = stats->keys[i];
+		if (strstr(k, "bw_MBps") || strstr(k, "_iops") || strstr(k, "throughput"))
+			printf("  %-40s %s\n", k, stats->vals[i]->str);
 	}
-	if (d)
-		closedir(d);
-	free(dir);
-	(void)kconfig;
-	return best;
-}
-
-static void print_run(const struct qemu_result *qr)
-{
-	struct strbuf err = STRBUF_INIT;
-	struct node *stats = NULL;
-
-	for (size_t i = 0; i + 1 < qr->nruns; i++)
-		printf("%s %s (the same boot)\n", qr->states[i], qr->run_dirs[i]);
-	printf("%s %s (boot %.1f s, test %.1f..%.1f s, total %.1f s, %s)\n", qr->job_state,
-	       qr->run_dir ? qr->run_dir : "(no result root)", qr->boot_seconds, qr->test_start,
-	       qr->test_end, qr->wall_seconds, qr->accel);
-	if (qr->reason)
-		printf("  reason: %s\n", qr->reason);
-	if (qr->run_dir) {
-		char *sp = xasprintf("%s/stats.json", qr->run_dir);
-		if (!result_load_json(sp, &stats, &err)) {
-			for (size_t i = 0; i < stats->n; i++) {
-				const char *k = stats->keys[i];
-				if (strstr(k, "bw_MBps") || strstr(k, "_iops") || strstr(k, "throughput"))
-					printf("  %-40s %s\n", k, stats->vals[i]->str);
-			}
-			node_free(stats);
-		}
-		free(sp);
-		/* which devices had DAX, as the guest checked each one (job.yaml facts: dax) */
-		struct strbuf text = STRBUF_INIT;
-		struct node *job = NULL;
-		char *jp = xasprintf("%s/job.yaml", qr->run_dir);
-		if (!strbuf_read_file(&text, jp) && (job = yml_load_one(text.buf, jp, &err)) &&
-		    node_str(node_get(node_get(job, "facts"), "dax")))
-			printf("  dax: %s\n", node_str(node_get(node_get(job, "facts"), "dax")));
-		node_free(job);
-		free(jp);
-		strbuf_release(&text);
+	node_free(stats);
+	if (!r->run_dir)
+		return;
+	/* which devices had DAX, as the guest checked each one, and why not KVM (job.yaml facts: dax, accel) */
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct node *facts = NULL;
+	char *jp = xasprintf("%s/job.yaml", r->run_dir);
+	if (!strbuf_read_file(&text, jp) && (facts = yml_load_one(text.buf, jp, &err))) {
+		const struct node *f = node_get(facts, "facts");
+		const char *dax = node_str(node_get(f, "dax")), *acc = node_str(node_get(f, "accel"));
+		const char *why = acc && !strncmp(acc, "tcg", 3) ? strstr(acc, "KVM not used: ") : NULL;
+		if (dax)
+			printf("  dax: %s\n", dax);
+		if (acc && !strncmp(acc, "tcg", 3))
+			printf("  accel: tcg — an emulated CPU: these numbers are a functional check, not a performance figure (KVM not used: %s)\n",
+			       why ? why + strlen("KVM not used: ") : "?");
 	}
-	if (!strcmp(qr->accel ? qr->accel : "", "tcg"))
-		printf("  accel: tcg — an emulated CPU: these numbers are a functional check, not a performance figure (KVM not used: %s)\n",
-		       qr->accel_why ? qr->accel_why : "?");
+	node_free(facts);
+	free(jp);
+	strbuf_release(&text);
 	strbuf_release(&err);
 }
 
@@ -166,14 +136,21 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* the provider's option each of its flags sets */
+	static const struct { int c; const char *name; } to_option[] = {
+		{ 'k', "kernel" }, { OPT_MODULES, "modules" }, { OPT_PMEM, "pmem_size" }, { OPT_MEM, "memory" },
+		{ OPT_CPUS, "cpus" }, { OPT_BOOT, "boot_timeout" }, { OPT_APPEND, "append" },
+		{ OPT_JOBTIMEOUT, "job_timeout" },
+	};
+	const struct provider_ops *qemu = provider_find("qemu");
+	struct provider_options *opts = provider_options_new(qemu);
+	struct provider *p = NULL;
 	struct jobopts jo;
 	struct job_env env;
 	struct atomic_list jobs = { 0 };
-	struct qemu_kernel k = { 0 };
-	struct qemu_opts qo = { .result_dir = "/lkp/result" };
-	struct strbuf err = STRBUF_INIT;
-	const char *image = NULL, *modules = NULL, *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL;
-	char *cache = NULL, exe[PATH_MAX], data_real[PATH_MAX], res_real[PATH_MAX];
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL, *result_dir = "/lkp/result";
+	char *cache = NULL, data_real[PATH_MAX], res_real[PATH_MAX];
 	bool use_store = true, reuse = false;
 	long runs = 1;
 	int ret = EXIT_USAGE, c, r;
@@ -185,26 +162,28 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 			goto bad;
 		if (r)
 			continue;
+		bool set = false;
+		for (size_t i = 0; i < sizeof(to_option) / sizeof(to_option[0]) && !set; i++)
+			if (to_option[i].c == c) {
+				if (provider_options_set(opts, to_option[i].name, optarg, &err)) {
+					char *e = strbuf_detach(&err);
+					strbuf_setf(&err, "--%s", e);
+					free(e);
+					goto bad;
+				}
+				set = true;
+			}
+		if (set)
+			continue;
 		switch (c) {
-		case 'o': qo.result_dir = optarg; break;
-		case 'k': image = optarg; break;
-		case OPT_MODULES: modules = optarg; break;
+		case 'o': result_dir = optarg; break;
 		case OPT_RUNS:
 			if (jobopts_runs(optarg, &runs, &err))
 				goto bad;
 			break;
 		case OPT_CACHE: cache = xstrdup(optarg); break;
-		case OPT_PMEM:
-		case OPT_MEM:
-			if (units_bytes(optarg, c == OPT_PMEM ? &qo.pmem_size : &qo.memory, &err))
-				goto bad;
-			break;
-		case OPT_CPUS: qo.cpus = atoi(optarg); break;
-		case OPT_BOOT: qo.boot_timeout = (unsigned)atoi(optarg); break;
 		case OPT_DB: db = optarg; break;
 		case OPT_NOSTORE: use_store = false; break;
-		case OPT_APPEND: qo.append = optarg; break;
-		case OPT_JOBTIMEOUT: qo.job_timeout = (unsigned)atoi(optarg); break;
 		case OPT_REUSE: reuse = true; break;
 		case OPT_TREE: tree = optarg; break;
 		case OPT_COMMIT: rev = optarg; break;
@@ -227,141 +206,73 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	if (jobopts_atomic_jobs(&jo, &env, &jobs, &err))
 		goto bad;
 	for (size_t i = 0; i < jobs.n; i++)
-		if (engine_check(jobs.v[i], &err) || qemu_check_job(jobs.v[i], &err))
+		if (engine_check(jobs.v[i], &err) || qemu->check_job(jobs.v[i], &err))
 			goto bad;
 	if (!cache) {
 		struct strbuf cd = STRBUF_INIT;
 		kbuild_cache_dir(&cd);
 		cache = strbuf_detach(&cd);
 	}
-	qo.cache = cache;
 	if ((tree || rev) && !(tree && rev)) {
 		strbuf_setf(&err, "--tree and --commit go together: the repository and the commit to build");
 		goto bad;
 	}
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0 || !realpath(ctx->data_dir, data_real)) {
+	if (reuse) {
+		char n[32];
+		snprintf(n, sizeof(n), "%ld", runs);
+		provider_options_set(opts, "runs_per_boot", n, &err);
+		runs = 1;	/* one boot, the N runs in it */
+	}
+	if (!realpath(ctx->data_dir, data_real)) {
 		strbuf_setf(&err, "cannot tell where lkprobot and its data are");
 		goto bad;
 	}
-	exe[n] = '\0';
-	qo.lkprobot = exe;
-	qo.data_dir = data_real;
-	if (fsutil_mkdir_p(qo.result_dir) || !realpath(qo.result_dir, res_real)) {
-		strbuf_setf(&err, "%s: cannot create the result directory", qo.result_dir);
+	if (fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real)) {
+		strbuf_setf(&err, "%s: cannot create the result directory", result_dir);
 		goto bad;
 	}
-	qo.result_dir = res_real;
-	qo.progress = isatty(2);
-
-	if (tree) {
-		struct kbuild_opts ko = { .tree = tree, .rev = rev, .kconfig = kconfig, .data_dir = data_real,
-					  .cache = cache, .progress = isatty(1) };
-		struct kbuild_result kr;
-		int br = kbuild_build(&ko, &kr, &err);
-		if (br) {
-			kbuild_result_release(&kr);
-			ret = cmd_error(br == KBUILD_EINPUT ? EXIT_USAGE : EXIT_FAIL, "%s", err.buf);
-			goto out;
-		}
-		if (!kr.built) {
-			printf("build_failed %s\n  reason: %s\n", kr.dir, kr.error ? kr.error : "see build.log");
-			kbuild_result_release(&kr);
-			ret = EXIT_FAIL;
-			goto out;
-		}
-		char *img = xasprintf("%s/vmlinux", kr.dir);
-		if (access(img, R_OK)) {
-			free(img);
-			img = xasprintf("%s/bzImage", kr.dir);
-		}
-		int kf = qemu_kernel_file(&k, img, NULL, &err);
-		free(img);
-		if (!kf) {
-			free(k.commit);
-			k.commit = xstrdup(kr.commit);
-			free(k.kconfig);
-			k.kconfig = xstrdup(kconfig ? (strrchr(kconfig, '/') ? strrchr(kconfig, '/') + 1 : kconfig)
-						    : KBUILD_DEFAULT_KCONFIG);
-			free(k.source);
-			k.source = xasprintf("commit %s of %s, %s (%s)", kr.commit, tree,
-					     kr.cached ? "from the kernel cache" : "built now", kr.dir);
-		}
-		kbuild_result_release(&kr);
-		if (kf) {
-			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
-			goto out;
-		}
-	} else if (image) {
-		if (qemu_kernel_file(&k, image, modules, &err)) {
-			ret = cmd_error(EXIT_USAGE, "%s", err.buf);
-			goto out;
-		}
-	} else {
-		char *commit = NULL, *kc = NULL;
-		char *cached = newest_cached_kernel(cache, &commit, &kc);
-		int kr = cached ? qemu_kernel_file(&k, cached, NULL, &err) : qemu_kernel_debian(&k, cache, &err);
-		if (cached && !kr) {
-			free(k.commit);
-			k.commit = commit;
-			commit = NULL;
-			free(k.kconfig);
-			k.kconfig = xstrdup(KBUILD_DEFAULT_KCONFIG);
-			free(k.source);
-			k.source = xasprintf("%s (the newest kernel in the kernel cache)", cached);
-		}
-		free(commit);
-		free(kc);
-		free(cached);
-		if (kr) {
-			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
-			goto out;
-		}
+	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache, .data_dir = data_real,
+				      .kconfig = kconfig, .testbox = jo.testbox, .progress = isatty(2), .opts = opts };
+	if (provider_check(qemu, &pc, &err))
+		goto bad;
+	if (fsutil_mkdir_p(cache) || !(p = provider_open(qemu, &pc, &err))) {
+		ret = cmd_error(EXIT_FAIL, "%s", err.len ? err.buf : "cannot create the cache");
+		goto out;
 	}
-	fprintf(stderr, "lkprobot: kernel: %s\n", k.source);
+	/* the kernel: the commit built (or found in the kernel cache), -k's, the newest cached, or Debian's */
+	int pr = qemu->prepare(p, rev, &why);
+	if (pr > 0) {
+		/* the reason is the build's first error line, as `lkprobot build` says it */
+		const char *line = why.buf;
+		if (!strncmp(line, PROVIDER_NO_BUILD, strlen(PROVIDER_NO_BUILD)))
+			line += strlen(PROVIDER_NO_BUILD);
+		printf("build_failed %s %s\n  reason: %s\n", tree, rev, line);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (pr) {
+		ret = cmd_error(EXIT_FAIL, "%s", why.buf);
+		goto out;
+	}
+	fprintf(stderr, "lkprobot: kernel: %s\n", qemu->describe(p));
 
 	struct runstore rs;
-	if (runstore_open(&rs, use_store, db, qo.result_dir, &err))
+	if (runstore_open(&rs, use_store, db, res_real, &err))
 		goto bad;
-	ret = EXIT_OK;
-	for (size_t i = 0; i < jobs.n; i++) {
-		struct node *job = jobs.v[i];
-		/* the result path names the kernel that ran */
-		if (!node_get(job, "commit"))
-			node_set(job, "commit", node_new_scalar(k.commit));
-		if (!node_get(job, "kconfig"))
-			node_set(job, "kconfig", node_new_scalar(k.kconfig));
-		struct qemu_opts jq = qo;
-		if (!jq.job_timeout)
-			jq.job_timeout = run_job_timeout(job);
-		if (reuse) {
-			jq.runs = (int)runs;
-			jq.job_timeout *= (unsigned)runs;
-		}
-		for (long run = 0; run < (reuse ? 1 : runs); run++) {
-			struct qemu_result qr;
-			if (qemu_run_job(&k, job, &jq, &qr, &err)) {
-				ret = cmd_error(EXIT_FAIL, "%s", err.buf);
-				continue;
-			}
-			print_run(&qr);
-			for (size_t d = 0; d < qr.nruns; d++)
-				if (runstore_record_dir(&rs, qr.run_dirs[d], &err))
-					cmd_warn("%s", err.buf);
-			if (strcmp(qr.job_state, "finished"))
-				ret = EXIT_FAIL;
-			qemu_result_release(&qr);
-		}
-	}
+	struct runjobs rj = { .ops = qemu, .p = p, .rs = &rs, .runs = runs, .print = print_run };
+	ret = runjobs(&rj, jobs.v, jobs.n);
 	runstore_close(&rs);
 	goto out;
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
+	if (p)
+		qemu->close(p);
+	provider_options_free(opts);
 	jobopts_atomic_release(&jobs);
-	qemu_kernel_release(&k);
 	free(cache);
 	strbuf_release(&err);
+	strbuf_release(&why);
 	jobopts_release(&jo);
 	return ret;
 }

@@ -1,8 +1,8 @@
 /*
  * lkprobot run: run job files on this machine, as `lkp run job.yaml` does
  * on a test box: a job file is split into atomic jobs first, each is run
- * (--runs times) by the engine into an LKP result root, and each run is
- * recorded in the store.
+ * (--runs times) by the local provider (the engine, in the current
+ * directory) into an LKP result root, and each run is recorded in the store.
  */
 #include "cmd.h"
 #include "../lib/job/engine.h"
@@ -11,6 +11,8 @@
 #include "../lib/sys/machine.h"
 #include "../lib/run/program.h"
 #include "../lib/util/units.h"
+#include "../lib/util/yml.h"
+#include "runjobs.h"
 #include "runstore.h"
 
 #include <getopt.h>
@@ -72,6 +74,30 @@ static void print_key_metrics(const struct node *job, const struct node *stats)
 	}
 }
 
+/* A run as `run` says it: state, result root, test time, key metrics, the facts and what was not measured (job.yaml's). */
+static void print_run(const struct node *job, const struct provider_run *r)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	char *jp = xasprintf("%s/job.yaml", r->run_dir);
+	struct node *done = !strbuf_read_file(&text, jp) ? yml_load_one(text.buf, jp, &err) : NULL;
+	struct node *stats = runjobs_stats(r->run_dir);
+	const struct node *facts = node_get(done, "facts"), *unavailable = node_get(done, "unavailable");
+
+	printf("%s %s %s\n", r->job_state, r->run_dir, r->summary ? r->summary : "");
+	if (r->reason)
+		printf("  reason: %s\n", r->reason);
+	print_key_metrics(job, stats);
+	for (size_t u = 0; facts && facts->type == NODE_MAP && u < facts->n; u++)
+		printf("  %s: %s\n", facts->keys[u], node_str(facts->vals[u]) ? node_str(facts->vals[u]) : "");
+	if (unavailable && unavailable->n)
+		printf("  %zu thing(s) not measured here (see 'unavailable' in job.yaml)\n", unavailable->n);
+	node_free(stats);
+	node_free(done);
+	free(jp);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
@@ -88,7 +114,9 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 	};
 	struct jobopts jo;
 	struct job_env env;
-	struct engine_opts eo = { .result_dir = "/lkp/result" };
+	const struct provider_ops *local = provider_find("local");
+	struct provider_options *opts = provider_options_new(local);
+	const char *result_dir = "/lkp/result";
 	struct atomic_list jobs = { 0 };
 	struct machine m = { 0 };
 	struct strbuf err = STRBUF_INIT;
@@ -106,31 +134,34 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 		if (r)
 			continue;
 		switch (c) {
-		case 'o': eo.result_dir = optarg; break;
+		case 'o': result_dir = optarg; break;
 		case OPT_RUNS:
 			if (jobopts_runs(optarg, &runs, &err))
 				goto bad;
 			break;
-		case OPT_LOOP:
-			eo.loop_disks = true;
-			if (optarg && units_bytes(optarg, &eo.loop_size, &err)) {
+		case OPT_LOOP: {
+			uint64_t size;
+			if (optarg && units_bytes(optarg, &size, &err)) {
 				char *e = strbuf_detach(&err);
 				strbuf_setf(&err, "--loop-disks: %s", e);
 				free(e);
 				goto bad;
 			}
+			provider_options_set(opts, "loop_disks", "true", &err);
+			if (optarg)
+				provider_options_set(opts, "loop_size", optarg, &err);
 			break;
-		case OPT_FSROOT: eo.fs_root = optarg; break;
+		}
+		case OPT_FSROOT: provider_options_set(opts, "fs_root", optarg, &err); break;
 		case OPT_MARGIN:
-			eo.timeout_margin = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || !eo.timeout_margin) {
+			if (provider_options_set(opts, "timeout_margin", optarg, &err) || !strtoul(optarg, &end, 10)) {
 				strbuf_setf(&err, "--timeout-margin: '%s' is not a number of seconds", optarg);
 				goto bad;
 			}
 			break;
 		case OPT_DB: db = optarg; break;
 		case OPT_NOSTORE: use_store = false; break;
-		case OPT_OLDNAMES: eo.older_names = true; break;
+		case OPT_OLDNAMES: provider_options_set(opts, "compatible_names", "true", &err); break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
@@ -142,6 +173,7 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
 		goto bad;
+	const char *given = jo.testbox;	/* the provider's machine: NULL is this one */
 	if (machine_get(&m, ctx->data_dir, jo.testbox, &err))
 		goto bad;
 	if (!jo.testbox)
@@ -153,35 +185,24 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 	for (size_t i = 0; i < jobs.n; i++)
 		if (engine_check_here(jobs.v[i], &err))
 			goto bad;
-	eo.progress = isatty(2);
 
 	struct runstore rs;
-	if (runstore_open(&rs, use_store, db, eo.result_dir, &err))
+	if (runstore_open(&rs, use_store, db, result_dir, &err))
 		goto bad;
-	ret = EXIT_OK;
-	for (size_t i = 0; i < jobs.n; i++) {
-		for (long k = 0; k < runs; k++) {
-			struct engine_result res;
-			if (engine_run(jobs.v[i], &m, &eo, &res, &err)) {
-				ret = cmd_error(EXIT_FAIL, "%s", err.buf);
-				continue;
-			}
-			printf("%s %s (test %.1f s)\n", res.job_state, res.run_dir, res.test_seconds);
-			if (res.reason)
-				printf("  reason: %s\n", res.reason);
-			print_key_metrics(jobs.v[i], res.stats);
-			for (size_t u = 0; res.facts && u < res.facts->n; u++)
-				printf("  %s: %s\n", res.facts->keys[u], res.facts->vals[u]->str);
-			if (res.unavailable && res.unavailable->n)
-				printf("  %zu thing(s) not measured here (see 'unavailable' in job.yaml)\n",
-				       res.unavailable->n);
-			if (runstore_record_dir(&rs, res.run_dir, &err))
-				cmd_warn("%s", err.buf);
-			if (strcmp(res.job_state, "finished"))
-				ret = EXIT_FAIL;
-			engine_result_release(&res);
-		}
+	/* the local provider without a tree: the job as it is, here */
+	struct provider_config pc = { .result_dir = result_dir, .data_dir = ctx->data_dir, .testbox = given,
+				      .progress = isatty(2), .opts = opts };
+	struct provider *p = provider_open(local, &pc, &err);
+	if (!p || local->prepare(p, NULL, &err)) {
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		if (p)
+			local->close(p);
+		runstore_close(&rs);
+		goto out;
 	}
+	struct runjobs rj = { .ops = local, .p = p, .rs = &rs, .runs = runs, .print = print_run };
+	ret = runjobs(&rj, jobs.v, jobs.n);
+	local->close(p);
 	runstore_close(&rs);
 	goto out;
 bad:
@@ -189,6 +210,7 @@ bad:
 out:
 	jobopts_atomic_release(&jobs);
 	machine_release(&m);
+	provider_options_free(opts);
 	strbuf_release(&err);
 	jobopts_release(&jo);
 	return ret;

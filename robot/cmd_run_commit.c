@@ -8,7 +8,6 @@
  */
 #include "cmd.h"
 #include "../lib/sys/fsutil.h"
-#include "../lib/util/json.h"
 #include "../lib/kernel/kbuild.h"
 #include "../lib/run/run.h"
 #include "../lib/util/yml.h"
@@ -25,47 +24,27 @@
 
 static const char usage_text[] =
 	"usage: lkprobot run-commit --provider P --tree DIR --commit ID -o DIR --status FILE\n"
-	"                           [--cache DIR] [--kconfig NAME] [-t TESTBOX] [--accel A] ATOMIC_JOB.yaml\n"
+	"                           [--cache DIR] [--kconfig NAME] [-t TESTBOX] [--accel A] [provider options]\n"
+	"                           ATOMIC_JOB.yaml\n"
 	"(--cache: default $LKPROBOT_CACHE, else /var/cache/lkprobot; --accel: qemu's\n"
 	"kvm, tcg or auto, default $LKPROBOT_ACCEL, else auto)\n"
 	"\n"
 	"Prepare the commit with the provider (local: check it out; qemu: build its\n"
 	"kernel), run the atomic job once into a new result root under -o, and write\n"
 	"the outcome to FILE as JSON: run_dir, job_state, untestable, reason, node\n"
-	"($SLURMD_NODENAME, else the host name). Used by the slurm provider on a node.\n"
+	"($SLURMD_NODENAME, else the host name). What a farm's box runs for the slurm\n"
+	"provider; on a Slurm node the local provider keeps a work tree of its own\n"
+	"for the node ($SLURMD_NODENAME), so that boxes sharing the cache do not wait\n"
+	"for one another.\n"
 	"\n"
 	"exit codes: 0 the status file is written (whatever the job's state), 1 it\n"
 	"could not be, 2 usage\n";
 
-static void status_json(struct strbuf *b, const struct provider_run *r, const char *reason)
-{
-	char host[256] = "";
-	const char *node = getenv("SLURMD_NODENAME");
-
-	if (!node) {
-		gethostname(host, sizeof(host) - 1);
-		node = host;
-	}
-	strbuf_addstr(b, "{\"run_dir\": ");
-	if (r->run_dir)
-		json_emit_string(b, r->run_dir);
-	else
-		strbuf_addstr(b, "null");
-	strbuf_addstr(b, ", \"job_state\": ");
-	json_emit_string(b, r->job_state ? r->job_state : "failed");
-	strbuf_addf(b, ", \"untestable\": %s, \"reason\": ", r->untestable ? "true" : "false");
-	if (reason)
-		json_emit_string(b, reason);
-	else
-		strbuf_addstr(b, "null");
-	strbuf_addstr(b, ", \"node\": ");
-	json_emit_string(b, node);
-	strbuf_addstr(b, "}\n");
-}
+enum { OPT_PROVIDER_BASE = 0x800 };
 
 int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
+	struct option longopts[64] = {
 		{ "provider", required_argument, NULL, 'P' },
 		{ "tree", required_argument, NULL, 'T' },
 		{ "commit", required_argument, NULL, 'C' },
@@ -74,18 +53,26 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "kconfig", required_argument, NULL, 'k' },
 		{ "accel", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
 	};
 	const char *provider = NULL, *tree = NULL, *commit = NULL, *status = NULL, *cache = NULL, *kconfig = NULL;
 	const char *result_dir = NULL, *testbox = NULL, *accel = NULL;
-	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT, cache_dir = STRBUF_INIT;
 	struct provider_run r = { 0 };
+	struct provider_cli cli = { 0 };
+	struct provider_options *opts = NULL;
 	struct provider *p = NULL;
+	const struct provider_ops *ops = NULL;
 	struct node *job = NULL;
 	int c, ret = EXIT_FAIL;
 
+	size_t nl = 0;
+	while (longopts[nl].name)
+		nl++;
+	provider_cli_longopts(longopts + nl, sizeof(longopts) / sizeof(longopts[0]) - nl - 1, OPT_PROVIDER_BASE);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:t:h", longopts, NULL)) != -1) {
+		if (provider_cli_take(&cli, c, OPT_PROVIDER_BASE, optarg))
+			continue;
 		switch (c) {
 		case 'P': provider = optarg; break;
 		case 'T': tree = optarg; break;
@@ -98,42 +85,61 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		case 'A': accel = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return EXIT_OK;
+			ret = EXIT_OK;
+			goto out;
 		default:
 			fputs(usage_text, stderr);
-			return EXIT_USAGE;
+			ret = EXIT_USAGE;
+			goto out;
 		}
 	}
-	if (!provider || !tree || !commit || !status || !result_dir || optind != argc - 1)
-		return cmd_error(EXIT_USAGE, "run-commit needs --provider, --tree, --commit, -o, --status and one job file");
-	const struct provider_ops *ops = provider_find(provider);
-	if (!ops || !strcmp(provider, "slurm"))
-		return cmd_error(EXIT_USAGE, "--provider: '%s' is not a provider a node runs (local, qemu)", provider);
+	if (!provider || !tree || !commit || !status || !result_dir || optind != argc - 1) {
+		ret = cmd_error(EXIT_USAGE, "run-commit needs --provider, --tree, --commit, -o, --status and one job file");
+		goto out;
+	}
+	ops = provider_find(provider);
+	if (!ops || !(ops->caps & PROVIDER_ON_NODE)) {
+		struct strbuf names = STRBUF_INIT;
+		for (const struct provider_ops *const *o = provider_all(); *o; o++)
+			if ((*o)->caps & PROVIDER_ON_NODE)
+				strbuf_addf(&names, "%s%s", names.len ? ", " : "", (*o)->name);
+		ret = cmd_error(EXIT_USAGE, "--provider: '%s' is not a provider a node runs (%s)", provider, names.buf);
+		strbuf_release(&names);
+		goto out;
+	}
+	opts = provider_options_new(ops);
+	if (provider_cli_apply(&cli, opts, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		goto out;
 	if (accel && qemu_accel_option(accel, &err)) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
-		strbuf_release(&err);
-		return ret;
+		goto out;
+	}
 	}
 	char data_real[PATH_MAX], res_real[PATH_MAX];
-	if (!realpath(ctx->data_dir, data_real) || fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real))
-		return cmd_error(EXIT_FAIL, "cannot find lkprobot's data or the result directory '%s'", result_dir);
-	if (strbuf_read_file(&text, argv[optind]))
-		return cmd_error(EXIT_USAGE, "cannot read the job '%s': %s", argv[optind], strerror(errno));
+	if (!realpath(ctx->data_dir, data_real) || fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real)) {
+		ret = cmd_error(EXIT_FAIL, "cannot find lkprobot's data or the result directory '%s'", result_dir);
+		goto out;
+	}
+	if (strbuf_read_file(&text, argv[optind])) {
+		ret = cmd_error(EXIT_USAGE, "cannot read the job '%s': %s", argv[optind], strerror(errno));
+		goto out;
+	}
 	if (!(job = yml_load_one(text.buf, argv[optind], &err))) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
-	struct strbuf cache_dir = STRBUF_INIT;
 	if (cache)
 		strbuf_addstr(&cache_dir, cache);
 	else
 		kbuild_cache_dir(&cache_dir);	/* as bisect's: $LKPROBOT_CACHE, /var/cache/lkprobot */
 	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache_dir.buf,
 				      .data_dir = data_real, .kconfig = kconfig, .testbox = testbox,
+				      .slot = getenv("SLURMD_NODENAME"), .opts = opts,
 				      /* two runs on one node share its work tree: one waits for the other */
 				      .lock_wait = run_job_timeout(job) + RUN_JOB_MARGIN };
 	const char *reason = NULL;
-	if (fsutil_mkdir_p(pc.cache) || !(p = ops->open(&pc, &err))) {
+	if (fsutil_mkdir_p(pc.cache) || provider_check(ops, &pc, &err) || !(p = provider_open(ops, &pc, &err))) {
 		r.job_state = "failed";
 		reason = err.len ? err.buf : "cannot create the cache";
 	} else {
@@ -149,7 +155,13 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 			reason = r.reason;
 		}
 	}
-	status_json(&out, &r, reason);
+	char host[256] = "";
+	const char *node = getenv("SLURMD_NODENAME");
+	if (!node) {
+		gethostname(host, sizeof(host) - 1);
+		node = host;
+	}
+	provider_status_json(&out, &r, reason, r.node ? r.node : node);
 	if (fsutil_write_atomic(status, out.buf, out.len, &err)) {
 		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 		goto out;
@@ -158,6 +170,8 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 out:
 	if (p)
 		ops->close(p);
+	provider_options_free(opts);
+	provider_cli_release(&cli);
 	provider_run_release(&r);
 	node_free(job);
 	strbuf_release(&cache_dir);

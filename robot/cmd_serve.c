@@ -38,7 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot serve -c FILE [--once] [--listen HOST:PORT] [--accel A]\n"
 	"       lkprobot check-config -c FILE\n"
 	"       lkprobot status -c FILE [--json]\n"
@@ -65,6 +65,8 @@ static const char usage_text[] =
 	"      public_url: https://lkp.example.org/   # optional: where readers reach the dashboard;\n"
 	"                                   # the mails link their bisection there (url:)\n"
 	"      report_improvements: true    # mail the culprit of an improvement too (false: record it only)\n"
+	"      max_bisections: 4            # heads tested at once when their provider runs on a farm\n"
+	"                                   # (slurm, ssh): they share its boxes; others one at a time\n"
 	"      change_floor:                # the smallest change worth a report, per metric or glob\n"
 	"        command.throughput: 3%     # (default 1% for perf metrics, 5% for the rest)\n"
 	"      trees:\n"
@@ -75,11 +77,8 @@ static const char usage_text[] =
 	"          branches: [master]\n"
 	"          base: last-tested        # last-tested, parent, or a revision (v6.1)\n"
 	"          jobs: [/etc/lkprobot/jobs/fio-basic-smoke.yaml]\n"
-	"          provider: local          # local, qemu or slurm (each run a batch job on a farm's box:\n"
-	"                                   # via: local|qemu, constraint, partition, sbatch_args,\n"
-	"                                   # pending_timeout: seconds, default 3600, 0 for ever)\n"
-	"                                   # or ssh (box: NAME, a real box of the file serve.boxes)\n"
-	"          kconfig: x86_64-pmem     # qemu\n"
+	"          kconfig: x86_64-pmem     # qemu, ssh\n";
+static const char usage_tail[] =
 	"\n"
 	"  -c, --config FILE      the configuration (serve: and mail: sections)\n"
 	"      --once             one pass, then stop\n"
@@ -95,13 +94,26 @@ static const char usage_text[] =
 	"exit codes: 0 stopped as asked (or the configuration is right), 1 a step\n"
 	"failed in a way the service cannot go on from, 2 a bad configuration or usage\n";
 
+/* The help: the providers and their settings from the registry's tables. */
+static void usage(FILE *f)
+{
+	struct strbuf b = STRBUF_INIT, names = STRBUF_INIT;
+
+	provider_names(&names, ", ");
+	strbuf_addstr(&b, usage_head);
+	strbuf_addf(&b, "          provider: local          # %s; its own settings (serve: or the tree):\n", names.buf);
+	provider_conf_help(&b, "          ", 35);
+	strbuf_addstr(&b, usage_tail);
+	fputs(b.buf, f);
+	strbuf_release(&b);
+	strbuf_release(&names);
+}
+
 struct tree_conf {
 	char *name, *path, *base, *provider, *kconfig;
 	char *url;		/* fetched into the mirror at path; NULL: path is kept up to date by others */
-	char *via, *constraint, *partition, *pending_timeout;	/* provider slurm */
-	char *box;		/* provider ssh */
-	char **sbatch_args;
-	size_t nsbatch_args;
+	const struct provider_ops *ops;
+	struct provider_options *opts;	/* the provider's own settings, from its table */
 	char **branches, **jobs;
 	size_t nbranches, njobs;
 };
@@ -110,12 +122,12 @@ struct serve_conf {
 	char *path;
 	char *result_root, *cache, *db;
 	char *token;		/* from web_token_file; NULL: the dashboard has no actions */
-	char *boxes;		/* the boxes file of provider ssh (NULL: the default) */
 	char *public_url;	/* where readers reach the dashboard (NULL: unknown) */
 	bool report_improvements;	/* mail a culprit of an improvement too (default) */
 	char **floors;			/* change_floor: "GLOB=PCT" each, for bisect and report (--floor) */
 	size_t nfloors;
 	long poll;
+	long max_bisections;		/* heads tested at once (at most one whose provider runs here) */
 	struct tree_conf *trees;
 	size_t ntrees;
 };
@@ -127,16 +139,9 @@ static void serve_conf_release(struct serve_conf *c)
 		free(t->name);
 		free(t->path);
 		free(t->url);
-		free(t->via);
-		free(t->constraint);
-		free(t->partition);
-		free(t->pending_timeout);
-		for (size_t k = 0; k < t->nsbatch_args; k++)
-			free(t->sbatch_args[k]);
-		free(t->sbatch_args);
+		provider_options_free(t->opts);
 		free(t->base);
 		free(t->provider);
-		free(t->box);
 		free(t->kconfig);
 		for (size_t k = 0; k < t->nbranches; k++)
 			free(t->branches[k]);
@@ -154,7 +159,6 @@ static void serve_conf_release(struct serve_conf *c)
 	free(c->cache);
 	free(c->db);
 	free(c->token);
-	free(c->boxes);
 	free(c->public_url);
 	memset(c, 0, sizeof(*c));
 }
@@ -217,9 +221,9 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	struct node *doc = NULL;
 	int ret = -1;
 	static const char *const top[] = { "result_root", "cache", "db", "poll", "trees", "web_token_file",
-					   "report_improvements", "boxes", "public_url", "change_floor", NULL };
-	static const char *const tk[] = { "name", "path", "url", "branches", "base", "jobs", "provider", "kconfig",
-					  "via", "constraint", "partition", "sbatch_args", "pending_timeout", "box", NULL };
+					   "report_improvements", "public_url", "change_floor", "max_bisections", NULL };
+	/* and the providers' own keys, from their tables */
+	static const char *const tk[] = { "name", "path", "url", "branches", "base", "jobs", "provider", "kconfig", NULL };
 
 	memset(c, 0, sizeof(*c));
 	c->path = xstrdup(file);
@@ -239,6 +243,7 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 		bool ok = false;
 		for (const char *const *k = top; *k; k++)
 			ok |= !strcmp(s->keys[i], *k);
+		ok |= provider_conf_key(s->keys[i], PROVIDER_OPT_SERVE);
 		if (!ok && !s->vals[i]->comment) {
 			conf_bad(err, file, s->vals[i], s->keys[i], "not a setting lkprobot knows (a typo?)");
 			goto out;
@@ -249,8 +254,6 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	if ((v = node_str(node_get(s, "cache"))))
 		c->cache = xstrdup(v);
 	c->db = store_of(s);
-	if ((v = node_str(node_get(s, "boxes"))))
-		c->boxes = xstrdup(v);
 	const struct node *pu = node_get(s, "public_url");
 	if (pu) {
 		if (!node_str(pu) || web_url_check(node_str(pu), err)) {
@@ -316,6 +319,16 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 		c->floors = xrealloc(c->floors, (c->nfloors + 1) * sizeof(*c->floors));
 		c->floors[c->nfloors++] = spec;
 	}
+	c->max_bisections = 4;
+	const struct node *mb = node_get(s, "max_bisections");
+	if (mb) {
+		char *end;
+		c->max_bisections = node_str(mb) ? strtol(node_str(mb), &end, 10) : 0;
+		if (!node_str(mb) || *end || c->max_bisections <= 0 || c->max_bisections > 64) {
+			conf_bad(err, file, mb, "max_bisections", "must be a number of heads from 1 to 64");
+			goto out;
+		}
+	}
 	const struct node *p = node_get(s, "poll");
 	if (p) {
 		char *end;
@@ -343,6 +356,7 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 			bool ok = false;
 			for (const char *const *n = tk; *n; n++)
 				ok |= !strcmp(t->keys[k], *n);
+			ok |= provider_conf_key(t->keys[k], PROVIDER_OPT_TREE);
 			if (!ok && !t->vals[k]->comment) {
 				char *key = xasprintf("trees.%s", t->keys[k]);
 				conf_bad(err, file, t->vals[k], key, "not a setting lkprobot knows (a typo?)");
@@ -383,55 +397,26 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 		tc->provider = xstrdup((v = node_str(node_get(t, "provider"))) ? v : "local");
 		if ((v = node_str(node_get(t, "kconfig"))))
 			tc->kconfig = xstrdup(v);
-		if (strcmp(tc->provider, "local") && strcmp(tc->provider, "qemu") && strcmp(tc->provider, "slurm") &&
-		    strcmp(tc->provider, "ssh")) {
-			conf_bad(err, file, node_get(t, "provider"), "trees.provider", "must be local, qemu, slurm or ssh");
+		if (!(tc->ops = provider_find(tc->provider))) {
+			struct strbuf names = STRBUF_INIT;
+			provider_names(&names, " or ");
+			char *why = xasprintf("must be %s", names.buf);
+			conf_bad(err, file, node_get(t, "provider"), "trees.provider", why);
+			free(why);
+			strbuf_release(&names);
 			goto out;
 		}
-		if (!strcmp(tc->provider, "ssh") != !!node_get(t, "box")) {
-			conf_bad(err, file, node_get(t, "box") ? node_get(t, "box") : node_get(t, "provider"), "trees.box",
-				 node_get(t, "box") ? "is a setting of provider: ssh" : "provider: ssh needs box: NAME (a box of serve.boxes)");
+		/* the provider's settings: its keys of serve: and of the tree, checked by its table */
+		const char *pkey = NULL;
+		const struct node *at = NULL;
+		tc->opts = provider_options_new(tc->ops);
+		if (provider_conf_apply(tc->opts, s, t, &pkey, &at, err)) {
+			char *why = strbuf_detach(err), *key = xasprintf("%s%s", node_get(t, pkey) || !at ? "trees." : "", pkey);
+			conf_bad(err, file, at ? at : node_get(t, "provider") ? node_get(t, "provider") : t, key, why);
+			free(key);
+			free(why);
 			goto out;
 		}
-		if (node_get(t, "box")) {
-			struct box b;
-			if (!(v = node_str(node_get(t, "box"))) || box_load(c->boxes ? c->boxes : box_default_file(), v, &b, err)) {
-				char *why = v ? strbuf_detach(err) : xstrdup("must be the name of a box");
-				conf_bad(err, file, node_get(t, "box"), "trees.box", why);
-				free(why);
-				goto out;
-			}
-			box_release(&b);
-			tc->box = xstrdup(v);
-		}
-		const char *const slurm_keys[] = { "via", "constraint", "partition", "pending_timeout", "sbatch_args" };
-		for (size_t k = 0; k < 5; k++)
-			if (node_get(t, slurm_keys[k]) && strcmp(tc->provider, "slurm")) {
-				char *key = xasprintf("trees.%s", slurm_keys[k]);
-				conf_bad(err, file, node_get(t, slurm_keys[k]), key, "is a setting of provider: slurm");
-				free(key);
-				goto out;
-			}
-		if ((v = node_str(node_get(t, "via"))))
-			tc->via = xstrdup(v);
-		if (tc->via && strcmp(tc->via, "local") && strcmp(tc->via, "qemu")) {
-			conf_bad(err, file, node_get(t, "via"), "trees.via", "must be local or qemu (what the box runs)");
-			goto out;
-		}
-		if ((v = node_str(node_get(t, "constraint"))))
-			tc->constraint = xstrdup(v);
-		if ((v = node_str(node_get(t, "partition"))))
-			tc->partition = xstrdup(v);
-		if ((v = node_str(node_get(t, "pending_timeout")))) {
-			if (strspn(v, "0123456789") != strlen(v) || !*v) {
-				conf_bad(err, file, node_get(t, "pending_timeout"), "trees.pending_timeout", "must be whole seconds");
-				goto out;
-			}
-			tc->pending_timeout = xstrdup(v);
-		}
-		if (node_get(t, "sbatch_args") &&
-		    str_list(file, node_get(t, "sbatch_args"), "trees.sbatch_args", &tc->sbatch_args, &tc->nsbatch_args, err))
-			goto out;
 		if (str_list(file, node_get(t, "branches"), "trees.branches", &tc->branches, &tc->nbranches, err) ||
 		    str_list(file, node_get(t, "jobs"), "trees.jobs", &tc->jobs, &tc->njobs, err))
 			goto out;
@@ -616,8 +601,14 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 	strbuf_addstr(result, "[");
 	for (size_t j = 0; j < t->njobs && !proc_stop_signal; j++) {
 		struct strbuf out = STRBUF_INIT, e = STRBUF_INIT, why = STRBUF_INIT;
-		size_t na = 0, max = 64 + 2 * t->nsbatch_args + 2 * c->nfloors;
-		char **args = xcalloc(max, sizeof(*args));
+		size_t na = 0;
+		char **args = NULL;
+		/* the provider's settings as its command-line flags (its table), then the rest */
+		provider_options_argv(t->opts, &args, &na);
+		char **pargs = args;
+		size_t npargs = na;
+		args = xcalloc(32 + npargs + 2 * c->nfloors, sizeof(*args));
+		na = 0;
 #define ARG(x) (args[na++] = (char *)(x))
 		ARG(exe), ARG("bisect"), ARG("--tree"), ARG(t->path), ARG("--good"), ARG(base), ARG("--bad"), ARG(head);
 		ARG("--provider"), ARG(t->provider), ARG("-o"), ARG(c->result_root), ARG("--db"), ARG(c->db);
@@ -625,18 +616,8 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 			ARG("--cache"), ARG(c->cache);
 		if (t->kconfig)
 			ARG("--kconfig"), ARG(t->kconfig);
-		const char *const sopt[] = { "--via", "--constraint", "--partition", "--pending-timeout" };
-		char *const sval[] = { t->via, t->constraint, t->partition, t->pending_timeout };
-		for (size_t k = 0; k < 4; k++)
-			if (sval[k])
-				ARG(sopt[k]), ARG(sval[k]);
-		if (t->box) {
-			ARG("--box"), ARG(t->box);
-			if (c->boxes)
-				ARG("--boxes"), ARG(c->boxes);
-		}
-		for (size_t k = 0; k < t->nsbatch_args; k++)
-			ARG("--sbatch-arg"), ARG(t->sbatch_args[k]);
+		for (size_t k = 0; k < npargs; k++)
+			ARG(pargs[k]);
 		for (size_t k = 0; k < c->nfloors; k++)
 			ARG("--floor"), ARG(c->floors[k]);
 		ARG("--json"), ARG(t->jobs[j]);
@@ -770,6 +751,9 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 		strbuf_addstr(result, "}");
 		node_free(js);
 		free(args);
+		for (size_t k = 0; k < npargs; k++)
+			free(pargs[k]);
+		free(pargs);
 		strbuf_release(&out);
 		strbuf_release(&e);
 		strbuf_release(&why);
@@ -845,45 +829,214 @@ static void record_missing_runs(const struct serve_conf *c)
 	strbuf_release(&e);
 }
 
+/*
+ * A head under test: a worker, a fork of the service, runs test_head and
+ * writes "<status>\n<result>" on its stdout; the service starts the next
+ * heads meanwhile. Its bisections' children are its own: SIGTERM to the
+ * worker stops them (a Slurm bisection cancels its jobs), as a stopped
+ * service or a head cancelled from the dashboard asks.
+ */
+struct worker {
+	struct proc p;
+	struct strbuf out;
+	int64_t id;
+	const struct tree_conf *t;
+	const char *branch;
+	bool here;			/* its provider runs here, not on a farm */
+	double term_at;			/* when it was asked to stop (0: not) */
+	bool cancelled;
+};
+
+struct worker_arg {
+	const struct serve_conf *c;
+	const char *config, *base;
+	const struct node *h;
+};
+
+static int worker_main(void *arg)
+{
+	const struct worker_arg *a = arg;
+	struct strbuf result = STRBUF_INIT;
+	const char *st = test_head(a->c, a->config, a->h, a->base, &result);
+
+	printf("%s\n%s", st, result.buf);
+	fflush(stdout);
+	strbuf_release(&result);
+	return 0;
+}
+
+#define WORKER_GRACE 60		/* s from SIGTERM to SIGKILL: longer than its bisect child's own grace */
+
+/* Stop a worker (SIGTERM: its bisection stops and cancels what it started), once. */
+static void worker_stop(struct worker *w)
+{
+	if (!w->term_at) {
+		proc_signal(&w->p, SIGTERM);
+		w->term_at = proc_now();
+	} else if (proc_now() - w->term_at > WORKER_GRACE) {
+		proc_signal(&w->p, SIGKILL);
+	}
+}
+
+/* The ids of the heads cancelled from the dashboard among those in ws. */
+static void mark_cancelled(struct store *s, struct worker *ws, size_t n)
+{
+	struct node *heads = NULL;
+	struct strbuf err = STRBUF_INIT;
+
+	if (!store_heads(s, false, &heads, &err))
+		for (size_t i = 0; i < heads->n; i++) {
+			double id = 0;
+			const char *st = node_str(node_get(heads->vals[i], "status"));
+			json_number(node_get(heads->vals[i], "id"), &id);
+			for (size_t k = 0; st && k < n; k++)
+				if (ws[k].id == (int64_t)id && !strcmp(st, "cancelled") && !ws[k].cancelled) {
+					ws[k].cancelled = true;
+					say("%s %.12s: cancelled from the dashboard: its bisection is stopped",
+					    node_str(node_get(heads->vals[i], "tree")), node_str(node_get(heads->vals[i], "head")));
+				}
+		}
+	node_free(heads);
+	strbuf_release(&err);
+}
+
+/*
+ * One pass: the trees polled, then every head to do tested — several at
+ * once (up to max_bisections) when their providers run on a farm (they
+ * share its boxes: each bisection asks for its fair share), at most one
+ * at a time whose provider runs here, and the heads of one branch in
+ * their order (a head's base is the last head tested before it). Then
+ * the outbox delivered.
+ */
 static int one_pass(const struct serve_conf *c, const char *config, struct store *s, struct strbuf *err)
 {
 	struct node *todo;
 	struct mailconf mc;
+	int ret = 0;
 
 	if (poll_trees(c, s, err) || store_heads(s, true, &todo, err))
 		return -1;
-	for (size_t i = 0; i < todo->n && !proc_stop_signal; i++) {
-		const struct node *h = todo->vals[i];
-		double id = 0;
-		struct strbuf result = STRBUF_INIT;
-		json_number(node_get(h, "id"), &id);
-		int set = store_head_set(s, (int64_t)id, "testing", NULL, (int64_t)time(NULL), err);
-		if (set < 0) {
-			node_free(todo);
-			return -1;
+	bool *done = xcalloc(todo->n + 1, sizeof(bool));
+	struct worker *ws = xcalloc(todo->n + 1, sizeof(*ws));
+	struct worker_arg *args = xcalloc(todo->n + 1, sizeof(*args));
+	char **bases = xcalloc(todo->n + 1, sizeof(char *));
+	size_t nw = 0, running = 0;
+	double looked = 0;
+
+	for (;;) {
+		bool here_busy = false;
+		for (size_t k = 0; k < nw; k++)
+			here_busy |= ws[k].here && ws[k].p.pid && !ws[k].p.ended;
+		/* start what may start, in the queue's order */
+		for (size_t i = 0; i < todo->n && !proc_stop_signal && running < (size_t)c->max_bisections; i++) {
+			const struct node *h = todo->vals[i];
+			const char *tree = node_str(node_get(h, "tree")), *branch = node_str(node_get(h, "branch"));
+			const struct tree_conf *t = tree_named(c, tree ? tree : "");
+			bool here = !t || !(t->ops->caps & PROVIDER_PARALLEL), before = false;
+			if (done[i] || (here && here_busy))
+				continue;
+			for (size_t k = 0; k < i && !before; k++) {
+				const char *kt = node_str(node_get(todo->vals[k], "tree"));
+				const char *kb = node_str(node_get(todo->vals[k], "branch"));
+				before = !done[k] && kt && kb && tree && branch && !strcmp(kt, tree) && !strcmp(kb, branch);
+			}
+			/* and one running of the branch: its result is the next one's base */
+			for (size_t k = 0; k < nw && !before; k++)
+				before = ws[k].p.pid && !ws[k].p.ended && ws[k].t == t && branch && ws[k].branch &&
+					 !strcmp(ws[k].branch, branch);
+			if (before)
+				continue;	/* an earlier head of the branch first */
+			double id = 0;
+			json_number(node_get(h, "id"), &id);
+			done[i] = true;
+			int set = store_head_set(s, (int64_t)id, "testing", NULL, (int64_t)time(NULL), err);
+			if (set < 0) {
+				ret = -1;
+				goto stop;
+			}
+			if (set == 1) {
+				say("%s %.12s: cancelled from the dashboard", tree, node_str(node_get(h, "head")));
+				continue;
+			}
+			struct strbuf base = STRBUF_INIT;
+			head_base(c, s, h, (int64_t)id, &base);
+			bases[nw] = strbuf_detach(&base);
+			args[nw] = (struct worker_arg){ c, config, bases[nw], h };
+			struct worker *w = &ws[nw++];
+			w->id = (int64_t)id;
+			w->t = t;
+			w->branch = branch;
+			w->here = here;
+			/* a fork of the service: its handlers too (SIGTERM stops its bisection) */
+			w->p = (struct proc){ .fn = worker_main, .arg = &args[nw - 1], .keep_signals = true, .in = PROC_NULL,
+					      .out = PROC_CAPTURE, .capture = &w->out, .death_sig = SIGKILL };
+			if (proc_start(&w->p, err)) {
+				ret = -1;
+				goto stop;
+			}
+			running++;
+			here_busy |= here;
 		}
-		if (set == 1) {
-			say("%s %.12s: cancelled from the dashboard", node_str(node_get(h, "tree")),
-			    node_str(node_get(h, "head")));
-			continue;
-		}
-		struct strbuf base = STRBUF_INIT;
-		head_base(c, s, h, (int64_t)id, &base);
-		const char *st = test_head(c, config, h, base.buf, &result);
-		strbuf_release(&base);
-		if (proc_stop_signal) {
-			/* interrupted: it stays to do, and the next service goes on from the runs made */
-			strbuf_release(&result);
+		if (!running)
 			break;
+		/* wait a little, collect what ended; stop what is cancelled */
+		bool ended = false;
+		for (size_t k = 0; k < nw; k++) {
+			struct worker *w = &ws[k];
+			if (!w->p.pid || w->p.ended)
+				continue;
+			if (proc_stop_signal || w->cancelled)
+				worker_stop(w);
+			struct strbuf e = STRBUF_INIT;
+			int rc = proc_wait_for(&w->p, ended ? 0 : 0.2 / (double)running, &e);
+			strbuf_release(&e);
+			if (rc == PROC_RUNNING)
+				continue;
+			ended = true;
+			running--;
+			const char *nl = strchr(w->out.buf, '\n');
+			if (proc_stop_signal && !w->cancelled)
+				continue;	/* interrupted: it stays to do, and the next service goes on from the runs made */
+			char *st = nl ? xstrndup(w->out.buf, (size_t)(nl - w->out.buf)) : NULL;
+			const char *result = nl ? nl + 1 : NULL;
+			char *why = NULL;
+			if (!st) {
+				char buf[32];
+				why = xasprintf("{\"error\": \"the head's worker ended (%s) without a result\"}",
+						proc_status_text(rc, buf));
+			}
+			if (store_head_set(s, w->id, st ? st : "failed", st ? result : why, (int64_t)time(NULL), err) < 0)
+				ret = -1;
+			free(st);
+			free(why);
+			if (ret)
+				goto stop;
 		}
-		if (store_head_set(s, (int64_t)id, st, result.buf, (int64_t)time(NULL), err) < 0) {
-			strbuf_release(&result);
-			node_free(todo);
-			return -1;
+		if (proc_now() - looked >= 1) {
+			looked = proc_now();
+			mark_cancelled(s, ws, nw);
 		}
-		strbuf_release(&result);
 	}
+stop:
+	/* what still runs is stopped (a store error, a signal): the heads stay to do */
+	for (size_t k = 0; k < nw; k++) {
+		struct worker *w = &ws[k];
+		while (w->p.pid && !w->p.ended) {
+			struct strbuf e = STRBUF_INIT;
+			worker_stop(w);
+			proc_wait_for(&w->p, 1, &e);
+			strbuf_release(&e);
+		}
+		strbuf_release(&w->out);
+		free(bases[k]);
+	}
+	free(ws);
+	free(args);
+	free(bases);
+	free(done);
 	node_free(todo);
+	if (ret || proc_stop_signal)
+		return ret;
 	/* what the reports queued, and what waits for a retry */
 	if (!mailconf_load(&mc, config, err)) {
 		FILE *log = stderr;
@@ -924,10 +1077,10 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		case 'J': json = true; break;
 		case 'A': accel = optarg; break;
 		case 'h':
-			fputs(usage_text, stdout);
+			usage(stdout);
 			return EXIT_OK;
 		default:
-			fputs(usage_text, stderr);
+			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
@@ -992,18 +1145,33 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		ret = EXIT_OK;
 		goto out;
 	}
-	bool farm = false;
-	for (size_t i = 0; i < conf.ntrees; i++)
-		farm |= !strcmp(conf.trees[i].provider, "slurm");
+	/* the providers whose boxes the dashboard shows: one inventory each (the first tree's settings) */
+	struct web_inventory *inv = xcalloc(conf.ntrees + 1, sizeof(*inv));
+	struct provider_config *invcfg = xcalloc(conf.ntrees + 1, sizeof(*invcfg));
+	size_t ninv = 0;
+	for (size_t i = 0; i < conf.ntrees; i++) {
+		bool seen = !conf.trees[i].ops->inventory;
+		for (size_t k = 0; k < ninv && !seen; k++)
+			seen = inv[k].ops == conf.trees[i].ops;
+		if (seen)
+			continue;
+		invcfg[ninv] = (struct provider_config){ .result_dir = conf.result_root, .cache = conf.cache, .db = conf.db,
+							 .data_dir = ctx->data_dir, .opts = conf.trees[i].opts };
+		inv[ninv] = (struct web_inventory){ conf.trees[i].ops, &invcfg[ninv] };
+		ninv++;
+	}
 	/* the dashboard knows the trees: commit pages, subjects, one history series a tree */
 	struct web_tree *wt = xcalloc(conf.ntrees + 1, sizeof(*wt));
 	for (size_t i = 0; i < conf.ntrees; i++)
 		wt[i] = (struct web_tree){ conf.trees[i].name, conf.trees[i].path,
 					   (const char *const *)conf.trees[i].branches, conf.trees[i].nbranches };
 	struct web_opts wo = { .addr = listen, .db = conf.db, .result_root = conf.result_root, .token = conf.token,
-			       .farm = farm, .trees = wt, .ntrees = conf.ntrees, .public_url = conf.public_url };
+			       .inventories = inv, .ninventories = ninv, .trees = wt, .ntrees = conf.ntrees,
+			       .public_url = conf.public_url };
 	web = listen ? web_start(&wo, &err) : NULL;
 	free(wt);
+	free(inv);
+	free(invcfg);
 	if (listen && !web) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		goto out;

@@ -4,6 +4,7 @@
  */
 #include "cmd.h"
 #include "../lib/run/program.h"
+#include "../providers/provider.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -172,6 +173,12 @@ int main(int argc, char **argv)
 
 	if (program_check(msg, sizeof(msg)))
 		return cmd_error(EXIT_FAIL, "internal error: %s", msg);
+	struct strbuf perr = STRBUF_INIT;
+	if (provider_registry_check(&perr)) {
+		ret = cmd_error(EXIT_FAIL, "internal error: %s", perr.buf);
+		strbuf_release(&perr);
+		return ret;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -493,9 +493,9 @@ void page_heads_html(struct strbuf *b, const struct node *heads, bool actions, b
 			long long id = (long long)page_getnum(h, "id");
 			const char *status = page_get(h, "status");
 			strbuf_addstr(b, "<td>");
-			if (!strcmp(status, "queued"))
+			if (!strcmp(status, "queued") || !strcmp(status, "testing"))
 				page_action_form(b, "heads", id, "cancel");
-			else if (strcmp(status, "testing"))
+			else
 				page_action_form(b, "heads", id, "retest");
 			strbuf_addstr(b, "</td>");
 		}
@@ -584,6 +584,11 @@ void page_mails_html(struct strbuf *b, const struct node *mails, bool newest_fir
 static bool takes_rest(const char *name)
 {
 	return !strcmp(name, "commit") || !strcmp(name, "bisections") || !strcmp(name, "reports");
+}
+
+bool page_live(const struct page_env *env, const char *name)
+{
+	return env->ninventories && (!*name || !strcmp(name, "overview"));
 }
 
 int page_data(const struct page_env *env, const char *name, const struct page_args *a, struct node **out,

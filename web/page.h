@@ -37,7 +37,8 @@ struct page_env {
 	const char *db;			/* the store */
 	const char *root;		/* the result root /runs/ serves (a real path) */
 	bool actions;			/* a token is configured: show the action forms */
-	bool farm;			/* the overview asks Slurm for the farm's boxes */
+	const struct web_inventory *inventories;	/* the overview asks them for their boxes */
+	size_t ninventories;
 	const struct web_tree *trees;
 	size_t ntrees;
 };
@@ -50,6 +51,9 @@ struct page_env {
  */
 int page_data(const struct page_env *env, const char *name, const struct page_args *a, struct node **out,
 	      struct strbuf *err);
+
+/* Does page `name` show more than the store (the farm's boxes now): never kept in the cache? */
+bool page_live(const struct page_env *env, const char *name);
 
 /* The HTML page of `name` from its data; false when the page is JSON only. */
 bool page_html(const struct page_env *env, const char *name, const struct page_args *a, const struct node *data,

@@ -99,15 +99,29 @@ int page_overview_data(struct page_ctx *c, const struct page_args *a, struct nod
 	node_append(out, "mails_total", page_num((double)mails->n));
 	node_append(out, "machines", machines);
 	node_append(out, "boxes", boxes);	/* the ssh provider's real boxes: in service or not */
-	if (env->farm) {
-		/* the farm's capacity is Slurm's: its boxes and their states now */
-		struct node *farm;
-		struct strbuf e = STRBUF_INIT;
-		if (slurm_boxes(&farm, &e))
-			node_append(out, "farm_error", page_str(e.buf));
-		else
-			node_append(out, "farm", farm);
-		strbuf_release(&e);
+	if (env->ninventories) {
+		/* the providers' boxes now (Slurm's nodes, ...), each with what runs there */
+		struct node *farm = node_new(NODE_SEQ), *titles = node_new(NODE_MAP);
+		struct strbuf errs = STRBUF_INIT;
+		for (size_t i = 0; i < env->ninventories; i++) {
+			const struct web_inventory *inv = &env->inventories[i];
+			struct node *its;
+			struct strbuf e = STRBUF_INIT;
+			if (provider_inventory(inv->ops, inv->cfg, &its, &e)) {
+				strbuf_addf(&errs, "%s%s", errs.len ? "; " : "", e.buf);
+			} else {
+				for (size_t k = 0; k < its->n; k++)
+					node_push(farm, node_dup(its->vals[k]));
+				node_free(its);
+			}
+			node_set(titles, inv->ops->name, page_str(inv->ops->inventory_title));
+			strbuf_release(&e);
+		}
+		node_append(out, "farm", farm);
+		node_append(out, "farm_titles", titles);
+		if (errs.len)
+			node_append(out, "farm_error", page_str(errs.buf));
+		strbuf_release(&errs);
 	}
 	return 200;
 }
@@ -133,23 +147,35 @@ static void html_farm(const struct node *d, struct strbuf *b)
 {
 	const struct node *farm = node_get(d, "farm"), *boxes = node_get(d, "boxes");
 
-	if (farm) {
-		size_t busy = 0;
-		for (size_t i = 0; i < farm->n; i++)
-			busy += !strncmp(page_get(farm->vals[i], "state"), "alloc", 5) ||
-				!strcmp(page_get(farm->vals[i], "state"), "mixed");
-		strbuf_addf(b, "<h2>The Slurm farm (%zu boxes, %zu busy)</h2>\n<table><tr><th>box</th><th>features</th>"
-			       "<th>state</th><th>CPUs</th><th>memory (MB)</th></tr>\n", farm->n, busy);
+	const struct node *titles = node_get(d, "farm_titles");
+	/* one table a provider: its boxes, their states, what runs on each */
+	for (size_t t = 0; titles && t < titles->n; t++) {
+		size_t n = 0, busy = 0;
+		for (size_t i = 0; farm && i < farm->n; i++)
+			if (!strcmp(page_get(farm->vals[i], "provider"), titles->keys[t])) {
+				n++;
+				busy += !strncmp(page_get(farm->vals[i], "state"), "alloc", 5) ||
+					!strcmp(page_get(farm->vals[i], "state"), "mixed") || *page_get(farm->vals[i], "running");
+			}
+		if (!n)
+			continue;
+		strbuf_addstr(b, "<h2>");
+		html_escape(b, page_get(titles, titles->keys[t]));
+		strbuf_addf(b, " (%zu boxes, %zu busy)</h2>\n<table><tr><th>box</th><th>features</th>"
+			       "<th>state</th><th>CPUs</th><th>memory (MB)</th><th>running</th></tr>\n", n, busy);
 		for (size_t i = 0; i < farm->n; i++) {
-			const char *keys[] = { "name", "features", "state", "cpus", "memory_mb" };
+			const char *keys[] = { "name", "features", "state", "cpus", "memory_mb", "running" };
+			if (strcmp(page_get(farm->vals[i], "provider"), titles->keys[t]))
+				continue;
 			strbuf_addstr(b, "<tr>");
-			for (size_t k = 0; k < 5; k++)
+			for (size_t k = 0; k < 6; k++)
 				html_td(b, page_get(farm->vals[i], keys[k]));
 			strbuf_addstr(b, "</tr>\n");
 		}
 		strbuf_addstr(b, "</table>\n");
-	} else if (node_get(d, "farm_error")) {
-		strbuf_addstr(b, "<h2>The Slurm farm</h2>\n<p>");
+	}
+	if (node_get(d, "farm_error")) {
+		strbuf_addstr(b, "<h2>The farm</h2>\n<p>");
 		html_escape(b, page_get(d, "farm_error"));
 		strbuf_addstr(b, "</p>\n");
 	}

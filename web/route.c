@@ -353,7 +353,8 @@ static void page(struct web *w, const struct web_request *rq, const char *path, 
 	for (size_t i = 0; i < rq->nargs; i++)
 		strbuf_addf(&key, "%c%s=%s", 0x1f, rq->keys[i], rq->vals[i] ? rq->vals[i] : "");
 	cache_stamp(w->cache, &st);
-	if (cache_get(w->cache, key.buf, &st, &rs->body, &type)) {
+	bool live = page_live(&w->env, name.buf);
+	if (!live && cache_get(w->cache, key.buf, &st, &rs->body, &type)) {
 		rs->status = 200;
 		rs->type = type;
 		goto out;
@@ -369,11 +370,13 @@ static void page(struct web *w, const struct web_request *rq, const char *path, 
 		strbuf_addch(&rs->body, '\n');
 		rs->status = 200;
 		rs->type = TYPE_JSON;
-		cache_put(w->cache, key.buf, &st, TYPE_JSON, rs->body.buf, rs->body.len);
+		if (!live)
+			cache_put(w->cache, key.buf, &st, TYPE_JSON, rs->body.buf, rs->body.len);
 	} else if (page_html(&w->env, name.buf, &a, d, &rs->body)) {
 		rs->status = 200;
 		rs->type = TYPE_HTML;
-		cache_put(w->cache, key.buf, &st, TYPE_HTML, rs->body.buf, rs->body.len);
+		if (!live)
+			cache_put(w->cache, key.buf, &st, TYPE_HTML, rs->body.buf, rs->body.len);
 	} else {
 		error_page(rs, 404, "no such page (its data is under /api/)");
 	}

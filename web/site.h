@@ -16,7 +16,8 @@ struct web {
 	char *db_real;			/* the store's real path when it exists: never served */
 	char *token;			/* NULL: read-only */
 	char *public_url;
-	bool farm;			/* show the Slurm farm's boxes */
+	struct web_inventory *inventories;	/* copies: their configurations owned here */
+	size_t ninventories;
 	struct web_tree *trees;		/* copies */
 	size_t ntrees;
 	struct cache *cache;		/* rendered pages while the store is unchanged */

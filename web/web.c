@@ -286,7 +286,18 @@ struct web *web_new(const struct web_opts *o, struct strbuf *err)
 		w->db_real = xstrdup(real);
 	w->token = o->token ? xstrdup(o->token) : NULL;
 	w->public_url = o->public_url ? xstrdup(o->public_url) : NULL;
-	w->farm = o->farm;
+	w->inventories = xcalloc(o->ninventories + 1, sizeof(*w->inventories));
+	for (size_t i = 0; i < o->ninventories; i++) {
+		const struct provider_config *c = o->inventories[i].cfg;
+		struct provider_config *copy = xcalloc(1, sizeof(*copy));
+		*copy = (struct provider_config){ .result_dir = c->result_dir ? xstrdup(c->result_dir) : NULL,
+						  .cache = c->cache ? xstrdup(c->cache) : NULL,
+						  .data_dir = c->data_dir ? xstrdup(c->data_dir) : NULL,
+						  .db = c->db ? xstrdup(c->db) : NULL,
+						  .opts = c->opts ? provider_options_dup(c->opts) : NULL };
+		w->inventories[i] = (struct web_inventory){ o->inventories[i].ops, copy };
+	}
+	w->ninventories = o->ninventories;
 	w->cache = cache_new(o->db);
 	w->trees = xcalloc(o->ntrees + 1, sizeof(*w->trees));
 	for (size_t i = 0; i < o->ntrees; i++) {
@@ -297,7 +308,8 @@ struct web *web_new(const struct web_opts *o, struct strbuf *err)
 		w->trees[i] = (struct web_tree){ xstrdup(t->name), xstrdup(t->path), (const char *const *)br, t->nbranches };
 	}
 	w->ntrees = o->ntrees;
-	w->env = (struct page_env){ .db = w->db, .root = w->root, .actions = w->token != NULL, .farm = w->farm,
+	w->env = (struct page_env){ .db = w->db, .root = w->root, .actions = w->token != NULL,
+				    .inventories = w->inventories, .ninventories = w->ninventories,
 				    .trees = w->trees, .ntrees = w->ntrees };
 	return w;
 }
@@ -348,6 +360,16 @@ void web_stop(struct web *w)
 		free((char **)w->trees[i].branches);
 	}
 	free(w->trees);
+	for (size_t i = 0; i < w->ninventories; i++) {
+		struct provider_config *c = (struct provider_config *)w->inventories[i].cfg;
+		free((char *)c->result_dir);
+		free((char *)c->cache);
+		free((char *)c->data_dir);
+		free((char *)c->db);
+		provider_options_free((struct provider_options *)c->opts);
+		free(c);
+	}
+	free(w->inventories);
 	free(w->db);
 	free(w->db_real);
 	free(w->root);

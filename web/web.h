@@ -23,6 +23,7 @@
 #define LKP_WEB_H
 
 #include "../lib/util/strbuf.h"
+#include "../providers/provider.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,6 +35,12 @@
 #define WEB_TIMEOUT 15		/* seconds a connection may stay silent */
 #define WEB_MAX_ARGS 32		/* query arguments of one request; more is a 400 */
 #define WEB_MAX_BODY 4096	/* an action's form: a token and nothing else */
+
+/* A provider whose boxes the overview shows, with what runs on each (its inventory). */
+struct web_inventory {
+	const struct provider_ops *ops;
+	const struct provider_config *cfg;	/* copied (its strings and options) */
+};
 
 /* A watched tree, as the service's configuration names it. */
 struct web_tree {
@@ -48,7 +55,8 @@ struct web_opts {
 	const char *db;			/* the store */
 	const char *result_root;	/* what /runs/ serves */
 	const char *token;		/* NULL: no actions */
-	bool farm;			/* the overview shows the Slurm farm's boxes (sinfo) */
+	const struct web_inventory *inventories;	/* the overview shows their boxes, live */
+	size_t ninventories;
 	const struct web_tree *trees;	/* commit pages, subjects, one history series a tree */
 	size_t ntrees;
 	const char *public_url;		/* where readers reach the dashboard (serve.public_url); NULL: unknown */

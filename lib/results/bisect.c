@@ -62,10 +62,28 @@ static void search_release(struct search *s)
 	free(s->skipped);
 }
 
-/* git bisect's choice: the commit whose ancestors split the candidates most evenly; -1 when done */
+/* The candidates that can be tested (not skipped), as a new bitset. */
+static uint64_t *testable_set(const struct search *s)
+{
+	uint64_t *t = xcalloc(s->words ? s->words : 1, sizeof(uint64_t));
+
+	for (size_t i = 0; i < s->n; i++)
+		if (has(s->cand, i) && !s->skipped[i])
+			t[i / 64] |= 1ULL << (i % 64);
+	return t;
+}
+
+/*
+ * git bisect's choice: the commit whose ancestors split the candidates most
+ * evenly; of two that split them alike, the one that splits the testable
+ * candidates more evenly (a skipped commit can never be told apart: an
+ * even split of what can be tested saves a build); -1 when done.
+ */
 static ssize_t search_next(const struct search *s)
 {
-	size_t total = count_and(s->cand, s->cand, s->words), best_v = 0;
+	size_t total = count_and(s->cand, s->cand, s->words), best_v = 0, best_t = 0;
+	uint64_t *testable = testable_set(s);
+	size_t ttotal = count_and(testable, testable, s->words);
 	ssize_t best = -1;
 
 	for (size_t i = 0; i < s->n; i++) {
@@ -73,12 +91,74 @@ static ssize_t search_next(const struct search *s)
 			continue;
 		size_t a = count_and(row(s, i), s->cand, s->words);
 		size_t v = a < total - a ? a : total - a;
-		if (v > best_v) {
+		size_t at = count_and(row(s, i), testable, s->words);
+		size_t t = at < ttotal - at ? at : ttotal - at;
+		if (v > best_v || (v && v == best_v && t > best_t)) {
 			best_v = v;
+			best_t = t;
 			best = (ssize_t)i;
 		}
 	}
+	free(testable);
 	return best;
+}
+
+/* Does commit i still split the candidates (some on either side of it)? */
+static bool search_splits(const struct search *s, size_t i)
+{
+	size_t total = count_and(s->cand, s->cand, s->words), a = count_and(row(s, i), s->cand, s->words);
+	return has(s->cand, i) && !s->skipped[i] && a > 0 && a < total;
+}
+
+/*
+ * k commits to test at once, splitting the candidates into k+1 parts as
+ * evenly as their ancestry allows: for the j-th, the commit with about
+ * j/(k+1) of the candidates among its ancestors (the same tie-break as
+ * search_next). The first is search_next's when k is 1. Returns how many
+ * (distinct) were found.
+ */
+static size_t search_points(const struct search *s, size_t k, size_t *out)
+{
+	if (k <= 1) {
+		ssize_t i = search_next(s);
+		if (i >= 0)
+			out[0] = (size_t)i;
+		return i >= 0;
+	}
+	size_t total = count_and(s->cand, s->cand, s->words), n = 0;
+	uint64_t *testable = testable_set(s);
+	size_t ttotal = count_and(testable, testable, s->words);
+
+	for (size_t j = 1; j <= k; j++) {
+		double target = (double)j * (double)total / (double)(k + 1);
+		double best_d = INFINITY;
+		size_t best_t = 0;
+		ssize_t best = -1;
+		for (size_t i = 0; i < s->n; i++) {
+			if (!has(s->cand, i) || s->skipped[i])
+				continue;
+			size_t a = count_and(row(s, i), s->cand, s->words);
+			if (!a || a >= total)
+				continue;
+			bool dup = false;
+			for (size_t q = 0; q < n && !dup; q++)
+				dup = out[q] == i;
+			if (dup)
+				continue;
+			double dist = fabs((double)a - target);
+			size_t at = count_and(row(s, i), testable, s->words);
+			size_t t = at < ttotal - at ? at : ttotal - at;
+			if (dist < best_d || (dist == best_d && t > best_t)) {
+				best_d = dist;
+				best_t = t;
+				best = (ssize_t)i;
+			}
+		}
+		if (best >= 0)
+			out[n++] = (size_t)best;
+	}
+	free(testable);
+	return n;
 }
 
 static void search_mark(struct search *s, size_t i, int verdict)
@@ -370,10 +450,13 @@ static double llr(const struct model *m, const struct sampled *c, const struct s
 }
 
 /*
- * At least `want` rounds of commit i with either end, each new one with
- * the end it has fewer rounds with (so both references are used alike).
+ * The rounds commit i needs to have `want` with either end, each new one
+ * with the end it has fewer rounds with (so both references are used
+ * alike), appended to first/second (*k of them). 0, 1 when i or an end
+ * cannot be tested, -1 with err set.
  */
-static int ensure_with_ends(struct bis *b, size_t i, size_t want, struct strbuf *err)
+static int plan_with_ends(struct bis *b, size_t i, size_t want, size_t **first, size_t **second, size_t *k,
+			  struct strbuf *err)
 {
 	const struct sampled *si, *sg, *sb;
 	int rc;
@@ -381,20 +464,16 @@ static int ensure_with_ends(struct bis *b, size_t i, size_t want, struct strbuf 
 	if ((rc = get(b, i, &si, err)) || (rc = get(b, b->n, &sg, err)) || (rc = get(b, b->n - 1, &sb, err)))
 		return rc;
 	size_t with_g = shared_rounds(si, sg), with_b = shared_rounds(si, sb);
-	if (with_g + with_b >= want)
-		return 0;
-	size_t k = want - with_g - with_b, *first = xcalloc(k, sizeof(size_t)), *second = xcalloc(k, sizeof(size_t));
-	for (size_t r = 0; r < k; r++) {
+	for (size_t r = with_g + with_b; r < want; r++) {
 		bool good = with_g < with_b || (with_g == with_b && next_random(&b->rng) >> 63);
-		first[r] = i;
-		second[r] = good ? b->n : b->n - 1;
+		*first = xrealloc(*first, (*k + 1) * sizeof(size_t));
+		*second = xrealloc(*second, (*k + 1) * sizeof(size_t));
+		(*first)[*k] = i;
+		(*second)[(*k)++] = good ? b->n : b->n - 1;
 		with_g += good;
 		with_b += !good;
 	}
-	rc = run_rounds(b, first, second, k, err);
-	free(first);
-	free(second);
-	return rc ? rc : get(b, i, &si, err);
+	return 0;
 }
 
 static void add_step(struct bisect_outcome *out, size_t i, int verdict, size_t runs, double l, bool sure)
@@ -414,7 +493,7 @@ static double mean_of(const double *v, size_t n)
 int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const struct bisect_oracle *o,
 	       const struct bisect_opts *opts, struct bisect_outcome *out, struct strbuf *err)
 {
-	struct bisect_opts d = { 0, 12, 5, 5, 0.01, 60, { 0, 0.01 }, 0 };
+	struct bisect_opts d = { 0, 12, 5, 5, 0.01, 60, { 0, 0.01 }, 0, 0 };
 	const struct bisect_opts *op = opts ? opts : &d;
 	size_t start = op->start_runs ? op->start_runs : 3, cap = op->max_runs ? op->max_runs : d.max_runs;
 	size_t limit = (op->run_limit ? op->run_limit : d.run_limit) / 2;
@@ -550,42 +629,133 @@ int bisect_run(size_t n, size_t *const *parents, const size_t *nparents, const s
 		m.sigma = 1e-12;
 	search_mark(&s, n - 1, +1);
 
-	size_t step = 0;
-	for (ssize_t next; (next = search_next(&s)) >= 0;) {
-		size_t i = (size_t)next, want = start, rounds = 0;
-		int verdict = 0;
-		double l = 0;
-		bool sure = false;
-		for (;;) {
-			rc = ensure_with_ends(&b, i, want, err);
-			if (rc < 0)
-				goto out;
-			if (rc > 0)
-				break;	/* skipped */
-			if ((rc = get(&b, i, &x, err)) || (rc = get(&b, n, &g, err)) || (rc = get(&b, n - 1, &bd, err))) {
-				if (rc < 0)
-					goto out;
-				strbuf_setf(err, "an end of the range cannot be tested any more");
-				rc = -1;
-				goto out;
-			}
-			l = llr(&m, x, g, bd, &rounds);
-			if (rounds < want) {
-				rc = 1;	/* its runs do not come: skipped */
-				break;
-			}
-			if (fabs(l) >= threshold || rounds >= cap) {
-				verdict = l > 0 ? +1 : -1;
-				sure = fabs(l) >= threshold;
-				break;
-			}
-			want = rounds + step_rounds > cap ? cap : rounds + step_rounds;
+	/*
+	 * The steps: one commit at a time, or — when the oracle can make more
+	 * runs at once than a commit's first rounds need (a farm's free boxes)
+	 * — k commits at once that split the candidates into k+1 parts. Each
+	 * commit's verdict is its own sequential test, as with one; their
+	 * rounds go out in one batch a wave, and a verdict is taken as it
+	 * comes, in the order the commits were chosen, unless the verdicts
+	 * before it left it outside the candidates (moot: its runs are lost).
+	 * So that speculation stays bounded, the builds of the whole
+	 * bisection may not exceed twice those of a clean one, 2 (ceil(log2
+	 * N) + 2): k shrinks as the budget is spent.
+	 */
+	size_t step = 0, budget = 2 * (bisect_log2_ceil(n) + 2);
+	bool *asked = xcalloc(n + 1, sizeof(bool));
+	struct point {
+		size_t i, want, rounds;
+		double l;
+		int verdict;
+		bool sure, done;
+	} *pts = xcalloc(n + 1, sizeof(*pts));
+	size_t *chosen = xcalloc(n + 1, sizeof(size_t));
+	asked[n] = asked[n - 1] = true;
+	for (;;) {
+		size_t left = count_and(s.cand, s.cand, s.words), spent = 0, npts = 1;
+		for (size_t i = 0; i <= n; i++)
+			spent += asked[i];
+		size_t slots = o->slots ? o->slots(o->ctx) : 1;
+		size_t by_slots = slots / (2 * start);
+		if (op->max_points && by_slots > op->max_points)
+			by_slots = op->max_points;
+		/* the most commits a step that the budget still allows, over the steps they leave */
+		for (size_t kk = 2; kk <= by_slots && kk < left; kk++) {
+			size_t steps = 0;
+			for (double parts = 1; parts < (double)left; parts *= (double)(kk + 1))
+				steps++;
+			if (spent + kk * steps <= budget)
+				npts = kk;
 		}
-		search_mark(&s, i, verdict);
-		add_step(out, i, verdict, rc > 0 ? 0 : rounds, l, sure);
-		if (o->progress)
-			o->progress(o->ctx, ++step, count_and(s.cand, s.cand, s.words), i, verdict, rc > 0 ? 0 : rounds);
+		size_t np = search_points(&s, npts, chosen);
+		if (!np)
+			break;
+		for (size_t q = 0; q < np; q++) {
+			pts[q] = (struct point){ .i = chosen[q], .want = start };
+			asked[chosen[q]] = true;
+		}
+		for (size_t active = np; active;) {
+			size_t *first = NULL, *second = NULL, nr = 0;
+			/* the wave: every open commit's rounds, one batch */
+			for (size_t q = 0; q < np; q++) {
+				if (pts[q].done)
+					continue;
+				rc = plan_with_ends(&b, pts[q].i, pts[q].want, &first, &second, &nr, err);
+				if (rc < 0) {
+					free(first);
+					free(second);
+					goto out_steps;
+				}
+				if (rc > 0) {
+					pts[q].done = true;	/* skipped */
+					pts[q].rounds = 0;
+				}
+			}
+			if (nr)
+				rc = run_rounds(&b, first, second, nr, err);
+			free(first);
+			free(second);
+			if (nr && rc)
+				goto out_steps;
+			for (size_t q = 0; q < np; q++) {
+				struct point *pt = &pts[q];
+				if (pt->done)
+					continue;
+				if ((rc = get(&b, pt->i, &x, err)) < 0)
+					goto out_steps;
+				if (rc > 0) {
+					pt->done = true;	/* skipped */
+					pt->rounds = 0;
+					continue;
+				}
+				if ((rc = get(&b, n, &g, err)) || (rc = get(&b, n - 1, &bd, err))) {
+					if (rc > 0) {
+						strbuf_setf(err, "an end of the range cannot be tested any more");
+						rc = -1;
+					}
+					goto out_steps;
+				}
+				pt->l = llr(&m, x, g, bd, &pt->rounds);
+				if (pt->rounds < pt->want) {
+					pt->done = true;	/* its runs do not come: skipped */
+					pt->rounds = 0;
+				} else if (fabs(pt->l) >= threshold || pt->rounds >= cap) {
+					pt->verdict = pt->l > 0 ? +1 : -1;
+					pt->sure = fabs(pt->l) >= threshold;
+					pt->done = true;
+				} else {
+					pt->want = pt->rounds + step_rounds > cap ? cap : pt->rounds + step_rounds;
+				}
+			}
+			/* the verdicts taken, in the commits' order; the rest asked again unless moot */
+			active = 0;
+			for (size_t q = 0; q < np; q++) {
+				struct point *pt = &pts[q];
+				if (pt->i == SIZE_MAX)
+					continue;	/* taken, or moot */
+				if (pt->done || !search_splits(&s, pt->i)) {
+					if (pt->done && (!pt->verdict || search_splits(&s, pt->i))) {
+						search_mark(&s, pt->i, pt->verdict);
+						add_step(out, pt->i, pt->verdict, pt->rounds, pt->l, pt->sure);
+						if (o->progress)
+							o->progress(o->ctx, ++step, count_and(s.cand, s.cand, s.words), pt->i,
+								    pt->verdict, pt->rounds);
+					}
+					pt->done = true;
+					pt->i = SIZE_MAX;
+					continue;
+				}
+				active++;
+			}
+		}
 	}
+	rc = 0;
+out_steps:
+	free(asked);
+	free(pts);
+	free(chosen);
+	if (rc)
+		goto out;
 
 	size_t left = count_and(s.cand, s.cand, s.words), c = 0, p = n, testable = 0;
 	if (left != 1) {

@@ -1,7 +1,9 @@
 /*
  * bisect: finding the first commit of a performance change in a commit
  * graph, with noisy measurements. The search is git bisect's (test the
- * commit whose ancestors split the remaining candidates most evenly); each
+ * commit whose ancestors split the remaining candidates most evenly), or,
+ * when the oracle can make more runs at once than that needs, k commits
+ * at once splitting them into k+1 parts (multisection); each
  * verdict is a sequential likelihood-ratio test of the commit's samples
  * against the two ends' distributions, adding runs while it is unsure; the
  * ends are checked to differ first, and the culprit is confirmed against
@@ -64,6 +66,12 @@ struct bisect_oracle {
 	void *ctx;
 	/* optional: told of each verdict as it is made (progress) */
 	void (*progress)(void *ctx, size_t step, size_t left, size_t i, int verdict, size_t runs);
+	/*
+	 * optional: how many runs it can make at once now (a farm's free
+	 * boxes); NULL: 1. With more than a commit's first rounds need,
+	 * several commits are tested at once.
+	 */
+	size_t (*slots)(void *ctx);
 };
 
 struct bisect_opts {
@@ -77,6 +85,7 @@ struct bisect_opts {
 	size_t run_limit;	/* runs of one commit in one comparison at most (60: 30 rounds) */
 	struct decide_metric metric;	/* direction and floor (0: 1 %) */
 	uint64_t seed;		/* of the rounds' random orders and ids (0: a fixed one) */
+	size_t max_points;	/* commits tested at once in a step, at most (0: as the slots allow) */
 };
 
 enum bisect_status {

@@ -316,7 +316,7 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_HEAD_BASE] = "UPDATE heads SET base = ?2, updated = ?3 WHERE id = ?1",
 	[ST_HEAD_RETEST] = "UPDATE heads SET status = 'queued', result = NULL, updated = ?2"
 		" WHERE id = ?1 AND status IN ('done', 'failed', 'build_failed', 'cancelled')",
-	[ST_HEAD_CANCEL] = "UPDATE heads SET status = 'cancelled', updated = ?2 WHERE id = ?1 AND status = 'queued'",
+	[ST_HEAD_CANCEL] = "UPDATE heads SET status = 'cancelled', updated = ?2 WHERE id = ?1 AND status IN ('queued', 'testing')",
 	/* one row a commit, in the order the commits were first run; samples in run order */
 	[ST_HISTORY] = "SELECT c.name, MIN(COALESCE(r.start_time, 0)), COUNT(*), AVG(st.value), MIN(st.value),"
 		" MAX(st.value), group_concat(st.value, ' ') FROM jobs j JOIN runs r ON r.job_id = j.id"
@@ -1815,7 +1815,7 @@ int store_head_retest(struct store *s, int64_t id, int64_t now, struct strbuf *e
 
 int store_head_cancel(struct store *s, int64_t id, int64_t now, struct strbuf *err)
 {
-	return head_move(s, ST_HEAD_CANCEL, id, now, "cancelled", "queued", err);
+	return head_move(s, ST_HEAD_CANCEL, id, now, "cancelled", "queued or testing", err);
 }
 
 int store_history(struct store *s, const char *testcase, const char *path_params, const char *metric,

@@ -224,8 +224,8 @@ int store_outbox_list(struct store *s, struct node **out, struct strbuf *err);
 
 /*
  * The service's heads: each head of a watched branch once (queued ->
- * testing -> done | failed | build_failed; queued -> cancelled from the
- * dashboard), the
+ * testing -> done | failed | build_failed; queued or testing -> cancelled
+ * from the dashboard), the
  * base it is compared with, the outcome as text (JSON). store_head_add:
  * its id, 0 when known already, -1 with err. store_head_set: 0, 1 when the
  * head is cancelled (or gone) and was left as it is, -1 with err.
@@ -251,7 +251,8 @@ int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *er
 /*
  * What the dashboard's actions do to a head: test it again (a done, failed
  * or cancelled head becomes queued, its result cleared) or cancel it (a
- * queued head only: one being tested finishes its step). 0, or -1 with
+ * queued head, or one being tested: the service stops its bisection, and
+ * what it started on a farm is cancelled). 0, or -1 with
  * "head N cannot be ...: no such head, or it is not ..." in err.
  */
 int store_head_retest(struct store *s, int64_t id, int64_t now, struct strbuf *err);

@@ -44,47 +44,25 @@ slurm_down() {
 test_at_exit 'stop_pid "$(cat "$TMP/wpid" 2>/dev/null)"; slurm_down'
 test_log "$C/log/slurmctld.log" "$C/log/slurmd-node1.log" "$C/log/slurmd-node2.log" "$C/munge/munged.log" "$TMP/*.err"
 
-test_expect_success 'setup: a cluster of two boxes (munge, slurmctld, two slurmd) in the test directory' '
-	chmod 755 "$TMP" && mkdir -p "$C/munge" "$C/state" "$C/log" "$C/run" "$C/spool/node1" "$C/spool/node2" &&
-	chown munge:munge "$C/munge" && chmod 755 "$C/munge" &&
-	runuser -u munge -- mungekey -c -k "$C/munge/munge.key" &&
-	runuser -u munge -- munged -S "$C/munge/munge.socket.2" --key-file="$C/munge/munge.key" \
-		--log-file="$C/munge/munged.log" --pid-file="$C/munge/munged.pid" --seed-file="$C/munge/munged.seed" &&
-	mem=$(( $(awk "/MemTotal/ { print \$2 }" /proc/meminfo) / 1024 / 4 )) &&
-	cat >"$SLURM_CONF" <<-EOF &&
-	ClusterName=lkprobot
-	SlurmctldHost=localhost
-	SlurmUser=root
-	SlurmdUser=root
-	SlurmctldPort=$base
-	AuthType=auth/munge
-	CredType=cred/munge
-	AuthInfo=socket=$C/munge/munge.socket.2
-	StateSaveLocation=$C/state
-	SlurmdSpoolDir=$C/spool/%n
-	SlurmctldPidFile=$C/run/slurmctld.pid
-	SlurmdPidFile=$C/run/slurmd-%n.pid
-	SlurmctldLogFile=$C/log/slurmctld.log
-	SlurmdLogFile=$C/log/slurmd-%n.log
-	ProctrackType=proctrack/linuxproc
-	TaskPlugin=task/none
-	JobAcctGatherType=jobacct_gather/none
-	AccountingStorageType=accounting_storage/none
-	MailProg=/usr/bin/true
-	MpiDefault=none
-	SchedulerType=sched/backfill
-	SchedulerParameters=batch_sched_delay=0
-	SelectType=select/cons_tres
-	SelectTypeParameters=CR_Core_Memory
-	DefMemPerCPU=512
-	ReturnToService=2
-	SlurmdTimeout=30
-	NodeName=node1 NodeHostname=node1 NodeAddr=127.0.0.1 Port=$((base + 1)) CPUs=$(nproc) RealMemory=$mem Feature=lkp,boxA State=UNKNOWN
-	NodeName=node2 NodeHostname=node2 NodeAddr=127.0.0.1 Port=$((base + 2)) CPUs=$(nproc) RealMemory=$mem Feature=lkp,boxB State=UNKNOWN
-	PartitionName=lkp Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+# both_boxes_busy LOG: the runs BENCH_LOG lists ("node start end") never
+# overlap on one box, and node1 and node2 ran at the same time at least once
+both_boxes_busy() {
+	python3 - "$1" <<-\EOF
+	import sys
+	runs = [l.split() for l in open(sys.argv[1]) if l.strip()]
+	runs = [(n, float(a), float(b)) for n, a, b in runs]
+	for n in ("node1", "node2"):
+	    mine = sorted((a, b) for m, a, b in runs if m == n)
+	    assert all(mine[i][1] <= mine[i + 1][0] for i in range(len(mine) - 1)), (n, "two runs at once")
+	both = sum(1 for n1, a1, b1 in runs for n2, a2, b2 in runs if n1 == "node1" and n2 == "node2" and a1 < b2 and a2 < b1)
+	assert both > 0, "the two boxes never ran at the same time"
+	print(len(runs), "runs,", both, "overlapping pairs across the boxes")
 	EOF
-	slurmctld -c && slurmd -N node1 && slurmd -N node2 &&
-	for i in $(seq 1 150); do [ "$(sinfo -h -N -t idle -o %N 2>/dev/null | wc -l)" = 2 ] && break; sleep 0.1; done &&
+}
+
+test_expect_success 'setup: a cluster of two boxes (munge, slurmctld, two slurmd) in the test directory' '
+	chmod 755 "$TMP" &&
+	sh "$SRC/tests/slurm-cluster.sh" up "$C" 2 $base lkp,boxA lkp,boxB &&
 	sinfo -N -o "%N %f %T" &&
 	[ "$(sinfo -h -N -t idle -o %N | wc -l)" = 2 ] &&
 	test_set_prereq CLUSTER
@@ -126,16 +104,20 @@ test_expect_success CLUSTER,REPO 'two bisections at once on lkp boxes: both boxe
 		--pending-timeout 300 -o "$TMP/res3" --cache "$TMP/cache2" --json "$TMP/job.yaml" >"$TMP/p2.json" 2>"$TMP/p2.err" & p2=$!; } &&
 	wait $p1 && wait $p2 &&
 	cat "$BENCH_LOG" | sort -k2 | head -40 &&
-	python3 - "$BENCH_LOG" <<-\EOF
-	import sys
-	runs = [l.split() for l in open(sys.argv[1]) if l.strip()]
-	runs = [(n, float(a), float(b)) for n, a, b in runs]
-	for n in ("node1", "node2"):
-	    mine = sorted((a, b) for m, a, b in runs if m == n)
-	    assert all(mine[i][1] <= mine[i + 1][0] for i in range(len(mine) - 1)), (n, "two runs at once")
-	both = sum(1 for n1, a1, b1 in runs for n2, a2, b2 in runs if n1 == "node1" and n2 == "node2" and a1 < b2 and a2 < b1)
-	assert both > 0, "the two boxes never ran at the same time"
-	print(len(runs), "runs,", both, "overlapping pairs across the boxes")
+	both_boxes_busy "$BENCH_LOG"
+'
+
+test_expect_success CLUSTER,REPO 'one bisection on both lkp boxes: its runs on both at once, never two on one box; the culprit and the builds of boxB alone' '
+	: >"$BENCH_LOG" &&
+	BENCH_SLEEP=0.5 lkprobot bisect --tree "$TMP/repo" --good HEAD~6 --bad HEAD --provider slurm --constraint lkp \
+		--pending-timeout 300 -o "$TMP/res8" --cache "$TMP/cache" --json "$TMP/job.yaml" >"$TMP/b2.json" 2>"$TMP/b2.err" &&
+	both_boxes_busy "$BENCH_LOG" &&
+	python3 - "$TMP/b.json" "$TMP/b2.json" <<-\EOF
+	import json, sys
+	one, two = (json.load(open(f)) for f in sys.argv[1:3])
+	assert two["status"] == "found" and two["culprit"] == one["culprit"], (one["culprit"], two)
+	assert two["builds"] == one["builds"], ("builds", one["builds"], two["builds"])
+	print("culprit", two["culprit"][:12], "builds", two["builds"], "runs", one["runs"], "on one box,", two["runs"], "on two")
 	EOF
 '
 
@@ -209,6 +191,32 @@ test_expect_success CLUSTER,REPO 'the service with provider slurm: the new head 
 	sed "s/via: local/via: vm/" "$TMP/robot.yaml" >"$TMP/bad.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/bad.yaml" &&
 	one_line_error "bad.yaml:[0-9]+:[0-9]+: serve.trees.via: must be local or qemu"
+'
+
+test_expect_success CLUSTER,REPO 'the service with two new heads on lkp boxes: both bisected at the same time, each its own culprit' '
+	base=$(git -C "$TMP/repo" rev-parse HEAD~6) &&
+	git -C "$TMP/repo" branch side "$base" &&
+	git -C "$TMP/repo" worktree add -q "$TMP/side" side &&
+	for i in 1 2 3 4; do echo "s$i" >"$TMP/side/f"; [ $i = 2 ] && echo 60 >"$TMP/side/speed"; git -C "$TMP/side" add -A && git -C "$TMP/side" commit -qm "side $i" || exit 1; done &&
+	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
+	sed -e "s|res7|res9|; s|branches: .*|branches: [$branch, side]|; s|constraint: boxA|constraint: lkp|" "$TMP/robot.yaml" >"$TMP/two.yaml" &&
+	lkprobot serve -c "$TMP/two.yaml" --once 2>"$TMP/s2.err" && cat "$TMP/s2.err" &&
+	lkprobot status -c "$TMP/two.yaml" >"$TMP/st9" && cat "$TMP/st9" &&
+	grep -q " done .*\"culprit\": \"$(git -C "$TMP/repo" log --format=%H --grep="^change 4\$")\"" "$TMP/st9" &&
+	grep -q " done .*\"culprit\": \"$(git -C "$TMP/repo" log side --format=%H --grep="^side 2\$")\"" "$TMP/st9" &&
+	squeue -h -t all -o "%k|%S|%e" >"$TMP/q9" &&
+	python3 - "$TMP/q9" "$(git -C "$TMP/repo" rev-parse --short=12 "$branch")" "$(git -C "$TMP/repo" rev-parse --short=12 side)" <<-\EOF
+	import sys
+	rows = [l.rstrip("\n").split("|") for l in open(sys.argv[1]) if l.strip()]
+	spans = []
+	for head in sys.argv[2:4]:
+	    mine = [(s, e) for k, s, e in rows if (".." + head + " ") in k]
+	    assert mine, ("no Slurm job of the bisection of", head)
+	    spans.append((min(s for s, e in mine), max(e for s, e in mine)))
+	(a0, a1), (b0, b1) = spans
+	assert a0 < b1 and b0 < a1, ("the two bisections ran one after the other", spans)
+	print("the two bisections ran at the same time:", spans)
+	EOF
 '
 
 test_expect_success CLUSTER,REPO 'the dashboard of a service with provider slurm shows the farm: its boxes, features and states' '

@@ -6,7 +6,8 @@
  * bounded random walk of the run's sequence number (the drift's clock is
  * the runs made, one run a unit of time). Header-only; the oracle runs
  * batches in their order and keeps every sample with its round, as the
- * result roots do.
+ * result roots do. A farm: `slots` runs at once (0: 1), a batch taking
+ * ceil(runs / slots) waves of wall time.
  */
 #ifndef LKP_BISECT_SIM_H
 #define LKP_BISECT_SIM_H
@@ -38,6 +39,8 @@ struct scenario {
 	double walk_step;		/* a random walk's relative step a run (0: none) */
 	double walk_max;		/* ... kept within +-walk_max */
 	double walk;
+	size_t slots;			/* runs it makes at once (a farm's boxes; 0: one) */
+	size_t waves;			/* wall time: each batch ceil(runs / slots) */
 };
 
 static uint64_t next_u64(struct scenario *s)
@@ -93,11 +96,19 @@ static void sim_sample(struct scenario *s, size_t i, uint64_t round)
 static int sim_run(void *ctx, const struct bisect_batch *b, struct strbuf *err)
 {
 	struct scenario *s = ctx;
+	size_t slots = s->slots ? s->slots : 1;
 	(void)err;
+	s->waves += (b->n + slots - 1) / slots;
 	for (size_t k = 0; k < b->n; k++)
 		if (!s->broken[b->runs[k].commit])
 			sim_sample(s, b->runs[k].commit, b->runs[k].round_id);
 	return 0;
+}
+
+static inline size_t sim_slots(void *ctx)
+{
+	struct scenario *s = ctx;
+	return s->slots ? s->slots : 1;
 }
 
 static int sim_samples(void *ctx, size_t i, const double **v, const uint64_t **r, size_t *n, struct strbuf *err)

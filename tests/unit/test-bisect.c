@@ -22,15 +22,22 @@
 
 #include "bisect-sim.h"
 
-static int run(struct scenario *s, struct bisect_outcome *out)
+/* Bisect the scenario; on a farm (s->slots) with at most max_points commits a step (0: as the slots allow). */
+static int run_points(struct scenario *s, size_t max_points, struct bisect_outcome *out)
 {
-	struct bisect_oracle o = { sim_run, sim_samples, s, NULL };
+	struct bisect_oracle o = { sim_run, sim_samples, s, NULL, s->slots ? sim_slots : NULL };
+	struct bisect_opts opts = { .max_points = max_points };
 	struct strbuf err = STRBUF_INIT;
-	int rc = bisect_run(s->n, s->parents, s->nparents, &o, NULL, out, &err);
+	int rc = bisect_run(s->n, s->parents, s->nparents, &o, &opts, out, &err);
 	if (rc)
 		print_error("bisect: %s\n", err.buf);
 	strbuf_release(&err);
 	return rc;
+}
+
+static int run(struct scenario *s, struct bisect_outcome *out)
+{
+	return run_points(s, 0, out);
 }
 
 static void test_clean_shift(void **state)
@@ -121,26 +128,31 @@ static void test_bimodal(void **state)
 	release(&s);
 }
 
+/*
+ * 0..9 mainline, 10..14 a side branch off 4, 15 merges 9 and 14, then
+ * 16..19; the change is commit 12 on the side branch
+ */
+static void merge_scenario(struct scenario *s)
+{
+	linear(s, 20, 6);
+	s->noise = 0.01;
+	s->nparents[10] = 1;
+	s->parents[10][0] = 4;
+	s->parents[15][0] = 9;
+	s->parents[15][1] = 14;
+	s->nparents[15] = 2;
+	for (size_t i = 0; i < 20; i++)
+		if (i == 12 || i == 13 || i == 14 || i >= 15)
+			s->mu[i] = 700;
+}
+
 static void test_merge(void **state)
 {
 	struct scenario s;
 	struct bisect_outcome out;
 	(void)state;
 
-	/*
-	 * 0..9 mainline, 10..14 a side branch off 4, 15 merges 9 and 14, then
-	 * 16..19; the change is commit 12 on the side branch
-	 */
-	linear(&s, 20, 6);
-	s.noise = 0.01;
-	s.nparents[10] = 1;
-	s.parents[10][0] = 4;
-	s.parents[15][0] = 9;
-	s.parents[15][1] = 14;
-	s.nparents[15] = 2;
-	for (size_t i = 0; i < 20; i++)
-		if (i == 12 || i == 13 || i == 14 || i >= 15)
-			s.mu[i] = 700;
+	merge_scenario(&s);
 	assert_int_equal(run(&s, &out), 0);
 	assert_int_equal(out.status, BISECT_FOUND);
 	assert_int_equal(out.culprit, 12);
@@ -272,6 +284,123 @@ static void test_drift_machine(void **state)
 }
 
 /*
+ * Multisection: with 8 runs at once and a shift that needs one round a
+ * verdict, steps test several commits at once — the same culprit as one
+ * at a time, in fewer waves, and never more than twice the builds of a
+ * clean bisection; with 1 slot, or --max-points 1, exactly the bisection
+ * of one box.
+ */
+static void test_multisection(void **state)
+{
+	struct bisect_outcome one, farm, capped;
+	struct scenario s;
+	size_t waves_one, waves_farm;
+	(void)state;
+
+	linear(&s, 200, 31);
+	s.noise = 0.01;
+	shift_from(&s, 137, -0.30);
+	assert_int_equal(run(&s, &one), 0);
+	waves_one = s.waves;
+	release(&s);
+
+	linear(&s, 200, 31);
+	s.noise = 0.01;
+	s.slots = 8;
+	shift_from(&s, 137, -0.30);
+	assert_int_equal(run(&s, &farm), 0);
+	waves_farm = s.waves;
+	release(&s);
+
+	linear(&s, 200, 31);
+	s.noise = 0.01;
+	s.slots = 8;
+	shift_from(&s, 137, -0.30);
+	assert_int_equal(run_points(&s, 1, &capped), 0);
+	release(&s);
+
+	assert_int_equal(one.status, BISECT_FOUND);
+	assert_int_equal(farm.status, BISECT_FOUND);
+	assert_int_equal(one.culprit, 137);
+	assert_int_equal(farm.culprit, 137);
+	/* several commits a step: fewer steps in time, more commits tested, within the budget */
+	assert_true(farm.nsteps > one.nsteps);
+	assert_true(farm.commits > one.commits);
+	assert_true(farm.commits <= 2 * (bisect_log2_ceil(200) + 2));
+	print_message("multisection: one box %zu waves %zu builds, 8 boxes %zu waves %zu builds\n", waves_one, one.commits,
+		      waves_farm, farm.commits);
+	assert_true(waves_farm * 2 < waves_one);
+	/* one commit a step: the same commits as on one box, in the same order */
+	assert_int_equal(capped.status, BISECT_FOUND);
+	assert_int_equal(capped.commits, one.commits);
+	assert_int_equal(capped.nsteps, one.nsteps);
+	for (size_t i = 0; i < one.nsteps; i++)
+		assert_int_equal(capped.steps[i].commit, one.steps[i].commit);
+	bisect_outcome_release(&one);
+	bisect_outcome_release(&farm);
+	bisect_outcome_release(&capped);
+}
+
+/*
+ * Multisection over merges, skipped commits and noise: the accuracy set
+ * again on 4 and 16 boxes — never a wrong culprit, no culprit where
+ * nothing changed, the builds within twice a clean bisection's.
+ */
+static void test_multisection_accuracy(void **state)
+{
+	size_t wrong = 0, big = 0, big_right = 0, over = 0, named_on_nochange = 0;
+	(void)state;
+
+	for (uint64_t k = 0; k < 160; k++) {
+		struct scenario s;
+		struct bisect_outcome out;
+		size_t n, culprit;
+		double shift;
+		seeded_range(&s, k, &n, &culprit, &shift);
+		s.slots = k % 2 ? 4 : 16;
+		for (size_t i = 0; i + 1 < n; i++)
+			s.broken[i] = i != culprit && uniform(&s) < 0.05;
+		assert_int_equal(run(&s, &out), 0);
+		bool ok = (out.status == BISECT_FOUND || out.located) && out.culprit == culprit;
+		wrong += (out.status == BISECT_FOUND || out.located) && !ok;
+		if (fabs(shift) >= 3 * s.noise) {
+			big++;
+			big_right += ok || (out.status == BISECT_AMBIGUOUS && !out.located);
+		}
+		over += out.commits > 2 * (bisect_log2_ceil(n) + 2);
+		bisect_outcome_release(&out);
+		release(&s);
+	}
+	for (uint64_t k = 0; k < 40; k++) {
+		struct scenario s;
+		struct bisect_outcome out;
+		linear(&s, 50, 7000 + k);
+		s.noise = 0.01 + uniform(&s) * 0.09;
+		s.slots = 8;
+		assert_int_equal(run(&s, &out), 0);
+		named_on_nochange += out.status == BISECT_FOUND;
+		bisect_outcome_release(&out);
+		release(&s);
+	}
+	/* the merge of test_merge, several commits at once */
+	struct scenario s;
+	struct bisect_outcome out;
+	merge_scenario(&s);
+	s.slots = 8;
+	assert_int_equal(run(&s, &out), 0);
+	assert_int_equal(out.status, BISECT_FOUND);
+	assert_int_equal(out.culprit, 12);
+	bisect_outcome_release(&out);
+	release(&s);
+	print_message("multisection accuracy: %zu wrong, %zu/%zu right where |shift| >= 3 sigma, %zu over the builds, "
+		      "%zu named on 40 no-change ranges\n", wrong, big_right, big, over, named_on_nochange);
+	assert_int_equal(wrong, 0);
+	assert_true(big_right * 100 >= big * 95);
+	assert_int_equal(over, 0);
+	assert_int_equal(named_on_nochange, 0);
+}
+
+/*
  * The rounds' plan and their tags: one run of each side a round, in either
  * order, every round a different id, and a tag in a run's job.yaml that
  * reads back to the same round.
@@ -344,6 +473,8 @@ int main(void)
 		cmocka_unit_test(test_accuracy),
 		cmocka_unit_test(test_drift_machine),
 		cmocka_unit_test(test_rounds_and_tags),
+		cmocka_unit_test(test_multisection),
+		cmocka_unit_test(test_multisection_accuracy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,62 @@
+/*
+ * runjobs: the run-and-record loop of the commands that run jobs on one
+ * machine or box. See runjobs.h.
+ */
+#include "runjobs.h"
+#include "cmd.h"
+#include "runstore.h"
+#include "../lib/results/result.h"
+#include "../lib/sys/proc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct node *runjobs_stats(const char *run_dir)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct node *stats = NULL;
+	char *sp = xasprintf("%s/stats.json", run_dir);
+
+	if (result_load_json(sp, &stats, &err))
+		stats = NULL;
+	free(sp);
+	strbuf_release(&err);
+	return stats;
+}
+
+int runjobs(const struct runjobs *rj, struct node *const *jobs, size_t n)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = EXIT_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		for (long k = 0; k < rj->runs; k++) {
+			struct provider_run r;
+			if (rj->ops->run_job(rj->p, jobs[i], &r, &err)) {
+				ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+				strbuf_reset(&err);
+				if (rj->stop_on_error)
+					goto out;
+				continue;
+			}
+			rj->print(jobs[i], &r);
+			/* every result root the run made (several runs in one boot), else its one */
+			size_t nd = r.nruns ? r.nruns : r.run_dir ? 1 : 0;
+			for (size_t d = 0; d < nd; d++)
+				if (runstore_record_dir(rj->rs, r.nruns ? r.run_dirs[d] : r.run_dir, &err)) {
+					cmd_warn("%s", err.buf);
+					strbuf_reset(&err);
+				}
+			if (strcmp(r.job_state, "finished"))
+				ret = EXIT_FAIL;
+			bool stop = r.stop;
+			provider_run_release(&r);
+			if (stop || proc_stop_signal)
+				goto out;
+		}
+	}
+out:
+	strbuf_release(&err);
+	return ret;
+}
