@@ -5,6 +5,7 @@
  * body). Sending it is the mailer's business (SMTP, the outbox).
  */
 #include "cmd.h"
+#include "../lib/stats/lkpetc.h"
 #include "../lib/results/sides.h"
 #include "../lib/results/compare.h"
 #include "../lib/kernel/git.h"
@@ -341,7 +342,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	}
 	char *args[2] = { (char *)base, (char *)commit };
-	if (sides_load(args, 2, db, result_dir, &sides, &err))
+	if (lkpetc_load(&err) || sides_load(args, 2, db, result_dir, &sides, &err))
 		goto bad;
 
 	/* every job both sides ran: compared; the one whose headline moved most leads */

@@ -11,6 +11,7 @@
  * goes on. `lkprobot status` shows it.
  */
 #include "cmd.h"
+#include "../lib/stats/lkpetc.h"
 #include "../lib/results/compare.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
@@ -930,7 +931,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		return cmd_error(EXIT_USAGE, "%s needs -c FILE (and nothing else); see 'lkprobot serve --help'", ctx->cmd);
 	if (json && strcmp(ctx->cmd, "status"))
 		return cmd_error(EXIT_USAGE, "--json is an option of 'lkprobot status'; see 'lkprobot serve --help'");
-	if (serve_conf_load(&conf, config, &err)) {
+	if (serve_conf_load(&conf, config, &err) || lkpetc_load(&err)) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);
 		return ret;
