@@ -61,7 +61,7 @@ static bool is_interval(const char *p)
 int lkpetc_regcomp(regex_t *re, const char *ruby, int cflags, struct strbuf *err)
 {
 	struct strbuf x = STRBUF_INIT;
-	bool bracket = false;
+	bool bracket = false, dash = false;
 	int rc;
 
 	for (const char *p = ruby; *p; p++) {
@@ -77,11 +77,15 @@ int lkpetc_regcomp(regex_t *re, const char *ruby, int cflags, struct strbuf *err
 			}
 			if (*p == ']') {
 				bracket = false;
+				if (dash)	/* an escaped - is a member: last, where POSIX reads it so */
+					strbuf_addch(&x, '-');
 				strbuf_addch(&x, ']');
 			} else if (*p == '\\' && p[1]) {
 				p++;
 				if (*p == 'd')
 					strbuf_addstr(&x, "0-9");
+				else if (*p == '-')
+					dash = true;
 				else if (*p == 'n')
 					strbuf_addch(&x, '\n');
 				else if (*p == 't')
@@ -97,6 +101,7 @@ int lkpetc_regcomp(regex_t *re, const char *ruby, int cflags, struct strbuf *err
 		}
 		if (*p == '[') {
 			bracket = true;
+			dash = false;
 			strbuf_addch(&x, '[');
 			if (p[1] == '^')
 				strbuf_addch(&x, *++p);
@@ -114,7 +119,15 @@ int lkpetc_regcomp(regex_t *re, const char *ruby, int cflags, struct strbuf *err
 				strbuf_addch(&x, '\n');
 			else if (*p == 't')
 				strbuf_addch(&x, '\t');
-			else if (strchr("wWsSbB", *p) || isdigit((unsigned char)*p))
+			else if (*p == 'x' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+				char hex[3] = { p[1], p[2], 0 };
+				int c = (int)strtol(hex, NULL, 16);
+				p += 2;
+				if (c && strchr(".[]()|*+?{}^$\\", c))
+					strbuf_addch(&x, '\\');
+				if (c)
+					strbuf_addch(&x, c);
+			} else if (strchr("wWsSbB", *p) || isdigit((unsigned char)*p))
 				strbuf_addf(&x, "\\%c", *p);	/* GNU's \w \s \b and back-references mean Ruby's */
 			else if (strchr(".[]()|*+?{}^$\\", *p))
 				strbuf_addf(&x, "\\%c", *p);
