@@ -31,7 +31,11 @@ DEB_SERVICE := slurm-client git ca-certificates openssh-client
 DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod \
 	qemu-system-x86 busybox-static xz-utils ndctl linux-cpupower
 
-ifneq ($(filter-out deps deps-image help clean distclean,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
+# `make demo` and `make check` work from nothing: each runs `deps` first and
+# then make again for the build, so the libraries are looked for (below)
+# only once they are installed. The goals listed here do not need them.
+NOLIB_GOALS := deps deps-image help clean distclean demo check check-fresh
+ifneq ($(filter-out $(NOLIB_GOALS),$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null)
 ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) && echo ok),ok)
@@ -89,7 +93,7 @@ SAN_ROBOT_OBJ := $(ROBOT_SRC:%.c=build/san/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=build/rel/bench/%)
 
-.PHONY: all deps deps-image check unit cli demo install bench clean help fuzz
+.PHONY: all deps deps-image check check-build unit cli demo install bench clean help fuzz
 all: lkprobot
 
 help:
@@ -160,13 +164,15 @@ define deb_install
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
 	echo "deps: installing $$missing"; \
-	SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	SUDO=; if [ "$$(id -u)" != 0 ]; then SUDO=sudo; command -v sudo >/dev/null || \
+		{ echo "deps: not root, and no sudo: run 'make deps' as root"; exit 1; }; fi; \
 	$$SUDO apt-get update -q && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing
 endef
 
+# everything: the tests run the image's build steps too (t1200)
 deps:
-	$(call deb_install,$(DEB_BUILD) $(DEB_TEST) $(DEB_TOOLS))
+	$(call deb_install,$(DEB_BUILD) $(DEB_TEST) $(DEB_TOOLS) $(DEB_SERVICE))
 
 # what the service's image needs: build, the tools jobs drive, Slurm's client
 deps-image:
@@ -178,15 +184,20 @@ unit: $(UNIT_BIN)
 cli: build/san/lkprobot
 	@LKPROBOT=$(CURDIR)/build/san/lkprobot sh tests/cli/run.sh
 
-# without clang the fuzz harnesses are skipped, and check says so
-check: $(UNIT_BIN) build/san/lkprobot $(if $(HAVE_CLANG),$(FUZZ_BIN))
-	@FUZZ_BIN="$(if $(HAVE_CLANG),$(FUZZ_BIN))" sh tests/run-all.sh $(UNIT_BIN)
+# the tests run from this make, not a sub-make: a failure adds one line of
+# make's after the summary, not two. clang (for the fuzz harnesses) is looked
+# for after deps; without it the harnesses are skipped, and check says so
+check: deps
+	@$(MAKE) --no-print-directory check-build
+	@FUZZ_BIN="$$(command -v $(CLANG) >/dev/null 2>&1 && echo '$(FUZZ_BIN)')" sh tests/run-all.sh $(UNIT_BIN)
 
 # make fuzz: each harness over its seeds, then FUZZ_SECONDS of fuzzing each
 # (new inputs kept in build/fuzz/corpus/, crashes in build/fuzz/)
 fuzz: $(FUZZ_BIN)
 	@$(if $(HAVE_CLANG),,echo "fuzz: $(CLANG) is not installed; 'make deps' installs it"; exit 1;) \
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_KEEP=build/fuzz/corpus sh tests/fuzz/run.sh $(FUZZ_BIN)
+
+check-build: $(UNIT_BIN) build/san/lkprobot $(if $(HAVE_CLANG),$(FUZZ_BIN))
 
 # make check-kernel: a real kernel build, not part of `make check` (it takes
 # 10-20 minutes on 2 cores and 1.5 GB of disk). Installs Debian's
@@ -242,6 +253,14 @@ check-bisect-kernel: lkprobot
 .PHONY: check-bisect-box
 check-bisect-box: lkprobot
 	@PROVIDER=ssh sh tests/bisect-kernel.sh
+
+# make check-fresh: the README's two commands (make demo, make check) in a
+# fresh Debian 12 root made with debootstrap, as a user with sudo and as
+# root (tests/fresh-root.sh; .ci/run runs it). Needs root and a mirror.
+.PHONY: check-fresh
+check-fresh:
+	$(call deb_install,debootstrap)
+	@sh tests/fresh-root.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory lkprobot

@@ -27,6 +27,7 @@
 #include "../lib/sys/cpio.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/util/strbuf.h"
+#include "../providers/qemu.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -200,7 +201,14 @@ int main(int argc, char **argv)
 	if (fsutil_write_atomic(initrd, c.out.buf, c.out.len, &err))
 		return 1;
 	char *bare_log = xasprintf("%s/bare.out", dir);
-	char *q[] = { "qemu-system-x86_64", "-accel", "kvm", "-accel", "tcg", "-cpu", "max", "-smp", "2",
+	/* the accelerator lkprobot qemu chooses (the same probe), so that both sides compare */
+	struct qemu_accel acc;
+	if (qemu_accel_choose(&acc, &err)) {
+		fprintf(stderr, "bench/boot: %s\n", err.buf);
+		return 1;
+	}
+	char *accel = acc.kvm ? "kvm" : "tcg", *cpu = acc.kvm ? "host" : "max";
+	char *q[] = { "qemu-system-x86_64", "-accel", accel, "-cpu", cpu, "-smp", "2",
 		      "-machine", "q35", "-m", "2048M", "-nodefaults", "-no-user-config", "-no-reboot",
 		      "-display", "none", "-serial", "stdio", "-kernel", vmlinux, "-initrd", initrd,
 		      "-append", "console=ttyS0 quiet panic=-1", NULL };
@@ -218,7 +226,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		nv[i] = xasprintf("memory-backend-file,id=mem%d,share=on,mem-path=%s/nvdimm-0-%d.img,size=1024M", i,
 				  cache, i);
-	char *qm[] = { "qemu-system-x86_64", "-accel", "kvm", "-accel", "tcg", "-cpu", "max", "-smp", "2",
+	char *qm[] = { "qemu-system-x86_64", "-accel", accel, "-cpu", cpu, "-smp", "2",
 		       "-machine", "q35,nvdimm=on", "-m", "2048M,slots=2,maxmem=5120M", "-nodefaults",
 		       "-no-user-config", "-no-reboot", "-display", "none", "-serial", "stdio", "-monitor", "none",
 		       "-object", nv[0], "-device", "nvdimm,id=nv0,memdev=mem0",

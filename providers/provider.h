@@ -16,6 +16,13 @@
 
 #include <stdbool.h>
 
+/*
+ * How long a run may wait for a box of a Slurm farm by default (bisect's
+ * --pending-timeout): long enough for a busy farm, and a farm whose boxes
+ * never come up (slurmd not running) ends in a failure that says so.
+ */
+#define PROVIDER_PENDING_TIMEOUT 3600
+
 struct provider_config {
 	const char *tree;		/* the git repository of the commits */
 	const char *result_dir;		/* RESULT_ROOT_DIR */

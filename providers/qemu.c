@@ -11,6 +11,7 @@
  * and QEMU with -no-reboot, so a panic stops QEMU.
  */
 #include "qemu.h"
+#include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/job/job.h"
 #include "../lib/results/result.h"
@@ -20,14 +21,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/kvm.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -57,23 +56,6 @@ static double now_mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-bool qemu_kvm_usable(struct strbuf *why)
-{
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		strbuf_setf(why, "/dev/kvm: %s", strerror(errno));
-		return false;
-	}
-	int v = ioctl(fd, KVM_GET_API_VERSION, 0);
-	close(fd);
-	if (v != KVM_API_VERSION) {
-		strbuf_setf(why, "/dev/kvm answers API version %d", v);
-		return false;
-	}
-	return true;
-}
-
 void qemu_result_release(struct qemu_result *res)
 {
 	for (size_t i = 0; i < res->nruns; i++) {
@@ -85,6 +67,7 @@ void qemu_result_release(struct qemu_result *res)
 	free(res->run_dir);
 	free(res->reason);
 	free(res->accel);
+	free(res->accel_why);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -252,53 +235,57 @@ int qemu_check_job(const struct node *job, struct strbuf *err)
 	return 0;
 }
 
-int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
-		 struct qemu_result *res, struct strbuf *err)
+/* One boot of qemu_run_job: its files and what it saw. */
+struct qemu_boot {
+	const char *work, *jobfile, *initrd;
+	int npmem;
+	uint64_t mem, pmem;
+	struct strbuf console;		/* the serial console, and QEMU's stderr */
+	struct strbuf qerr;		/* QEMU's stderr alone */
+	bool died_early;		/* QEMU ended by itself before the guest's lkprobot started, no panic */
+	char how[32];			/* how QEMU ended: "signal 6", "status 1" */
+};
+
+/* The facts the guest records that the host knows: how the CPU is emulated. */
+static int boot_facts(const struct qemu_boot *b, const struct qemu_accel *acc, char **path, struct strbuf *err)
 {
-	struct strbuf why = STRBUF_INIT, append = STRBUF_INIT, line = STRBUF_INIT,
-		      console = STRBUF_INIT, yaml = STRBUF_INIT;
-	char **argv = NULL;
+	struct node *facts = node_new(NODE_MAP);
+	struct strbuf yaml = STRBUF_INIT;
+	char *v = acc->kvm ? xstrdup("kvm") : xasprintf("%s; KVM not used: %s", ENGINE_TCG_NOTE, acc->why);
+	struct node *n = node_new_scalar(v);
+	int rc;
+
+	n->quoted = 1;
+	node_set(facts, "accel", n);
+	yml_emit(&yaml, facts);
+	*path = xasprintf("%s/facts.yaml", b->work);
+	rc = fsutil_write_atomic(*path, yaml.buf, yaml.len, err);
+	node_free(facts);
+	free(v);
+	strbuf_release(&yaml);
+	return rc;
+}
+
+/*
+ * Boot k once with acc and watch its console until the guest reports, the
+ * boot or the job times out, or a signal stops lkprobot. 0 with res's
+ * state and reason set, -1 with err when QEMU could not start.
+ */
+static int qemu_boot(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
+		     const struct qemu_accel *acc, struct qemu_boot *b, struct qemu_result *res, struct strbuf *err)
+{
+	struct strbuf append = STRBUF_INIT, line = STRBUF_INIT;
+	char **argv = NULL, *facts = NULL;
 	size_t argc = 0;
-	int npmem = job_pmem(job), ret = -1, pfd[2] = { -1, -1 };
-	uint64_t pmem = o->pmem_size ? o->pmem_size : 1ULL << 30;
-	uint64_t mem = o->memory ? o->memory : 2ULL << 30;
-	char *work = NULL, *jobfile = NULL, *initrd = NULL;
+	int ret = -1, pfd[2] = { -1, -1 }, efd[2] = { -1, -1 }, lock_fd = -1;
 	pid_t pid = -1;
-	int lock_fd = -1;
 
-	memset(res, 0, sizeof(*res));
-	/* memmap= pmem (lkp-tests' way) instead of NVDIMMs: RAM must reach past it */
-	uint64_t mm = memmap_end(job);
-	if (mm) {
-		npmem = 0;
-		if (mem < mm + (1ULL << 30))
-			mem = mm + (1ULL << 30);
-	}
-	if (cmdline_safe("the result directory", o->result_dir, err) ||
-	    cmdline_safe("lkprobot", o->lkprobot, err) || cmdline_safe("the data directory", o->data_dir, err))
-		return -1;
-	work = xasprintf("%s/.lkprobot-qemu.XXXXXX", o->result_dir);
-	if (fsutil_mkdir_p(o->result_dir) || !mkdtemp(work)) {
-		strbuf_setf(err, "cannot create a work directory in '%s': %s", o->result_dir, strerror(errno));
-		goto out;
-	}
-	jobfile = xasprintf("%s/job.yaml", work);
-	yml_emit(&yaml, job);
-	if (fsutil_write_atomic(jobfile, yaml.buf, yaml.len, err))
-		goto out;
-	/* made per boot (a few ms): its modules depend on the job */
-	initrd = xasprintf("%s/initramfs.cpio", work);
-	if (fsutil_mkdir_p(o->cache)) {
-		strbuf_setf(err, "cannot create the cache '%s': %s", o->cache, strerror(errno));
-		goto out;
-	}
-	struct qemu_initramfs_needs need = { .nvdimm = npmem > 0, .memmap = mm > 0 };
-	if (qemu_initramfs(k, job, &need, initrd, err))
-		goto out;
-
-	bool kvm = qemu_kvm_usable(&why);
-	res->accel = xstrdup(kvm ? "kvm" : "tcg");
-	if (machine_args(&argv, &argc, kvm, o->cpus, mem, o->cache, npmem, pmem, &lock_fd, err))
+	free(res->accel);
+	res->accel = xstrdup(acc->kvm ? "kvm" : "tcg");
+	free(res->accel_why);
+	res->accel_why = acc->kvm ? NULL : xstrdup(acc->why);
+	if (boot_facts(b, acc, &facts, err) ||
+	    machine_args(&argv, &argc, acc->kvm, o->cpus, b->mem, o->cache, b->npmem, b->pmem, &lock_fd, err))
 		goto out;
 	static const char *const fixed[] = {
 		"-nodefaults", "-no-user-config", "-no-reboot", "-display", "none", "-serial", "stdio",
@@ -317,10 +304,10 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	addv(&argv, &argc, "-kernel");
 	addv(&argv, &argc, k->image);
 	addv(&argv, &argc, "-initrd");
-	addv(&argv, &argc, initrd);
+	addv(&argv, &argc, b->initrd);
 	strbuf_addf(&append, "console=ttyS0 quiet panic=-1 oops=panic random.trust_cpu=on "
-			     "lkprobot.init=%s lkprobot.job=%s lkprobot.result=%s lkprobot.data=%s lkprobot.accel=%s",
-		    o->lkprobot, jobfile, o->result_dir, o->data_dir, res->accel);
+			     "lkprobot.init=%s lkprobot.job=%s lkprobot.result=%s lkprobot.data=%s lkprobot.facts=%s",
+		    o->lkprobot, b->jobfile, o->result_dir, o->data_dir, facts);
 	if (o->runs > 1)
 		strbuf_addf(&append, " lkprobot.runs=%d", o->runs);
 	job_boot_params(job, &append);
@@ -329,7 +316,7 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	addv(&argv, &argc, "-append");
 	addv(&argv, &argc, append.buf);
 
-	if (pipe2(pfd, O_CLOEXEC)) {
+	if (pipe2(pfd, O_CLOEXEC) || pipe2(efd, O_CLOEXEC)) {
 		strbuf_setf(err, "pipe: %s", strerror(errno));
 		goto out;
 	}
@@ -347,14 +334,15 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 		if (devnull >= 0)
 			dup2(devnull, 0);
 		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
+		dup2(efd[1], 2);
 		signal(SIGINT, SIG_IGN);
 		execvp(argv[0], argv);
-		fprintf(stderr, "@@LKPROBOT ERROR cannot run qemu-system-x86_64: %s\n", strerror(errno));
+		fprintf(stderr, "cannot run qemu-system-x86_64: %s\n", strerror(errno));
 		_exit(127);
 	}
 	close(pfd[1]);
-	pfd[1] = -1;
+	close(efd[1]);
+	pfd[1] = efd[1] = -1;
 	ret = 0;
 
 	struct sigaction stop = { .sa_handler = qemu_on_stop }, old_int, old_term;
@@ -363,17 +351,29 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	sigaction(SIGTERM, &stop, &old_term);
 	double boot_deadline = t0 + (o->boot_timeout ? o->boot_timeout : 120);
 	double job_deadline = 0;
-	bool started = false, panic = false, done = false, lockup = false;
+	bool started = false, panic = false, done = false, lockup = false, killed = false;
 	const char *state = NULL;
 	char buf[4096];
 	for (;;) {
-		struct pollfd p = { pfd[0], POLLIN, 0 };
-		int pr = poll(&p, 1, 200);
-		if (pr > 0) {
+		struct pollfd p[2] = { { pfd[0], POLLIN, 0 }, { efd[0], POLLIN, 0 } };
+		int pr = poll(p, efd[0] >= 0 ? 2 : 1, 200);
+		if (pr > 0 && efd[0] >= 0 && (p[1].revents & (POLLIN | POLLHUP))) {
+			/* QEMU's own messages: into the console, where they happened, and kept for the reason */
+			ssize_t n = read(efd[0], buf, sizeof(buf));
+			if (n > 0) {
+				strbuf_add(&b->console, buf, (size_t)n);
+				if (b->qerr.len < 65536)
+					strbuf_add(&b->qerr, buf, (size_t)n);
+			} else {
+				close(efd[0]);
+				efd[0] = -1;
+			}
+		}
+		if (pr > 0 && (p[0].revents & (POLLIN | POLLHUP))) {
 			ssize_t n = read(pfd[0], buf, sizeof(buf));
 			if (n <= 0)
 				break;	/* QEMU closed the console: it exited */
-			strbuf_add(&console, buf, (size_t)n);
+			strbuf_add(&b->console, buf, (size_t)n);
 			for (ssize_t i = 0; i < n; i++) {
 				if (buf[i] != '\n') {
 					strbuf_addch(&line, buf[i]);
@@ -428,10 +428,12 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 		}
 		if (lockup) {
 			kill(pid, SIGKILL);
+			killed = true;
 			break;
 		}
 		if (qemu_stop_sig) {
 			kill(pid, SIGKILL);
+			killed = true;
 			state = "killed";
 			free(res->reason);
 			res->reason = xasprintf("lkprobot was stopped (%s): QEMU killed", strsignal(qemu_stop_sig));
@@ -440,6 +442,7 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 		double t = now_mono();
 		if ((!started && t > boot_deadline) || (started && !done && t > job_deadline)) {
 			kill(pid, SIGKILL);
+			killed = true;
 			state = started ? "timeout" : "boot_failed";
 			free(res->reason);
 			res->reason = started ? xasprintf("the guest ran the job for more than %u s: QEMU killed",
@@ -455,33 +458,137 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	pid = -1;
+	/* QEMU is gone: the rest of its stderr is there to read */
+	for (ssize_t n; efd[0] >= 0 && (n = read(efd[0], buf, sizeof(buf))) > 0;) {
+		strbuf_add(&b->console, buf, (size_t)n);
+		if (b->qerr.len < 65536)
+			strbuf_add(&b->qerr, buf, (size_t)n);
+	}
 	res->wall_seconds = now_mono() - t0;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	if (panic) {
 		state = "panic";
 	} else if (!state) {
+		struct strbuf tail = STRBUF_INIT;
+		qemu_stderr_tail(&b->qerr, &tail);
 		state = started ? "failed" : "boot_failed";
+		b->died_early = !started && !killed;
+		snprintf(b->how, sizeof(b->how), "%s %d", WIFSIGNALED(status) ? "signal" : "status",
+			 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 		if (!res->reason)
-			res->reason = xasprintf("QEMU exited (%s %d) before the guest reported a result",
-						WIFSIGNALED(status) ? "signal" : "status",
-						WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+			res->reason = xasprintf("QEMU exited (%s) before the guest reported a result%s%s", b->how,
+						tail.len ? ": " : "", tail.len ? tail.buf : "");
+		strbuf_release(&tail);
 	}
 	res->job_state = state;
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (pfd[i] >= 0)
+			close(pfd[i]);
+		if (efd[i] >= 0)
+			close(efd[i]);
+	}
+	if (lock_fd >= 0)
+		close(lock_fd);
+	if (facts)
+		unlink(facts);
+	free(facts);
+	freev(argv, argc);
+	strbuf_release(&append);
+	strbuf_release(&line);
+	return ret;
+}
+
+int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
+		 struct qemu_result *res, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT, yaml = STRBUF_INIT;
+	struct qemu_boot b = { .console = STRBUF_INIT, .qerr = STRBUF_INIT };
+	struct qemu_accel acc;
+	char *work = NULL, *jobfile = NULL, *initrd = NULL;
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	b.npmem = job_pmem(job);
+	b.pmem = o->pmem_size ? o->pmem_size : 1ULL << 30;
+	b.mem = o->memory ? o->memory : 2ULL << 30;
+	/* memmap= pmem (lkp-tests' way) instead of NVDIMMs: RAM must reach past it */
+	uint64_t mm = memmap_end(job);
+	if (mm) {
+		b.npmem = 0;
+		if (b.mem < mm + (1ULL << 30))
+			b.mem = mm + (1ULL << 30);
+	}
+	if (cmdline_safe("the result directory", o->result_dir, err) ||
+	    cmdline_safe("lkprobot", o->lkprobot, err) || cmdline_safe("the data directory", o->data_dir, err) ||
+	    qemu_accel_choose(&acc, err))
+		return -1;
+	work = xasprintf("%s/.lkprobot-qemu.XXXXXX", o->result_dir);
+	if (fsutil_mkdir_p(o->result_dir) || !mkdtemp(work)) {
+		strbuf_setf(err, "cannot create a work directory in '%s': %s", o->result_dir, strerror(errno));
+		goto out;
+	}
+	jobfile = xasprintf("%s/job.yaml", work);
+	yml_emit(&yaml, job);
+	if (fsutil_write_atomic(jobfile, yaml.buf, yaml.len, err))
+		goto out;
+	/* made per boot (a few ms): its modules depend on the job */
+	initrd = xasprintf("%s/initramfs.cpio", work);
+	if (fsutil_mkdir_p(o->cache)) {
+		strbuf_setf(err, "cannot create the cache '%s': %s", o->cache, strerror(errno));
+		goto out;
+	}
+	struct qemu_initramfs_needs need = { .nvdimm = b.npmem > 0, .memmap = mm > 0 };
+	if (qemu_initramfs(k, job, &need, initrd, err))
+		goto out;
+	b.work = work;
+	b.jobfile = jobfile;
+	b.initrd = initrd;
+	if (qemu_boot(k, job, o, &acc, &b, res, err))
+		goto out;
+	if (b.died_early && acc.kvm && !acc.asked) {
+		/* the probe passed, yet this guest did not run under KVM: once more under TCG, and said so */
+		qemu_stderr_tail(&b.qerr, &why);
+		char *tail = strbuf_detach(&why);
+		strbuf_setf(&why, "QEMU under KVM exited (%s) before the guest started%s%s", b.how, *tail ? ": " : "", tail);
+		free(tail);
+		fprintf(stderr, "lkprobot: %s; booting again under TCG\n", why.buf);
+		qemu_accel_failed(why.buf);
+		acc.kvm = false;
+		snprintf(acc.why, sizeof(acc.why), "%s; booted again under TCG", why.buf);
+		qemu_result_release(res);
+		strbuf_reset(&b.console);
+		strbuf_reset(&b.qerr);
+		b.died_early = false;
+		if (qemu_boot(k, job, o, &acc, &b, res, err))
+			goto out;
+	}
+	ret = 0;
 	/* the serial console is the guest's dmesg, in every run of this boot */
 	for (size_t i = 0; i <= res->nruns; i++) {
 		if (i == res->nruns && res->nruns)
 			break;
 		char *dmesg = res->nruns ? xasprintf("%s/dmesg", res->run_dirs[i]) : xasprintf("%s/dmesg", work);
-		if (fsutil_write_atomic(dmesg, console.buf, console.len, &why))
+		if (fsutil_write_atomic(dmesg, b.console.buf, b.console.len, &why))
 			fprintf(stderr, "lkprobot: warning: %s\n", why.buf);
 		free(dmesg);
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	if (qemu_stop_sig) {
 		/* the console is kept; now stop as the signal asked (a bisection resumes from here) */
 		fprintf(stderr, "lkprobot: %s; the console is in %s/dmesg\n", res->reason,
 			res->nruns ? res->run_dirs[res->nruns - 1] : work);
 		raise(qemu_stop_sig);
+	}
+	if (!res->nruns && res->reason) {
+		/* no result root: say where the console is kept */
+		char *r = xasprintf("%s (console: %s/dmesg)", res->reason, work);
+		free(res->reason);
+		res->reason = r;
 	}
 	/* the guest wrote raw outputs; the host's parsers make the stats and the matrix */
 	for (size_t i = 0; i < res->nruns; i++) {
@@ -498,56 +605,43 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 		free(rt);
 	}
 out:
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	if (lock_fd >= 0)
-		close(lock_fd);
 	if (jobfile)
 		unlink(jobfile);
 	if (initrd)
 		unlink(initrd);
 	if (work && res->run_dir)
 		rmdir(work);
-	freev(argv, argc);
 	free(work);
 	free(jobfile);
 	free(initrd);
 	strbuf_release(&why);
-	strbuf_release(&append);
-	strbuf_release(&line);
-	strbuf_release(&console);
 	strbuf_release(&yaml);
+	strbuf_release(&b.console);
+	strbuf_release(&b.qerr);
 	return ret;
 }
 
-int qemu_box_run(const struct qemu_kernel *k, const struct qemu_box_opts *o, struct strbuf *err)
+/* Did the box's console get as far as lkprobot (box-init's markers)? */
+static bool box_started(const char *console)
 {
-	struct strbuf why = STRBUF_INIT, append = STRBUF_INIT;
+	struct strbuf c = STRBUF_INIT;
+	bool started = !strbuf_read_file(&c, console) && c.len && strstr(c.buf, "@@LKPROBOT");
+
+	strbuf_release(&c);
+	return started;
+}
+
+/* One boot of the box, until QEMU ends. 0 when it powered off, -1 with err (QEMU's last words in it). */
+static int box_boot(const struct qemu_kernel *k, const struct qemu_box_opts *o, const struct qemu_accel *acc,
+		    struct strbuf *err)
+{
+	struct strbuf append = STRBUF_INIT, qerr = STRBUF_INIT;
 	char **argv = NULL;
 	size_t argc = 0;
-	int lock_fd = -1, ret = -1, npmem = o->npmem;
+	int lock_fd = -1, ret = -1, npmem = o->npmem, efd[2] = { -1, -1 };
 	uint64_t pmem = o->pmem_size ? o->pmem_size : 1ULL << 30, mem = o->memory ? o->memory : 2ULL << 30;
 
-	if (cmdline_safe("lkprobot", o->lkprobot, err) || cmdline_safe("the authorized keys", o->authorized_keys, err) ||
-	    cmdline_safe("the host key", o->host_key, err) || cmdline_safe("the box name", o->name, err))
-		return -1;
-	/* the modules any job may need: the box's kernel serves many jobs */
-	struct node *any = node_new(NODE_MAP);
-	node_set(any, "fs", node_new_scalar("xfs"));
-	node_set(any, "fs1", node_new_scalar("ext4"));
-	struct qemu_initramfs_needs need = { .nvdimm = true, .memmap = true, .net = true };
-	int rc = qemu_initramfs(k, any, &need, o->initrd, err);
-	node_free(any);
-	if (rc)
-		return -1;
-	bool kvm = qemu_kvm_usable(&why);
-	if (machine_args(&argv, &argc, kvm, o->cpus, mem, o->cache, npmem, pmem, &lock_fd, err))
+	if (machine_args(&argv, &argc, acc->kvm, o->cpus, mem, o->cache, npmem, pmem, &lock_fd, err))
 		goto out;
 	/* no -no-reboot: a reset (power cycle) boots the box's own kernel again, as firmware would */
 	static const char *const fixed[] = {
@@ -588,7 +682,11 @@ int qemu_box_run(const struct qemu_kernel *k, const struct qemu_box_opts *o, str
 	addv(&argv, &argc, "-append");
 	addv(&argv, &argc, append.buf);
 	fprintf(stderr, "lkprobot: box %s: %s, ssh on 127.0.0.1:%d, console in %s, monitor %s\n", o->name,
-		kvm ? "KVM" : "TCG", o->ssh_port, o->console, o->monitor);
+		acc->kvm ? "KVM" : "TCG", o->ssh_port, o->console, o->monitor);
+	if (pipe2(efd, O_CLOEXEC)) {
+		strbuf_setf(err, "pipe: %s", strerror(errno));
+		goto out;
+	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -597,23 +695,79 @@ int qemu_box_run(const struct qemu_kernel *k, const struct qemu_box_opts *o, str
 	}
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(efd[1], 2);
 		execvp(argv[0], argv);
-		fprintf(stderr, "lkprobot: cannot run qemu-system-x86_64: %s\n", strerror(errno));
+		fprintf(stderr, "cannot run qemu-system-x86_64: %s\n", strerror(errno));
 		_exit(127);
+	}
+	close(efd[1]);
+	efd[1] = -1;
+	/* QEMU's stderr is passed on as it comes, and its end kept for the error */
+	char buf[4096];
+	for (ssize_t n; (n = read(efd[0], buf, sizeof(buf))) != 0;) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (write(2, buf, (size_t)n) < 0) {
+			/* our stderr is gone: QEMU's words are still kept */
+		}
+		if (qerr.len > 65536)
+			strbuf_reset(&qerr);
+		strbuf_add(&qerr, buf, (size_t)n);
 	}
 	int status;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (WIFEXITED(status) && !WEXITSTATUS(status))
+	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
 		ret = 0;
-	else
-		strbuf_setf(err, "QEMU ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
-			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	} else {
+		struct strbuf tail = STRBUF_INIT;
+		qemu_stderr_tail(&qerr, &tail);
+		strbuf_setf(err, "QEMU ended with %s %d%s%s", WIFSIGNALED(status) ? "signal" : "status",
+			    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), tail.len ? ": " : "",
+			    tail.len ? tail.buf : "");
+		strbuf_release(&tail);
+	}
 out:
+	for (int i = 0; i < 2; i++)
+		if (efd[i] >= 0)
+			close(efd[i]);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	freev(argv, argc);
-	strbuf_release(&why);
 	strbuf_release(&append);
+	strbuf_release(&qerr);
 	return ret;
+}
+
+int qemu_box_run(const struct qemu_kernel *k, const struct qemu_box_opts *o, struct strbuf *err)
+{
+	struct qemu_accel acc;
+
+	if (cmdline_safe("lkprobot", o->lkprobot, err) || cmdline_safe("the authorized keys", o->authorized_keys, err) ||
+	    cmdline_safe("the host key", o->host_key, err) || cmdline_safe("the box name", o->name, err))
+		return -1;
+	/* the modules any job may need: the box's kernel serves many jobs */
+	struct node *any = node_new(NODE_MAP);
+	node_set(any, "fs", node_new_scalar("xfs"));
+	node_set(any, "fs1", node_new_scalar("ext4"));
+	struct qemu_initramfs_needs need = { .nvdimm = true, .memmap = true, .net = true };
+	int rc = qemu_initramfs(k, any, &need, o->initrd, err);
+	node_free(any);
+	if (rc || qemu_accel_choose(&acc, err))
+		return -1;
+	rc = box_boot(k, o, &acc, err);
+	if (rc && acc.kvm && !acc.asked && !box_started(o->console)) {
+		/* as for a job's boot: the probe passed, yet this guest did not run under KVM */
+		struct strbuf why = STRBUF_INIT;
+		strbuf_setf(&why, "QEMU under KVM died before the box started (%s)", err->buf);
+		fprintf(stderr, "lkprobot: box %s: %s; booting again under TCG\n", o->name, why.buf);
+		qemu_accel_failed(why.buf);
+		acc.kvm = false;
+		strbuf_reset(err);
+		strbuf_release(&why);
+		rc = box_boot(k, o, &acc, err);
+	}
+	return rc;
 }

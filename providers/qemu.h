@@ -58,8 +58,35 @@ struct qemu_initramfs_needs {
 int qemu_initramfs(const struct qemu_kernel *k, const struct node *job, const struct qemu_initramfs_needs *need,
 		   const char *path, struct strbuf *err);
 
-/* Does KVM work here? Says why not in `why` (e.g. "/dev/kvm: No such file"). */
-bool qemu_kvm_usable(struct strbuf *why);
+/*
+ * The accelerator of every QEMU lkprobot starts (qemu_accel.c): KVM only
+ * when a probe guest was seen to run under it here, TCG otherwise. Asked
+ * for with --accel or LKPROBOT_ACCEL: kvm, tcg or auto (the default: KVM
+ * when the probe passes).
+ */
+struct qemu_accel {
+	bool kvm;
+	bool asked;			/* kvm because --accel kvm asked for it (no TCG retry) */
+	char why[512];			/* tcg: why not KVM, one line */
+};
+
+/*
+ * A command's --accel ARG (NULL: none given; LKPROBOT_ACCEL is checked):
+ * kept in LKPROBOT_ACCEL for the lkprobot processes this one starts; kvm
+ * is proved at once. 0, or -1 with err (a bad word, or KVM that cannot run
+ * a guest here: a usage error).
+ */
+int qemu_accel_option(const char *arg, struct strbuf *err);
+/*
+ * The accelerator of the next boot. Falling back to TCG is said once per
+ * process on stderr, with the reason. -1 with err when kvm was asked for
+ * and cannot run a guest.
+ */
+int qemu_accel_choose(struct qemu_accel *a, struct strbuf *err);
+/* A QEMU under KVM died before its guest ran: the next boots of this process use TCG. */
+void qemu_accel_failed(const char *why);
+/* The last two lines of what QEMU wrote on stderr, joined by "; ", added to out. */
+void qemu_stderr_tail(const struct strbuf *text, struct strbuf *out);
 
 struct qemu_opts {
 	const char *cache;		/* kernels, initramfs, NVDIMM backing files */
@@ -84,6 +111,7 @@ struct qemu_result {
 	const char *job_state;		/* finished, failed, timeout, killed, panic, boot_failed */
 	char *reason;
 	char *accel;			/* kvm or tcg */
+	char *accel_why;		/* tcg: why not KVM (NULL for kvm) */
 	double boot_seconds;		/* qemu start to the guest agent's start */
 	double test_start, test_end;	/* qemu start to the (last) test's start and end */
 	double wall_seconds;

@@ -147,9 +147,16 @@ int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *
 				strbuf_setf(err, "dpkg-deb could not unpack linux-image-%s", release);
 			goto out2;
 		}
-		char *dm[] = { "depmod", "-b", root, release, NULL };
-		if (run_exec(dm, -1, -1, err)) {
-			strbuf_setf(err, "depmod failed for '%s'; is kmod installed?", root);
+		/* a user's PATH has no sbin, where Debian keeps depmod */
+		char *dm[] = { run_have("depmod") ? "depmod" : "/sbin/depmod", "-b", root, release, NULL };
+		if ((rc = run_exec(dm, -1, -1, err))) {
+			if (rc > 0)
+				strbuf_setf(err, "depmod failed for '%s' (exit %d)", root, rc);
+			else {
+				char *why = strbuf_detach(err);
+				strbuf_setf(err, "cannot run depmod (Debian package kmod): %s", why);
+				free(why);
+			}
 			goto out2;
 		}
 		if (extract_vmlinux(vmlinuz, vmlinux, err))

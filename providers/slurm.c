@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #define SLURM_POLL_US 200000	/* squeue every 0.2 s */
+#define SLURM_GONE_S 60		/* a job Slurm forgot: this long for its status file on the shared file system */
 #define SLURM_MAX_ARGS 64
 #define SLURM_CMD_TIMEOUT 120	/* s: sbatch, squeue, scancel, sinfo */
 
@@ -282,11 +283,11 @@ static int slurm_run_job(struct provider *p, struct node *job, struct provider_r
 	struct proc_saved_stop saved;
 	proc_catch_stop(&saved);
 	const char *lost = NULL;	/* the node failure that cost the first submission */
-	double pending_since = 0;
+	double pending_since = 0, gone_since = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (slurm_submit(p, job, jobfile, status, tag, id, sizeof(id), err))
 			break;
-		pending_since = 0;
+		pending_since = gone_since = 0;
 		for (;;) {
 			if (proc_stop_signal) {
 				int sig = proc_stop_signal;
@@ -303,6 +304,12 @@ static int slurm_run_job(struct provider *p, struct node *job, struct provider_r
 			if (slurm_final(state))
 				break;
 			double now = proc_now();
+			if (!*state && !gone_since)
+				gone_since = now;
+			else if (!*state && now - gone_since > SLURM_GONE_S)
+				break;	/* said below: ended without a status file */
+			else if (*state)
+				gone_since = 0;
 			if (!strcmp(state, "PENDING") && p->cfg.slurm_pending_timeout > 0) {
 				if (!pending_since)
 					pending_since = now;

@@ -24,6 +24,7 @@
 #include "../lib/util/yml.h"
 #include "../providers/box.h"
 #include "../providers/provider.h"
+#include "../providers/qemu.h"
 #include "runstore.h"
 
 #include <errno.h>
@@ -66,7 +67,9 @@ static const char usage_text[] =
 	"      --constraint F     slurm: boxes with node feature F (the tbox_group)\n"
 	"      --partition P      slurm: the partition (default: the cluster's)\n"
 	"      --sbatch-arg ARG   slurm: one more sbatch argument (repeatable)\n"
-	"      --pending-timeout S  slurm: fail a run that waits S s for a box (default 0: wait)\n"
+	"      --pending-timeout S  slurm: fail a run that waits S s for a box (default 3600;\n"
+	"                         0: wait for ever)\n"
+	"      --accel A          qemu: kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)\n"
 	"      --kconfig NAME|FILE  qemu, ssh: the kernel config (default x86_64-pmem)\n"
 	"      --floor METRIC=PCT the smallest change of METRIC (a glob; repeatable) that\n"
 	"                         counts (default: the job's change_floor, else 1% for\n"
@@ -87,7 +90,7 @@ static const char usage_text[] =
 	"set), or a run could not be made; 2 bad input or usage\n";
 
 enum { OPT_TREE = 0x700, OPT_GOOD, OPT_BAD, OPT_METRIC, OPT_PROVIDER, OPT_KCONFIG, OPT_FIRST_PARENT, OPT_JSON,
-       OPT_RESUME, OPT_CACHE, OPT_DB, OPT_VIA, OPT_CONSTRAINT, OPT_PARTITION, OPT_SBATCH_ARG, OPT_PENDING,
+       OPT_RESUME, OPT_CACHE, OPT_DB, OPT_VIA, OPT_CONSTRAINT, OPT_PARTITION, OPT_SBATCH_ARG, OPT_PENDING, OPT_ACCEL,
        OPT_BOX, OPT_BOXES, OPT_FLOOR };
 
 struct driver {
@@ -648,6 +651,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "partition", required_argument, NULL, OPT_PARTITION },
 		{ "sbatch-arg", required_argument, NULL, OPT_SBATCH_ARG },
 		{ "pending-timeout", required_argument, NULL, OPT_PENDING },
+		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
 		{ "box", required_argument, NULL, OPT_BOX },
 		{ "boxes", required_argument, NULL, OPT_BOXES },
@@ -676,7 +680,8 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	const char *tree = NULL, *good = NULL, *bad = NULL, *metric = NULL, *provider = "local", *kconfig = NULL;
 	const char *via = "local", *constraint = NULL, *partition = NULL, **sbatch_args = NULL;
 	size_t nsbatch = 0;
-	int pending = 0;
+	int pending = PROVIDER_PENDING_TIMEOUT;
+	const char *accel = NULL;
 	const char *result_dir = "/lkp/result", *db = NULL, *box = NULL, *boxes = NULL;
 	char *cache = NULL, *picked = NULL, *picked_testbox = NULL, res_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
 	long long resume = 0, id = 0;
@@ -702,7 +707,17 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 			sbatch_args = xrealloc(sbatch_args, (nsbatch + 1) * sizeof(*sbatch_args));
 			sbatch_args[nsbatch++] = optarg;
 			break;
-		case OPT_PENDING: pending = atoi(optarg); break;
+		case OPT_PENDING: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 0 || v > INT_MAX) {
+				strbuf_setf(&err, "--pending-timeout: '%s' is not whole seconds", optarg);
+				goto bad;
+			}
+			pending = (int)v;
+			break;
+		}
+		case OPT_ACCEL: accel = optarg; break;
 		case OPT_KCONFIG: kconfig = optarg; break;
 		case OPT_BOX: box = optarg; break;
 		case OPT_BOXES: boxes = optarg; break;
@@ -733,6 +748,8 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 			goto out;
 		}
 	}
+	if (accel && qemu_accel_option(accel, &err))
+		goto bad;
 	if (fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real)) {
 		strbuf_setf(&err, "%s: cannot create the result directory", result_dir);
 		goto bad;

@@ -158,7 +158,7 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 	char *job_path = cmdline_param(cmdline.buf, "lkprobot.job");
 	char *result = cmdline_param(cmdline.buf, "lkprobot.result");
 	char *data = cmdline_param(cmdline.buf, "lkprobot.data");
-	char *accel = cmdline_param(cmdline.buf, "lkprobot.accel");
+	char *facts_path = cmdline_param(cmdline.buf, "lkprobot.facts");
 	if (!job_path || !result || !data)
 		fatal("%s", "lkprobot.job, lkprobot.result and lkprobot.data must be on the kernel command line");
 	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
@@ -176,12 +176,13 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 	if (!job)
 		fatal("%s", err.buf);
 	machine_detect(&m);
-	struct node *facts = node_new(NODE_MAP);
-	if (accel) {
-		struct node *v = node_new_scalar(!strcmp(accel, "tcg") ? ENGINE_TCG_NOTE : accel);
-		v->quoted = 1;
-		node_set(facts, "accel", v);
-	}
+	/* what the host knows about this machine (accel: kvm, or tcg and why) */
+	struct node *facts = NULL;
+	strbuf_reset(&text);
+	if (facts_path && strbuf_read_file(&text, facts_path))
+		fatal("cannot read the facts '%s'", facts_path);
+	if (facts_path && !(facts = yml_load_one(text.buf, facts_path, &err)))
+		fatal("%s", err.buf);
 	struct engine_opts eo = {
 		.result_dir = result,
 		.fs_root = "/run/fs",

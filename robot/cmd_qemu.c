@@ -15,6 +15,7 @@
 #include "../lib/results/result.h"
 #include "../lib/run/run.h"
 #include "../lib/util/units.h"
+#include "../lib/util/yml.h"
 #include "../providers/qemu.h"
 #include "runstore.h"
 
@@ -34,8 +35,9 @@ static const char usage_text[] =
 	"Boot a kernel in QEMU with one emulated NVDIMM per pmem the job asks for\n"
 	"and run each atomic job in it (one boot per run). The host's root is the\n"
 	"guest's root (9p, read-only); results go to <RESULT_ROOT_DIR>/... as with\n"
-	"'lkprobot run', plus the serial console as dmesg. KVM when it works, TCG\n"
-	"otherwise: TCG runs are functional checks, and job.yaml says so.\n"
+	"'lkprobot run', plus the serial console as dmesg. KVM when a probe guest\n"
+	"runs under it, TCG otherwise (the reason on stderr and in job.yaml's\n"
+	"facts: accel; TCG runs are functional checks, and job.yaml says so).\n"
 	"\n"
 	"  -o, --result-root DIR  RESULT_ROOT_DIR (default /lkp/result)\n"
 	"  -k, --kernel IMAGE     boot this vmlinux/bzImage\n"
@@ -55,6 +57,8 @@ static const char usage_text[] =
 	"      --job-timeout S    seconds for the job once the guest runs it (default:\n"
 	"                         its runtime + 600)\n"
 	"      --append ARGS      more kernel parameters (the job's boot_params are added)\n"
+	"      --accel A          kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto:\n"
+	"                         KVM when a probe guest runs under it, else TCG)\n"
 	"      --db FILE, --no-store   the store, as for 'lkprobot run'\n"
 	"  -t, --testbox NAME     the test box (default qemu-pmem: hosts/qemu-pmem)\n"
 	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
@@ -65,7 +69,7 @@ static const char usage_text[] =
 	"exit codes: 0 every run finished, 1 a run failed, timed out, panicked or\n"
 	"did not boot, 2 bad job file or usage\n";
 
-enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT, OPT_REUSE, OPT_TREE, OPT_COMMIT, OPT_KCONFIG };
+enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT, OPT_REUSE, OPT_TREE, OPT_COMMIT, OPT_KCONFIG, OPT_ACCEL };
 
 
 /* The newest kernel built in the cache (<cache>/kernels/<commit>-<config>/vmlinux). */
@@ -121,9 +125,20 @@ static void print_run(const struct qemu_result *qr)
 			node_free(stats);
 		}
 		free(sp);
+		/* which devices had DAX, as the guest checked each one (job.yaml facts: dax) */
+		struct strbuf text = STRBUF_INIT;
+		struct node *job = NULL;
+		char *jp = xasprintf("%s/job.yaml", qr->run_dir);
+		if (!strbuf_read_file(&text, jp) && (job = yml_load_one(text.buf, jp, &err)) &&
+		    node_str(node_get(node_get(job, "facts"), "dax")))
+			printf("  dax: %s\n", node_str(node_get(node_get(job, "facts"), "dax")));
+		node_free(job);
+		free(jp);
+		strbuf_release(&text);
 	}
 	if (!strcmp(qr->accel ? qr->accel : "", "tcg"))
-		printf("  accel: tcg — an emulated CPU: these numbers are a functional check, not a performance figure\n");
+		printf("  accel: tcg — an emulated CPU: these numbers are a functional check, not a performance figure (KVM not used: %s)\n",
+		       qr->accel_why ? qr->accel_why : "?");
 	strbuf_release(&err);
 }
 
@@ -148,6 +163,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "tree", required_argument, NULL, OPT_TREE },
 		{ "commit", required_argument, NULL, OPT_COMMIT },
 		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
+		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct jobopts jo;
@@ -156,7 +172,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	struct qemu_kernel k = { 0 };
 	struct qemu_opts qo = { .result_dir = "/lkp/result" };
 	struct strbuf err = STRBUF_INIT;
-	const char *image = NULL, *modules = NULL, *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL;
+	const char *image = NULL, *modules = NULL, *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL;
 	char *cache = NULL, exe[PATH_MAX], data_real[PATH_MAX], res_real[PATH_MAX];
 	bool use_store = true, reuse = false;
 	long runs = 1;
@@ -193,6 +209,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_TREE: tree = optarg; break;
 		case OPT_COMMIT: rev = optarg; break;
 		case OPT_KCONFIG: kconfig = optarg; break;
+		case OPT_ACCEL: accel = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = EXIT_OK;
@@ -202,7 +219,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 			goto out;
 		}
 	}
-	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
+	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err) || qemu_accel_option(accel, &err))
 		goto bad;
 	if (!jo.testbox)
 		jo.testbox = "qemu-pmem";

@@ -42,12 +42,13 @@ static const char usage_text[] =
 	"      --memory SIZE        RAM (default 2G), --cpus N (default 2)\n"
 	"      --append PARAMS      more kernel parameters\n"
 	"      --cache DIR          NVDIMM files and Debian's kernel (default as qemu's)\n"
+	"      --accel A            kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)\n"
 	"  -h, --help               this help\n"
 	"\n"
 	"exit codes: 0 the box powered off, 1 it could not start or QEMU failed, 2 usage\n";
 
 enum { OPT_DIR = 0x200, OPT_PORT, OPT_KEYS, OPT_NAME, OPT_MODULES, OPT_PMEM, OPT_PMEM_SIZE, OPT_MEMORY, OPT_CPUS,
-       OPT_APPEND, OPT_CACHE };
+       OPT_APPEND, OPT_CACHE, OPT_ACCEL };
 
 int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx)
 {
@@ -64,11 +65,12 @@ int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "cpus", required_argument, NULL, OPT_CPUS },
 		{ "append", required_argument, NULL, OPT_APPEND },
 		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct qemu_box_opts o = { .name = "qemu-box", .npmem = 2 };
-	const char *dir = NULL, *keys = NULL, *image = NULL, *modules = NULL, *cache = NULL;
+	const char *dir = NULL, *keys = NULL, *image = NULL, *modules = NULL, *cache = NULL, *accel = NULL;
 	char exe[PATH_MAX], keys_real[PATH_MAX];
 	struct strbuf err = STRBUF_INIT, cd = STRBUF_INIT;
 	struct qemu_kernel k = { 0 };
@@ -105,6 +107,7 @@ int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx)
 			break;
 		case OPT_APPEND: o.append = optarg; break;
 		case OPT_CACHE: cache = optarg; break;
+		case OPT_ACCEL: accel = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
@@ -115,6 +118,11 @@ int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	if (!dir || !o.ssh_port || !keys || optind != argc)
 		return cmd_error(EXIT_USAGE, "qemu-box needs --dir, --ssh-port and --authorized-keys; see 'lkprobot qemu-box --help'");
+	if (qemu_accel_option(accel, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		strbuf_release(&err);
+		return ret;
+	}
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0 || !realpath(keys, keys_real))
 		return cmd_error(EXIT_USAGE, "--authorized-keys: cannot read '%s'", keys);

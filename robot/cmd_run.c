@@ -151,7 +151,7 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 		goto bad;
 	/* refuse what cannot run before running anything */
 	for (size_t i = 0; i < jobs.n; i++)
-		if (engine_check(jobs.v[i], &err))
+		if (engine_check_here(jobs.v[i], &err))
 			goto bad;
 	eo.progress = isatty(2);
 

@@ -13,6 +13,7 @@
 #include "../lib/run/run.h"
 #include "../lib/util/yml.h"
 #include "../providers/provider.h"
+#include "../providers/qemu.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -24,8 +25,9 @@
 
 static const char usage_text[] =
 	"usage: lkprobot run-commit --provider P --tree DIR --commit ID -o DIR --status FILE\n"
-	"                           [--cache DIR] [--kconfig NAME] [-t TESTBOX] ATOMIC_JOB.yaml\n"
-	"(--cache: default $LKPROBOT_CACHE, else /var/cache/lkprobot)\n"
+	"                           [--cache DIR] [--kconfig NAME] [-t TESTBOX] [--accel A] ATOMIC_JOB.yaml\n"
+	"(--cache: default $LKPROBOT_CACHE, else /var/cache/lkprobot; --accel: qemu's\n"
+	"kvm, tcg or auto, default $LKPROBOT_ACCEL, else auto)\n"
 	"\n"
 	"Prepare the commit with the provider (local: check it out; qemu: build its\n"
 	"kernel), run the atomic job once into a new result root under -o, and write\n"
@@ -70,11 +72,12 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "status", required_argument, NULL, 'S' },
 		{ "cache", required_argument, NULL, 'c' },
 		{ "kconfig", required_argument, NULL, 'k' },
+		{ "accel", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *provider = NULL, *tree = NULL, *commit = NULL, *status = NULL, *cache = NULL, *kconfig = NULL;
-	const char *result_dir = NULL, *testbox = NULL;
+	const char *result_dir = NULL, *testbox = NULL, *accel = NULL;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
 	struct provider_run r = { 0 };
 	struct provider *p = NULL;
@@ -92,6 +95,7 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		case 'k': kconfig = optarg; break;
 		case 'o': result_dir = optarg; break;
 		case 't': testbox = optarg; break;
+		case 'A': accel = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
@@ -105,6 +109,11 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 	const struct provider_ops *ops = provider_find(provider);
 	if (!ops || !strcmp(provider, "slurm"))
 		return cmd_error(EXIT_USAGE, "--provider: '%s' is not a provider a node runs (local, qemu)", provider);
+	if (accel && qemu_accel_option(accel, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		strbuf_release(&err);
+		return ret;
+	}
 	char data_real[PATH_MAX], res_real[PATH_MAX];
 	if (!realpath(ctx->data_dir, data_real) || fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real))
 		return cmd_error(EXIT_FAIL, "cannot find lkprobot's data or the result directory '%s'", result_dir);

@@ -24,6 +24,7 @@
 #include "../mail/mailconf.h"
 #include "../mail/outbox.h"
 #include "../providers/box.h"
+#include "../providers/qemu.h"
 #include "../web/web.h"
 
 #include <errno.h>
@@ -39,7 +40,7 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-	"usage: lkprobot serve -c FILE [--once] [--listen HOST:PORT]\n"
+	"usage: lkprobot serve -c FILE [--once] [--listen HOST:PORT] [--accel A]\n"
 	"       lkprobot check-config -c FILE\n"
 	"       lkprobot status -c FILE [--json]\n"
 	"\n"
@@ -76,7 +77,8 @@ static const char usage_text[] =
 	"          base: last-tested        # last-tested, parent, or a revision (v6.1)\n"
 	"          jobs: [/etc/lkprobot/jobs/fio-basic-smoke.yaml]\n"
 	"          provider: local          # local, qemu or slurm (each run a batch job on a farm's box:\n"
-	"                                   # via: local|qemu, constraint, partition, sbatch_args, pending_timeout)\n"
+	"                                   # via: local|qemu, constraint, partition, sbatch_args,\n"
+	"                                   # pending_timeout: seconds, default 3600, 0 for ever)\n"
 	"                                   # or ssh (box: NAME, a real box of the file serve.boxes)\n"
 	"          kconfig: x86_64-pmem     # qemu\n"
 	"\n"
@@ -88,6 +90,7 @@ static const char usage_text[] =
 	"                         machines, heads, commits, compare, metric history,\n"
 	"                         bisections, report mails, the result roots' files;\n"
 	"                         actions (retest, cancel, resend) with the token\n"
+	"      --accel A          qemu: kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 stopped as asked (or the configuration is right), 1 a step\n"
@@ -901,10 +904,11 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "once", no_argument, NULL, 'O' },
 		{ "listen", required_argument, NULL, 'L' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "accel", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *listen = NULL;
+	const char *config = NULL, *listen = NULL, *accel = NULL;
 	bool once = false, json = false;
 	struct web *web = NULL;
 	struct serve_conf conf;
@@ -919,6 +923,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		case 'O': once = true; break;
 		case 'L': listen = optarg; break;
 		case 'J': json = true; break;
+		case 'A': accel = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
@@ -931,6 +936,12 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		return cmd_error(EXIT_USAGE, "%s needs -c FILE (and nothing else); see 'lkprobot serve --help'", ctx->cmd);
 	if (json && strcmp(ctx->cmd, "status"))
 		return cmd_error(EXIT_USAGE, "--json is an option of 'lkprobot status'; see 'lkprobot serve --help'");
+	/* the bisections it starts inherit the choice (LKPROBOT_ACCEL) */
+	if (accel && qemu_accel_option(accel, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		strbuf_release(&err);
+		return ret;
+	}
 	if (serve_conf_load(&conf, config, &err) || lkpetc_load(&err)) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # make demo: boot a kernel in QEMU with two emulated NVDIMMs and run the
 # smoke fio job on xfs with DAX inside it — Debian's packaged kernel, fetched
-# once with apt-get download. Needs root (as make deps does).
+# once with apt-get download. As root, or as a user (the cache is then
+# ~/.cache/lkprobot, and QEMU runs under TCG without access to /dev/kvm).
 set -eu
 cd "$(dirname "$0")/.."
 out=${LKPROBOT_DEMO_RESULTS:-/tmp/lkprobot-demo}

@@ -41,7 +41,7 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-int engine_check(const struct node *job, struct strbuf *err)
+static int check(const struct node *job, bool here, struct strbuf *err)
 {
 	size_t tests = 0;
 	bool needs_root = false;
@@ -78,11 +78,21 @@ int engine_check(const struct node *job, struct strbuf *err)
 		strbuf_setf(err, "the job names no test to run (fio:, vm-scalability:, ...)");
 		return -1;
 	}
-	if (needs_root && geteuid()) {
+	if (here && needs_root && geteuid()) {
 		strbuf_setf(err, "the job's setups (disks, file systems, swap, sysfs) need root; run lkprobot as root");
 		return -1;
 	}
 	return 0;
+}
+
+int engine_check(const struct node *job, struct strbuf *err)
+{
+	return check(job, false, err);
+}
+
+int engine_check_here(const struct node *job, struct strbuf *err)
+{
+	return check(job, true, err);
 }
 
 struct monitor_proc {
@@ -472,7 +482,7 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 	char *tmpl;
 
 	memset(res, 0, sizeof(*res));
-	if (engine_check(job, err))
+	if (engine_check_here(job, err))
 		return -1;
 	strbuf_addf(&path, "%s/", o->result_dir);
 	if (job_result_path(job, m, NULL, false, &path, err)) {

@@ -56,15 +56,17 @@ struct engine_result {
 };
 
 /*
- * Can this job run here at all (atomic, a test lkprobot runs, setups it
- * implements, root where needed)? 0, or -1 with one line in err. Nothing
- * is touched.
+ * Can lkprobot run this job (atomic, a test lkprobot runs, setups it
+ * implements)? 0, or -1 with one line in err. Nothing is touched. The
+ * commands that run it elsewhere (a QEMU guest, a box) ask this.
  */
 int engine_check(const struct node *job, struct strbuf *err);
+/* The same, and can it run on this machine (root where its setups need it)? */
+int engine_check_here(const struct node *job, struct strbuf *err);
 
 /*
  * Run the job. Returns 0 when a result root was made (whatever job_state
- * says), -1 with err set when the job could not start (see engine_check,
+ * says), -1 with err set when the job could not start (see engine_check_here,
  * or the result root cannot be created).
  */
 int engine_run(const struct node *job, const struct machine *m, const struct engine_opts *o,

@@ -1,21 +1,143 @@
 # Helpers for the CLI tests (sourced). Each test is a description and a
-# shell snippet run in a subshell with `set -e`; test_done prints
-# "N passed, N failed" for the script and records the counts for run.sh.
+# shell snippet, an &&-chain run in a subshell with `set -e`; test_done
+# prints "N passed, N failed" for the script and records the counts (and
+# what was skipped, and why) for run.sh and tests/run-all.sh.
+#
+#   test_expect_success [PREREQ,...] 'what it checks' 'body'
+#       Before the body runs, git's chain-lint runs it once behind
+#       `(exit 117) &&`: a body whose &&-chain is broken gets past that (its
+#       commands after the break run) and the test fails without running.
+#       With PREREQs, the test is skipped, with the reason, unless each was
+#       set by test_set_prereq.
+#   test_set_prereq NAME        (in a setup's body, as its last link)
+#   test_prereq_cmd NAME CMD PACKAGE   NAME is set when CMD is here; when
+#                               not, the tests that need NAME say so
+#   test_need_cmd CMD PACKAGE   (at the top) skip the whole file without CMD
+#   test_need_root              (at the top) skip the whole file unless root
+#   test_log FILE...            a server's log: printed, its last lines, when
+#                               a test of the file failed or it was stopped
+#                               (patterns allowed: expanded at the end)
+#   test_at_exit 'COMMANDS'     run when the file ends, however it ends
+#                               (stop the servers it started, by pid),
+#                               before the logs are printed and $TMP removed
+#   stop_pid PID [SIGNAL]       end a process the test started, and wait
+#   stop_session SIGNAL SID     end what `setsid CMD &` started, all of it
+# Never end a process by name (pkill -f, killall): it may be anyone's.
 : "${LKPROBOT:?set LKPROBOT to the lkprobot binary under test}"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d /tmp/lkp-cli.XXXXXX)
-# never rm -rf into a file system a failed test left mounted
-trap 'grep -o " $TMP/[^ ]*" /proc/mounts | xargs -r umount -l 2>/dev/null; rm -rf "$TMP"' EXIT
 export LKPROBOT SRC TMP
 PASSED=0
 FAILED=0
+SKIPPED=0
+TEST_FILE=$(basename "$0")
+TEST_SKIP_ALL=
+TEST_AT_EXIT=
+TEST_LOGS=
 cd "$SRC" || exit 1
 
 lkprobot() { "$LKPROBOT" "$@"; }
 
+test_exit_() {
+	rc=$?
+	trap - EXIT
+	eval "$TEST_AT_EXIT"
+	if [ "$FAILED" != 0 ] || [ "$rc" -gt 128 ]; then
+		for f in $TEST_LOGS; do
+			[ -s "$f" ] || continue
+			echo "# --- ${f#"$TMP"/} (its last 40 lines)"
+			tail -n 40 "$f" | sed 's/^/#   /'
+		done
+	fi
+	# never rm -rf into a file system a failed test left mounted
+	grep -o " $TMP/[^ ]*" /proc/mounts | xargs -r umount -l 2>/dev/null
+	rm -rf "$TMP"
+	exit "$rc"
+}
+trap test_exit_ EXIT
+# a signal (run.sh's wall-clock limit, ^C) ends the file through test_exit_
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+test_at_exit() {
+	TEST_AT_EXIT="$1${TEST_AT_EXIT:+; $TEST_AT_EXIT}"
+}
+
+test_log() {
+	TEST_LOGS="$TEST_LOGS $*"
+}
+
+test_set_prereq() {
+	: >"$TMP/.prereq-$1"
+}
+
+test_prereq_cmd() {
+	if command -v "$2" >/dev/null 2>&1; then
+		test_set_prereq "$1"
+	else
+		echo "no $2 here (Debian package $3; make deps installs it)" >"$TMP/.why-$1"
+	fi
+}
+
+# The first prerequisite of $1 (comma-separated) not set, or nothing.
+test_missing_prereq_() {
+	old_ifs=$IFS
+	IFS=,
+	for p in $1; do
+		[ -e "$TMP/.prereq-$p" ] || { IFS=$old_ifs; echo "$p"; return; }
+	done
+	IFS=$old_ifs
+}
+
+test_skip_() {
+	SKIPPED=$((SKIPPED + 1))
+	echo "ok - $1 # skip ($2)"
+	[ -n "$CLI_SKIPS" ] && echo "$TEST_FILE: $1 ($2)" >>"$CLI_SKIPS"
+	return 0
+}
+
+test_need_cmd() {
+	command -v "$1" >/dev/null 2>&1 ||
+		TEST_SKIP_ALL="${TEST_SKIP_ALL:-no $1 here (Debian package $2; make deps installs it)}"
+}
+
+test_need_root() {
+	[ "$(id -u)" = 0 ] || TEST_SKIP_ALL="${TEST_SKIP_ALL:-needs root (make check as root)}"
+}
+
 test_expect_success() {
+	prereq=
+	if [ $# = 3 ]; then
+		prereq=$1
+		shift
+	fi
 	desc=$1
-	if (set -e; eval "$2") >"$TMP/.out" 2>&1; then
+	if [ -n "$TEST_SKIP_ALL" ]; then
+		test_skip_ "$desc" "$TEST_SKIP_ALL"
+		return
+	fi
+	missing=$(test_missing_prereq_ "$prereq")
+	if [ -n "$missing" ] && [ -s "$TMP/.why-$missing" ]; then
+		test_skip_ "$desc" "$(cat "$TMP/.why-$missing")"
+		return
+	elif [ -n "$missing" ]; then
+		test_skip_ "$desc" "$missing not there: a test before it that sets it failed or did not run"
+		return
+	fi
+	# git's chain-lint: a whole &&-chain stops at the first link
+	(eval "(exit 117) && $2") >/dev/null 2>&1 </dev/null
+	lint=$?
+	if [ "$lint" != 117 ]; then
+		FAILED=$((FAILED + 1))
+		echo "not ok - $desc"
+		echo "#   broken &&-chain: the body got past '(exit 117) &&' (exit $lint); every command must be linked with &&"
+		return 1
+	fi
+	# outside any `if`, where set -e would do nothing
+	(set -e; eval "$2") >"$TMP/.out" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ]; then
 		PASSED=$((PASSED + 1))
 		echo "ok - $desc"
 	else
@@ -51,8 +173,42 @@ one_line_error() {
 	grep -Eq "$1" "$TMP/err" || { echo "stderr does not match '$1':"; cat "$TMP/err"; return 1; }
 }
 
+# Is pid $1 running (a zombie not reaped yet is not)?
+test_alive_() {
+	[ -r "/proc/$1/stat" ] && [ "$(sed -n 's/.*) \(.\) .*/\1/p' "/proc/$1/stat")" != Z ]
+}
+
+# Stop a process this test started, by pid: signal $2 (default TERM), then
+# up to 10 s for it to end, then SIGKILL. Never fails.
+stop_pid() {
+	[ -n "$1" ] || return 0
+	kill "-${2:-TERM}" "$1" 2>/dev/null || return 0
+	for i in $(seq 1 100); do
+		test_alive_ "$1" || return 0
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null
+	return 0
+}
+
+# Kill (signal $1) the session $2 a test started with `setsid CMD &` — the
+# process and whatever it started — and wait (10 s at most) until none of it
+# runs (a zombie left to init does not count).
+stop_session() {
+	kill "-$1" "-$2" 2>/dev/null
+	wait "$2" 2>/dev/null
+	for i in $(seq 1 100); do
+		ps -o stat= -s "$2" | grep -qv "^Z" || return 0
+		sleep 0.1
+	done
+	echo "processes of session $2 still running:"
+	ps -o pid,stat,args -s "$2"
+	return 1
+}
+
 test_done() {
+	[ "$SKIPPED" = 0 ] || echo "# $SKIPPED skipped"
 	echo "$PASSED passed, $FAILED failed"
-	[ -n "$CLI_RESULTS" ] && echo "$PASSED $FAILED" >>"$CLI_RESULTS"
+	[ -n "$CLI_RESULTS" ] && echo "$PASSED $FAILED $SKIPPED" >>"$CLI_RESULTS"
 	[ "$FAILED" = 0 ]
 }

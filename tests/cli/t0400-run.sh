@@ -3,7 +3,14 @@
 # xfs (loop devices stand in for the disk: --loop-disks) and vm-scalability's
 # anon case — checked against fio's own JSON; failures, timeouts and
 # interruptions leave result roots that say so. Needs root (mkfs, mount).
+# wall-clock limit: 600 s
 . "$(dirname "$0")/lib.sh"
+test_need_root
+test_need_cmd fio fio
+test_need_cmd mkfs.xfs xfsprogs
+test_need_cmd losetup util-linux
+test_need_cmd python3 python3
+test_need_cmd sqlite3 sqlite3
 
 RES="$TMP/result"
 DB="$TMP/store.db"
@@ -155,7 +162,7 @@ test_expect_success 'no pmem and no --loop-disks: one clear reason' '
 '
 
 test_expect_success 'a job value with shell syntax is data: one literal fio value, no shell' '
-	run --loop-disks=512M jobs/fio-basic/fio-basic-smoke-1hdd.yaml "fio-setup-basic.bs=4k; touch $TMP/pwned" >"$TMP/inj.out" || true &&
+	{ run --loop-disks=512M jobs/fio-basic/fio-basic-smoke-1hdd.yaml "fio-setup-basic.bs=4k; touch $TMP/pwned" >"$TMP/inj.out" || true; } &&
 	[ ! -e "$TMP/pwned" ] &&
 	R=$(sed -n "s/^[a-z]* \([^ ]*\) (test.*/\1/p" "$TMP/inj.out") && [ -n "$R" ] &&
 	grep -qx "bs=4k; touch $TMP/pwned" "$R/fio.task" &&
@@ -181,10 +188,11 @@ test_expect_success 'a test past its runtime is killed: job_state timeout, monit
 
 test_expect_success 'SIGTERM mid-test: job_state killed, monitor data kept, nothing left mounted' '
 	printf "testcase: x\ndisk: 1HDD\nfs: xfs\nruntime: 20s\nvmstat:\nfio-setup-basic:\n  time_based: tb\n  test_size: 64M\nfio:\n" >"$TMP/long.yaml" &&
-	"$LKPROBOT" run -o "$RES" --db "$DB" --fs-root "$FSROOT" --loop-disks=512M "$TMP/long.yaml" >"$TMP/killed.out" 2>&1 &
-	pid=$! &&
-	sleep 6 && kill -TERM $pid && { wait $pid || true; } &&
-	cat "$TMP/killed.out" &&
+	{ "$LKPROBOT" run -o "$RES" --db "$DB" --fs-root "$FSROOT" --loop-disks=512M "$TMP/long.yaml" >"$TMP/killed.out" 2>&1 & pid=$!; } &&
+	for i in $(seq 1 300); do [ -n "$(find "$RES" -name fio.output 2>/dev/null)" ] && break; sleep 0.1; done &&
+	sleep 2 && kill -TERM $pid && rc=0 && { wait $pid || rc=$?; } &&
+	cat "$TMP/killed.out" && echo "exit $rc" &&
+	[ "$rc" = 1 ] &&
 	R=$(sed -n "s/^killed \([^ ]*\) .*/\1/p" "$TMP/killed.out") &&
 	grep -qx "job_state: killed" "$R/job.yaml" &&
 	[ -s "$R/vmstat" ] && no_leftovers

@@ -4,6 +4,7 @@
 # (tests/fixtures/compare/gen-samples.py finds them); sides from commit
 # directories, run directories and the store; bad input.
 . "$(dirname "$0")/lib.sh"
+test_need_cmd python3 python3
 
 FIX="$SRC/tests/fixtures/compare"
 GEN="python3 $FIX/gen-samples.py"

@@ -4,6 +4,7 @@
 # mail parser (Python's email package) see it; the commit's subject and
 # author from a git tree; other jobs that changed; nothing to report.
 . "$(dirname "$0")/lib.sh"
+test_need_cmd python3 python3
 
 FIX="$SRC/tests/fixtures/compare"
 B="$TMP/r/fio-basic/2pmem-xfs-dax-200s-50%-tb-randwrite-2M-sync-200G-performance/lkp-hsw-ep6/debian/x86_64-rhel-7.2/gcc-6"

@@ -3,7 +3,10 @@
 # repositories made here: a benchmark script (tests/fixtures/command) whose mean is the number in
 # ./speed and whose noise is seeded (a counter file), a Makefile that fails
 # where ./broken exists. Real processes, real result roots, a real store.
+# wall-clock limit: 900 s
 . "$(dirname "$0")/lib.sh"
+test_need_cmd python3 python3
+test_need_cmd sqlite3 sqlite3
 
 export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 
@@ -78,11 +81,11 @@ assert j[\"status\"] == \"found\" and j[\"culprit\"] == sys.argv[2], j
 
 test_expect_success 'a merge: the culprit on a side branch is found; --first-parent names the merge' '
 	repo "$TMP/r5" 6 0 &&
-	cd "$TMP/r5" && git checkout -q -b side HEAD~3 &&
+	cd "$TMP/r5" && main=$(git symbolic-ref --short HEAD) && git checkout -q -b side HEAD~3 &&
 	echo s1 >s1 && git add -A && git commit -qm "side 1" &&
 	echo 70 >speed && git add -A && git commit -qm "side 2" &&
 	echo s3 >s3 && git add -A && git commit -qm "side 3" &&
-	git checkout -q master 2>/dev/null || git checkout -q main &&
+	git checkout -q "$main" &&
 	git merge -q --no-edit side && echo m >m && git add -A && git commit -qm "after merge" && cd "$SRC" &&
 	B --tree "$TMP/r5" --good HEAD~1~1~3 --bad HEAD --metric command.throughput "$TMP/job.yaml" >"$TMP/o5" &&
 	grep -q "(\"side 2\")" "$TMP/o5" &&

@@ -4,7 +4,9 @@
 # python3-aiosmtpd, tests/fixtures/smtp/smtpd.py) plain and with STARTTLS
 # (a certificate made here), DKIM checked offline with python3-dkim, the
 # outbox across a server that is down and a sender that dies.
+# wall-clock limit: 600 s
 . "$(dirname "$0")/lib.sh"
+test_need_cmd openssl openssl
 
 PY=/usr/bin/python3
 FIX="$SRC/tests/fixtures"
@@ -17,18 +19,27 @@ start_smtpd() {	# start_smtpd SPOOL [smtpd.py options...]
 	spool=$1
 	shift
 	mkdir -p "$spool"
-	"$PY" "$FIX/smtp/smtpd.py" --port $port --spool "$spool" "$@" >"$TMP/smtpd.log" 2>&1 &
+	echo "== smtpd.py --spool $spool $*" >>"$TMP/smtpd.log"
+	"$PY" "$FIX/smtp/smtpd.py" --port $port --spool "$spool" "$@" >>"$TMP/smtpd.log" 2>&1 &
 	echo $! >"$TMP/smtpd.pid"
+	listening && return 0
+	echo "smtpd did not start:"; cat "$TMP/smtpd.log"; return 1
+}
+listening() {	# something accepts connections on $port (10 s at most)
 	for i in $(seq 1 100); do
 		"$PY" -c "import socket,sys; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && return 0
 		sleep 0.1
 	done
-	echo "smtpd did not start:"; cat "$TMP/smtpd.log"; return 1
+	return 1
 }
 stop_smtpd() {
-	[ -s "$TMP/smtpd.pid" ] && kill "$(cat "$TMP/smtpd.pid")" 2>/dev/null; wait 2>/dev/null; rm -f "$TMP/smtpd.pid"
+	pid=$(cat "$TMP/smtpd.pid" 2>/dev/null)
+	rm -f "$TMP/smtpd.pid"
+	stop_pid "$pid"
 }
-trap 'stop_smtpd; grep -o " $TMP/[^ ]*" /proc/mounts | xargs -r umount -l 2>/dev/null; rm -rf "$TMP"' EXIT
+test_need_cmd python3 python3
+test_at_exit stop_smtpd
+test_log "$TMP/smtpd.log"
 
 conf() {	# conf FILE live(true|false) tls [extra yaml lines]
 	f=$1 live=$2 tls=$3
@@ -100,10 +111,11 @@ test_expect_success 'setup: a repository with trailers and MAINTAINERS, the samp
 	cp "$TMP"/sj/*.yaml "$B/$ID/0/job.yaml" &&
 	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 2 \
 		-subj /CN=localhost -addext subjectAltName=DNS:localhost 2>/dev/null &&
-	openssl genrsa -out "$TMP/dkim.pem" 2048 2>/dev/null
+	openssl genrsa -out "$TMP/dkim.pem" 2048 2>/dev/null &&
+	test_set_prereq SETUP
 '
 
-test_expect_success 'recipients: author To, committer and trailers Cc, MAINTAINERS by F:/X:, lists; once each, bad ones dropped' '
+test_expect_success SETUP 'recipients: author To, committer and trailers Cc, MAINTAINERS by F:/X:, lists; once each, bad ones dropped' '
 	conf "$TMP/dry.yaml" false required &&
 	lkprobot recipients --config "$TMP/dry.yaml" --tree "$TMP/linux" HEAD >"$TMP/rc" 2>"$TMP/rc.err" &&
 	cat "$TMP/rc" &&
@@ -123,7 +135,7 @@ test_expect_success 'recipients: author To, committer and trailers Cc, MAINTAINE
 	grep -q "^# a dry run" "$TMP/rc"
 '
 
-test_expect_success 'dry run (the default): delivered to the operator only, and it says so' '
+test_expect_success SETUP 'dry run (the default): delivered to the operator only, and it says so' '
 	start_smtpd "$TMP/spool1" &&
 	conf "$TMP/dry-plain.yaml" false none &&
 	lkprobot report --send --config "$TMP/dry-plain.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
@@ -137,7 +149,7 @@ test_expect_success 'dry run (the default): delivered to the operator only, and 
 	grep -q "^To: =?UTF-8?Q?J=C3=B6rg_R=C3=B6del?= <joro@8bytes.org>" "$TMP/spool1/1/data"
 '
 
-test_expect_success 'live, STARTTLS required: the computed recipients, over TLS, the message as built, DKIM that verifies' '
+test_expect_success SETUP 'live, STARTTLS required: the computed recipients, over TLS, the message as built, DKIM that verifies' '
 	start_smtpd "$TMP/spool2" --tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem" --require-tls &&
 	conf "$TMP/live.yaml" true required "  dkim:" "    key: $TMP/dkim.pem" "    selector: lkp" "    domain: example.org" &&
 	lkprobot report --send --config "$TMP/live.yaml" --db "$TMP/out2.db" --tree "$TMP/linux" \
@@ -161,7 +173,7 @@ assert bad != msg and not dkim.verify(bad, dnsfunc=dns), \"a changed body still 
 " "$TMP/spool2/1/data" "$TMP/dkim.pub"
 '
 
-test_expect_success 'TLS required and the server offers none: not delivered, failed with the reason (exit 1)' '
+test_expect_success SETUP 'TLS required and the server offers none: not delivered, failed with the reason (exit 1)' '
 	start_smtpd "$TMP/spool3" &&
 	conf "$TMP/live-tls.yaml" true required &&
 	expect_exit 1 lkprobot report --send --config "$TMP/live-tls.yaml" --db "$TMP/out3.db" --tree "$TMP/linux" \
@@ -171,7 +183,7 @@ test_expect_success 'TLS required and the server offers none: not delivered, fai
 	lkprobot outbox --db "$TMP/out3.db" list | grep -q "^1 failed attempts 1 .*TLS"
 '
 
-test_expect_success 'the server is down: queued and deferred; up again: sent once by outbox send --wait' '
+test_expect_success SETUP 'the server is down: queued and deferred; up again: sent once by outbox send --wait' '
 	conf "$TMP/live-plain.yaml" true none &&
 	lkprobot report --send --config "$TMP/live-plain.yaml" --db "$TMP/out4.db" --tree "$TMP/linux" \
 		--base "$B/base" --commit "$B/$(cat "$TMP/id")" --date 1485000000 >"$TMP/s4" &&
@@ -187,7 +199,7 @@ test_expect_success 'the server is down: queued and deferred; up again: sent onc
 		--base "$B/base" --commit "$B/$(cat "$TMP/id")" --date 1485000000 | grep -q "^already queued"
 '
 
-test_expect_success 'a sender killed between queue and send: sent exactly once after the restart' '
+test_expect_success SETUP 'a sender killed between queue and send: sent exactly once after the restart' '
 	start_smtpd "$TMP/spool5" &&
 	conf "$TMP/live5.yaml" true none &&
 	expect_exit 137 env LKPROBOT_FAULT=after-queue "$LKPROBOT" report --send --config "$TMP/live5.yaml" --db "$TMP/out5.db" \
@@ -199,16 +211,16 @@ test_expect_success 'a sender killed between queue and send: sent exactly once a
 	[ $(ls "$TMP/spool5" | wc -l) = 1 ]
 '
 
-test_expect_success 'a sender killed while connecting (the server never answers): queued again, sent once later' '
+test_expect_success SETUP 'a sender killed while connecting (the server never answers): queued again, sent once later' '
 	conf "$TMP/live8.yaml" true none &&
-	"$PY" -c "import socket, time
+	{ "$PY" -c "import socket, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((\"127.0.0.1\", $port)); s.listen(5)
-c = s.accept(); time.sleep(30)" &
-	silent=$! && sleep 0.5 &&
+c = s.accept(); time.sleep(30)" & silent=$!; } &&
+	listening &&
 	expect_exit 137 env LKPROBOT_FAULT=after-queue "$LKPROBOT" report --send --config "$TMP/live8.yaml" --db "$TMP/out8.db" \
 		--to a@example.org --base "$B/base" --commit "$B/$(cat "$TMP/id")" --date 1485000000 &&
-	{ timeout -s KILL 3 "$LKPROBOT" outbox --config "$TMP/live8.yaml" --db "$TMP/out8.db" send; [ $? = 137 ]; } &&
-	kill $silent; wait $silent 2>/dev/null;
+	expect_exit 137 timeout -s KILL 3 "$LKPROBOT" outbox --config "$TMP/live8.yaml" --db "$TMP/out8.db" send &&
+	stop_pid $silent &&
 	lkprobot outbox --db "$TMP/out8.db" list | grep -q "^1 connecting " &&
 	start_smtpd "$TMP/spool8" &&
 	lkprobot outbox --config "$TMP/live8.yaml" --db "$TMP/out8.db" send &&
@@ -217,7 +229,7 @@ c = s.accept(); time.sleep(30)" &
 	lkprobot outbox --db "$TMP/out8.db" list | grep -q "^1 sent attempts 2 "
 '
 
-test_expect_success 'killed after the server took it, before the store knew: in doubt, never sent twice on its own' '
+test_expect_success SETUP 'killed after the server took it, before the store knew: in doubt, never sent twice on its own' '
 	start_smtpd "$TMP/spool6" &&
 	conf "$TMP/live6.yaml" true none &&
 	expect_exit 137 env LKPROBOT_FAULT=after-smtp "$LKPROBOT" report --send --config "$TMP/live6.yaml" --db "$TMP/out6.db" \
@@ -233,7 +245,7 @@ test_expect_success 'killed after the server took it, before the store knew: in 
 	[ $(ls "$TMP/spool6" | wc -l) = 2 ]
 '
 
-test_expect_success 'a subject and an author with CR/LF cannot inject a header' '
+test_expect_success SETUP 'a subject and an author with CR/LF cannot inject a header' '
 	cd "$TMP/linux" && printf "x\n" >>fs/xfs/xfs_file.c && git add -A &&
 	tree=$(git write-tree) && parent=$(git rev-parse HEAD) &&
 	c=$(printf "tree %s\nparent %s\nauthor Evil\rBcc: victim@example.org <evil@example.org> 1485000000 +0000\ncommitter C <c@example.org> 1485000000 +0000\n\nxfs: a subject\r\nBcc: victim@example.org\n" "$tree" "$parent" |

@@ -6,14 +6,18 @@
 # also when the service alone (not its process group) is killed with SIGKILL
 # in the middle and started again: its children die with it, and every
 # commit's matrix holds only that commit's samples.
+# wall-clock limit: 900 s
 . "$(dirname "$0")/lib.sh"
+test_need_cmd sqlite3 sqlite3
 
 PY=/usr/bin/python3
 port=$((20000 + ($$ + 7) % 20000))
 export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 
-trap 'for p in "$TMP/smtpd.pid" "$TMP/smtpd2.pid"; do [ -s "$p" ] && kill "$(cat "$p")" 2>/dev/null; done; rm -rf "$TMP"' EXIT
-
+test_need_cmd python3 python3
+test_at_exit 'stop_pid "$(cat "$TMP/smtpd.pid" 2>/dev/null)"; stop_pid "$(cat "$TMP/smtpd2.pid" 2>/dev/null)"'
+# the service's stderr of each pass
+test_log "$TMP/smtpd.log" "$TMP/smtpd2.log" "$TMP/e[0-9]" "$TMP/u[0-9]"
 # Every matrix.json under the result root holds only samples of its own
 # commit: each command.throughput within 15 % of the commit's ./speed (the
 # noise is 2 %; neighbouring speeds differ by 30 % or more). And the store
@@ -32,6 +36,22 @@ own_samples_only() {
 	done &&
 	dup=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT bad FROM bisections GROUP BY tree, good, bad, job HAVING count(*) > 1") &&
 	{ [ -z "$dup" ] || { echo "bisected twice: $dup"; return 1; }; }
+}
+
+# SIGKILL to the service alone, not its session (started with setsid): its
+# children must die with it; any still running after 10 s fail the test and
+# are ended.
+kill_service_alone() {
+	kill -KILL "$1" || return 1
+	wait "$1" 2>/dev/null
+	for i in $(seq 1 100); do
+		ps -o stat= -s "$1" | grep -qv "^Z" || return 0
+		sleep 0.1
+	done
+	echo "processes of the killed service still running:"
+	ps -o pid,stat,args -s "$1"
+	stop_session KILL "$1"
+	return 1
 }
 
 commit_n() {	# commit_n FROM TO [SPEED_AT SPEED]
@@ -75,10 +95,11 @@ test_expect_success 'setup: a repository, a job, an SMTP server, the configurati
 	    url: smtp://127.0.0.1:$port
 	    tls: none
 	EOF
-	lkprobot check-config -c "$TMP/robot.yaml" | grep -q "1 tree, mail a dry run"
+	lkprobot check-config -c "$TMP/robot.yaml" | grep -q "1 tree, mail a dry run" &&
+	test_set_prereq SETUP
 '
 
-test_expect_success 'the first head: tested against its parent, no change, no mail' '
+test_expect_success SETUP 'the first head: tested against its parent, no change, no mail' '
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e1" &&
 	cat "$TMP/e1" &&
 	grep -q "new head .* (\"change 4\")" "$TMP/e1" &&
@@ -87,7 +108,7 @@ test_expect_success 'the first head: tested against its parent, no change, no ma
 	[ -z "$(ls "$TMP/spool")" ]
 '
 
-test_expect_success 'eight new commits, the fifth 30 % slower: bisected from the last tested head, one mail about it' '
+test_expect_success SETUP 'eight new commits, the fifth 30 % slower: bisected from the last tested head, one mail about it' '
 	commit_n 5 12 9 70 &&
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e2" &&
 	cat "$TMP/e2" &&
@@ -99,18 +120,17 @@ test_expect_success 'eight new commits, the fifth 30 % slower: bisected from the
 	[ "$(cat "$TMP/spool/1/rcpt")" = "ops@example.org" ]
 '
 
-test_expect_success 'nothing new: nothing tested again, no second mail' '
+test_expect_success SETUP 'nothing new: nothing tested again, no second mail' '
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e3" &&
 	! grep -q "new head\|bisect" "$TMP/e3" &&
 	[ $(ls "$TMP/spool" | wc -l) = 1 ]
 '
 
-test_expect_success 'SIGKILL in the middle of the next regression, then started again: one mail, the runs reused' '
+test_expect_success SETUP 'SIGKILL in the middle of the next regression, then started again: one mail, the runs reused' '
 	commit_n 13 20 16 50 &&
-	BENCH_SLEEP=0.3 "$LKPROBOT" serve -c "$TMP/robot.yaml" 2>"$TMP/e4" &
-	pid=$! &&
+	{ BENCH_SLEEP=0.3 setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" 2>"$TMP/e4" & pid=$!; } &&
 	for i in $(seq 1 200); do grep -q ": .*job.yaml" "$TMP/e4" 2>/dev/null && break; sleep 0.1; done &&
-	sleep 2 && kill -9 $pid && wait $pid 2>/dev/null;
+	sleep 2 && kill_service_alone $pid &&
 	cat "$TMP/e4" &&
 	! grep -q "found" "$TMP/e4" &&
 	runs_before=$(find "$TMP/res" -name stats.json | wc -l) &&
@@ -126,14 +146,14 @@ test_expect_success 'SIGKILL in the middle of the next regression, then started 
 	echo "runs before the restart: $runs_before, after: $(find "$TMP/res" -name stats.json | wc -l)"
 '
 
-test_expect_success 'kill -9 at random points, five times, then one pass: one mail, every run in the store, none twice' '
+test_expect_success SETUP 'kill -9 at random points, five times, then one pass: one mail, every run in the store, none twice' '
 	commit_n 25 32 29 60 &&
 	spool_before=$(ls "$TMP/spool" | wc -l) &&
 	for k in 1 2 3 4 5; do
 		delay=$(od -An -N1 -tu1 /dev/urandom | awk "{ printf \"%.1f\", 0.3 + \$1 / 255 * 4 }") &&
 		echo "kill $k after $delay s" &&
-		{ BENCH_SLEEP=0.2 "$LKPROBOT" serve -c "$TMP/robot.yaml" 2>>"$TMP/e7" & pid=$!; } &&
-		sleep "$delay" && kill -9 $pid && { wait $pid 2>/dev/null || :; }
+		{ BENCH_SLEEP=0.2 setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" 2>>"$TMP/e7" & pid=$!; } &&
+		sleep "$delay" && kill_service_alone $pid || exit 1
 	done &&
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e8" && cat "$TMP/e8" &&
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 29\$") &&
@@ -150,7 +170,7 @@ test_expect_success 'kill -9 at random points, five times, then one pass: one ma
 	own_samples_only
 '
 
-test_expect_success 'an improvement: bisected and recorded as one; with report_improvements: false, no mail' '
+test_expect_success SETUP 'an improvement: bisected and recorded as one; with report_improvements: false, no mail' '
 	sed "s|^  poll: 1|  poll: 1\n  report_improvements: false|" "$TMP/robot.yaml" >"$TMP/robot-noimp.yaml" &&
 	spool_before=$(ls "$TMP/spool" | wc -l) &&
 	commit_n 21 24 22 100 &&
@@ -166,7 +186,7 @@ test_expect_success 'an improvement: bisected and recorded as one; with report_i
 	one_line_error "ri.yaml:2:[0-9]+: serve.report_improvements: must be true or false"
 '
 
-test_expect_success 'a report the SMTP server refuses for good (554 on DATA): recorded as a failed delivery with the reason, not "nothing to report"' '
+test_expect_success SETUP 'a report the SMTP server refuses for good (554 on DATA): recorded as a failed delivery with the reason, not "nothing to report"' '
 	port2=$((port + 1)) && mkdir -p "$TMP/spool2" &&
 	{ "$PY" "$SRC/tests/fixtures/smtp/smtpd.py" --port $port2 --spool "$TMP/spool2" --data-reply "554 5.7.1 no thanks" >"$TMP/smtpd2.log" 2>&1 & echo $! >"$TMP/smtpd2.pid"; } &&
 	for i in $(seq 1 100); do "$PY" -c "import socket; socket.create_connection((\"127.0.0.1\", $port2), 1)" 2>/dev/null && break; sleep 0.1; done &&
@@ -180,7 +200,7 @@ test_expect_success 'a report the SMTP server refuses for good (554 on DATA): re
 	[ -z "$(ls "$TMP/spool2")" ]
 '
 
-test_expect_success 'a tree by url (file://): mirrored with libgit2; a force-push is a new head on its parent, no crash' '
+test_expect_success SETUP 'a tree by url (file://): mirrored with libgit2; a force-push is a new head on its parent, no crash' '
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
 	cat >"$TMP/url.yaml" <<-EOF &&
 	serve:
@@ -206,7 +226,7 @@ test_expect_success 'a tree by url (file://): mirrored with libgit2; a force-pus
 	[ $(lkprobot status -c "$TMP/url.yaml" | grep -c " done ") = 2 ]
 '
 
-test_expect_success 'a url that cannot be fetched: said once a pass, the service goes on (exit 0); a bad url is a config error' '
+test_expect_success SETUP 'a url that cannot be fetched: said once a pass, the service goes on (exit 0); a bad url is a config error' '
 	sed "s|url: file://.*|url: file://$TMP/nowhere|" "$TMP/url.yaml" >"$TMP/url-bad.yaml" &&
 	lkprobot serve -c "$TMP/url-bad.yaml" --once 2>"$TMP/u3" && cat "$TMP/u3" &&
 	grep -q "demo-url: file://$TMP/nowhere: fetch failed.*(skipped this time)" "$TMP/u3" &&
@@ -215,7 +235,7 @@ test_expect_success 'a url that cannot be fetched: said once a pass, the service
 	one_line_error "url-ftp.yaml:[0-9]+:[0-9]+: serve.trees.url: not a repository address"
 '
 
-test_expect_success 'check-config: an unknown key and a tree that is not a repository (exit 2, file:line:col)' '
+test_expect_success SETUP 'check-config: an unknown key and a tree that is not a repository (exit 2, file:line:col)' '
 	printf "serve:\n  pol: 5\n  trees: []\n" >"$TMP/typo.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/typo.yaml" &&
 	one_line_error "typo.yaml:2:[0-9]+: serve.pol: not a setting lkprobot knows" &&
@@ -224,7 +244,7 @@ test_expect_success 'check-config: an unknown key and a tree that is not a repos
 	one_line_error "norepo.yaml:3:[0-9]+: serve.trees.path: .*/nonexistent"
 '
 
-test_expect_success 'check-config: provider ssh needs a box of serve.boxes (file:line:col when not)' '
+test_expect_success SETUP 'check-config: provider ssh needs a box of serve.boxes (file:line:col when not)' '
 	printf "boxes:\n  pmem1:\n    host: 10.0.0.5\n    tbox_group: lkp-csl-2sp6\n" >"$TMP/boxes.yaml" &&
 	printf "serve:\n  boxes: %s\n  trees:\n    - path: %s\n      branches: [main]\n      jobs: [%s]\n      provider: ssh\n      box: %s\n" \
 		"$TMP/boxes.yaml" "$TMP/repo" "$TMP/job.yaml" pmem1 >"$TMP/ssh.yaml" &&
@@ -240,7 +260,7 @@ test_expect_success 'check-config: provider ssh needs a box of serve.boxes (file
 	one_line_error "ssh-local.yaml:8:12: serve.trees.box: is a setting of provider: ssh"
 '
 
-test_expect_success 'the example configuration in docker/ is valid once its paths exist' '
+test_expect_success SETUP 'the example configuration in docker/ is valid once its paths exist' '
 	sed -e "s|/srv/git/linux|$TMP/repo|" -e "s|/usr/local/share/lkprobot/jobs/fio-basic/fio-basic-smoke.yaml|$SRC/jobs/fio-basic/fio-basic-smoke.yaml|" \
 		-e "s|/etc/lkprobot/smtp-password|$TMP/pw|" -e "/^  dkim:/,\$d" "$SRC/docker/config.yaml" >"$TMP/example.yaml" &&
 	echo secret >"$TMP/pw" &&

@@ -6,11 +6,16 @@
 # a tree and a commit subject named like script tags show as text, and
 # paths that climb out of the result root find nothing. Drawn by headless
 # Chromium (Debian's chromium) as a reader's browser would.
+# wall-clock limit: 600 s
 . "$(dirname "$0")/lib.sh"
 
 port=$((20000 + ($$ + 13) % 20000))
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-trap '[ -s "$TMP/spid" ] && kill "$(cat "$TMP/spid")" 2>/dev/null; rm -rf "$TMP"' EXIT
+test_need_cmd python3 python3
+test_need_cmd curl curl
+test_prereq_cmd CHROMIUM chromium chromium
+# the service, started with setsid: SIGTERM, then whatever of its session is left
+test_at_exit 'spid=$(cat "$TMP/spid" 2>/dev/null); [ -z "$spid" ] || { stop_pid "$spid"; stop_session KILL "$spid"; }'
+test_log "$TMP/serve.log" "$TMP/chromium.err"
 get() { "/usr/bin/python3" -c "import sys, urllib.request, urllib.error
 try:
     r = urllib.request.urlopen(sys.argv[1], timeout=10); print(r.status); print(r.headers.get(\"Content-Type\")); sys.stdout.write(r.read().decode())
@@ -52,8 +57,10 @@ test_expect_success 'setup: a repository, two heads tested (one a regression), t
 	    url: smtp://127.0.0.1:1
 	    tls: none
 	EOF
-	"$LKPROBOT" serve -c "$TMP/robot.yaml" --listen 127.0.0.1:$port 2>"$TMP/serve.log" &
-	spid=$! && echo $spid >"$TMP/spid" &&
+	{ setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" --listen 127.0.0.1:$port 2>"$TMP/serve.log" & echo $! >"$TMP/spid"; } &&
+	# its store set up before lkprobot status opens it too
+	for i in $(seq 1 300); do grep -q "watching 1 tree" "$TMP/serve.log" && break; sleep 0.1; done &&
+	grep -q "watching 1 tree" "$TMP/serve.log" &&
 	for i in $(seq 1 300); do
 		lkprobot status -c "$TMP/robot.yaml" >"$TMP/st" 2>/dev/null; grep -q " done " "$TMP/st" && break; sleep 0.2
 	done &&
@@ -67,10 +74,11 @@ test_expect_success 'setup: a repository, two heads tested (one a regression), t
 	cat "$TMP/st" && grep -q "found" "$TMP/st" &&
 	git -C "$TMP/repo" rev-parse HEAD >"$TMP/head" &&
 	git -C "$TMP/repo" rev-parse HEAD~1 >"$TMP/culprit" &&
-	git -C "$TMP/repo" rev-parse HEAD~3 >"$TMP/base"
+	git -C "$TMP/repo" rev-parse HEAD~3 >"$TMP/base" &&
+	test_set_prereq SERVING
 '
 
-test_expect_success 'the overview: queue, machines, bisections, heads, mails; the tree name escaped, no script anywhere' '
+test_expect_success SERVING 'the overview: queue, machines, bisections, heads, mails; the tree name escaped, no script anywhere' '
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
 	get "http://127.0.0.1:$port/" >"$TMP/o" &&
 	[ "$(sed -n 1p "$TMP/o")" = 200 ] &&
@@ -86,7 +94,7 @@ test_expect_success 'the overview: queue, machines, bisections, heads, mails; th
 	grep -q "<span class=\"state state-found\">found</span> <span class=\"state state-regression\">regression</span>" "$TMP/o"
 '
 
-test_expect_success '/api/heads and /api/: the same as JSON, and an index of the API' '
+test_expect_success SERVING '/api/heads and /api/: the same as JSON, and an index of the API' '
 	get "http://127.0.0.1:$port/api/heads" | tail -n +3 >"$TMP/j" &&
 	python3 -c "import json,sys
 h = json.load(open(sys.argv[1]))
@@ -95,7 +103,7 @@ assert len(h) == 2 and h[0][\"status\"] == \"done\" and h[0][\"tree\"] == \"<scr
 	get "http://127.0.0.1:$port/api/" | tail -n +3 | python3 -c "import json,sys; assert \"/api/reports/ID\" in json.load(sys.stdin)[\"pages\"]"
 '
 
-test_expect_success 'the commit page: the head against its base, the regression marked, its runs linked' '
+test_expect_success SERVING 'the commit page: the head against its base, the regression marked, its runs linked' '
 	get "http://127.0.0.1:$port/commit/$(cat "$TMP/head")" >"$TMP/c" &&
 	[ "$(sed -n 1p "$TMP/c")" = 200 ] &&
 	grep -q "<tr class=\"regression\"><td><a href=\"/history?testcase=command&amp;path_params=[^\"]*&amp;metric=command.throughput\">" "$TMP/c" &&
@@ -111,7 +119,7 @@ assert r[\"verdict\"] == \"regression\" and r[\"change\"] < -20 and len(d[\"runs
 	get "http://127.0.0.1:$port/commit/..%2f..%2fetc" | head -1 | grep -qx 400
 '
 
-test_expect_success 'compare: the table, and the report mails plots for what changed' '
+test_expect_success SERVING 'compare: the table, and the report mails plots for what changed' '
 	get "http://127.0.0.1:$port/compare?base=$(cat "$TMP/base")&commit=$(cat "$TMP/head")" >"$TMP/cmp" &&
 	[ "$(sed -n 1p "$TMP/cmp")" = 200 ] &&
 	grep -q "<pre class=\"plots\">" "$TMP/cmp" &&
@@ -120,7 +128,7 @@ test_expect_success 'compare: the table, and the report mails plots for what cha
 	get "http://127.0.0.1:$port/compare?base=$(cat "$TMP/base")" | head -1 | grep -qx 400
 '
 
-test_expect_success 'metric history: an SVG chart, a dot a run, the culprit marked as a change point' '
+test_expect_success SERVING 'metric history: an SVG chart, a dot a run, the culprit marked as a change point' '
 	pp=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"runs\"][0][\"path_params\"])" "$TMP/cj") &&
 	echo "$pp" >"$TMP/pp" &&
 	get "http://127.0.0.1:$port/history?testcase=command&path_params=$pp&metric=command.throughput" >"$TMP/h" &&
@@ -136,7 +144,7 @@ assert all(len(p[\"samples\"]) == p[\"runs\"] for p in d[\"points\"])
 " "$TMP/hj" "$(cat "$TMP/culprit")"
 '
 
-test_expect_success 'the bisection page: the samples of each commit, the culprit, the progress' '
+test_expect_success SERVING 'the bisection page: the samples of each commit, the culprit, the progress' '
 	id=$(get "http://127.0.0.1:$port/api/bisections" | tail -n +3 | python3 -c "import json,sys; print([b for b in json.load(sys.stdin) if b[\"status\"] == \"found\"][0][\"id\"])") &&
 	get "http://127.0.0.1:$port/bisections/$id" >"$TMP/b" &&
 	[ "$(sed -n 1p "$TMP/b")" = 200 ] &&
@@ -145,7 +153,7 @@ test_expect_success 'the bisection page: the samples of each commit, the culprit
 	get "http://127.0.0.1:$port/bisections/99999" | head -1 | grep -qx 404
 '
 
-test_expect_success 'the report page: the mail as text (its subject line escaped), its delivery state' '
+test_expect_success SERVING 'the report page: the mail as text (its subject line escaped), its delivery state' '
 	get "http://127.0.0.1:$port/reports/1" >"$TMP/r" &&
 	[ "$(sed -n 1p "$TMP/r")" = 200 ] &&
 	grep -q "<title>\[lkprobot\] [0-9a-f]*: command.throughput -[0-9.]*% regression" "$TMP/r" &&
@@ -154,7 +162,7 @@ test_expect_success 'the report page: the mail as text (its subject line escaped
 	grep -q "<form method=\"post\" action=\"/api/reports/1/resend\">" "$TMP/r"
 '
 
-test_expect_success 'actions: refused without the token or with a wrong one; with it, done once and then refused' '
+test_expect_success SERVING 'actions: refused without the token or with a wrong one; with it, done once and then refused' '
 	[ "$(post "http://127.0.0.1:$port/api/reports/1/resend")" = 403 ] &&
 	[ "$(post -H "Authorization: Bearer wrong-token-0123456789" "http://127.0.0.1:$port/api/reports/1/resend")" = 403 ] &&
 	[ "$(post -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$port/api/reports/1/resend")" = 200 ] &&
@@ -162,17 +170,23 @@ test_expect_success 'actions: refused without the token or with a wrong one; wit
 	[ "$(post -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$port/api/heads/1/cancel")" = 409 ] &&
 	grep -q "not queued" "$TMP/post.out" &&
 	[ "$(post -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$port/api/heads/1/explode")" = 404 ] &&
+	tested=$(grep -c "\.\.[0-9a-f]*: $TMP/job.yaml$" "$TMP/serve.log") &&
 	[ "$(post --data-urlencode "token=$TOKEN" "http://127.0.0.1:$port/api/heads/1/retest")" = 303 ] &&
 	for i in $(seq 1 300); do
-		lkprobot status -c "$TMP/robot.yaml" >"$TMP/st" 2>/dev/null; [ $(grep -c " done " "$TMP/st") = 2 ] && break; sleep 0.2
+		lkprobot status -c "$TMP/robot.yaml" >"$TMP/st" 2>/dev/null
+		[ "$(grep -c "\.\.[0-9a-f]*: $TMP/job.yaml$" "$TMP/serve.log")" -gt "$tested" ] &&
+			[ $(grep -c " done " "$TMP/st") = 2 ] && break
+		sleep 0.2
 	done &&
-	grep -q "tested again\|new head" "$TMP/serve.log" || true &&
+	cat "$TMP/serve.log" &&
+	[ "$(grep -c "\.\.[0-9a-f]*: $TMP/job.yaml$" "$TMP/serve.log")" = $((tested + 1)) ] &&
+	[ $(grep -c " done " "$TMP/st") = 2 ] &&
 	[ "$(post -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$port/api/heads/99/retest")" = 409 ] &&
 	head -c 8000 /dev/zero | tr "\0" a >"$TMP/big" &&
 	[ "$(post --data-binary @"$TMP/big" "http://127.0.0.1:$port/api/heads/1/retest")" = 413 ]
 '
 
-test_expect_success 'result files as text; nothing outside the result root, however the path climbs' '
+test_expect_success SERVING 'result files as text; nothing outside the result root, however the path climbs' '
 	f=$(cd "$TMP/res" && find . -type f -name command | head -1 | sed "s|^\./||") && [ -n "$f" ] &&
 	get "http://127.0.0.1:$port/runs/$f" >"$TMP/f" &&
 	[ "$(sed -n 1p "$TMP/f")" = 200 ] && sed -n 2p "$TMP/f" | grep -q "^text/plain" &&
@@ -186,7 +200,7 @@ test_expect_success 'result files as text; nothing outside the result root, howe
 
 code() { curl -s -m 20 -o /dev/null -w "%{http_code}" "$@"; }
 
-test_expect_success 'HTTP: bad ids and too many query arguments are 400, actions only by POST, the stylesheet and icon served' '
+test_expect_success SERVING 'HTTP: bad ids and too many query arguments are 400, actions only by POST, the stylesheet and icon served' '
 	for u in bisections/99999999999999999999999 bisections/-1 reports/0 api/reports/x1 api/bisections/1.5; do
 		[ "$(code "http://127.0.0.1:$port/$u")" = 400 ] || { echo "$u: not 400"; exit 1; }
 	done &&
@@ -203,7 +217,7 @@ test_expect_success 'HTTP: bad ids and too many query arguments are 400, actions
 	curl -sI "http://127.0.0.1:$port/" | tr -d "\r" | grep -qi "^content-security-policy: default-src .none.; style-src .self."
 '
 
-test_expect_success 'result files: streamed (a big file does not grow the service), FIFOs refused, the store never served or listed' '
+test_expect_success SERVING 'result files: streamed (a big file does not grow the service), FIFOs refused, the store never served or listed' '
 	mkfifo "$TMP/res/a-fifo" &&
 	[ "$(code "http://127.0.0.1:$port/runs/a-fifo")" = 403 ] &&
 	for f in lkprobot.db lkprobot.db-wal lkprobot.db-shm; do
@@ -226,13 +240,12 @@ test_expect_success 'result files: streamed (a big file does not grow the servic
 '
 
 chrome() {	# chrome URL: the DOM headless Chromium builds from the page
-	HOME="$TMP" timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	HOME="$TMP" timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
 		--user-data-dir="$(mktemp -d "$TMP/chromium.XXXXXX")" --dump-dom "$1" 2>>"$TMP/chromium.err"
 }
 
-test_expect_success 'headless Chromium renders the pages: tables, the chart, the script tags as text' '
-	[ -n "$CHROMIUM" ] || { echo "chromium is not installed (Debian package chromium)"; exit 1; } &&
+test_expect_success SERVING,CHROMIUM 'headless Chromium renders the pages: tables, the chart, the script tags as text' '
 	chrome "http://127.0.0.1:$port/" >"$TMP/dom" &&
 	grep -q "(2 of 2 heads)</h2>" "$TMP/dom" &&
 	grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$TMP/dom" &&
@@ -244,7 +257,7 @@ test_expect_success 'headless Chromium renders the pages: tables, the chart, the
 	grep -q "&lt;script&gt;alert(2)&lt;/script&gt;" "$TMP/rdom" && ! grep -q "<script" "$TMP/rdom"
 '
 
-test_expect_success 'kept pages are made again when the store changes: a new head shows at once' '
+test_expect_success SERVING 'kept pages are made again when the store changes: a new head shows at once' '
 	get "http://127.0.0.1:$port/api/heads" | tail -n +3 >"$TMP/h1" &&
 	get "http://127.0.0.1:$port/api/heads" | tail -n +3 | cmp -s - "$TMP/h1" &&
 	cd "$TMP/repo" && echo 4 >f && git commit -qam "four" && cd "$SRC" &&
@@ -255,7 +268,7 @@ test_expect_success 'kept pages are made again when the store changes: a new hea
 	python3 -c "import json,sys; sys.exit(len(json.load(open(sys.argv[1]))) != 3)" "$TMP/h2"
 '
 
-test_expect_success 'a test box taken out of service shows on the overview, its reason escaped' '
+test_expect_success SERVING 'a test box taken out of service shows on the overview, its reason escaped' '
 	printf "boxes:\n  pmem1:\n    host: 10.0.0.5\n" >"$TMP/boxes.yaml" &&
 	lkprobot box --boxes "$TMP/boxes.yaml" --db "$TMP/res/lkprobot.db" disable pmem1 --reason "<script>x</script> BMC gone" &&
 	for i in $(seq 1 40); do
@@ -267,10 +280,10 @@ b = json.load(sys.stdin)[\"boxes\"]
 assert b[0][\"name\"] == \"pmem1\" and b[0][\"in_service\"] == 0, b"
 '
 
-test_expect_success 'SIGTERM: the service stops' '
+test_expect_success SERVING 'SIGTERM: the service stops' '
 	kill -TERM "$(cat "$TMP/spid")" &&
-	for i in $(seq 1 50); do kill -0 "$(cat "$TMP/spid")" 2>/dev/null || break; sleep 0.2; done &&
-	! kill -0 "$(cat "$TMP/spid")" 2>/dev/null &&
+	for i in $(seq 1 50); do test_alive_ "$(cat "$TMP/spid")" || break; sleep 0.2; done &&
+	! test_alive_ "$(cat "$TMP/spid")" &&
 	grep -q "stopped" "$TMP/serve.log"
 '
 

@@ -9,20 +9,40 @@
 # box taken down mid-run is a node failure, submitted again once, then a
 # clear failure (its slurmd killed and the node set down, as a box that
 # crashed).
+# wall-clock limit: 900 s
 . "$(dirname "$0")/lib.sh"
+test_need_root
+test_need_cmd slurmctld slurm-wlm
+test_need_cmd slurmd slurm-wlm
+test_need_cmd munged munge
+test_need_cmd python3 python3
+test_need_cmd sqlite3 sqlite3
+test_need_cmd curl curl
 
 C="$TMP/cluster"
 base=$((21000 + ($$ % 400) * 10))
 export SLURM_CONF="$C/slurm.conf" BENCH_LOG="$TMP/bench.log" BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 
-slurm_down() {
-	for f in "$C"/run/slurmd-*.pid "$C"/run/slurmctld.pid "$C"/munge/munged.pid; do
-		[ -f "$f" ] || continue
-		pid=$(cat "$f")
-		kill "$pid" 2>/dev/null && for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+# cluster_pids [JOBID]: the processes of this test's cluster (their
+# environment names its slurm.conf: the daemons, and the batch jobs' processes,
+# which inherit it), or those of one of its Slurm jobs
+cluster_pids() {
+	for e in /proc/[0-9]*/environ; do
+		env=$({ tr "\0" "\n" <"$e"; } 2>/dev/null) || continue
+		echo "$env" | grep -qx "SLURM_CONF=$C/slurm.conf" || continue
+		[ -z "$1" ] || echo "$env" | grep -qx "SLURM_JOB_ID=$1" || continue
+		p=${e#/proc/}
+		echo "${p%/environ}"
 	done
 }
-trap 'slurm_down; rm -rf "$TMP"' EXIT
+slurm_down() {
+	for f in "$C"/run/slurmd-*.pid "$C"/run/slurmctld.pid "$C"/munge/munged.pid; do
+		[ -f "$f" ] && stop_pid "$(cat "$f")"
+	done
+	for p in $(cluster_pids); do stop_pid "$p" KILL; done
+}
+test_at_exit 'stop_pid "$(cat "$TMP/wpid" 2>/dev/null)"; slurm_down'
+test_log "$C/log/slurmctld.log" "$C/log/slurmd-node1.log" "$C/log/slurmd-node2.log" "$C/munge/munged.log" "$TMP/*.err"
 
 test_expect_success 'setup: a cluster of two boxes (munge, slurmctld, two slurmd) in the test directory' '
 	chmod 755 "$TMP" && mkdir -p "$C/munge" "$C/state" "$C/log" "$C/run" "$C/spool/node1" "$C/spool/node2" &&
@@ -66,7 +86,8 @@ test_expect_success 'setup: a cluster of two boxes (munge, slurmctld, two slurmd
 	slurmctld -c && slurmd -N node1 && slurmd -N node2 &&
 	for i in $(seq 1 150); do [ "$(sinfo -h -N -t idle -o %N 2>/dev/null | wc -l)" = 2 ] && break; sleep 0.1; done &&
 	sinfo -N -o "%N %f %T" &&
-	[ "$(sinfo -h -N -t idle -o %N | wc -l)" = 2 ]
+	[ "$(sinfo -h -N -t idle -o %N | wc -l)" = 2 ] &&
+	test_set_prereq CLUSTER
 '
 
 test_expect_success 'setup: a repository whose benchmark logs on which box and when it ran' '
@@ -77,14 +98,15 @@ test_expect_success 'setup: a repository whose benchmark logs on which box and w
 	echo 100 >speed && git add -A && git commit -qm base &&
 	for i in 1 2 3 4 5 6; do echo $i >f; [ $i = 4 ] && echo 70 >speed; git add -A; git commit -qm "change $i"; done &&
 	cd "$SRC" &&
-	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\n" >"$TMP/job.yaml"
+	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\n" >"$TMP/job.yaml" &&
+	test_set_prereq REPO
 '
 
 
-test_expect_success 'a bisection on boxB only: every run a batch job on node2 (time limit from the runtime), the culprit found, each run in the store once' '
+test_expect_success CLUSTER,REPO 'a bisection on boxB only: every run a batch job on node2 (time limit from the runtime), the culprit found, each run in the store once' '
 	: >"$BENCH_LOG" &&
 	lkprobot bisect --tree "$TMP/repo" --good HEAD~6 --bad HEAD --provider slurm --constraint boxB \
-		-o "$TMP/res" --cache "$TMP/cache" --json "$TMP/job.yaml" >"$TMP/b.json" 2>"$TMP/b.err" &&
+		--pending-timeout 300 -o "$TMP/res" --cache "$TMP/cache" --json "$TMP/job.yaml" >"$TMP/b.json" 2>"$TMP/b.err" &&
 	cat "$TMP/b.err" &&
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 4\$") &&
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"status\"] == \"found\" and d[\"culprit\"] == sys.argv[2], d" "$TMP/b.json" "$culprit" &&
@@ -96,12 +118,12 @@ test_expect_success 'a bisection on boxB only: every run a batch job on node2 (t
 	[ "$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(DISTINCT result_root) FROM runs")" = "$(find "$TMP/res" -name stats.json | wc -l)" ]
 '
 
-test_expect_success 'two bisections at once on lkp boxes: both boxes busy together, never two runs on one box' '
+test_expect_success CLUSTER,REPO 'two bisections at once on lkp boxes: both boxes busy together, never two runs on one box' '
 	: >"$BENCH_LOG" &&
 	{ BENCH_SLEEP=0.5 "$LKPROBOT" bisect --tree "$TMP/repo" --good HEAD~6 --bad HEAD --provider slurm --constraint lkp \
-		-o "$TMP/res2" --cache "$TMP/cache" --json "$TMP/job.yaml" >"$TMP/p1.json" 2>"$TMP/p1.err" & p1=$!; } &&
+		--pending-timeout 300 -o "$TMP/res2" --cache "$TMP/cache" --json "$TMP/job.yaml" >"$TMP/p1.json" 2>"$TMP/p1.err" & p1=$!; } &&
 	{ BENCH_SLEEP=0.5 "$LKPROBOT" bisect --tree "$TMP/repo" --good HEAD~6 --bad HEAD --provider slurm --constraint lkp \
-		-o "$TMP/res3" --cache "$TMP/cache2" --json "$TMP/job.yaml" >"$TMP/p2.json" 2>"$TMP/p2.err" & p2=$!; } &&
+		--pending-timeout 300 -o "$TMP/res3" --cache "$TMP/cache2" --json "$TMP/job.yaml" >"$TMP/p2.json" 2>"$TMP/p2.err" & p2=$!; } &&
 	wait $p1 && wait $p2 &&
 	cat "$BENCH_LOG" | sort -k2 | head -40 &&
 	python3 - "$BENCH_LOG" <<-\EOF
@@ -117,31 +139,40 @@ test_expect_success 'two bisections at once on lkp boxes: both boxes busy togeth
 	EOF
 '
 
-test_expect_success 'SIGTERM to a bisection while its run waits on a box: the Slurm job is cancelled' '
+test_expect_success CLUSTER,REPO 'SIGTERM to a bisection while its run waits on a box: the Slurm job is cancelled' '
 	{ BENCH_SLEEP=60 "$LKPROBOT" bisect --tree "$TMP/repo" --good HEAD~6 --bad HEAD --provider slurm --constraint boxA \
 		-o "$TMP/res4" --cache "$TMP/cache" "$TMP/job.yaml" >/dev/null 2>"$TMP/c.err" & pid=$!; } &&
 	for i in $(seq 1 300); do [ -n "$(squeue -h -t running -n lkprobot-$(git -C "$TMP/repo" rev-parse --short=12 HEAD~6) -o %i)" ] && break; sleep 0.1; done &&
-	kill -TERM $pid; wait $pid; rc=$?; cat "$TMP/c.err"; echo "exit $rc";
+	kill -TERM $pid && rc=0 && { wait $pid || rc=$?; } && cat "$TMP/c.err" && echo "exit $rc" &&
 	[ $rc = 143 ] &&
 	id=$(sed -n "s/.*Slurm job \([0-9]*\) cancelled.*/\1/p" "$TMP/c.err") && [ -n "$id" ] &&
 	for i in $(seq 1 100); do [ "$(squeue -h -t all -j "$id" -o %T)" = CANCELLED ] && break; sleep 0.1; done &&
 	[ "$(squeue -h -t all -j "$id" -o %T)" = CANCELLED ]
 '
 
-test_expect_success 'a box taken down mid-run: node failure, submitted again once, then a failure that says so' '
+test_expect_success CLUSTER,REPO 'a box taken down mid-run: node failure, submitted again once, then a failure that says so' '
 	for i in $(seq 1 100); do [ -z "$(squeue -h -o %i)" ] && break; sleep 0.1; done &&
 	{ BENCH_SLEEP=60 "$LKPROBOT" bisect --tree "$TMP/repo" --good HEAD~1 --bad HEAD --provider slurm --constraint boxA \
 		--pending-timeout 3 -o "$TMP/res5" --cache "$TMP/cache" --json "$TMP/job.yaml" >"$TMP/d.json" 2>"$TMP/d.err" & pid=$!; } &&
 	for i in $(seq 1 300); do [ -n "$(squeue -h -t running -o %i)" ] && break; sleep 0.1; done &&
-	kill "$(cat "$C/run/slurmd-node1.pid")" && scontrol update nodename=node1 state=down reason=lkprobot-test &&
-	wait $pid; rc=$?; cat "$TMP/d.err";
-	pkill -f "run-commit .*$TMP/res5" ; slurmd -N node1 && scontrol update nodename=node1 state=resume;
+	stop_pid "$(cat "$C/run/slurmd-node1.pid")" && scontrol update nodename=node1 state=down reason=lkprobot-test &&
+	rc=0 && { wait $pid || rc=$?; } && cat "$TMP/d.err" &&
+	job=$(sed -n "s/.*Slurm job \([0-9]*\): NODE_FAIL on node1; submitted again.*/\1/p" "$TMP/d.err") &&
+	for p in $(cluster_pids "$job"); do stop_pid "$p" KILL; done &&
+	slurmd -N node1 &&
+	for i in $(seq 1 150); do
+		[ "$(sinfo -h -n node1 -o %T)" = idle ] && break
+		# ReturnToService=2 brings a node that registers again back by itself; else resume it
+		scontrol update nodename=node1 state=resume 2>/dev/null
+		sleep 0.1
+	done &&
+	[ "$(sinfo -h -n node1 -o %T)" = idle ] &&
 	[ $rc = 1 ] &&
-	grep -q "NODE_FAIL on node1; submitted again" "$TMP/d.err" &&
-	grep -q "still pending after 3 s .*before that Slurm job [0-9]*: NODE_FAIL on node1" "$TMP/d.err"
+	[ -n "$job" ] &&
+	grep -q "still pending after 3 s .*before that Slurm job $job: NODE_FAIL on node1" "$TMP/d.err"
 '
 
-test_expect_success 'the service with provider slurm: the new head bisected on boxA, its report queued' '
+test_expect_success CLUSTER,REPO 'the service with provider slurm: the new head bisected on boxA, its report queued' '
 	: >"$BENCH_LOG" &&
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
 	cat >"$TMP/robot.yaml" <<-EOF &&
@@ -158,6 +189,7 @@ test_expect_success 'the service with provider slurm: the new head bisected on b
 	      via: local
 	      constraint: boxA
 	      sbatch_args: [--time=10]
+	      pending_timeout: 300
 	mail:
 	  live: false
 	  operator: Robot Operator <ops@example.org>
@@ -169,7 +201,7 @@ test_expect_success 'the service with provider slurm: the new head bisected on b
 	    tls: none
 	EOF
 	lkprobot check-config -c "$TMP/robot.yaml" &&
-	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/s.err"; cat "$TMP/s.err" &&
+	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/s.err" && cat "$TMP/s.err" &&
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 4\$") &&
 	lkprobot status -c "$TMP/robot.yaml" | grep -q " done .*\"culprit\": \"$culprit\", \"report\": \"queued\"" &&
 	[ -s "$BENCH_LOG" ] && ! grep -v "^node1 " "$BENCH_LOG" &&
@@ -179,20 +211,20 @@ test_expect_success 'the service with provider slurm: the new head bisected on b
 	one_line_error "bad.yaml:[0-9]+:[0-9]+: serve.trees.via: must be local or qemu"
 '
 
-test_expect_success 'the dashboard of a service with provider slurm shows the farm: its boxes, features and states' '
+test_expect_success CLUSTER,REPO 'the dashboard of a service with provider slurm shows the farm: its boxes, features and states' '
 	port=$((base + 5)) &&
-	{ "$LKPROBOT" serve -c "$TMP/robot.yaml" --listen 127.0.0.1:$port 2>"$TMP/w.err" & wpid=$!; } &&
+	{ "$LKPROBOT" serve -c "$TMP/robot.yaml" --listen 127.0.0.1:$port 2>"$TMP/w.err" & echo $! >"$TMP/wpid"; } &&
 	for i in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done &&
 	curl -s "http://127.0.0.1:$port/" >"$TMP/o.html" &&
-	curl -s "http://127.0.0.1:$port/api/overview" >"$TMP/o.json";
-	kill -TERM $wpid; wait $wpid;
+	curl -s "http://127.0.0.1:$port/api/overview" >"$TMP/o.json" &&
+	stop_pid "$(cat "$TMP/wpid")" &&
 	python3 -c "import json,sys; f = json.load(open(sys.argv[1]))[\"farm\"]; assert sorted(b[\"name\"] for b in f) == [\"node1\", \"node2\"], f" "$TMP/o.json" &&
 	grep -q "<h2>The Slurm farm (2 boxes, [0-9]* busy)</h2>" "$TMP/o.html" &&
 	grep -q "<td>node1</td><td>lkp,boxA</td>" "$TMP/o.html" &&
 	grep -q "<td>node2</td><td>lkp,boxB</td>" "$TMP/o.html"
 '
 
-test_expect_success 'a feature no box has: one line before anything is submitted (exit 1)' '
+test_expect_success CLUSTER,REPO 'a feature no box has: one line before anything is submitted (exit 1)' '
 	expect_exit 1 lkprobot bisect --tree "$TMP/repo" --good HEAD~1 --bad HEAD --provider slurm --constraint nosuch \
 		-o "$TMP/res6" --cache "$TMP/cache" "$TMP/job.yaml" &&
 	one_line_error "no node of the cluster has the feature .nosuch."

@@ -5,10 +5,13 @@
 # the dashboard with the ENTRYPOINT's arguments. Not verified here: the
 # `docker build` itself (a Debian 12 base without make: the script installs
 # it with apt-get first).
+# wall-clock limit: 600 s
 . "$(dirname "$0")/lib.sh"
 
 port=$((20000 + ($$ + 29) % 20000))
-trap '[ -s "$TMP/spid" ] && kill "$(cat "$TMP/spid")" 2>/dev/null; rm -rf "$TMP"' EXIT
+test_need_cmd curl curl
+test_at_exit 'stop_pid "$(cat "$TMP/spid" 2>/dev/null)"'
+test_log "$TMP/build.log" "$TMP/serve.log"
 
 test_expect_success 'the Dockerfile: Debian 12, the build script, the volume, the service as its entry point' '
 	/usr/bin/python3 - "$SRC/docker/Dockerfile" <<-\EOF
@@ -28,7 +31,7 @@ test_expect_success 'the Dockerfile: Debian 12, the build script, the volume, th
 '
 
 test_expect_success 'its build steps, run into a scratch root: lkprobot, its data, the example configuration' '
-	"$SRC/docker/image-build.sh" "$SRC" "$TMP/root" >"$TMP/build.log" 2>&1 || { tail -20 "$TMP/build.log"; exit 1; } &&
+	"$SRC/docker/image-build.sh" "$SRC" "$TMP/root" >"$TMP/build.log" 2>&1 &&
 	tail -1 "$TMP/build.log" | grep -q "^lkprobot " &&
 	"$TMP/root/usr/local/bin/lkprobot" programs | grep -q "^fio" &&
 	[ -s "$TMP/root/etc/lkprobot/config.yaml" ] &&
@@ -47,8 +50,7 @@ test_expect_success 'the entry point: the installed lkprobot serves the dashboar
 	for i in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done &&
 	[ "$(curl -s -o "$TMP/o" -w "%{http_code}" "http://127.0.0.1:$port/")" = 200 ] &&
 	grep -q "<h1>lkprobot</h1>" "$TMP/o" &&
-	kill -TERM "$(cat "$TMP/spid")" &&
-	for i in $(seq 1 50); do kill -0 "$(cat "$TMP/spid")" 2>/dev/null || break; sleep 0.2; done &&
+	stop_pid "$(cat "$TMP/spid")" &&
 	grep -q "the dashboard is at http://0.0.0.0:$port/" "$TMP/serve.log"
 '
 

@@ -8,12 +8,23 @@
 # kernel and one that never comes back are recorded failures, and the
 # second takes the box out of service until `box enable`. The one mock:
 # there is no real pmem DIMM, the NVDIMMs are QEMU's.
+# wall-clock limit: 1800 s
 . "$(dirname "$0")/lib.sh"
+test_need_root
+test_need_cmd qemu-system-x86_64 qemu-system-x86
+test_need_cmd dropbearkey dropbear-bin
+test_need_cmd ssh openssh-client
+test_need_cmd kexec kexec-tools
+test_need_cmd python3 python3
+test_need_cmd sqlite3 sqlite3
 
 B="$TMP/box"
 CACHE=${LKPROBOT_TEST_CACHE:-/var/cache/lkprobot-test}
 port=$((22000 + $$ % 1000))
-trap '[ -f "$TMP/qbox.pid" ] && kill "$(cat "$TMP/qbox.pid")" 2>/dev/null; sleep 0.5; rm -rf "$TMP"' EXIT
+test_at_exit 'stop_pid "$(cat "$TMP/qbox.pid" 2>/dev/null)"'
+test_log "$TMP/qbox.out" "$B/console" "$TMP/*.err"
+# Debian's kernel in the cache (qemu-box fetches it when it is not there)
+kernel() { ls "$CACHE"/debian/*/root/boot/vmlinuz-* 2>/dev/null | head -n 1; }
 box() { lkprobot box --boxes "$TMP/boxes.yaml" -o "$TMP/result" "$@"; }
 
 # a box entry: name, then more keys (already indented)
@@ -57,10 +68,11 @@ test_expect_success 'setup: a QEMU box with NVDIMMs answers ssh on a forwarded p
 	("$LKPROBOT" qemu-box --dir "$B" --ssh-port "$port" --authorized-keys "$TMP/id.pub" --cache "$CACHE" \
 		>"$TMP/qbox.out" 2>&1 & echo $! >"$TMP/qbox.pid") &&
 	write_boxes "$TMP/boxes.yaml" qbox "    boot_timeout: 120" &&
-	wait_box && grep -q "@@LKPROBOT box up" "$B/console"
+	wait_box && grep -q "@@LKPROBOT box up" "$B/console" &&
+	test_set_prereq BOX
 '
 
-test_expect_success 'box install: this lkprobot is copied there once, kexec is found, lkprobot install runs there' '
+test_expect_success BOX 'box install: this lkprobot is copied there once, kexec is found, lkprobot install runs there' '
 	box install qbox >"$TMP/i1" && cat "$TMP/i1" &&
 	grep -q "^box qbox: lkprobot is /mnt/lkprobot/bin/lkprobot-[0-9a-f]\{12\}$" "$TMP/i1" &&
 	grep -q "^box qbox: kexec is /.*kexec$" "$TMP/i1" && ls "$B"/disk/lkprobot/bin/lkprobot-* &&
@@ -69,9 +81,8 @@ test_expect_success 'box install: this lkprobot is copied there once, kexec is f
 	grep -q "^box qbox is ready$" "$TMP/i2" && [ -s "$B/disk/lkprobot/install/job.yaml" ]
 '
 
-K=$(ls "$CACHE"/debian/*/root/boot/vmlinuz-* 2>/dev/null | head -n 1)
-test_expect_success 'box run: kexec into the kernel with memmap=, the smoke fio job, the result root home' '
-	[ -n "$K" ] &&
+test_expect_success BOX 'box run: kexec into the kernel with memmap=, the smoke fio job, the result root home' '
+	K=$(kernel) && [ -n "$K" ] &&
 	box run qbox -k "$K" -s "boot_params: {bp1_memmap: 256M!1G}" jobs/fio-basic/fio-basic-smoke.yaml runtime=2s \
 		>"$TMP/r1" 2>"$TMP/r1.err" && cat "$TMP/r1" "$TMP/r1.err" &&
 	R=$(sed -n "s/^finished \([^ ]*\)$/\1/p" "$TMP/r1") && [ -d "$R" ] && echo "$R" >"$TMP/root" &&
@@ -81,7 +92,7 @@ test_expect_success 'box run: kexec into the kernel with memmap=, the smoke fio 
 	grep -qx "job_state: finished" "$R/job.yaml"
 '
 
-test_expect_success 'the dmesg brought home shows the new kernel.s command line; the job ran on its pmem' '
+test_expect_success BOX 'the dmesg brought home shows the new kernel.s command line; the job ran on its pmem' '
 	R=$(cat "$TMP/root") &&
 	grep -q "Command line: .* lkprobot.run=[0-9-]* memmap=256M!1G" "$R/dmesg" &&
 	grep -q "^  dax: pmem[0-9] queue/dax=1" "$R/job.yaml" &&
@@ -92,12 +103,12 @@ test_expect_success 'the dmesg brought home shows the new kernel.s command line;
 	[ -z "$(ls "$B"/disk/lkprobot/runs)" ]
 '
 
-test_expect_success 'a box that comes back with another kernel: a recorded failure, counted' '
+test_expect_success BOX 'a box that comes back with another kernel: a recorded failure, counted' '
 	write_boxes "$TMP/boxes.yaml" flaky "    boot: reboot
     reboot_cmd: [/bin/busybox, reboot, -f]
     boot_timeout: 120
     max_failures: 2" &&
-	expect_exit 1 box run flaky -k "$K" jobs/fio-basic/fio-basic-smoke.yaml runtime=2s &&
+	expect_exit 1 box run flaky -k "$(kernel)" jobs/fio-basic/fio-basic-smoke.yaml runtime=2s &&
 	cat "$TMP/.stdout" &&
 	grep -q "^boot_failed $TMP/result/.*/qemu-pmem/" "$TMP/.stdout" &&
 	grep -q "reason: box flaky came back running .* not .* with .lkprobot.run=.*: it did not boot the kernel under test" "$TMP/.stdout" &&
@@ -105,19 +116,19 @@ test_expect_success 'a box that comes back with another kernel: a recorded failu
 	box list >"$TMP/l1" && cat "$TMP/l1" && grep -q "^flaky .* in service  *1 .*did not boot the kernel under test" "$TMP/l1"
 '
 
-test_expect_success 'a box that never comes back: power-cycled, a recorded failure, out of service' '
+test_expect_success BOX 'a box that never comes back: power-cycled, a recorded failure, out of service' '
 	printf "not an initramfs" >"$TMP/junk.cpio" &&
 	write_boxes "$TMP/boxes.yaml" flaky "    boot_timeout: 45
     max_failures: 2" &&
 	sed -i "s|initrd: .*|initrd: $TMP/junk.cpio|" "$TMP/boxes.yaml" &&
-	expect_exit 1 box run flaky -k "$K" jobs/fio-basic/fio-basic-smoke.yaml runtime=2s &&
+	expect_exit 1 box run flaky -k "$(kernel)" jobs/fio-basic/fio-basic-smoke.yaml runtime=2s &&
 	cat "$TMP/.stdout" &&
 	grep -Eq "reason: box flaky did not answer within 45 s of kexec into .*; power-cycled(: it is back|, and it did not answer within 45 s either); box flaky is out of service after 2 failures in a row" "$TMP/.stdout" &&
 	[ "$(sqlite3 "$TMP/result/lkprobot.db" "select count(*) from runs where job_state = '\''boot_failed'\''")" = 2 ] &&
 	wait_box
 '
 
-test_expect_success 'out of service: runs refused in one line until box enable' '
+test_expect_success BOX 'out of service: runs refused in one line until box enable' '
 	expect_exit 1 box run flaky jobs/fio-basic/fio-basic-smoke.yaml runtime=2s &&
 	one_line_error "box flaky is out of service \(box flaky did not answer .*\); .lkprobot box enable flaky. puts it back" &&
 	box list | grep -q "^flaky .* out of service  *2 " &&
@@ -125,8 +136,8 @@ test_expect_success 'out of service: runs refused in one line until box enable' 
 	box list | grep -q "^flaky .* in service  *0 "
 '
 
-test_expect_success 'two runs on one box at once: the second waits for the first (no kexec under a run)' '
-	box run flaky jobs/fio-basic/fio-basic-smoke.yaml runtime=1s >"$TMP/c1" 2>"$TMP/c1.err" & p1=$! &&
+test_expect_success BOX 'two runs on one box at once: the second waits for the first (no kexec under a run)' '
+	{ box run flaky jobs/fio-basic/fio-basic-smoke.yaml runtime=1s >"$TMP/c1" 2>"$TMP/c1.err" & p1=$!; } &&
 	sleep 0.5 && box run flaky jobs/fio-basic/fio-basic-smoke.yaml runtime=1s >"$TMP/c2" 2>"$TMP/c2.err" &&
 	wait $p1 && cat "$TMP/c1" "$TMP/c2" "$TMP/c1.err" "$TMP/c2.err" &&
 	grep -q "^finished " "$TMP/c1" && grep -q "^finished " "$TMP/c2" &&
@@ -135,7 +146,7 @@ test_expect_success 'two runs on one box at once: the second waits for the first
 	[ "$(sed -n "s/^end_time: //p" "$a/job.yaml")" -le "$(sed -n "s/^start_time: //p" "$b/job.yaml")" ]
 '
 
-test_expect_success 'a box whose host key is not the known one is not used' '
+test_expect_success BOX 'a box whose host key is not the known one is not used' '
 	sed -i "s/ssh-ed25519 .*/ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKPgLn9angedwQYVwYQ3m3ctdVxzK898GUCuHHknbUL0/" "$TMP/known_hosts" &&
 	write_boxes "$TMP/boxes.yaml" qbox "" &&
 	expect_exit 1 box install qbox && one_line_error "box qbox \(root@127.0.0.1:$port\): cannot reach it: .*[Hh]ost key verification failed"

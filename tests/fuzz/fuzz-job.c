@@ -17,7 +17,7 @@ static int named(const struct node *atomic, void *arg, struct strbuf *err)
 	size_t *n = arg;
 
 	(void)err;
-	job_atomic_name(atomic, "fuzz", false, &name);
+	job_atomic_name(atomic, "fuzz", NULL, false, &name);
 	strbuf_release(&name);
 	return ++*n > 1000;
 }

@@ -910,6 +910,24 @@ static void test_meminfo_parse(void **state)
 	assert_close(value(&ss, "Active(anon)", 0), (double)fixture_field(text.buf, "Active(anon):", 1));
 	series(&ss, "HugePages_Total");
 	assert_int_equal(series(&ss, "Memused")->n, snaps);
+	/*
+	 * Used memory rose and fell while the fixture was captured: each
+	 * snapshot's Memused is MemTotal - its MemFree, and max_used_kB the
+	 * highest so far (not the lowest, the first or the last).
+	 */
+	const char *at = text.buf;
+	double most = 0;
+	for (size_t i = 0; i < snaps; i++) {
+		at = strstr(at, "\nMemFree:");
+		assert_non_null(at);
+		at++;
+		double used = total - (double)fixture_field(at, "MemFree:", 1);
+		most = used > most ? used : most;
+		assert_close(value(&ss, "Memused", i), used);
+		assert_close(value(&ss, "max_used_kB", i), most);
+	}
+	assert_true(value(&ss, "Memused", snaps - 1) < most);
+	assert_true(value(&ss, "Memused", 0) < most);
 	same_as_lkp(&ss, "meminfo.lkp");
 	struct node *pj = stats_program_json(&ss, "meminfo");
 	json_series(pj, "meminfo.MemTotal");

@@ -136,7 +136,11 @@ static int fs_setup(struct run *r, const struct program *p, struct strbuf *err)
 				free(dir);
 				return -1;
 			}
-			run_fact(r, "dax", d.why);
+			/* one entry per device: "pmem0 queue/dax=1, ...; pmem1 queue/dax=1, ..." */
+			const char *before = node_str(node_get(r->facts, "dax"));
+			char *all = before ? xasprintf("%s; %s", before, d.why) : xstrdup(d.why);
+			run_fact(r, "dax", all);
+			free(all);
 			if (!daxcheck_on(&d)) {
 				strbuf_setf(err, "fs: mount_option asks for DAX but it is off on %s (%s): the device cannot do DAX (a loop device, or a raw NVDIMM namespace: 'ndctl create-namespace -m fsdax' converts it); results without DAX would be mislabelled",
 					    dir, d.why);

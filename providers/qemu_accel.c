@@ -1,0 +1,265 @@
+/*
+ * qemu_accel: KVM or TCG for every QEMU lkprobot starts. See qemu.h.
+ *
+ * /dev/kvm answering KVM_GET_API_VERSION is not enough: on a nested
+ * virtualization host (a cloud VM) KVM may refuse an MSR that QEMU sets at
+ * the vCPU's reset, and QEMU aborts ("failed to set MSR 0x10a"). So the
+ * probe boots a guest: a 64 KiB firmware whose reset vector writes 0x2a to
+ * QEMU's isa-debug-exit port, with the same -accel kvm -cpu host as a real
+ * boot. QEMU then exits with (0x2a << 1) | 1 — only if the vCPU really ran
+ * guest code under KVM. It takes about 0.1 s and is asked once per process
+ * (no cache file: a kernel or QEMU update between two runs cannot leave a
+ * stale answer behind).
+ */
+#include "qemu.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROBE_VALUE 0x2a
+#define PROBE_EXIT ((PROBE_VALUE << 1) | 1)	/* how isa-debug-exit turns a write into QEMU's exit status */
+#define PROBE_SECONDS 20			/* a loaded host; the probe takes 0.1 s */
+
+/* The probe's answer in this process: 0 not asked, 1 KVM runs guests, -1 it does not (probe_why). */
+static int probe_state;
+static char probe_why[512];
+
+static const char *accel_env(void)
+{
+	const char *e = getenv("LKPROBOT_ACCEL");
+	return e && *e ? e : NULL;
+}
+
+void qemu_stderr_tail(const struct strbuf *text, struct strbuf *out)
+{
+	struct strbuf copy = STRBUF_INIT;
+	const char *lines[2] = { NULL, NULL };
+
+	strbuf_addstr(&copy, text->buf ? text->buf : "");
+	for (char *s = strtok(copy.buf, "\n"); s; s = strtok(NULL, "\n")) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			continue;
+		lines[0] = lines[1];
+		lines[1] = s;
+	}
+	for (int i = 0; i < 2; i++)
+		if (lines[i])
+			strbuf_addf(out, "%s%s", out->len ? "; " : "", lines[i]);
+	strbuf_release(&copy);
+}
+
+/* The firmware of the probe, written to a temporary file; NULL with err set. */
+static char *probe_firmware(struct strbuf *err)
+{
+	/* mov al, 0x2a; out 0xf4, al; hlt; jmp back to the hlt */
+	static const unsigned char code[] = { 0xb0, PROBE_VALUE, 0xe6, 0xf4, 0xf4, 0xeb, 0xfd };
+	static unsigned char image[64 << 10];	/* QEMU takes a firmware of a multiple of 64 KiB */
+	const char *tmp = getenv("TMPDIR");
+	char *path = xasprintf("%s/lkprobot-kvm-probe.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemp(path);
+
+	/* the reset vector, 16 bytes below 4 GiB: the end of the firmware */
+	memcpy(image + sizeof(image) - 16, code, sizeof(code));
+	if (fd < 0 || write(fd, image, sizeof(image)) != (ssize_t)sizeof(image)) {
+		strbuf_setf(err, "cannot write the probe's firmware '%s': %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	return path;
+}
+
+/* Does a guest run under KVM here? Says why not in why. */
+static bool kvm_probe(struct strbuf *why)
+{
+	const char *dev = getenv("LKPROBOT_KVM_DEVICE");
+	struct strbuf qerr = STRBUF_INIT;
+	int fd, pfd[2] = { -1, -1 }, status = 0;
+	bool ok = false;
+
+	if (!dev || !*dev)
+		dev = "/dev/kvm";
+	if ((fd = open(dev, O_RDWR | O_CLOEXEC)) < 0) {
+		strbuf_setf(why, "%s: %s", dev, strerror(errno));
+		return false;
+	}
+	int v = ioctl(fd, KVM_GET_API_VERSION, 0);
+	close(fd);
+	if (v != KVM_API_VERSION) {
+		strbuf_setf(why, "%s answers KVM API version %d, not %d", dev, v, KVM_API_VERSION);
+		return false;
+	}
+	/* the tests' way to a probe that passes where a boot then fails: the TCG retry */
+	const char *probe = getenv("LKPROBOT_KVM_PROBE");
+	if (probe && !strcmp(probe, "off"))
+		return true;
+	char *fw = probe_firmware(why);
+	if (!fw)
+		return false;
+	char *argv[] = { "qemu-system-x86_64", "-accel", "kvm", "-cpu", "host", "-machine", "q35", "-m", "16M",
+			 "-nodefaults", "-no-user-config", "-display", "none", "-bios", fw,
+			 "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", NULL };
+	if (pipe2(pfd, O_CLOEXEC)) {
+		strbuf_setf(why, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		strbuf_setf(why, "cannot fork QEMU: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+		}
+		dup2(pfd[1], 2);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run qemu-system-x86_64: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	pfd[1] = -1;
+	/* whole seconds are enough for a deadline 200 times the probe's time */
+	time_t deadline = time(NULL) + PROBE_SECONDS;
+	bool late = false;
+	for (;;) {
+		if (time(NULL) > deadline) {
+			late = true;
+			break;
+		}
+		struct pollfd p = { pfd[0], POLLIN, 0 };
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		char buf[1024];
+		ssize_t n = read(pfd[0], buf, sizeof(buf));
+		if (n <= 0)
+			break;	/* QEMU ended */
+		if (qerr.len < 8192)
+			strbuf_add(&qerr, buf, (size_t)n);
+	}
+	if (late)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	ok = !late && WIFEXITED(status) && WEXITSTATUS(status) == PROBE_EXIT;
+	if (!ok) {
+		struct strbuf tail = STRBUF_INIT;
+		qemu_stderr_tail(&qerr, &tail);
+		if (late)
+			strbuf_setf(why, "a QEMU guest under KVM did not finish the probe in %d s", PROBE_SECONDS);
+		else
+			strbuf_setf(why, "a QEMU guest under KVM %s %d%s%s", WIFSIGNALED(status) ? "died of signal" : "exited with",
+				    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), tail.len ? ": " : "",
+				    tail.buf ? tail.buf : "");
+		strbuf_release(&tail);
+	}
+out:
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	unlink(fw);
+	free(fw);
+	strbuf_release(&qerr);
+	return ok;
+}
+
+/* The probe's answer, asked once. */
+static bool kvm_works(void)
+{
+	if (!probe_state) {
+		struct strbuf why = STRBUF_INIT;
+		probe_state = kvm_probe(&why) ? 1 : -1;
+		snprintf(probe_why, sizeof(probe_why), "%s", why.buf ? why.buf : "");
+		strbuf_release(&why);
+	}
+	return probe_state > 0;
+}
+
+/* kvm, tcg or auto from s; -1 when it is none of them. */
+static int accel_word(const char *s, const char *what, struct strbuf *err)
+{
+	if (!s || !strcmp(s, "auto"))
+		return 0;
+	if (!strcmp(s, "kvm"))
+		return 1;
+	if (!strcmp(s, "tcg"))
+		return 2;
+	strbuf_setf(err, "%s: '%s' is not an accelerator; use kvm, tcg or auto", what, s);
+	return -1;
+}
+
+/* kvm was asked for (by `asked`: "--accel kvm", "LKPROBOT_ACCEL=kvm") and cannot run a guest */
+static int kvm_refused(const char *asked, struct strbuf *err)
+{
+	strbuf_setf(err, "%s: KVM cannot run a guest here (%s); use --accel tcg or auto", asked, probe_why);
+	return -1;
+}
+
+int qemu_accel_option(const char *arg, struct strbuf *err)
+{
+	const char *what = arg ? "--accel" : "LKPROBOT_ACCEL";
+	const char *want = arg ? arg : accel_env();
+	int w = accel_word(want, what, err);
+
+	if (w < 0)
+		return -1;
+	/* the lkprobot processes this one starts (bisect, run-commit on a Slurm node) choose the same */
+	if (arg)
+		setenv("LKPROBOT_ACCEL", arg, 1);
+	if (w == 1 && !kvm_works())
+		return kvm_refused(arg ? "--accel kvm" : "LKPROBOT_ACCEL=kvm", err);
+	return 0;
+}
+
+int qemu_accel_choose(struct qemu_accel *a, struct strbuf *err)
+{
+	const char *want = accel_env();
+	int w = accel_word(want, "LKPROBOT_ACCEL", err);
+
+	memset(a, 0, sizeof(*a));
+	if (w < 0)
+		return -1;
+	if (w == 2) {
+		snprintf(a->why, sizeof(a->why), "TCG was asked for (--accel tcg, LKPROBOT_ACCEL=tcg)");
+		return 0;
+	}
+	if (kvm_works()) {
+		a->kvm = true;
+		a->asked = w == 1;
+		return 0;
+	}
+	if (w == 1)
+		return kvm_refused("LKPROBOT_ACCEL=kvm (--accel kvm)", err);
+	static bool said;
+	if (!said)
+		fprintf(stderr, "lkprobot: KVM not used, TCG instead: %s\n", probe_why);
+	said = true;
+	snprintf(a->why, sizeof(a->why), "%s", probe_why);
+	return 0;
+}
+
+void qemu_accel_failed(const char *why)
+{
+	probe_state = -1;
+	snprintf(probe_why, sizeof(probe_why), "%s", why);
+}
