@@ -689,7 +689,7 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 		} else if (named) {
 			struct strbuf rout = STRBUF_INIT, re = STRBUF_INIT, rwhy = STRBUF_INIT, note = STRBUF_INIT;
 			size_t nr = 0;
-			char **r = xcalloc(28 + 2 * c->nfloors, sizeof(*r));
+			char **r = xcalloc(32 + 2 * c->nfloors, sizeof(*r));
 			const char *const fixed[] = { exe, "report", "--send", "--config", config, "--db", c->db,
 						      "--result-root", c->result_root, "--tree", t->path, "--base", parent,
 						      "--commit", culprit, "--date", first ? first : "0" };
@@ -700,8 +700,15 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 			char *url = c->public_url && json_number(node_get(js, "id"), &bid) && bid > 0
 					    ? web_url_bisection(c->public_url, (long long)bid) : NULL;
 			if (url) {
+				/* and the fix's Closes: tag points there */
 				r[nr++] = "--url";
 				r[nr++] = url;
+				r[nr++] = "--closes";
+				r[nr++] = url;
+			}
+			if (t->url) {
+				r[nr++] = "--tree-url";
+				r[nr++] = t->url;
 			}
 			if (metric) {
 				r[nr++] = "--metric";

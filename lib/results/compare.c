@@ -1207,8 +1207,18 @@ static void classic_head(struct strbuf *out, const char *base_label, const char 
 	strbuf_addf(out, "%*.*s  %*.*s  %s\n", w0, w0, base_label, w1, w1, new_label, tail);
 	strbuf_addf(out, "%.*s  %.*s  %s\n", w0, "--------------------------", w1,
 		    "--------------------------", *tail ? "---------------------------" : "");
-	strbuf_addstr(out, "         %stddev      change         %stddev\n");
-	strbuf_addstr(out, "             \\          |                \\  \n");
+}
+
+/* The head of a block of rows: failure stats (fail:runs, as lkp-tests' mails) or measurements. */
+static void classic_block_head(struct strbuf *out, bool fail)
+{
+	if (fail) {
+		strbuf_addstr(out, "       fail:runs  %reproduction    fail:runs\n");
+		strbuf_addstr(out, "           |             |             |    \n");
+	} else {
+		strbuf_addstr(out, "         %stddev      change         %stddev\n");
+		strbuf_addstr(out, "             \\          |                \\  \n");
+	}
 }
 
 /* sbin/compare hides a row when a side's stddev is over half its mean, or a mean is negative */
@@ -1222,6 +1232,7 @@ void compare_render_classic(struct strbuf *out, const struct compare_result *res
 	if (test_desc)
 		strbuf_addf(out, "testcase/path_params/tbox_group/run: %s\n\n", test_desc);
 	classic_head(out, res->labels[0], res->labels[res->nsides - 1], "");
+	int block = -1;	/* the kind of the rows above: a new kind gets its head */
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct compare_row *r = &res->rows[i];
 		const struct compare_side *b = &r->side[0], *a = &r->side[res->nsides - 1];
@@ -1229,6 +1240,9 @@ void compare_render_classic(struct strbuf *out, const struct compare_result *res
 		struct classic_fmt f = { 0 };
 		if (!r->changed)
 			continue;
+		if (block != (int)fail)
+			classic_block_head(out, fail);
+		block = fail;
 		classic_scan(&f, b->v, b->n);
 		classic_scan(&f, a->v, a->n);
 		classic_cell(out, r->metric, true, 0, fail ? (double)b->fails : b->mean, b->n > 1 ? b->stddev : -1, &f,
@@ -1237,6 +1251,8 @@ void compare_render_classic(struct strbuf *out, const struct compare_result *res
 			     &f, fail, a->n, r->change[res->nsides - 1]);
 		strbuf_addf(out, "%s\n", r->metric);
 	}
+	if (block < 0)
+		classic_block_head(out, false);
 }
 
 void compare_render_field(struct strbuf *out, const char *base_label, const char *new_label, const char *metric,
@@ -1263,6 +1279,7 @@ void compare_render_field(struct strbuf *out, const char *base_label, const char
 		shown_rows++;
 	}
 	classic_head(out, base_label, new_label, "testcase/testparams/testbox");
+	classic_block_head(out, false);
 	for (size_t i = 0; i < nrows; i++) {
 		const struct compare_side *b = &sd[2 * i], *a = &sd[2 * i + 1];
 		if (!keep[i])
