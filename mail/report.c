@@ -1,8 +1,9 @@
 /*
  * report: the text of an LKP report, in the layout of the 2017–2020 robot
- * mails (../shared/examples), plus what those lack: a sentence on how sure
- * the robot is and, for runs under QEMU's TCG, that the numbers are no
- * benchmark. mime makes the message of it.
+ * mails (../shared/examples) with today's tags (Reported-by, Closes) and a
+ * reply in the patch's thread, plus what those lack: a sentence on how
+ * sure the robot is and, for runs under QEMU's TCG, that the numbers are
+ * no benchmark. mime makes the message of it.
  */
 #include "report.h"
 #include "mime.h"

@@ -65,6 +65,8 @@ static const char usage_text[] =
 	"      web_token_file: /etc/lkprobot/web-token   # optional: the dashboard's actions need it\n"
 	"      public_url: https://lkp.example.org/   # optional: where readers reach the dashboard;\n"
 	"                                   # the mails link their bisection there (url:)\n"
+	"      lkprobot_url: https://git.example.org/lkprobot.git   # optional: where readers get\n"
+	"                                   # lkprobot (the mails' \"To reproduce\")\n"
 	"      report_improvements: true    # mail the culprit of an improvement too (false: record it only)\n"
 	"      change_floor:                # the smallest change worth a report, per metric or glob\n"
 	"        command.throughput: 3%     # (default 1% for perf metrics, 5% for the rest)\n"
@@ -113,6 +115,7 @@ struct serve_conf {
 	char *token;		/* from web_token_file; NULL: the dashboard has no actions */
 	char *boxes;		/* the boxes file of provider ssh (NULL: the default) */
 	char *public_url;	/* where readers reach the dashboard (NULL: unknown) */
+	char *lkprobot_url;	/* where readers get lkprobot (NULL: unknown) */
 	bool report_improvements;	/* mail a culprit of an improvement too (default) */
 	char **floors;			/* change_floor: "GLOB=PCT" each, for bisect and report (--floor) */
 	size_t nfloors;
@@ -157,6 +160,7 @@ static void serve_conf_release(struct serve_conf *c)
 	free(c->token);
 	free(c->boxes);
 	free(c->public_url);
+	free(c->lkprobot_url);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -218,7 +222,7 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	struct node *doc = NULL;
 	int ret = -1;
 	static const char *const top[] = { "result_root", "cache", "db", "poll", "trees", "web_token_file",
-					   "report_improvements", "boxes", "public_url", "change_floor", NULL };
+					   "report_improvements", "boxes", "public_url", "lkprobot_url", "change_floor", NULL };
 	static const char *const tk[] = { "name", "path", "url", "branches", "base", "jobs", "provider", "kconfig",
 					  "via", "constraint", "partition", "sbatch_args", "pending_timeout", "box", NULL };
 
@@ -261,6 +265,16 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 			goto out;
 		}
 		c->public_url = xstrdup(node_str(pu));
+	}
+	const struct node *lu = node_get(s, "lkprobot_url");
+	if (lu) {
+		/* a URL git can clone: one word, no control character (it is pasted into a shell) */
+		const char *u = node_str(lu);
+		if (!u || !*u || strpbrk(u, " \t\r\n'\"`$;&|<>") || u[0] == '-') {
+			conf_bad(err, file, lu, "lkprobot_url", "must be a URL git can clone lkprobot from (one word)");
+			goto out;
+		}
+		c->lkprobot_url = xstrdup(u);
 	}
 	const struct node *tf = node_get(s, "web_token_file");
 	if (tf) {
@@ -709,6 +723,10 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 			if (t->url) {
 				r[nr++] = "--tree-url";
 				r[nr++] = t->url;
+			}
+			if (c->lkprobot_url) {
+				r[nr++] = "--lkprobot-url";
+				r[nr++] = c->lkprobot_url;
 			}
 			if (metric) {
 				r[nr++] = "--metric";

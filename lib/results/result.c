@@ -153,6 +153,23 @@ out:
 	free(path);
 }
 
+/*
+ * A program's own raw file, once a run (NULL, or a group parsed already:
+ * nothing): 1 parsed into its group, 0 nothing, -1 with err.
+ */
+static int extract_program(const char *run_dir, const struct program *p, struct node *groups, struct node *problems,
+			   struct strbuf *err)
+{
+	int r;
+
+	if (!p || !p->parse || in_groups(groups, p->name))
+		return 0;
+	r = extract_one(run_dir, p, p->raw ? p->raw : p->name, p->name, problems, err);
+	if (r > 0)
+		node_push(groups, node_new_scalar(p->name));
+	return r;
+}
+
 int result_extract(const char *run_dir, const struct node *job, struct node *problems,
 		   struct node **stats_out, struct strbuf *err)
 {
@@ -172,12 +189,10 @@ int result_extract(const char *run_dir, const struct node *job, struct node *pro
 
 		if (!p || !p->parse || in_groups(groups, p->name))
 			continue;
-		r = extract_one(run_dir, p, p->raw ? p->raw : p->name, p->name, problems, err);
+		r = extract_program(run_dir, p, groups, problems, err);
 		if (r < 0)
 			goto out;
-		if (r)
-			node_push(groups, node_new_scalar(p->name));
-		else if (p->kind == PROGRAM_TEST)
+		if (!r && p->kind == PROGRAM_TEST)
 			mark_incomplete(run_dir, p->name);
 		if (p->kind == PROGRAM_TEST && timep && timep->parse) {
 			/* <test>.time -> <test>.time.*, and the whole job's time.* */
@@ -193,17 +208,9 @@ int result_extract(const char *run_dir, const struct node *job, struct node *pro
 		}
 	}
 	/* last_state last: the test's extraction above may have added to it */
-	for (size_t i = 0; i < sizeof(defaults) / sizeof(*defaults); i++) {
-		const struct program *p = program_find(defaults[i]);
-		int r;
-		if (!p || !p->parse || in_groups(groups, p->name))
-			continue;
-		r = extract_one(run_dir, p, p->raw ? p->raw : p->name, p->name, problems, err);
-		if (r < 0)
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(*defaults); i++)
+		if (extract_program(run_dir, program_find(defaults[i]), groups, problems, err) < 0)
 			goto out;
-		if (r)
-			node_push(groups, node_new_scalar(p->name));
-	}
 	for (size_t i = 0; i < groups->n; i++) {
 		char *path = xasprintf("%s/%s.json", run_dir, groups->vals[i]->str);
 		struct node *pj;
