@@ -4,7 +4,7 @@
  * declares. The option lists match lkp-tests' programs so that a job file
  * expands to the same atomic jobs and path_params as under lkp-tests.
  *
- * Adding a program: one file in lib/programs/ defining a
+ * Adding a program: one file in lib/run/programs/ defining a
  * `const struct program program_<name>` and one line in program.c's table
  * (kept sorted by name; program_check() verifies the table at start-up).
  * This module knows nothing about job files.

@@ -13,14 +13,14 @@ test_expect_success 'the fixture holds the 141 job files and their names' '
 '
 
 test_expect_success 'every job file gives the names lkp-tests gives (--lkp-src)' '
-	bad=0
+	bad=0 &&
 	for f in $LKP/jobs/*.yaml; do
 		b=$(basename "$f" .yaml)
 		lkprobot split-job -n --no-defaults -t lkp-hsw-d01 --lkp-src $LKP "$f" 2>"$TMP/err.$b" |
 			sort -u >"$TMP/got.$b" || { echo "refused: $b: $(cat "$TMP/err.$b")"; bad=1; continue; }
 		cmp -s $LKP/names/$b.names "$TMP/got.$b" || {
 			echo "differs: $b"; diff $LKP/names/$b.names "$TMP/got.$b" | head -4; bad=1; }
-	done
+	done &&
 	[ $bad = 0 ]
 '
 

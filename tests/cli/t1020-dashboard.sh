@@ -10,11 +10,17 @@
 # history (two clicks). Commit pages for commits never measured and for
 # the 10-digit prefix of a mail's subject; a bisection whose test ended
 # without it says so; status --json, outbox -c, check-config of public_url.
+# wall-clock limit: 1500 s
 . "$(dirname "$0")/lib.sh"
+test_need_cmd python3 python3
+test_need_cmd curl curl
+test_need_cmd chromium chromium
 
 port=$((20000 + ($$ + 29) % 20000))
 PY=/usr/bin/python3
-trap '[ -s "$TMP/spid" ] && kill "$(cat "$TMP/spid")" 2>/dev/null; rm -rf "$TMP"' EXIT
+# the service, started with setsid: SIGTERM, then whatever of its session is left
+test_at_exit 'spid=$(cat "$TMP/spid" 2>/dev/null); [ -z "$spid" ] || { stop_pid "$spid"; stop_session KILL "$spid"; }'
+test_log "$TMP/serve.log"
 export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 url=http://127.0.0.1:$port
 get() { curl -s -m 30 "$@"; }
@@ -69,7 +75,7 @@ test_expect_success 'setup: two trees running one job, a regression in one, the 
 	    tls: none
 	EOF
 	lkprobot check-config -c "$TMP/robot.yaml" &&
-	"$LKPROBOT" serve -c "$TMP/robot.yaml" --listen "127.0.0.1:$port" 2>"$TMP/serve.log" &
+	setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" --listen "127.0.0.1:$port" 2>"$TMP/serve.log" &
 	echo $! >"$TMP/spid" &&
 	wait_done 2 &&
 	(cd "$TMP/mainline" && echo 2 >f && git commit -qam "mm: two" &&
