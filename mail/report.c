@@ -265,7 +265,8 @@ static char *one_line(const char *s, size_t max)
  * lkp-tests' report order of the table: the failure stats (fail:runs)
  * first, as compare has them, then the headline, the test's other
  * metrics, the test's time.*, then the monitors' — each group in
- * compare's order. The rows are copied by value into *rows (free it).
+ * compare's order. report_order() returns the rows copied by value (the
+ * caller frees the array; the rows' contents stay cmp's).
  */
 static int report_rank(const struct compare_row *r, const struct compare_row *h)
 {
