@@ -272,7 +272,7 @@ bench: $(BENCH_BIN) lkprobot
 install: lkprobot
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/share/doc/lkprobot
 	install -m 755 lkprobot $(DESTDIR)$(PREFIX)/bin/lkprobot
-	cp -R jobs hosts kconfig $(DESTDIR)$(DATADIR)/
+	cp -R jobs hosts kconfig lkp-etc $(DESTDIR)$(DATADIR)/
 	install -m 644 README.md docker/lkprobot.service docker/config.yaml $(DESTDIR)$(PREFIX)/share/doc/lkprobot/
 
 clean:

@@ -1,8 +1,9 @@
 /*
  * report: the text of an LKP report, in the layout of the 2017–2020 robot
- * mails (../shared/examples), plus what those lack: a sentence on how sure
- * the robot is and, for runs under QEMU's TCG, that the numbers are no
- * benchmark. mime makes the message of it.
+ * mails (../shared/examples) with today's tags (Reported-by, Closes) and a
+ * reply in the patch's thread, plus what those lack: a sentence on how
+ * sure the robot is and, for runs under QEMU's TCG, that the numbers are
+ * no benchmark. mime makes the message of it.
  */
 #include "report.h"
 #include "mime.h"
@@ -10,10 +11,12 @@
 #include "../lib/results/plot.h"
 #include "../lib/run/program.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const struct compare_row *report_headline(const struct compare_result *cmp, const char *metric)
 {
@@ -206,8 +209,8 @@ static void confidence(struct strbuf *out, const struct compare_result *cmp, con
 	else
 		strbuf_addf(out, ", from %zu and %zu runs compared as two independent sets (Welch's t%s)", b->n, a->n,
 			    d->log_scale ? " on the logarithms" : "");
-	strbuf_addf(out, "; the whole interval is beyond the %g%% floor below which lkprobot reports no change of "
-			 "this metric", d->floor);
+	strbuf_addf(out, "; the %s beyond the %g%% floor below which lkprobot reports no change of this metric",
+		    d->constant ? "change is" : "whole interval is", d->floor);
 	double p = decide_p(d);
 	if (isfinite(p))
 		strbuf_addf(out, p < 1e-16 ? " (p < 1e-16)" : " (p = %.2g)", p);
@@ -258,6 +261,158 @@ static char *one_line(const char *s, size_t max)
 	return strbuf_detach(&sb);
 }
 
+/*
+ * lkp-tests' report order of the table: the failure stats (fail:runs)
+ * first, as compare has them, then the headline, the test's other
+ * metrics, the test's time.*, then the monitors' — each group in
+ * compare's order. report_order() returns the rows copied by value (the
+ * caller frees the array; the rows' contents stay cmp's).
+ */
+static int report_rank(const struct compare_row *r, const struct compare_row *h)
+{
+	if (r->kind == COMPARE_FAILURE)
+		return 0;
+	if (r == h)
+		return 1;
+	if (compare_is_test_metric(r->metric))
+		return strstr(r->metric, ".time.") ? 3 : 2;
+	return 4;
+}
+
+static struct compare_row *report_order(const struct compare_result *cmp, const struct compare_row *h)
+{
+	struct compare_row *rows = xcalloc(cmp->nrows ? cmp->nrows : 1, sizeof(*rows));
+	size_t n = 0;
+
+	for (int rank = 0; rank <= 4; rank++)
+		for (size_t i = 0; i < cmp->nrows; i++)
+			if (report_rank(&cmp->rows[i], h) == rank)
+				rows[n++] = cmp->rows[i];
+	return rows;
+}
+
+/*
+ * Which changed rows get a plot: the test's own metrics and time, and
+ * the monitors the example reports plot (perf-stat, turbostat, vmstat);
+ * the headline always.
+ */
+static bool report_plots(const struct compare_row *r, bool headline)
+{
+	static const char *const monitors[] = { "perf-stat.", "turbostat.", "vmstat." };
+
+	if (headline)
+		return true;
+	if (!r->changed || r->kind != COMPARE_PERF)
+		return false;
+	if (compare_is_test_metric(r->metric))
+		return true;
+	for (size_t i = 0; i < sizeof(monitors) / sizeof(*monitors); i++)
+		if (!strncmp(r->metric, monitors[i], strlen(monitors[i])))
+			return true;
+	return false;
+}
+
+/* The report's Message-ID: the same commit, job and metric on the same date give the same id. */
+static void report_message_id(const struct report_input *in, const struct compare_row *h, struct strbuf *id)
+{
+	struct strbuf seed = STRBUF_INIT;
+
+	strbuf_addf(&seed, "%s %s %s", in->commit, in->test_desc ? in->test_desc : "", h->metric);
+	mime_message_id(id, in->date, seed.buf, in->domain ? in->domain : "localhost");
+	strbuf_release(&seed);
+}
+
+/* A Message-ID's characters (RFC 5322 dot-atom text, and the @): nothing a URL could smuggle into a header. */
+static bool msgid_char(char c)
+{
+	return isalnum((unsigned char)c) || (c && strchr("!#$%&'*+/=?^_`{|}~.@-", c));
+}
+
+char *report_link_message_id(const char *msg)
+{
+	char *found = NULL;
+
+	for (const char *l = msg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t len = strcspn(l, "\n");
+		if (len < 6 || strncasecmp(l, "Link:", 5))
+			continue;
+		const char *u = l + 5;
+		while (*u == ' ' || *u == '\t')
+			u++;
+		const char *end = l + len;
+		while (end > u && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '/'))
+			end--;
+		const char *id = end;
+		while (id > u && id[-1] != '/')
+			id--;
+		if (id == u || id == end || !memchr(id, '@', (size_t)(end - id)) || *id == '@' || end[-1] == '@')
+			continue;
+		bool ok = true;
+		for (const char *c = id; c < end && ok; c++)
+			ok = msgid_char(*c);
+		if (!ok)
+			continue;
+		free(found);
+		found = xasprintf("<%.*s>", (int)(end - id), id);
+	}
+	return found;
+}
+
+/* A full commit id (40 hex digits): one a reader can check out. */
+static bool is_commit_id(const char *s)
+{
+	return s && strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
+}
+
+/*
+ * To reproduce, as commands that work when pasted: where lkprobot comes
+ * from, the tree checked out at the commit, and lkprobot run the way the
+ * robot ran it — in QEMU (the job's facts say how the CPU was emulated)
+ * with the commit built from the attached kernel config, or on a machine
+ * booted into the commit — with the attached job file.
+ */
+static void reproduce_text(struct strbuf *out, const struct report_input *in)
+{
+	const char *kconfig = node_str(node_get(in->job, "kconfig"));
+	const char *version = node_str(node_get(in->job, "lkprobot_version"));
+	bool qemu = node_get(node_get(in->job, "facts"), "accel") != NULL;
+	bool sha = is_commit_id(in->commit);
+	const char *ind = "        ";
+
+	strbuf_addstr(out, "To reproduce:\n\n");
+	if (in->lkprobot_url)
+		strbuf_addf(out, "%sgit clone %s lkprobot\n%smake -C lkprobot\n%sexport PATH=\"$PWD/lkprobot:$PATH\"\n", ind,
+			    in->lkprobot_url, ind, ind);
+	else
+		strbuf_addf(out, "%s# lkprobot%s%s, built from its source (make), in the PATH\n", ind,
+			    version ? " " : "", version ? version : "");
+	if (sha) {
+		if (in->tree_url)
+			strbuf_addf(out, "%sgit clone %s linux\n", ind, in->tree_url);
+		else
+			strbuf_addf(out, "%s# linux: a clone of the tree that has the commit\n", ind);
+		strbuf_addf(out, "%sgit -C linux checkout %s\n", ind, in->commit);
+	}
+	if (qemu) {
+		strbuf_addf(out, "%slkprobot install job.yaml\n%slkprobot qemu", ind, ind);
+		if (sha) {
+			strbuf_addf(out, " --tree linux --commit %s", in->commit);
+			if (in->kconfig)
+				strbuf_addf(out, " --kconfig ./%s", in->kconfig_name ? in->kconfig_name : "config");
+			else if (kconfig)
+				strbuf_addf(out, " --kconfig %s", kconfig);
+		}
+		strbuf_addf(out, " job.yaml  # job file%s attached in this email\n\n",
+			    in->kconfig && sha ? " and kernel config are" : " is");
+	} else {
+		if (sha)
+			strbuf_addf(out, "%s# boot a kernel of linux at %.12s%s, then:\n", ind, in->commit,
+				    in->kconfig ? " built with the attached kernel config" : "");
+		strbuf_addf(out, "%slkprobot install job.yaml  # job file is attached in this email\n"
+				 "%slkprobot run     job.yaml\n\n", ind, ind);
+	}
+}
+
 int report_body(const struct report_input *in, struct strbuf *out, struct strbuf *err)
 {
 	const struct compare_result *cmp = in->cmp;
@@ -305,6 +460,24 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 		others_table(out, in->others, in->nothers, last);
 		strbuf_addstr(out, "\n");
 	}
+	/* the tags today's 0-day mails give a fix to carry */
+	if (in->from) {
+		strbuf_addf(out, "If you fix the issue in a separate patch/commit (i.e. not just a new version of\n"
+				 "the same patch/commit), kindly add following tags\n"
+				 "| Reported-by: %s\n", in->from);
+		if (in->closes) {
+			size_t n = strlen(in->closes);
+			strbuf_addf(out, "| Closes: %s", in->closes);
+			if (n && in->closes[n - 1] == '/') {
+				struct strbuf id = STRBUF_INIT;
+				report_message_id(in, h, &id);
+				strbuf_add(out, id.buf + 1, id.len - 2);	/* without its <> */
+				strbuf_release(&id);
+			}
+			strbuf_addch(out, '\n');
+		}
+		strbuf_addch(out, '\n');
+	}
 	if (in->note) {
 		char *note = one_line(in->note, 2000);
 		strbuf_addf(&para, "%s\n\n", note);
@@ -320,20 +493,23 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 	strbuf_addstr(out, "\n\nDetails are as below:\n");
 	for (int i = 0; i < 98; i++)
 		strbuf_addch(out, '-');
-	strbuf_addstr(out, ">\n\n\nTo reproduce:\n\n"
-			   "        lkprobot install job.yaml  # job file is attached in this email\n"
-			   "        lkprobot run     job.yaml\n\n");
-	compare_render_classic(out, cmp, in->test_desc);
-	/* the test's own changed metrics, each with its samples, and the headline's even when the table leaves it out */
+	strbuf_addstr(out, ">\n\n\n");
+	reproduce_text(out, in);
+	/* the table and the plots in the report's order: the headline leads */
+	struct compare_result view = *cmp;
+	struct compare_row *rows = report_order(cmp, h);
+	view.rows = rows;
+	compare_render_classic(out, &view, in->test_desc);
 	size_t nplots = 0;
-	for (size_t i = 0; i < cmp->nrows; i++) {
-		const struct compare_row *r = &cmp->rows[i];
-		if (r != h && (!r->changed || r->kind != COMPARE_PERF || !compare_is_test_metric(r->metric)))
+	for (size_t i = 0; i < view.nrows; i++) {
+		const struct compare_row *r = &rows[i];
+		if (!report_plots(r, !strcmp(r->metric, h->metric)))
 			continue;
 		strbuf_addstr(out, "\n");
 		plot_samples(out, r->metric, r->side[0].v, r->side[0].n, r->side[last].v, r->side[last].n);
 		nplots++;
 	}
+	free(rows);
 	if (nplots) {
 		strbuf_addstr(out, "\n\n");
 		plot_legend(out);
@@ -350,7 +526,7 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 
 int report_render(const struct report_input *in, struct strbuf *out, struct strbuf *err)
 {
-	struct strbuf body = STRBUF_INIT, subject = STRBUF_INIT, id = STRBUF_INIT, seed = STRBUF_INIT;
+	struct strbuf body = STRBUF_INIT, subject = STRBUF_INIT, id = STRBUF_INIT;
 	const struct compare_row *h = report_headline(in->cmp, in->metric);
 	size_t last = in->cmp->nsides - 1;
 	struct mime_attachment att[3];
@@ -369,8 +545,7 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 	free(csubj);
 	strbuf_addf(&subject, "%.10s: %s ", in->commit, h->metric);
 	change_text(&subject, h, last);
-	strbuf_addf(&seed, "%s %s %s", in->commit, in->test_desc ? in->test_desc : "", h->metric);
-	mime_message_id(&id, in->date, seed.buf, in->domain ? in->domain : "localhost");
+	report_message_id(in, h, &id);
 	if (in->job_yaml)
 		att[natt++] = (struct mime_attachment){ "job.yaml", "text/plain", in->job_yaml, strlen(in->job_yaml) };
 	if (in->reproduce)
@@ -395,6 +570,7 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 		.subject = subject.buf,
 		.date = in->date,
 		.message_id = id.buf,
+		.in_reply_to = in->in_reply_to,
 		.extra_headers = (const char *const *)xh,
 		.nextra = nxh,
 		.body = body.buf,
@@ -410,6 +586,5 @@ out:
 	strbuf_release(&body);
 	strbuf_release(&subject);
 	strbuf_release(&id);
-	strbuf_release(&seed);
 	return ret;
 }

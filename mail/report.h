@@ -32,6 +32,10 @@ struct report_input {
 	const char *commit;			/* full id */
 	const char *commit_subject;		/* NULL: unknown */
 	const char *url;			/* "url: ..." line (tree and branch); NULL: none */
+	const char *tree_url;			/* where readers clone the tree from (To reproduce); NULL: unknown */
+	const char *lkprobot_url;		/* where readers get lkprobot (To reproduce); NULL: unknown */
+	const char *closes;			/* the "Closes:" URL; ending in '/': the Message-ID is appended; NULL: none */
+	const char *in_reply_to;		/* the patch's Message-ID ("<id>"): the mail replies to it; NULL: none */
 	const char *note;			/* a paragraph before "How sure" (a bisection's caveat); NULL: none */
 	const struct report_other *others;
 	size_t nothers;
@@ -65,6 +69,12 @@ void report_nothing(const struct compare_result *cmp, const char *metric, struct
 
 /* "56 threads Intel(R) Xeon(R) CPU ... with 256G memory" from a job's host keys. */
 void report_machine(const struct node *job, struct strbuf *out);
+
+/*
+ * The Message-ID of a commit's "Link: https://.../<message-id>" trailer
+ * (lore style, the last such trailer), as "<message-id>", or NULL.
+ */
+char *report_link_message_id(const char *commit_message);
 
 /*
  * Append the whole message to out. 0, or -1 with one line in err (nothing

@@ -305,7 +305,7 @@ static int qemu_boot(const struct qemu_kernel *k, const struct node *job, const 
 	addv(&argv, &argc, k->image);
 	addv(&argv, &argc, "-initrd");
 	addv(&argv, &argc, b->initrd);
-	strbuf_addf(&append, "console=ttyS0 quiet panic=-1 oops=panic random.trust_cpu=on "
+	strbuf_addf(&append, "console=ttyS0 panic=-1 random.trust_cpu=on "
 			     "lkprobot.init=%s lkprobot.job=%s lkprobot.result=%s lkprobot.data=%s lkprobot.facts=%s",
 		    o->lkprobot, b->jobfile, o->result_dir, o->data_dir, facts);
 	if (o->runs > 1)

@@ -7,6 +7,7 @@
  * can be resumed.
  */
 #include "cmd.h"
+#include "../lib/stats/lkpetc.h"
 #include "../lib/results/bisect.h"
 #include "../lib/results/sampling.h"
 #include "../lib/results/compare.h"
@@ -783,6 +784,8 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
 			goto bad;
 	}
+	if (lkpetc_load(&err))
+		goto bad;
 	d.ops = provider_find(provider);
 	if (!d.ops) {
 		struct strbuf names = STRBUF_INIT;

@@ -8,6 +8,7 @@
 #include "../lib/results/compare.h"
 #include "../lib/util/json.h"
 #include "../lib/results/sides.h"
+#include "../lib/stats/lkpetc.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ static const char usage_text[] =
 	"\n"
 	"Compare the runs of NEW with those of BASE, metric by metric, with\n"
 	"lkp-tests' rules: only the changed metrics are shown, as `lkp ncompare`\n"
-	"prints them. Each side is\n"
+	"prints them (its data: lkp-etc/, or $LKPROBOT_LKP_ETC). Each side is\n"
 	"  - a commit directory (.../<compiler>/<commit>, its matrix.json),\n"
 	"  - run directories (.../<commit>/<run>), several joined with commas,\n"
 	"  - or a commit (or a prefix of one) the store knows: every job that both\n"
@@ -31,6 +32,8 @@ static const char usage_text[] =
 	"      --json             every metric, changed or not (with why not), as JSON\n"
 	"      --stats            also the p-values (Mann-Whitney U, Welch t) and Hedges' g\n"
 	"      --all              every metric of the base, changed or not\n"
+	"      --more             also the stats lkp-tests' stat-denylist leaves out\n"
+	"                         (interrupts.*, ...), as its ncompare --more\n"
 	"      --show-noise       --field: keep tests whose stddev is over half the mean\n"
 	"      --perf-profile N   perf-profile rows change when a median is above N (default 5)\n"
 	"      --floor METRIC=PCT the decision's floor for METRIC (a glob; repeatable): a\n"
@@ -43,7 +46,7 @@ static const char usage_text[] =
 	"exit codes: 0 compared (changed or not), 2 a side that is not found or\n"
 	"cannot be read, or usage\n";
 
-enum { OPT_CLASSIC = 0x500, OPT_FIELD, OPT_JSON, OPT_STATS, OPT_ALL, OPT_NOISE, OPT_PPROF, OPT_DB, OPT_FLOOR };
+enum { OPT_CLASSIC = 0x500, OPT_FIELD, OPT_JSON, OPT_STATS, OPT_ALL, OPT_NOISE, OPT_PPROF, OPT_DB, OPT_FLOOR, OPT_MORE };
 
 int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 {
@@ -53,6 +56,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "more", no_argument, NULL, OPT_MORE },
 		{ "show-noise", no_argument, NULL, OPT_NOISE },
 		{ "perf-profile", required_argument, NULL, OPT_PPROF },
 		{ "db", required_argument, NULL, OPT_DB },
@@ -79,6 +83,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_JSON: json = true; break;
 		case OPT_STATS: stats = true; break;
 		case OPT_ALL: co.all = true; break;
+		case OPT_MORE: co.more = true; break;
 		case OPT_NOISE: noise = true; break;
 		case OPT_PPROF: {
 			char *end;
@@ -113,6 +118,8 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 		goto bad;
 	}
 	co.floors = &floors;
+	if (lkpetc_load(&err))
+		goto bad;
 
 	nsides = (size_t)(argc - optind);
 	if (sides_load(argv + optind, nsides, db, result_dir, &sides, &err))

@@ -189,7 +189,10 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 		.facts = facts,
 		.markers = true,
 		.raw_only = true,
+		.fresh_boot = true,
 	};
+	char *insmod = cmdline_param(cmdline.buf, "lkprobot.insmod");
+	eo.insmod = insmod;
 	char *runs_s = cmdline_param(cmdline.buf, "lkprobot.runs");
 	int runs = runs_s ? atoi(runs_s) : 1;
 	for (int i = 0; i < (runs > 0 ? runs : 1); i++) {

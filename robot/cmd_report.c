@@ -5,6 +5,7 @@
  * body). Sending it is the mailer's business (SMTP, the outbox).
  */
 #include "cmd.h"
+#include "../lib/stats/lkpetc.h"
 #include "../lib/results/sides.h"
 #include "../lib/results/compare.h"
 #include "../lib/kernel/git.h"
@@ -36,9 +37,14 @@ static const char usage_text[] =
 	"robot is, how to reproduce, the compare table, per-sample plots) and the\n"
 	"job.yaml, reproduce and kernel config attachments.\n"
 	"\n"
-	"      --tree DIR         the git repository: the commit's subject, and its\n"
-	"                         author as the To: address\n"
+	"      --tree DIR         the git repository: the commit's subject, its author as\n"
+	"                         the To: address, and a reply to the patch's mail when the\n"
+	"                         commit has a \"Link: .../<message-id>\" trailer\n"
 	"      --url TEXT         the \"url:\" line (where the commit is: tree and branch)\n"
+	"      --tree-url URL     where readers clone the tree from (\"To reproduce\")\n"
+	"      --lkprobot-url URL where readers get lkprobot (\"To reproduce\")\n"
+	"      --closes URL       the \"Closes:\" tag's URL (ending in /: the Message-ID\n"
+	"                         is appended, as in a mail archive)\n"
 	"      --note TEXT        a paragraph before the \"how sure\" one (a bisection's caveat)\n"
 	"      --from ADDR        the robot's address (default lkprobot <lkprobot@HOST>)\n"
 	"      --to ADDR, --cc ADDR  recipients (repeatable)\n"
@@ -73,7 +79,7 @@ static const char usage_text[] =
 
 enum { OPT_BASE = 0x600, OPT_COMMIT, OPT_TREE, OPT_URL, OPT_FROM, OPT_TO, OPT_CC, OPT_JOB, OPT_KCONFIG,
        OPT_SIGNATURE, OPT_DATE, OPT_DOMAIN, OPT_BODY, OPT_DB, OPT_RESULT, OPT_SEND, OPT_CONFIG, OPT_METRIC,
-       OPT_FLOOR, OPT_NOTE };
+       OPT_FLOOR, OPT_NOTE, OPT_TREE_URL, OPT_LKPROBOT_URL, OPT_CLOSES };
 
 struct addrs {
 	const char **v;
@@ -251,6 +257,9 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "commit", required_argument, NULL, OPT_COMMIT },
 		{ "tree", required_argument, NULL, OPT_TREE },
 		{ "url", required_argument, NULL, OPT_URL },
+		{ "tree-url", required_argument, NULL, OPT_TREE_URL },
+		{ "lkprobot-url", required_argument, NULL, OPT_LKPROBOT_URL },
+		{ "closes", required_argument, NULL, OPT_CLOSES },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "cc", required_argument, NULL, OPT_CC },
@@ -274,6 +283,8 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	const char *base = NULL, *commit = NULL, *tree = NULL, *url = NULL, *from = NULL, *jobfile = NULL;
 	const char *kconfig = NULL, *signature = NULL, *domain = NULL, *output = NULL, *db = NULL;
 	const char *result_dir = "/lkp/result", *metric = NULL, *note = NULL;
+	const char *tree_url = NULL, *lkprobot_url = NULL, *closes = NULL;
+	char *reply_to = NULL;
 	struct compare_floors floors = { 0 };
 	bool body_only = false, send = false;
 	const char *config_file = NULL;
@@ -298,6 +309,9 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		case OPT_COMMIT: commit = optarg; break;
 		case OPT_TREE: tree = optarg; break;
 		case OPT_URL: url = optarg; break;
+		case OPT_TREE_URL: tree_url = optarg; break;
+		case OPT_LKPROBOT_URL: lkprobot_url = optarg; break;
+		case OPT_CLOSES: closes = optarg; break;
 		case OPT_FROM: from = optarg; break;
 		case OPT_TO: addrs_add(&to, optarg); break;
 		case OPT_CC: addrs_add(&cc, optarg); break;
@@ -341,7 +355,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	}
 	char *args[2] = { (char *)base, (char *)commit };
-	if (sides_load(args, 2, db, result_dir, &sides, &err))
+	if (lkpetc_load(&err) || sides_load(args, 2, db, result_dir, &sides, &err))
 		goto bad;
 
 	/* every job both sides ran: compared; the one whose headline moved most leads */
@@ -492,6 +506,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		}
 		full = xstrdup(gc.id);
 		subject = xstrdup(gc.subject);
+		reply_to = report_link_message_id(gc.message);
 		char *raw = xasprintf("%s <%s>", gc.author_name, gc.author_email);
 		author = recipients_normalize(raw);	/* never a control character in a header */
 		free(raw);
@@ -514,6 +529,10 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		.commit = full ? full : sides[1].label,
 		.commit_subject = subject,
 		.url = url,
+		.tree_url = tree_url,
+		.lkprobot_url = lkprobot_url,
+		.closes = closes,
+		.in_reply_to = reply_to,
 		.note = note,
 		.others = others,
 		.nothers = nothers,
@@ -580,6 +599,7 @@ out:
 	free(from_default);
 	free(author);
 	free(subject);
+	free(reply_to);
 	free(full);
 	free(to.v);
 	free(cc.v);

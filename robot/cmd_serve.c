@@ -11,6 +11,7 @@
  * goes on. `lkprobot status` shows it.
  */
 #include "cmd.h"
+#include "../lib/stats/lkpetc.h"
 #include "../lib/results/compare.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
@@ -64,6 +65,8 @@ static const char usage_head[] =
 	"      web_token_file: /etc/lkprobot/web-token   # optional: the dashboard's actions need it\n"
 	"      public_url: https://lkp.example.org/   # optional: where readers reach the dashboard;\n"
 	"                                   # the mails link their bisection there (url:)\n"
+	"      lkprobot_url: https://git.example.org/lkprobot.git   # optional: where readers get\n"
+	"                                   # lkprobot (the mails' \"To reproduce\")\n"
 	"      report_improvements: true    # mail the culprit of an improvement too (false: record it only)\n"
 	"      max_bisections: 4            # heads tested at once when their provider runs on a farm\n"
 	"                                   # (slurm, ssh): they share its boxes; others one at a time\n"
@@ -123,6 +126,7 @@ struct serve_conf {
 	char *result_root, *cache, *db;
 	char *token;		/* from web_token_file; NULL: the dashboard has no actions */
 	char *public_url;	/* where readers reach the dashboard (NULL: unknown) */
+	char *lkprobot_url;	/* where readers get lkprobot (NULL: unknown) */
 	bool report_improvements;	/* mail a culprit of an improvement too (default) */
 	char **floors;			/* change_floor: "GLOB=PCT" each, for bisect and report (--floor) */
 	size_t nfloors;
@@ -160,6 +164,7 @@ static void serve_conf_release(struct serve_conf *c)
 	free(c->db);
 	free(c->token);
 	free(c->public_url);
+	free(c->lkprobot_url);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -221,7 +226,7 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 	struct node *doc = NULL;
 	int ret = -1;
 	static const char *const top[] = { "result_root", "cache", "db", "poll", "trees", "web_token_file",
-					   "report_improvements", "public_url", "change_floor", "max_bisections", NULL };
+					   "report_improvements", "public_url", "lkprobot_url", "change_floor", "max_bisections", NULL };
 	/* and the providers' own keys, from their tables */
 	static const char *const tk[] = { "name", "path", "url", "branches", "base", "jobs", "provider", "kconfig", NULL };
 
@@ -263,6 +268,16 @@ static int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf
 			goto out;
 		}
 		c->public_url = xstrdup(node_str(pu));
+	}
+	const struct node *lu = node_get(s, "lkprobot_url");
+	if (lu) {
+		/* a URL git can clone: one word, no control character (it is pasted into a shell) */
+		const char *u = node_str(lu);
+		if (!u || !*u || strpbrk(u, " \t\r\n'\"`$;&|<>") || u[0] == '-') {
+			conf_bad(err, file, lu, "lkprobot_url", "must be a URL git can clone lkprobot from (one word)");
+			goto out;
+		}
+		c->lkprobot_url = xstrdup(u);
 	}
 	const struct node *tf = node_get(s, "web_token_file");
 	if (tf) {
@@ -669,7 +684,7 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 		} else if (named) {
 			struct strbuf rout = STRBUF_INIT, re = STRBUF_INIT, rwhy = STRBUF_INIT, note = STRBUF_INIT;
 			size_t nr = 0;
-			char **r = xcalloc(28 + 2 * c->nfloors, sizeof(*r));
+			char **r = xcalloc(40 + 2 * c->nfloors, sizeof(*r));
 			const char *const fixed[] = { exe, "report", "--send", "--config", config, "--db", c->db,
 						      "--result-root", c->result_root, "--tree", t->path, "--base", parent,
 						      "--commit", culprit, "--date", first ? first : "0" };
@@ -680,8 +695,19 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 			char *url = c->public_url && json_number(node_get(js, "id"), &bid) && bid > 0
 					    ? web_url_bisection(c->public_url, (long long)bid) : NULL;
 			if (url) {
+				/* and the fix's Closes: tag points there */
 				r[nr++] = "--url";
 				r[nr++] = url;
+				r[nr++] = "--closes";
+				r[nr++] = url;
+			}
+			if (t->url) {
+				r[nr++] = "--tree-url";
+				r[nr++] = t->url;
+			}
+			if (c->lkprobot_url) {
+				r[nr++] = "--lkprobot-url";
+				r[nr++] = c->lkprobot_url;
 			}
 			if (metric) {
 				r[nr++] = "--metric";
@@ -1094,7 +1120,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		strbuf_release(&err);
 		return ret;
 	}
-	if (serve_conf_load(&conf, config, &err)) {
+	if (serve_conf_load(&conf, config, &err) || lkpetc_load(&err)) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);
 		return ret;

@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "../lib/run/program.h"
 #include "../providers/provider.h"
+#include "../lib/stats/lkpetc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -196,6 +197,7 @@ int main(int argc, char **argv)
 			continue;
 		char *data = find_data_dir();
 		ctx.data_dir = data;
+		lkpetc_set_dir(data);
 		ctx.cmd = commands[i].name;
 		ret = commands[i].fn(argc - 1, argv + 1, &ctx);
 		free(data);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -314,6 +315,53 @@ void engine_marker(bool on, const char *what, const char *name)
 	fflush(stdout);
 }
 
+/*
+ * Load the modules of o->insmod (finit_module: the file as it is, no
+ * dependencies), each said on the console: a test module that WARNs or
+ * oopses while the test runs, so that its kernel log is what is measured.
+ */
+static void insmod_all(const struct engine_opts *o)
+{
+	char *list = o->insmod ? xstrdup(o->insmod) : NULL, *save = NULL;
+
+	for (char *path = list ? strtok_r(list, ",", &save) : NULL; path; path = strtok_r(NULL, ",", &save)) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0)) {
+			char *why = xasprintf("%s: %s", path, strerror(errno));
+			engine_marker(o->markers, "insmod failed", why);
+			free(why);
+		} else {
+			engine_marker(o->markers, "insmod", path);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	free(list);
+}
+
+/*
+ * last_state: how the run ended, in lkp-tests' words (its lib/job.sh and
+ * bin/run-lkp write these): a test that exited non-zero,
+ * "test.<name>.exit_code.<code>: 1" and "exit_fail: 1"; a setup that
+ * failed, "exit_fail: 1"; killed past its time, "soft_timeout: 1".
+ */
+static void write_last_state(struct run *r, const char *state, const struct program *test, int status)
+{
+	struct strbuf ls = STRBUF_INIT, e = STRBUF_INIT;
+
+	if (!strcmp(state, "failed")) {
+		if (test && status > 0)
+			strbuf_addf(&ls, "test.%s.exit_code.%d: 1\n", test->name, status);
+		strbuf_addstr(&ls, "exit_fail: 1\n");
+	} else if (!strcmp(state, "timeout")) {
+		strbuf_addstr(&ls, "soft_timeout: 1\n");
+	}
+	if (ls.len && run_write(r, "last_state", ls.buf, ls.len, &e))
+		run_unavailable(r, "last_state", "%s", e.buf);
+	strbuf_release(&ls);
+	strbuf_release(&e);
+}
+
 struct test_child {
 	struct run *r;
 	const struct program *p;
@@ -362,6 +410,7 @@ static const char *run_test(struct run *r, const struct program *p, const struct
 		return "failed";
 	}
 	free(outp);
+	insmod_all(o);
 	while ((code = proc_wait_for(&t, o->progress ? 0.25 : -1, &e)) == PROC_RUNNING) {
 		int now = (int)(proc_now() - t0);
 		if (now != last_shown) {
@@ -431,6 +480,7 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 	struct monitor_proc *mons = NULL;
 	size_t nmons = 0;
 	const char *state = "finished";
+	const struct program *tested = NULL;
 	struct proc_saved_stop saved;
 	const char *tmp = getenv("TMPDIR");
 	char *tmpl;
@@ -460,6 +510,7 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 	r.loop_size = o->loop_size ? o->loop_size : 1ULL << 30;
 	r.fs_root = o->fs_root ? o->fs_root : "/fs";
 	r.src_dir = o->src_dir;
+	r.fresh_boot = o->fresh_boot;
 	res->start_time = now_epoch();
 	res->problems = node_new(NODE_MAP);
 	for (size_t i = 0; o->facts && i < o->facts->n; i++)
@@ -519,6 +570,7 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 		    p->kind != PROGRAM_TEST)
 			continue;
 		state = run_test(&r, p, o, res);
+		tested = p;
 	}
 	if (proc_stop_signal && !strcmp(state, "finished")) {
 		state = "killed";
@@ -534,6 +586,7 @@ stop:
 	proc_restore_stop(&saved);
 	res->end_time = now_epoch();
 	res->job_state = state;
+	write_last_state(&r, state, tested, res->test_status);
 
 	if (o->raw_only)
 		;	/* the host extracts */

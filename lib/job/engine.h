@@ -35,6 +35,9 @@ struct engine_opts {
 	bool markers;			/* "@@LKPROBOT test-start/test-end" on stdout (the guest's console) */
 	bool raw_only;			/* leave stats and matrix to the host (result_restat) */
 	const char *src_dir;		/* the source tree programs like `command` work in (NULL: cwd) */
+	bool fresh_boot;		/* the kernel was booted for this run (a QEMU guest): its whole log is the run's */
+	const char *insmod;		/* kernel modules (paths, comma-separated) loaded once the test has
+					 * started: a module that provokes what the run should see (NULL: none) */
 };
 
 struct engine_result {

@@ -7,6 +7,7 @@
 #include "compare.h"
 #include "../util/json.h"
 #include "../run/program.h"
+#include "../stats/lkpetc.h"
 #include "../stats/sigtest.h"
 
 #include <fnmatch.h>
@@ -32,20 +33,12 @@ static bool has_suffix(const char *s, const char *x)
 	return n >= m && !strcmp(s + n - m, x);
 }
 
+/* lkp-tests' function_stat?: its etc/failure and etc/pass patterns, counted per run */
 bool compare_is_failure(const char *m)
 {
-	static const char *const prefixes[] = { "dmesg.", "kmsg.", "last_state.", "stderr.", NULL };
-	static const char *const suffixes[] = { ".fail", ".error", ".warn", NULL };
-
 	if (strstr(m, ".time.") || strstr(m, ".timestamp:") || strstr(m, ".bootstage:"))
 		return false;
-	for (const char *const *p = prefixes; *p; p++)
-		if (has_prefix(m, *p))
-			return true;
-	for (const char *const *s = suffixes; *s; s++)
-		if (has_suffix(m, *s))
-			return true;
-	return false;
+	return lkpetc_failure(m) || lkpetc_pass(m);
 }
 
 /* The part before the first dot: the program that made the metric. */
@@ -69,20 +62,13 @@ bool compare_is_test_metric(const char *m)
 	return p && p->kind == PROGRAM_TEST;
 }
 
+/*
+ * lkp-tests' perf_metric?: etc/perf-metrics-prefixes and -patterns, and
+ * the prefix of every test program (its own figures, where 1-5 % is real).
+ */
 bool compare_is_perf_metric(const char *m)
 {
-	/* where changes of 1–5 % are real: counters, the tests' own figures */
-	static const char *const prefixes[] = {
-		"perf-stat.", "perf-profile.", "perf-sched.", "iostat.", "proc-vmstat.", "numa-vmstat.",
-		"vmstat.cpu.", "vmstat.io.", "vmstat.swap.", "vmstat.system.", "sched_debug.",
-		"turbostat.Busy%", "turbostat.%Busy", "turbostat.Bzy_MHz", "turbostat.Avg_MHz", "turbostat.C",
-		"turbostat.CPU%c", "turbostat.Pkg%pc", "turbostat.PkgWatt", "turbostat.RAMWatt",
-		"turbostat.CorWatt", "turbostat.GFXWatt", "turbostat.PkgTmp", "turbostat.CoreTmp", NULL,
-	};
-	for (const char *const *p = prefixes; *p; p++)
-		if (has_prefix(m, *p))
-			return true;
-	return strstr(m, ".time.") || compare_is_test_metric(m);
+	return lkpetc_perf_metric(m) || compare_is_test_metric(m);
 }
 
 /*
@@ -206,13 +192,33 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* LKP's StatSummary: sort, drop min(n>>5, max_margin) at each end, min/middle/max */
-/* mean and population stddev (divided by n) of s->v */
+/*
+ * Mean and population stddev of s->v, in lkp-tests' arithmetic so that the
+ * tables print its digits: Ruby's Array#sum (Kahan-Babuska compensated)
+ * over n, then (1/n) * the plain sum of squared deviations. Samples whose
+ * sum overflows are summed over the largest one instead (no inf).
+ */
 static void moments(struct compare_side *s)
 {
-	double sum = 0, sq = 0, scale = 0;
+	double sum = 0, c = 0, sq = 0, scale = 0;
 
+	for (size_t i = 0; i < s->n; i++) {
+		double x = s->v[i], t = sum + x;
+		c += fabs(sum) >= fabs(x) ? (sum - t) + x : (x - t) + sum;
+		sum = t;
+	}
+	sum += c;
+	if (s->n && isfinite(sum)) {
+		double m = sum / (double)s->n;
+		for (size_t i = 0; i < s->n; i++)
+			sq += (s->v[i] - m) * (s->v[i] - m);
+		s->mean = m;
+		s->stddev = sqrt(1 / (double)s->n * sq);
+		if (isfinite(s->stddev))
+			return;
+	}
 	/* over the largest value, so that samples near 1e308 cannot overflow a sum */
+	sum = sq = 0;
 	for (size_t i = 0; i < s->n; i++)
 		if (fabs(s->v[i]) > scale)
 			scale = fabs(s->v[i]);
@@ -227,71 +233,89 @@ static void moments(struct compare_side *s)
 	s->stddev = s->n ? sqrt(sq / (double)s->n) * scale : 0;
 }
 
-static void summarize(struct compare_side *s, size_t max_margin)
+/*
+ * lkp-tests' StatSummary: sorted, leading -1s dropped (its "empty data
+ * point"), min(n>>5, max_margin) samples off each end, then the min, the
+ * middle element ("mean" in lkp-tests, a median) and the max. false: no
+ * sample left.
+ */
+struct lkp_summary {
+	size_t n;
+	double min, median, max;
+};
+
+static bool lkp_summarize(const double *v, size_t n, size_t max_margin, struct lkp_summary *out)
 {
-	size_t n = s->n, margin = n >> 5;
+	size_t margin = n >> 5, lo = 0, hi = n;
 	double *sorted;
 
+	memset(out, 0, sizeof(*out));
 	if (!n)
-		return;
-	moments(s);
-	for (size_t i = 0; i < n; i++)
-		s->fails += s->v[i] != 0;
+		return false;
 	sorted = xmalloc(n * sizeof(*sorted));
-	memcpy(sorted, s->v, n * sizeof(*sorted));
+	memcpy(sorted, v, n * sizeof(*sorted));
 	qsort(sorted, n, sizeof(*sorted), cmp_double);
 	if (margin > max_margin)
 		margin = max_margin;
-	size_t lo = margin, hi = n - margin;	/* [lo, hi) */
-	s->min = sorted[lo];
-	s->max = sorted[hi - 1];
-	s->median = sorted[lo + (hi - lo) / 2];
+	while (lo < hi && sorted[lo] == -1)
+		lo++;
+	/* Ruby's array[margin..-margin-1] of what is left */
+	lo += margin;
+	hi = hi - lo >= margin ? hi - margin : lo;
+	if (lo < hi) {
+		out->n = hi - lo;
+		out->min = sorted[lo];
+		out->max = sorted[hi - 1];
+		out->median = sorted[lo + (hi - lo) / 2];
+	}
 	free(sorted);
+	return out->n > 0;
 }
 
-/* lkp-tests' reasonable_perf_change?: per-family floors on the size of a change */
+/* A side as the tables show it: mean, population stddev, what failed; its LKP summary */
+static void summarize(struct compare_side *s, size_t max_margin)
+{
+	struct lkp_summary ls;
+
+	if (!s->n)
+		return;
+	moments(s);
+	double fails = 0;
+	for (size_t i = 0; i < s->n; i++)
+		fails += s->v[i];
+	/* lkp-tests' fail count is the sum of the runs' values (1 a run for the kernel log's stats) */
+	s->fails = fails > 0 && fails < 1e15 ? (size_t)fails : 0;
+	if (lkp_summarize(s->v, s->n, max_margin, &ls)) {
+		s->min = ls.min;
+		s->max = ls.max;
+		s->median = ls.median;
+	}
+}
+
+/*
+ * lkp-tests' reasonable_perf_change?: the first of perf-metrics-threshold.yaml
+ * that matches (the larger maximum reaches the floor; a whole-number floor
+ * also wants the change of the medians to reach half of it, in integer
+ * division), else a floor for the family.
+ */
 static bool reasonable_change(const char *m, double delta, double max)
 {
+	double floor;
+	bool whole;
+
+	if (lkpetc_threshold(m, &floor, &whole))
+		return !(max < floor) && !(whole && delta < trunc(floor / 2));
 	if (has_prefix(m, "iostat"))
 		return max > 1;
 	if (has_prefix(m, "pagetypeinfo") || has_prefix(m, "buddyinfo") || has_prefix(m, "slabinfo"))
 		return delta > 100;
 	if (has_prefix(m, "proc-vmstat") || strstr(m, "meminfo"))
 		return max > 1000;
+	if (has_prefix(m, "lock_stat"))
+		return delta > (strstr(m, "time") ? 1000 : 10000);
 	if (has_prefix(m, "interrupts") || has_prefix(m, "softirqs"))
 		return max > 10000;
 	return true;
-}
-
-/*
- * lkp-tests' decision for the new side a against the base b; NULL when
- * changed, else why not.
- */
-static const char *lkp_changed(const struct compare_row *r, const struct compare_side *b, const struct compare_side *a,
-			       const struct compare_opts *o)
-{
-	if (r->kind == COMPARE_FAILURE)
-		return a->max != b->max ? NULL : "failure stat: the same maximum on both sides";
-	if (a->n < 3 && b->n < 3)
-		return "fewer than 3 runs on both sides";
-	if (has_prefix(r->metric, "perf-profile.")) {
-		double t = o->perf_profile_threshold > 0 ? o->perf_profile_threshold : 5;
-		return a->median > t || b->median > t ? NULL : "perf-profile: both medians below the threshold";
-	}
-	if (!((b->min > a->median && b->median > a->max) || (a->min > b->median && a->median > b->max)))
-		return "the ranges of the samples overlap (LKP's separation rule)";
-	const struct compare_side *high = a->median > b->median ? a : b, *low = high == a ? b : a;
-	double ratio = low->median > 0 ? high->median / low->median : MAX_RATIO;
-	double delta = high->median - low->median, max = a->max > b->max ? a->max : b->max;
-	if (ratio > MAX_RATIO)
-		ratio = MAX_RATIO;
-	if (!(ratio > 1.01))
-		return "a change of 1 % or less";
-	if (!(ratio > 1.05) && !compare_is_perf_metric(r->metric))
-		return "a change of 5 % or less in a metric that is not a perf metric";
-	if (!reasonable_change(r->metric, delta, max))
-		return "below the floor for this family of metrics";
-	return NULL;
 }
 
 /* A matrix's columns sorted by metric, for lookups in O(log n) */
@@ -370,23 +394,178 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* lkp-tests' Compare.sort_stats key, precomputed */
+/* ---- lkp-tests' selection (lib/stats.rb: StatCompare, _get_changed_stats) ---- */
+
+/* A side in one pass of the selection: its matrix, and the columns (runs) that count. */
+struct pass_side {
+	const struct column *index;
+	size_t nindex;
+	const bool *keep;	/* columns kept (NULL: every one) */
+	size_t ncols;		/* the matrix's columns */
+	size_t cols;		/* those kept: lkp-tests' matrix_cols */
+};
+
+/* The values of the kept columns, zero-padded to the matrix's columns as lkp-tests pads them; NULL v: all 0. */
+static double *pass_values(const struct pass_side *p, const double *v, size_t n, size_t *out)
+{
+	size_t total = n > p->ncols ? n : p->ncols;
+	double *x = xcalloc(total ? total : 1, sizeof(*x));
+
+	*out = 0;
+	for (size_t c = 0; c < total; c++)
+		if (!p->keep || c >= p->ncols || p->keep[c])
+			x[(*out)++] = v && c < n ? v[c] : 0;
+	return x;
+}
+
+static bool in_index(const struct pass_side *p, const char *key)
+{
+	return column_get(p->index, p->nindex, key) != NULL;
+}
+
+/* Does the base have a stat of this program (lock_stat, perf-profile: a monitor it ran)? */
+static bool monitored(const struct pass_side *b, const char *k)
+{
+	size_t len = metric_base_len(k) + 1;	/* "perf-profile." */
+
+	for (size_t i = 0; i < b->nindex; i++)
+		if (!strncmp(b->index[i].key, k, len))
+			return true;
+	return false;
+}
+
+/*
+ * skip_function_stat?: a .fail/.error/.warn stat counts only when the base
+ * has its .pass, a .pass only when the base has one of those (the kernel
+ * log, last_state and stderr stats always count).
+ */
+static bool function_skipped(const struct pass_side *b, const char *k)
+{
+	static const char *const bad[] = { ".error", ".warn", ".fail" };
+	const char *dot = strrchr(k, '.');
+	size_t blen = dot ? (size_t)(dot - k) : strlen(k);
+	char *name;
+	bool has;
+
+	if (has_prefix(k, "dmesg.") || has_prefix(k, "kmsg.") || has_prefix(k, "last_state.") || has_prefix(k, "stderr."))
+		return false;
+	for (size_t i = 0; i < 3; i++)
+		if (has_suffix(k, bad[i])) {
+			name = xasprintf("%.*s.pass", (int)blen, k);
+			has = in_index(b, name);
+			free(name);
+			return !has;
+		}
+	if (has_suffix(k, ".pass")) {
+		has = false;
+		for (size_t i = 0; i < 3 && !has; i++) {
+			name = xasprintf("%.*s%s", (int)blen, k, bad[i]);
+			has = in_index(b, name);
+			free(name);
+		}
+		return !has;
+	}
+	return false;
+}
+
+/* A whole number, as Ruby's JSON gives an Integer (perf-profile's rule depends on it). */
+static bool is_whole(double v)
+{
+	return v == trunc(v);
+}
+
+/*
+ * StatCompare#process for the new side a against the base b in one pass:
+ * NULL when lkp-tests selects the stat, else why not. vb/va: the pass's
+ * values (zero-padded); present_b: the base's matrix has the stat.
+ */
+static const char *lkp_select(const char *k, bool function, bool present_b, const struct pass_side *pb,
+			      const double *vb, size_t nb, const struct pass_side *pa, const double *va, size_t na,
+			      const struct compare_opts *o, bool incomplete_pass)
+{
+	struct lkp_summary sb, sa;
+
+	if (incomplete_pass && !has_prefix(k, "dmesg.") && !has_prefix(k, "last_state.") && !has_prefix(k, "stderr."))
+		return "a run is incomplete (last_state.is_incomplete_run): over every run only the kernel log, "
+		       "last_state and stderr stats count";
+	if (!(o && o->more) && !lkpetc_bisectable(k) && !lkpetc_report_allowed(k))
+		return "left out by lkp-tests' stat-denylist (compare --more shows it)";
+	if (function) {
+		if (function_skipped(pb, k))
+			return "a .fail/.error/.warn stat without its .pass in the base, or a .pass without them";
+	} else if (pa->cols < 3 && pb->cols < 3) {
+		return "fewer than 3 runs on both sides";
+	}
+	if (!present_b && !function &&
+	    !((has_prefix(k, "lock_stat.") || has_prefix(k, "perf-profile.")) && monitored(pb, k)))
+		return "not in the base";
+	size_t margin = function ? 0 : 3;
+	if (!lkp_summarize(vb, nb, margin, &sb))
+		return "no samples in the base";
+	if (nb <= 3 && margin > 1)
+		margin = 1;
+	if (!lkp_summarize(va, na, margin, &sa))
+		return "no samples";
+	/* perf-profile's own rule, when its threshold is of the samples' type (lkp-tests' is_a?) */
+	bool user_pp = o && o->perf_profile_threshold > 0;
+	double pp = user_pp ? o->perf_profile_threshold : 5;
+	bool pp_rule = has_prefix(k, "perf-profile.") && is_whole(sa.median) != user_pp;
+	if (pp_rule) {
+		if (!(sa.median > pp || sb.median > pp))
+			return "perf-profile: both medians at or below the threshold";
+	} else if (function) {
+		if (sa.max == sb.max)
+			return "failure stat: the same maximum on both sides";
+	} else if (!((sb.min > sa.median && sb.median > sa.max) || (sa.min > sb.median && sa.median > sb.max))) {
+		return "the ranges of the samples overlap (LKP's separation rule)";
+	}
+	if (pp_rule && user_pp)
+		return NULL;
+	/* calc_stats_metrics, then skip_small_change? */
+	const struct lkp_summary *high = sa.median > sb.median ? &sa : &sb, *low = high == &sa ? &sb : &sa;
+	double max = sa.max > sb.max ? sa.max : sb.max, delta = high->median - low->median;
+	double ratio = low->median > 0 ? high->median / low->median : MAX_RATIO;
+	if (ratio > MAX_RATIO)
+		ratio = MAX_RATIO;
+	if (!(ratio > 1.01))
+		return "a change of 1 % or less";
+	if (!(ratio > 1.05) && !compare_is_perf_metric(k))
+		return "a change of 5 % or less in a metric that is not a perf metric";
+	if (!reasonable_change(k, delta, max))
+		return "below lkp-tests' floor for the metric (perf-metrics-threshold.yaml, or its family's)";
+	return NULL;
+}
+
+/* ---- lkp-tests' order of the changed rows (Compare.sort_stats) ---- */
+
 struct sort_item {
 	struct compare_row *row;
-	long group;
+	long group;		/* the changed rows of its program: fewer first; failures first, tests 0 */
+	size_t keylen;		/* of the name that sorts: perf-profile's first two components */
+	const double *changes;	/* lkp-tests' figures: %reproduction, or the change of the means */
+	size_t nchanges;
 };
 
 static int cmp_rows(const void *pa, const void *pb)
 {
 	const struct sort_item *a = pa, *b = pb;
+
 	if (a->row->changed != b->row->changed)
 		return a->row->changed ? -1 : 1;
+	if (!a->row->changed)
+		return strcmp(a->row->metric, b->row->metric);
 	if (a->group != b->group)
 		return a->group < b->group ? -1 : 1;
-	int c = strcmp(a->row->metric, b->row->metric);
+	size_t n = a->keylen < b->keylen ? a->keylen : b->keylen;
+	int c = strncmp(a->row->metric, b->row->metric, n);
 	if (c)
 		return c;
-	return 0;
+	if (a->keylen != b->keylen)
+		return a->keylen < b->keylen ? -1 : 1;
+	for (size_t i = 0; i < a->nchanges; i++)
+		if (a->changes[i] != b->changes[i])
+			return a->changes[i] < b->changes[i] ? -1 : 1;
+	return strcmp(a->row->metric, b->row->metric);
 }
 
 /* A changed row by its metric's base name (sorted, rows of one base are neighbours). */
@@ -399,34 +578,60 @@ struct base_item {
 static int cmp_base(const void *pa, const void *pb)
 {
 	const struct base_item *a = pa, *b = pb;
+	int c;
 
 	if (a->len != b->len)
 		return a->len < b->len ? -1 : 1;
-	return strncmp(a->metric, b->metric, a->len);
+	c = strncmp(a->metric, b->metric, a->len);
+	return c ? c : (a->row > b->row) - (a->row < b->row);
 }
 
-static void sort_rows(struct compare_result *res)
+static bool same_base(const struct base_item *a, const struct base_item *b)
+{
+	return a->len == b->len && !strncmp(a->metric, b->metric, a->len);
+}
+
+static size_t sort_key_len(const char *m)
+{
+	const char *dot;
+
+	if (!has_prefix(m, "perf-profile."))
+		return strlen(m);
+	dot = strchr(m + strlen("perf-profile."), '.');
+	return dot ? (size_t)(dot - m) : strlen(m);
+}
+
+/* lkp_changes: per row, nsides-1 figures for the order (lkp-tests' arithmetic: a base of 0 is 1e-100) */
+static void sort_rows(struct compare_result *res, const double *lkp_changes)
 {
 	struct sort_item *items = xcalloc(res->nrows ? res->nrows : 1, sizeof(*items));
 	struct base_item *bases = xcalloc(res->nrows ? res->nrows : 1, sizeof(*bases));
-	size_t nb = 0;
+	size_t nb = 0, nc = res->nsides - 1;
 
-	/* how many changed rows share each changed row's base: sorted once, counted in runs (not n x n) */
 	for (size_t i = 0; i < res->nrows; i++) {
 		items[i].row = &res->rows[i];
+		items[i].keylen = sort_key_len(res->rows[i].metric);
+		items[i].changes = lkp_changes + i * nc;
+		items[i].nchanges = nc;
 		if (res->rows[i].changed)
 			bases[nb++] = (struct base_item){ res->rows[i].metric, metric_base_len(res->rows[i].metric), i };
 	}
+	/*
+	 * how many changed rows share each base — sorted once, counted in runs
+	 * (not n x n); the first row of a base says whether its count starts
+	 * at -10000 (failure stats lead), a test's own count is 0
+	 */
 	qsort(bases, nb, sizeof(*bases), cmp_base);
 	for (size_t k = 0; k < nb;) {
 		size_t e = k + 1;
-		while (e < nb && !cmp_base(&bases[k], &bases[e]))
+		while (e < nb && same_base(&bases[k], &bases[e]))
 			e++;
-		for (size_t j = k; j < e; j++) {
-			const struct compare_row *r = &res->rows[bases[j].row];
-			long count = compare_is_test_metric(r->metric) ? 0 : (long)(e - k);
-			items[bases[j].row].group = (r->kind == COMPARE_FAILURE ? -10000 : 0) + count;
-		}
+		const struct compare_row *first = &res->rows[bases[k].row];
+		long count = (first->kind == COMPARE_FAILURE ? -10000 : 0) + (long)(e - k);
+		if (count > 0 && compare_is_test_metric(first->metric))
+			count = 0;
+		for (size_t j = k; j < e; j++)
+			items[bases[j].row].group = count;
 		k = e;
 	}
 	free(bases);
@@ -437,6 +642,51 @@ static void sort_rows(struct compare_result *res)
 	free(res->rows);
 	res->rows = rows;
 	free(items);
+}
+
+/* lkp-tests' matrix_cols: the runs a matrix holds */
+static size_t matrix_cols(const struct node *m)
+{
+	const struct node *src = node_get(m, "stats_source");
+	size_t cols = 0;
+
+	if (src && src->type == NODE_SEQ)
+		return src->n;
+	for (size_t i = 0; i < m->n; i++)
+		if (!m->vals[i]->comment && m->vals[i]->type == NODE_SEQ && m->vals[i]->n > cols)
+			cols = m->vals[i]->n;
+	return cols;
+}
+
+/* The runs to leave out of perf stats: last_state.is_incomplete_run is 1 there. NULL: none to leave out. */
+static bool *complete_columns(const struct node *m, size_t ncols, size_t *kept, bool *has_key)
+{
+	const struct node *inc = node_get(m, "last_state.is_incomplete_run");
+	bool *keep;
+
+	*kept = ncols;
+	*has_key = inc != NULL;
+	if (!inc || inc->type != NODE_SEQ)
+		return NULL;
+	keep = xcalloc(ncols ? ncols : 1, sizeof(*keep));
+	for (size_t c = 0; c < ncols; c++) {
+		double x;
+		keep[c] = !(c < inc->n && json_number(inc->vals[c], &x) && x == 1);
+		if (!keep[c])
+			(*kept)--;
+	}
+	return keep;
+}
+
+/* The values of a side for display and for the decision: the kept columns, or all (failure stats). */
+static void side_values(struct compare_side *side, const double *v, size_t n, const bool *keep, size_t ncols)
+{
+	struct pass_side p = { .keep = keep, .ncols = ncols };
+	size_t m;
+	double *x = pass_values(&p, v, n, &m);
+
+	side->v = x;
+	side->n = m;
 }
 
 int compare_matrices(const struct node *const *matrices, const char *const *labels, size_t nsides,
@@ -466,18 +716,33 @@ int compare_matrices(const struct node *const *matrices, const char *const *labe
 		qsort(keys, nkeys, sizeof(*keys), cmp_str);
 	struct column **index = xcalloc(nsides, sizeof(*index));
 	size_t *nindex = xcalloc(nsides, sizeof(*nindex));
-	for (size_t s = 0; s < nsides; s++)
+	struct pass_side *all = xcalloc(nsides, sizeof(*all)), *done = xcalloc(nsides, sizeof(*done));
+	bool **keep = xcalloc(nsides, sizeof(*keep));
+	bool incomplete = false, second_pass = true;
+	for (size_t s = 0; s < nsides; s++) {
+		bool has_key;
+		size_t kept;
 		index[s] = index_matrix(matrices[s], &nindex[s]);
+		size_t ncols = matrix_cols(matrices[s]);
+		keep[s] = complete_columns(matrices[s], ncols, &kept, &has_key);
+		incomplete |= has_key;
+		all[s] = (struct pass_side){ index[s], nindex[s], NULL, ncols, ncols };
+		done[s] = (struct pass_side){ index[s], nindex[s], keep[s], ncols, kept };
+		second_pass &= kept > 0;
+	}
 	res->nsides = nsides;
 	res->all = o && o->all;
 	res->labels = xcalloc(nsides, sizeof(*res->labels));
 	for (size_t s = 0; s < nsides; s++)
 		res->labels[s] = xstrdup(labels[s]);
 	res->rows = xcalloc(nkeys ? nkeys : 1, sizeof(*res->rows));
+	double *lkp_changes = xcalloc(nkeys ? nkeys * (nsides - 1) : 1, sizeof(*lkp_changes));
 	for (size_t k = 0; k < nkeys; k++) {
 		if (k && !strcmp(keys[k], keys[k - 1]))
 			continue;
-		struct compare_row *r = &res->rows[res->nrows++];
+		struct compare_row *r = &res->rows[res->nrows];
+		double *lc = lkp_changes + res->nrows * (nsides - 1);
+		res->nrows++;
 		r->metric = xstrdup(keys[k]);
 		r->kind = compare_is_failure(r->metric) ? COMPARE_FAILURE : COMPARE_PERF;
 		r->side = xcalloc(nsides, sizeof(*r->side));
@@ -486,60 +751,103 @@ int compare_matrices(const struct node *const *matrices, const char *const *labe
 		r->p_welch = r->p_mwu = r->hedges_g = r->cliffs_delta = NAN;
 		r->direction = compare_direction(r->metric);
 		r->why = "";
+		double **raw = xcalloc(nsides, sizeof(*raw));
+		size_t *nraw = xcalloc(nsides, sizeof(*nraw));
+		bool bad = false;
 		for (size_t s = 0; s < nsides; s++) {
-			double *v;
-			size_t n;
 			const char *why = NULL;
-			int rc = samples(index[s], nindex[s], r->metric, &v, &n, &why);
+			int rc = samples(index[s], nindex[s], r->metric, &raw[s], &nraw[s], &why);
 			if (rc < 0) {
 				r->why = why;
-				free(v);
-				continue;
+				bad = true;
+			} else if (rc == 0) {
+				r->side[s].present = true;
 			}
-			if (rc > 0) {
-				if (!*r->why)
-					r->why = s ? "missing on a compared side" : "not in the base";
-				continue;
-			}
-			r->side[s].present = true;
-			r->side[s].n = n;
-			r->side[s].v = v;
 		}
-		bool complete = !*r->why;
-		for (size_t s = 0; s < nsides; s++) {
-			size_t margin = r->kind == COMPARE_FAILURE ? 0 : 3;
+		/* what the tables show: the complete runs of perf stats, every run of failure stats */
+		for (size_t s = 0; s < nsides && !bad; s++) {
+			bool fail = r->kind == COMPARE_FAILURE;
+			side_values(&r->side[s], raw[s], nraw[s], fail ? NULL : keep[s], all[s].ncols);
+			size_t margin = fail ? 0 : 3;
 			if (s && r->side[0].n <= 3 && margin > 1)
 				margin = 1;
-			if (r->side[s].present)
-				summarize(&r->side[s], margin);
+			summarize(&r->side[s], margin);
 		}
-		for (size_t s = 1; s < nsides; s++) {
-			const struct compare_side *b = &r->side[0], *a = &r->side[s];
+		for (size_t s = 0; s < nsides; s++)
 			r->change[s] = NAN;
-			if (!complete)
-				continue;
-			if (r->kind == COMPARE_FAILURE)
-				r->change[s] = 100.0 * ((double)a->fails / (double)a->n - (double)b->fails / (double)b->n);
-			else if (r->absolute)
-				r->change[s] = a->mean - b->mean;
-			else if (b->mean > 0)
-				r->change[s] = 100.0 * (a->mean / b->mean - 1);	/* no a - b to overflow */
+		if (bad || !r->side[0].present) {
+			if (!*r->why)
+				r->why = "not in the base";
+			/* a failure stat only the new side has: a failure the base never had, selected below */
+			if (bad || r->kind != COMPARE_FAILURE)
+				goto next;
 		}
-		r->change[0] = NAN;
-		if (!complete)
-			continue;
-		const struct compare_side *b = &r->side[0], *a = &r->side[nsides - 1];
-		const struct compare_opts no = { 0 };
-		const char *why = lkp_changed(r, b, a, o ? o : &no);
-		r->changed = !why;
-		r->why = why ? why : "";
+		const struct compare_side *b = &r->side[0];
+		for (size_t s = 1; s < nsides; s++) {
+			const struct compare_side *a = &r->side[s];
+			double avg0 = b->mean == 0 ? 1e-100 : b->mean;
+			if (r->kind == COMPARE_FAILURE) {
+				/* lkp-tests' %reproduction divides by the runs of the column before (its index is one off) */
+				if (r->side[s - 1].n && b->n)
+					r->change[s] = 100.0 * ((double)a->fails / (double)r->side[s - 1].n -
+								(double)b->fails / (double)b->n);
+				lc[s - 1] = r->change[s];
+			} else if (r->absolute) {
+				r->change[s] = a->mean - b->mean;
+				lc[s - 1] = r->change[s];
+			} else {
+				if (b->mean > 0) {
+					/* lkp-tests' 100.0 * (avg - avg0) / avg0, or the ratio first where that overflows */
+					r->change[s] = 100.0 * (a->mean - b->mean) / b->mean;
+					if (!isfinite(r->change[s]))
+						r->change[s] = 100.0 * (a->mean / b->mean - 1);
+				}
+				lc[s - 1] = 100.0 * ((a->mean - avg0) / avg0);
+			}
+			if (!isfinite(lc[s - 1]))
+				lc[s - 1] = 0;
+		}
+		/* lkp-tests' selection, each side against the base; the row is shown when one of them changed */
+		bool fail = r->kind == COMPARE_FAILURE;
+		const char *why = NULL;
+		for (size_t s = 1; s < nsides; s++) {
+			const char *w = NULL;
+			size_t nb, na;
+			double *vb, *va;
+			bool picked = false;
+			if (incomplete && fail) {
+				vb = pass_values(&all[0], raw[0], nraw[0], &nb);
+				va = pass_values(&all[s], raw[s], nraw[s], &na);
+				w = lkp_select(r->metric, fail, r->side[0].present, &all[0], vb, nb, &all[s], va, na, o, true);
+				picked = !w;
+				free(vb);
+				free(va);
+			}
+			if (!picked && (!incomplete || (second_pass && strcmp(r->metric, "last_state.is_incomplete_run")))) {
+				const struct pass_side *pb = incomplete ? &done[0] : &all[0], *pa = incomplete ? &done[s] : &all[s];
+				vb = pass_values(pb, raw[0], nraw[0], &nb);
+				va = pass_values(pa, raw[s], nraw[s], &na);
+				w = lkp_select(r->metric, fail, r->side[0].present, pb, vb, nb, pa, va, na, o, false);
+				picked = !w;
+				free(vb);
+				free(va);
+			} else if (!picked && !w) {
+				w = "every run of a side is incomplete (last_state.is_incomplete_run)";
+			}
+			if (picked)
+				r->changed = true;
+			if (s == nsides - 1)
+				why = w;
+		}
+		r->why = r->changed ? "" : why ? why : "";
 		if (r->changed && r->kind == COMPARE_PERF && !r->absolute && !isfinite(r->change[nsides - 1])) {
-			/* the separation holds, but a percentage of a base <= 0 (or beyond a double) is no number */
+			/* selected, but a percentage of a base <= 0 (or beyond a double) is no number */
 			r->why = b->mean == 0 ? "changed, but the base mean is 0: no percentage"
 				 : b->mean < 0 ? "changed, but the base mean is negative: no percentage"
 					       : "changed, but the percentage is beyond what a number holds";
 		}
-		if (r->kind == COMPARE_PERF) {
+		if (r->kind == COMPARE_PERF && r->side[nsides - 1].present) {
+			const struct compare_side *a = &r->side[nsides - 1];
 			r->p_welch = sigtest_welch(b->v, b->n, a->v, a->n, NULL, NULL);
 			r->p_mwu = sigtest_mwu(b->v, b->n, a->v, a->n, NULL, &r->mwu_exact);
 			r->hedges_g = sigtest_hedges_g(b->v, b->n, a->v, a->n);
@@ -557,13 +865,24 @@ int compare_matrices(const struct node *const *matrices, const char *const *labe
 		}
 		if (r->changed)
 			res->nchanged++;
+next:
+		for (size_t s = 0; s < nsides; s++)
+			free(raw[s]);
+		free(raw);
+		free(nraw);
 	}
-	for (size_t s = 0; s < nsides; s++)
+	for (size_t s = 0; s < nsides; s++) {
 		free(index[s]);
+		free(keep[s]);
+	}
 	free(index);
 	free(nindex);
+	free(all);
+	free(done);
+	free(keep);
 	free(keys);
-	sort_rows(res);
+	sort_rows(res, lkp_changes);
+	free(lkp_changes);
 	return 0;
 }
 
@@ -682,8 +1001,11 @@ static void ncompare_stddev(struct strbuf *out, const struct compare_side *s)
 {
 	double sd = s->n > 1 ? s->stddev : -1;
 
-	if (s->n > 1 && s->mean != 0)
-		sd = 100 * (sd / s->mean);	/* the ratio first: 100 * 1e307 overflows */
+	if (s->n > 1 && s->mean != 0) {
+		sd = 100 * s->stddev / s->mean;	/* lkp-tests' order; the ratio first where 100 * 1e307 overflows */
+		if (!isfinite(sd))
+			sd = 100 * (s->stddev / s->mean);
+	}
 	if (sd > 2)
 		strbuf_addf(out, " \xc2\xb1%*d%%", ERR_WIDTH - 3, as_int(sd));
 	else
@@ -885,8 +1207,18 @@ static void classic_head(struct strbuf *out, const char *base_label, const char 
 	strbuf_addf(out, "%*.*s  %*.*s  %s\n", w0, w0, base_label, w1, w1, new_label, tail);
 	strbuf_addf(out, "%.*s  %.*s  %s\n", w0, "--------------------------", w1,
 		    "--------------------------", *tail ? "---------------------------" : "");
-	strbuf_addstr(out, "         %stddev      change         %stddev\n");
-	strbuf_addstr(out, "             \\          |                \\  \n");
+}
+
+/* The head of a block of rows: failure stats (fail:runs, as lkp-tests' mails) or measurements. */
+static void classic_block_head(struct strbuf *out, bool fail)
+{
+	if (fail) {
+		strbuf_addstr(out, "       fail:runs  %reproduction    fail:runs\n");
+		strbuf_addstr(out, "           |             |             |    \n");
+	} else {
+		strbuf_addstr(out, "         %stddev      change         %stddev\n");
+		strbuf_addstr(out, "             \\          |                \\  \n");
+	}
 }
 
 /* sbin/compare hides a row when a side's stddev is over half its mean, or a mean is negative */
@@ -900,6 +1232,7 @@ void compare_render_classic(struct strbuf *out, const struct compare_result *res
 	if (test_desc)
 		strbuf_addf(out, "testcase/path_params/tbox_group/run: %s\n\n", test_desc);
 	classic_head(out, res->labels[0], res->labels[res->nsides - 1], "");
+	int block = -1;	/* the kind of the rows above: a new kind gets its head */
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct compare_row *r = &res->rows[i];
 		const struct compare_side *b = &r->side[0], *a = &r->side[res->nsides - 1];
@@ -907,6 +1240,9 @@ void compare_render_classic(struct strbuf *out, const struct compare_result *res
 		struct classic_fmt f = { 0 };
 		if (!r->changed)
 			continue;
+		if (block != (int)fail)
+			classic_block_head(out, fail);
+		block = fail;
 		classic_scan(&f, b->v, b->n);
 		classic_scan(&f, a->v, a->n);
 		classic_cell(out, r->metric, true, 0, fail ? (double)b->fails : b->mean, b->n > 1 ? b->stddev : -1, &f,
@@ -915,6 +1251,8 @@ void compare_render_classic(struct strbuf *out, const struct compare_result *res
 			     &f, fail, a->n, r->change[res->nsides - 1]);
 		strbuf_addf(out, "%s\n", r->metric);
 	}
+	if (block < 0)
+		classic_block_head(out, false);
 }
 
 void compare_render_field(struct strbuf *out, const char *base_label, const char *new_label, const char *metric,
@@ -941,6 +1279,7 @@ void compare_render_field(struct strbuf *out, const char *base_label, const char
 		shown_rows++;
 	}
 	classic_head(out, base_label, new_label, "testcase/testparams/testbox");
+	classic_block_head(out, false);
 	for (size_t i = 0; i < nrows; i++) {
 		const struct compare_side *b = &sd[2 * i], *a = &sd[2 * i + 1];
 		if (!keep[i])

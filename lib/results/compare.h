@@ -89,7 +89,8 @@ struct decide_metric compare_metric_spec(const struct compare_floors *f, const c
 
 struct compare_opts {
 	bool all;			/* every metric is a row to show, changed or not */
-	double perf_profile_threshold;	/* perf-profile rows change when a median is above it (default 5) */
+	bool more;			/* lkp-tests' --more: the stats its stat-denylist leaves out count too */
+	double perf_profile_threshold;	/* perf-profile rows change when a median is above it (0: lkp-tests' 5) */
 	const struct compare_floors *floors;	/* NULL: the defaults */
 	/*
 	 * The round each side's runs were measured in (sampling.h), aligned

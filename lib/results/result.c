@@ -122,9 +122,59 @@ out:
 	return ret;
 }
 
+/* Has the group been parsed already (a job key)? */
+static bool in_groups(const struct node *groups, const char *name)
+{
+	for (size_t i = 0; i < groups->n; i++)
+		if (!strcmp(groups->vals[i]->str, name))
+			return true;
+	return false;
+}
+
+/*
+ * lkp-tests' run-stats: a test whose raw output is missing, or gave no
+ * stats, makes the run incomplete ("is_incomplete_run: 1" in last_state,
+ * once), which compare keeps out of its perf rows.
+ */
+static void mark_incomplete(const char *run_dir, const char *test)
+{
+	char *path = xasprintf("%s/last_state", run_dir);
+	struct strbuf ls = STRBUF_INIT, e = STRBUF_INIT;
+
+	if (fsutil_read_regular(&ls, path, RESULT_FILE_MAX, &e) && errno != ENOENT)
+		goto out;
+	if (strstr(ls.buf ? ls.buf : "", "is_incomplete_run: 1"))
+		goto out;
+	strbuf_addf(&ls, "# missing %s output\nis_incomplete_run: 1\n", test);
+	result_save_text(path, ls.buf, ls.len, &e);
+out:
+	strbuf_release(&ls);
+	strbuf_release(&e);
+	free(path);
+}
+
+/*
+ * A program's own raw file, once a run (NULL, or a group parsed already:
+ * nothing): 1 parsed into its group, 0 nothing, -1 with err.
+ */
+static int extract_program(const char *run_dir, const struct program *p, struct node *groups, struct node *problems,
+			   struct strbuf *err)
+{
+	int r;
+
+	if (!p || !p->parse || in_groups(groups, p->name))
+		return 0;
+	r = extract_one(run_dir, p, p->raw ? p->raw : p->name, p->name, problems, err);
+	if (r > 0)
+		node_push(groups, node_new_scalar(p->name));
+	return r;
+}
+
 int result_extract(const char *run_dir, const struct node *job, struct node *problems,
 		   struct node **stats_out, struct strbuf *err)
 {
+	/* lkp-tests' etc/default_stats.yaml: what every run is parsed for, job key or not */
+	static const char *const defaults[] = { "dmesg", "kmsg", "last_state" };
 	struct node *stats = node_new(NODE_MAP), *groups = node_new(NODE_SEQ);
 	const struct program *timep = program_find("time");
 	int ret = -1;
@@ -137,13 +187,13 @@ int result_extract(const char *run_dir, const struct node *job, struct node *pro
 		const struct program *p = job->vals[i]->comment ? NULL : program_find(job->keys[i]);
 		int r;
 
-		if (!p || !p->parse)
+		if (!p || !p->parse || in_groups(groups, p->name))
 			continue;
-		r = extract_one(run_dir, p, p->raw ? p->raw : p->name, p->name, problems, err);
+		r = extract_program(run_dir, p, groups, problems, err);
 		if (r < 0)
 			goto out;
-		if (r)
-			node_push(groups, node_new_scalar(p->name));
+		if (!r && p->kind == PROGRAM_TEST)
+			mark_incomplete(run_dir, p->name);
 		if (p->kind == PROGRAM_TEST && timep && timep->parse) {
 			/* <test>.time -> <test>.time.*, and the whole job's time.* */
 			char *raw = xasprintf("%s.time", p->name);
@@ -157,6 +207,10 @@ int result_extract(const char *run_dir, const struct node *job, struct node *pro
 				goto out;
 		}
 	}
+	/* last_state last: the test's extraction above may have added to it */
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(*defaults); i++)
+		if (extract_program(run_dir, program_find(defaults[i]), groups, problems, err) < 0)
+			goto out;
 	for (size_t i = 0; i < groups->n; i++) {
 		char *path = xasprintf("%s/%s.json", run_dir, groups->vals[i]->str);
 		struct node *pj;

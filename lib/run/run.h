@@ -31,6 +31,7 @@ struct run {
 	uint64_t loop_size;		/* size of each loop device's sparse backing file */
 	const char *fs_root;		/* where file systems are mounted: <fs_root>/<dev> (/fs) */
 	const char *src_dir;		/* the source tree `command` builds and runs in (NULL: cwd) */
+	bool fresh_boot;		/* the kernel was booted for this run: its whole log is the run's (kmsg) */
 	bool verbose;
 
 	/* set by setups, read by later setups and the test */

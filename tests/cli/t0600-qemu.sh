@@ -124,6 +124,34 @@ test_expect_success BOOTED 'the guest loaded only the job.s modules, mkfs ran on
 	[ -s "$R/fio.json" ] && [ -s "$(dirname "$R")/matrix.json" ]
 '
 
+test_expect_success BOOTED 'a test module built against the booted Debian kernel (headers here)' '
+	R=$(cat "$TMP/root") && rel=$(basename "$(dirname "$R")") &&
+	if [ -d "/usr/src/linux-headers-$rel" ]; then
+		cp -r tests/fixtures/warn-module "$TMP/warn" &&
+		make -s -C "/usr/src/linux-headers-$rel" M="$TMP/warn" modules >"$TMP/warn.log" 2>&1 &&
+		[ -s "$TMP/warn/lkprobot_warn.ko" ] &&
+		test_set_prereq WARN_MODULE
+	else
+		echo "no kernel headers for the booted $rel (Debian package linux-headers-$rel)" >"$TMP/.why-WARN_MODULE"
+	fi
+'
+
+test_expect_success WARN_MODULE 'a kernel WARNING while fio runs (the module loaded then): the whole kernel log in dmesg, a dmesg.WARNING failure row in compare' '
+	R=$(cat "$TMP/root") &&
+	"$LKPROBOT" qemu -o "$TMP/warned" --cache "$CACHE" --no-store --append "lkprobot.insmod=$TMP/warn/lkprobot_warn.ko" \
+		jobs/fio-basic/fio-basic-smoke.yaml >"$TMP/w.out" &&
+	W=$(sed -n "s/^finished \([^ ]*\) .*/\1/p" "$TMP/w.out") && [ -d "$W" ] &&
+	grep -q "^@@LKPROBOT insmod $TMP/warn/lkprobot_warn.ko (" "$W/dmesg" &&
+	grep -q "^\[ *[0-9.]*\] WARNING: CPU: [0-9]* PID: [0-9]* at .*lkprobot_warn.c:[0-9]* lkprobot_warn_init+" "$W/dmesg" &&
+	grep -q "^\[ *[0-9.]*\] Linux version " "$W/dmesg" &&
+	! grep -q " oops=panic" "$W/dmesg" &&
+	grep -q "\"dmesg.WARNING:at.*lkprobot_warn.c:#lkprobot_warn_init\[lkprobot_warn\]\": 1" "$W/stats.json" &&
+	! grep -q "\"dmesg.WARNING" "$R/stats.json" &&
+	"$LKPROBOT" compare "$(dirname "$R")" "$(dirname "$W")" >"$TMP/w.cmp" && cat "$TMP/w.cmp" &&
+	grep -q "^ *:1 *100% *1:1 *dmesg.WARNING:at.*lkprobot_warn.c:#lkprobot_warn_init\[lkprobot_warn\]$" "$TMP/w.cmp" &&
+	grep -q "^ *fail:runs *%reproduction *fail:runs$" "$TMP/w.cmp"
+'
+
 test_expect_success BOOTED 'turbostat: numbers, or (an emulated CPU) unavailable with the reason, never a parse failure' '
 	R=$(cat "$TMP/root") &&
 	! grep -q "^  turbostat:.*no header line" "$R/job.yaml" &&

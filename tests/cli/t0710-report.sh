@@ -7,6 +7,7 @@
 test_need_cmd python3 python3
 
 FIX="$SRC/tests/fixtures/compare"
+EX="$SRC/tests/fixtures/examples"
 B="$TMP/r/fio-basic/2pmem-xfs-dax-200s-50%-tb-randwrite-2M-sync-200G-performance/lkp-hsw-ep6/debian/x86_64-rhel-7.2/gcc-6"
 
 test_expect_success 'setup: the two commits of example 1, a run with its job.yaml and reproduce.sh' '
@@ -66,6 +67,85 @@ test_expect_success '--tree: the subject prefix and the author (To:, RFC 2047 fo
 	grep -qx "Subject: \[x86, dax, pmem\] $(echo $id | cut -c1-10): fio.write_bw_MBps -74.7% regression" "$TMP/t.eml" &&
 	grep -qx "To: =?UTF-8?Q?J=C3=B6rg_R=C3=B6del?= <joro@8bytes.org>" "$TMP/t.eml" &&
 	grep -qx "commit: $id (\"x86, dax, pmem: introduce copy_from_iter dax operation\")" "$TMP/t.eml"
+'
+
+test_expect_success 'examples 000 and 003: the headline leads the table, then the test.s metrics, its time, the monitors; their plots; their sections' '
+	lkprobot report --body --base "$B/base" --commit "$B/new" --from "kernel test robot <lkp@example.org>" >"$TMP/o0.txt" &&
+	python3 "$FIX/check-report.py" "$EX/000_3966eca57aaea84b.txt" "$TMP/o0.txt" fio.write_bw_MBps fio &&
+	B3="$TMP/r3/vm-scalability/swap-w-seq-96G/lkp-hsw-ep2/debian/x86_64-rhel-7.2/gcc-6" &&
+	python3 "$FIX/gen-samples.py" "$FIX/example-003.rows" "$B3/base" "$B3/new" &&
+	mkdir -p "$B3/new/0" && printf "testcase: vm-scalability\nvm-scalability:\n  test: swap-w-seq\n" >"$B3/new/0/job.yaml" &&
+	lkprobot report --body --base "$B3/base" --commit "$B3/new" >"$TMP/o3.txt" &&
+	python3 "$FIX/check-report.py" "$EX/003_b3648eb161780cdd.txt" "$TMP/o3.txt" vm-scalability.throughput vm-scalability &&
+	grep -q "^ *perf-stat.ipc$" "$TMP/o3.txt" && grep -q "^ *turbostat.RAMWatt$" "$TMP/o3.txt" &&
+	grep -q "^ *vmstat.swap.so$" "$TMP/o3.txt"
+'
+
+test_expect_success 'the tags a fix carries: Reported-by the robot, Closes the archive URL with the Message-ID' '
+	lkprobot report --base "$B/base" --commit "$B/new" --date 1485000000 --domain lkp.example.org \
+		--from "kernel test robot <lkp@example.org>" --closes https://lore.example.org/lkp/ -o "$TMP/tags.eml" &&
+	id=$(sed -n "s/^Message-ID: <\(.*\)>$/\1/p" "$TMP/tags.eml") && [ -n "$id" ] &&
+	grep -qx "the same patch/commit), kindly add following tags" "$TMP/tags.eml" &&
+	grep -qx "| Reported-by: kernel test robot <lkp@example.org>" "$TMP/tags.eml" &&
+	grep -qx "| Closes: https://lore.example.org/lkp/$id" "$TMP/tags.eml" &&
+	lkprobot report --body --base "$B/base" --commit "$B/new" --closes https://lkp.example.org/bisect/7 >"$TMP/tags.txt" &&
+	grep -qx "| Closes: https://lkp.example.org/bisect/7" "$TMP/tags.txt"
+'
+
+test_expect_success 'a commit with a Link: trailer to its patch: the report replies in the patch.s thread' '
+	git init -q "$TMP/lt" && echo x >"$TMP/lt/f" && git -C "$TMP/lt" add f &&
+	git -C "$TMP/lt" -c user.name=A -c user.email=a@example.org commit -qm "x86, dax: a change" \
+		-m "Signed-off-by: A <a@example.org>
+Link: https://lore.kernel.org/r/20170120.1234-1-a@example.org
+Link: https://bugzilla.example.org/show_bug.cgi?id=1" &&
+	lid=$(git -C "$TMP/lt" rev-parse HEAD) && cp -r "$B/new" "$B/$lid" &&
+	lkprobot report --base "$B/base" --commit "$B/$lid" --tree "$TMP/lt" --date 1485000000 -o "$TMP/lt.eml" &&
+	grep -qx "In-Reply-To: <20170120.1234-1-a@example.org>" "$TMP/lt.eml" &&
+	grep -qx "References: <20170120.1234-1-a@example.org>" "$TMP/lt.eml" &&
+	lkprobot report --base "$B/base" --commit "$B/new" --date 1485000000 -o "$TMP/nolink.eml" &&
+	! grep -q "^In-Reply-To:" "$TMP/nolink.eml"
+'
+
+test_expect_success 'To reproduce: where lkprobot comes from, the tree at the commit, lkprobot qemu as the robot ran it, job and config attached' '
+	lid=$(git -C "$TMP/lt" rev-parse HEAD) &&
+	mkdir -p "$TMP/rp" && cp -r "$B/base" "$TMP/rp/" && cp -r "$B/new" "$TMP/rp/$lid" &&
+	printf "facts:\n  accel: \"tcg: an emulated CPU\"\n" >>"$TMP/rp/$lid/0/job.yaml" &&
+	printf "CONFIG_X86_64=y\n" >"$TMP/rp.config" &&
+	lkprobot report --base "$TMP/rp/base" --commit "$TMP/rp/$lid" --kconfig "$TMP/rp.config" --date 1485000000 \
+		--tree-url https://git.example.org/linux.git --lkprobot-url https://git.example.org/lkprobot.git -o "$TMP/rp.eml" &&
+	sed -n "/^To reproduce:/,/^testcase/p" "$TMP/rp.eml" >"$TMP/rp.txt" && cat "$TMP/rp.txt" &&
+	grep -qx "        git clone https://git.example.org/lkprobot.git lkprobot" "$TMP/rp.txt" &&
+	grep -qx "        make -C lkprobot" "$TMP/rp.txt" &&
+	grep -qx "        git clone https://git.example.org/linux.git linux" "$TMP/rp.txt" &&
+	grep -qx "        git -C linux checkout $lid" "$TMP/rp.txt" &&
+	grep -qx "        lkprobot qemu --tree linux --commit $lid --kconfig ./config-kernel job.yaml  # job file and kernel config are attached in this email" "$TMP/rp.txt" &&
+	python3 -c "import email, email.policy, sys
+m = email.message_from_bytes(open(sys.argv[1], \"rb\").read(), policy=email.policy.default)
+assert [p.get_filename() for p in m.iter_parts()] == [None, \"job.yaml\", \"reproduce\", \"config-kernel\"]
+" "$TMP/rp.eml" &&
+	lkprobot report --body --base "$B/base" --commit "$B/new" >"$TMP/local.txt" &&
+	grep -qx "        lkprobot run     job.yaml" "$TMP/local.txt"
+'
+
+test_expect_success 'a kernel WARNING (a captured real guest console, through the dmesg parser) leads the report.s table as a fail:runs row' '
+	D="$TMP/kl/fio-basic/x/vm/debian/kc/gcc-12/c/0" && mkdir -p "$D" &&
+	cp "$SRC/tests/fixtures/klog/dmesg-warning-6.1.0-57" "$D/dmesg" && printf "testcase: fio-basic\nfio:\n" >"$D/job.yaml" &&
+	lkprobot stats "$D" >/dev/null &&
+	mkdir -p "$TMP/kw" && cp -r "$B/base" "$B/new" "$TMP/kw/" &&
+	python3 -c "import json, sys
+st = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
+n = len(m[\"fio.write_bw_MBps\"])
+for k, v in st.items():
+    if k.startswith(\"dmesg.\"):
+        m[k] = [v] * n
+json.dump(m, open(sys.argv[2], \"w\"))
+" "$D/stats.json" "$TMP/kw/new/matrix.json" &&
+	lkprobot report --body --base "$TMP/kw/base" --commit "$TMP/kw/new" >"$TMP/kw.txt" &&
+	sed -n "/^testcase\/path_params/,/^$/p" "$TMP/kw.txt" &&
+	sed -n "/^----------------  ---/,/%stddev/p" "$TMP/kw.txt" >"$TMP/kw.fail" &&
+	sed -n 2p "$TMP/kw.fail" | grep -qx "       fail:runs  %reproduction    fail:runs" &&
+	grep -qx "           :3          100%           3:3     dmesg.WARNING:at/tmp#warn/lkprobot_warn.c:#lkprobot_warn_init\[lkprobot_warn\]" "$TMP/kw.fail" &&
+	python3 "$FIX/check-report.py" "$EX/000_3966eca57aaea84b.txt" "$TMP/kw.txt" fio.write_bw_MBps fio
 '
 
 test_expect_success 'runs under TCG: the report says the numbers are a functional check' '

@@ -54,6 +54,7 @@ test_expect_success 'setup: two trees running one job, a regression in one, the 
 	  poll: 1
 	  web_token_file: $TMP/token
 	  public_url: $url/
+	  lkprobot_url: https://git.example.org/lkprobot.git
 	  trees:
 	    - name: mainline
 	      path: $TMP/mainline
@@ -119,6 +120,10 @@ test_expect_success 'from the mail: its url: line is the bisection page, which l
 	lkprobot outbox -c "$TMP/robot.yaml" show 1 >"$TMP/mail" &&
 	bis=$(sed -n "s|^url: \($url/bisections/[0-9]*\)\r*$|\1|p" "$TMP/mail") &&
 	[ -n "$bis" ] &&
+	tr -d "\r" <"$TMP/mail" >"$TMP/mail.lf" &&
+	grep -qx "| Closes: $bis" "$TMP/mail.lf" &&
+	grep -qx "| Reported-by: kernel test robot <lkp@example.org>" "$TMP/mail.lf" &&
+	grep -qx "        git clone https://git.example.org/lkprobot.git lkprobot" "$TMP/mail.lf" &&
 	get "$bis" >"$TMP/bpage" &&
 	grep -q "<span class=\"state state-found\">found</span>" "$TMP/bpage" &&
 	cmp=$(grep -o "<a href=\"/compare?[^\"]*\">compare the culprit with its parent</a>" "$TMP/bpage" | sed "s/.*href=\"\([^\"]*\)\".*/\1/; s/&amp;/\&/g") &&
@@ -170,10 +175,13 @@ assert [j[\"bisect\"] for x in h for j in x[\"result\"]].count(\"found\") == 1
 	grep -q "is empty" "$TMP/e"
 '
 
-test_expect_success 'check-config: serve.public_url must be an http(s) URL (file:line:col, exit 2)' '
+test_expect_success 'check-config: serve.public_url must be an http(s) URL, serve.lkprobot_url one word (file:line:col, exit 2)' '
 	sed "s|public_url: .*|public_url: ftp://lkp.example.org/|" "$TMP/robot.yaml" >"$TMP/bad.yaml" &&
 	expect_exit 2 "$LKPROBOT" check-config -c "$TMP/bad.yaml" &&
-	one_line_error "bad.yaml:[0-9]+:[0-9]+: serve.public_url: .*http:// or https://"
+	one_line_error "bad.yaml:[0-9]+:[0-9]+: serve.public_url: .*http:// or https://" &&
+	sed "s|lkprobot_url: .*|lkprobot_url: \"x; rm -rf /\"|" "$TMP/robot.yaml" >"$TMP/bad2.yaml" &&
+	expect_exit 2 "$LKPROBOT" check-config -c "$TMP/bad2.yaml" &&
+	one_line_error "bad2.yaml:[0-9]+:[0-9]+: serve.lkprobot_url: must be a URL git can clone lkprobot from"
 '
 
 test_expect_success 'SIGTERM: the service stops' '

@@ -6,6 +6,7 @@
  */
 #include "fuzzlib.h"
 #include "../../lib/results/compare.h"
+#include "../../lib/stats/lkpetc.h"
 #include "../../lib/util/json.h"
 
 /* The same matrix with each number scaled by f (its text rewritten). */
@@ -26,6 +27,15 @@ static struct node *scaled(const struct node *m, double f)
 		}
 	}
 	return c;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	lkpetc_set_dir(".");	/* lkp-tests' data in the source tree (the harnesses run from its top) */
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)

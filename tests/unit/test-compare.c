@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../../lib/results/compare.h"
+#include "../../lib/stats/lkpetc.h"
 #include "../../lib/util/node.h"
 
 /* a matrix from "metric", n, samples... groups; NULL ends */
@@ -93,17 +94,17 @@ static void test_separation_and_counts(void **state)
 	struct compare_result r;
 	(void)state;
 
-	run_compare(matrix("fio.write_bw_MBps", 3, 100.0, 101.0, 102.0, "fio.read_bw_MBps", 3, 100.0, 110.0, 120.0,
-			   "fio.write_iops", 2, 100.0, 101.0, NULL),
-		    matrix("fio.write_bw_MBps", 3, 50.0, 51.0, 52.0, "fio.read_bw_MBps", 3, 105.0, 115.0, 125.0,
-			   "fio.write_iops", 2, 50.0, 51.0, NULL),
+	run_compare(matrix("fio.write_iops", 2, 100.0, 101.0, NULL), matrix("fio.write_iops", 2, 50.0, 51.0, NULL), &r);
+	assert_string_equal(row(&r, "fio.write_iops")->why, "fewer than 3 runs on both sides");
+	compare_result_release(&r);
+	run_compare(matrix("fio.write_bw_MBps", 3, 100.0, 101.0, 102.0, "fio.read_bw_MBps", 3, 100.0, 110.0, 120.0, NULL),
+		    matrix("fio.write_bw_MBps", 3, 50.0, 51.0, 52.0, "fio.read_bw_MBps", 3, 105.0, 115.0, 125.0, NULL),
 		    &r);
 	const struct compare_row *w = row(&r, "fio.write_bw_MBps");
 	assert_true(w->changed);
 	assert_int_equal(w->verdict, -1);	/* bandwidth down: a regression */
 	assert_true(fabs(w->change[1] - (51.0 - 101.0) / 101.0 * 100) < 1e-9);
 	assert_false(row(&r, "fio.read_bw_MBps")->changed);	/* overlapping ranges */
-	assert_string_equal(row(&r, "fio.write_iops")->why, "fewer than 3 runs on both sides");
 	/* changed rows come first */
 	assert_string_equal(r.rows[0].metric, "fio.write_bw_MBps");
 	assert_int_equal(r.nchanged, 1);
@@ -134,24 +135,22 @@ static void test_failure_and_absolute(void **state)
 	struct strbuf out = STRBUF_INIT;
 	(void)state;
 
-	run_compare(matrix("dmesg.WARNING:at_foo", 4, 0.0, 0.0, 0.0, 0.0, "mpstat.cpu.all.sys%", 3, 9.0, 9.5, 9.6,
-			   NULL),
-		    matrix("dmesg.WARNING:at_foo", 4, 1.0, 0.0, 0.0, 0.0, "mpstat.cpu.all.sys%", 3, 20.0, 20.5, 21.0,
+	run_compare(matrix("dmesg.WARNING:at_foo", 3, 0.0, 0.0, 0.0, "mpstat.cpu.all.sys%", 3, 9.0, 9.5, 9.6, NULL),
+		    matrix("dmesg.WARNING:at_foo", 4, 1.0, 0.0, 0.0, 0.0, "mpstat.cpu.all.sys%", 4, 20.0, 20.5, 21.0, 20.5,
 			   NULL),
 		    &r);
 	const struct compare_row *d = row(&r, "dmesg.WARNING:at_foo");
 	assert_int_equal(d->kind, COMPARE_FAILURE);
 	assert_true(d->changed);
-	assert_true(fabs(d->change[1] - 25) < 1e-9);
+	assert_true(fabs(d->change[1] - 100.0 / 3) < 1e-9);	/* lkp-tests divides by the base's 3 runs */
 	const struct compare_row *m = row(&r, "mpstat.cpu.all.sys%");
 	assert_true(m->absolute);
 	assert_true(fabs(m->change[1] - (20.5 - 9.366666666666667)) < 1e-9);
 	compare_render_ncompare(&out, &r, NULL, NULL, false);
 	/* lib/compare.rb: failure rows first, "%reproduction", fails blank when 0 */
 	assert_non_null(strstr(out.buf, "       fail:runs  %reproduction    fail:runs\n"));
-	assert_non_null(strstr(out.buf, "           :4           25%           1:4     dmesg.WARNING:at_foo\n"));
-	assert_non_null(strstr(out.buf, "      9.37 ±  2%     +11.1       20.50 ±  1%  mpstat.cpu.all.sys%\n") ||
-			strstr(out.buf, "      9.37 ±  2%     +11.1       20.50        mpstat.cpu.all.sys%\n"));
+	assert_non_null(strstr(out.buf, "           :3           33%           1:4     dmesg.WARNING:at_foo\n"));
+	assert_non_null(strstr(out.buf, "      9.37 ±  2%     +11.1       20.50        mpstat.cpu.all.sys%\n"));
 	strbuf_release(&out);
 	compare_result_release(&r);
 }
@@ -218,6 +217,60 @@ static void test_directions(void **state)
 	assert_false(compare_is_perf_metric("meminfo.MemFree"));
 }
 
+/* lkp-tests' data and its Ruby regexes read as POSIX ones */
+static void test_lkpetc(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	regex_t re;
+
+	(void)state;
+	assert_int_equal(lkpetc_load(&err), 0);
+	assert_false(lkpetc_bisectable("interrupts.CAL:Function_call_interrupts"));
+	assert_false(lkpetc_report_allowed("interrupts.CAL:Function_call_interrupts"));
+	assert_false(lkpetc_bisectable("perf-stat.ps.instructions"));
+	assert_true(lkpetc_report_allowed("perf-stat.ps.instructions"));
+	assert_true(lkpetc_bisectable("fio.write_iops"));
+	assert_false(lkpetc_bisectable("dmesg.boot_failures"));
+	assert_true(lkpetc_bisectable("dmesg.WARNING:at_fs/xfs/xfs_file.c:#xfs_file_write_iter"));
+	assert_false(lkpetc_bisectable("kmsg.C12]"));		/* ^kmsg\.(C|T)[0-9]{1,5}\] */
+	assert_false(lkpetc_bisectable("x{#:#}y"));		/* a { that is no count: literal */
+	assert_true(lkpetc_perf_metric("turbostat.%Busy"));
+	assert_false(lkpetc_perf_metric("turbostat.Avg_MHz"));
+	assert_true(lkpetc_perf_metric("fio.time.elapsed_time"));	/* ^(.*\.)?time..* */
+	assert_true(lkpetc_failure("dmesg.BUG:foo"));
+	assert_true(lkpetc_failure("xfstests.generic.001.fail"));
+	assert_true(lkpetc_pass("xfstests.generic.001.pass"));
+	double floor;
+	bool whole;
+	assert_true(lkpetc_threshold("vmstat.system.cs", &floor, &whole));
+	assert_true(floor == 100 && whole);
+	assert_true(lkpetc_threshold("perf-profile.children.cycles-pp.x", &floor, &whole));
+	assert_true(floor == 1 && whole);			/* perf-profile.*: 1 comes first */
+	assert_true(lkpetc_threshold("fio.time.system_time", &floor, &whole));
+	assert_false(lkpetc_threshold("time.system_time", &floor, &whole));	/* .*. wants a character */
+	assert_false(lkpetc_threshold("fio.write_iops", &floor, &whole));
+	/* Ruby's regex notation */
+	assert_int_equal(lkpetc_regcomp(&re, "^a\\d{2}\\-b[\\d]$", REG_NOSUB, &err), 0);
+	assert_int_equal(regexec(&re, "a12-b7", 0, NULL, 0), 0);
+	assert_int_not_equal(regexec(&re, "a1-b7", 0, NULL, 0), 0);
+	regfree(&re);
+	assert_int_equal(lkpetc_regcomp(&re, "},at", REG_NOSUB, &err), 0);
+	assert_int_equal(regexec(&re, "x},at", 0, NULL, 0), 0);
+	regfree(&re);
+	assert_int_equal(lkpetc_regcomp(&re, "WARNING:.* at .* ([a-zA-Z.0-9_]+\\+0x)", 0, &err), 0);
+	regfree(&re);
+	assert_int_equal(lkpetc_regcomp(&re, "a(b", 0, &err), -1);
+	assert_non_null(strstr(err.buf, "'a(b'"));
+	/* Ruby's leftmost-first alternation over a list: the earliest start, then the earlier pattern */
+	const struct lkpetc_list *oops = lkpetc_oops();
+	size_t so, eo;
+	const char *line = "[   12.345678] WARNING: CPU: 1 PID: 42 at fs/xfs/xfs_file.c:10 xfs_file_write_iter+0x10/0x20";
+	assert_true(lkpetc_list_first(oops, line, &so, &eo));
+	assert_int_equal(so, 15);
+	assert_int_equal(eo, strlen(line));
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +280,8 @@ int main(void)
 		cmocka_unit_test(test_failure_and_absolute),
 		cmocka_unit_test(test_properties),
 		cmocka_unit_test(test_directions),
+		cmocka_unit_test(test_lkpetc),
 	};
+	lkpetc_set_dir(".");	/* the source tree's lkp-etc/ (make check runs from the top) */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

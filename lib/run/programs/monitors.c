@@ -12,13 +12,6 @@ const struct program program_bdi_dev_mapping = {
 	.summary = "one-shot map of block devices to backing devices",
 };
 
-const struct program program_boot_time = {
-	.version = PROGRAM_VERSION,
-	.name = "boot-time",
-	.kind = PROGRAM_MONITOR,
-	.summary = "kernel boot time stages",
-};
-
 static const char *const cpufreq_stats_options[] = {
 	"interval", NULL,
 };
@@ -67,13 +60,6 @@ const struct program program_iostat = {
 	.name = "iostat",
 	.kind = PROGRAM_MONITOR,
 	.summary = "iostat samples",
-};
-
-const struct program program_kmsg = {
-	.version = PROGRAM_VERSION,
-	.name = "kmsg",
-	.kind = PROGRAM_MONITOR,
-	.summary = "kernel log during the test",
 };
 
 const struct program program_lock_stat = {
@@ -225,9 +211,3 @@ const struct program program_softirqs = {
 	.options = softirqs_options,
 };
 
-const struct program program_uptime = {
-	.version = PROGRAM_VERSION,
-	.name = "uptime",
-	.kind = PROGRAM_MONITOR,
-	.summary = "uptime and idle time",
-};

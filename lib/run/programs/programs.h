@@ -34,5 +34,12 @@ int perf_stat_unsupported(const char *text, struct strbuf *list);
 int perf_stat_parse(const char *text, size_t len, struct stats_samples *out,
 		    struct strbuf *err);
 
+/*
+ * klog.c: lkp-tests' dmesg and kmsg parsers — the serial console's oopses
+ * (dmesg.*, dmesg.boot_failures) or the kmsg monitor's printk errors
+ * (kmsg.*) as error ids counted 1 a run, with their timestamps.
+ */
+int klog_parse_dmesg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
+int klog_parse_kmsg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
 
 #endif
