@@ -506,6 +506,17 @@ out:
 	return ret;
 }
 
+/* Boot once more after a first boot that was not the job's doing: its result and console dropped. */
+static int boot_again(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
+		      const struct qemu_accel *acc, struct qemu_boot *b, struct qemu_result *res, struct strbuf *err)
+{
+	qemu_result_release(res);
+	strbuf_reset(&b->console);
+	strbuf_reset(&b->qerr);
+	b->died_early = b->lockup = false;
+	return qemu_boot(k, job, o, acc, b, res, err);
+}
+
 int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
 		 struct qemu_result *res, struct strbuf *err)
 {
@@ -563,11 +574,7 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 		qemu_accel_failed(why.buf);
 		acc.kvm = false;
 		snprintf(acc.why, sizeof(acc.why), "%s; booted again under TCG", why.buf);
-		qemu_result_release(res);
-		strbuf_reset(&b.console);
-		strbuf_reset(&b.qerr);
-		b.died_early = false;
-		if (qemu_boot(k, job, o, &acc, &b, res, err))
+		if (boot_again(k, job, o, &acc, &b, res, err))
 			goto out;
 	}
 	if (b.lockup && !acc.kvm && !res->nruns && !qemu_stop_sig) {
@@ -579,11 +586,7 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 		 */
 		fprintf(stderr, "lkprobot: %s under TCG; booting once more (a second lockup fails the run)\n",
 			res->reason);
-		qemu_result_release(res);
-		strbuf_reset(&b.console);
-		strbuf_reset(&b.qerr);
-		b.died_early = b.lockup = false;
-		if (qemu_boot(k, job, o, &acc, &b, res, err))
+		if (boot_again(k, job, o, &acc, &b, res, err))
 			goto out;
 	}
 	ret = 0;

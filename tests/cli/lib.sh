@@ -191,19 +191,24 @@ stop_pid() {
 	return 0
 }
 
+# Wait (10 s at most) until no process of session $1 runs (a zombie left
+# to init does not count); else list them and return 1.
+wait_session_gone() {
+	for i in $(seq 1 100); do
+		ps -o stat= -s "$1" | grep -qv "^Z" || return 0
+		sleep 0.1
+	done
+	echo "processes of session $1 still running:"
+	ps -o pid,stat,args -s "$1"
+	return 1
+}
+
 # Kill (signal $1) the session $2 a test started with `setsid CMD &` — the
-# process and whatever it started — and wait (10 s at most) until none of it
-# runs (a zombie left to init does not count).
+# process and whatever it started — and wait until none of it runs.
 stop_session() {
 	kill "-$1" "-$2" 2>/dev/null
 	wait "$2" 2>/dev/null
-	for i in $(seq 1 100); do
-		ps -o stat= -s "$2" | grep -qv "^Z" || return 0
-		sleep 0.1
-	done
-	echo "processes of session $2 still running:"
-	ps -o pid,stat,args -s "$2"
-	return 1
+	wait_session_gone "$2"
 }
 
 test_done() {

@@ -44,14 +44,7 @@ own_samples_only() {
 kill_service_alone() {
 	kill -KILL "$1" || return 1
 	wait "$1" 2>/dev/null
-	for i in $(seq 1 100); do
-		ps -o stat= -s "$1" | grep -qv "^Z" || return 0
-		sleep 0.1
-	done
-	echo "processes of the killed service still running:"
-	ps -o pid,stat,args -s "$1"
-	stop_session KILL "$1"
-	return 1
+	wait_session_gone "$1" || { stop_session KILL "$1"; return 1; }
 }
 
 commit_n() {	# commit_n FROM TO [SPEED_AT SPEED]
