@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct fixture {
@@ -222,6 +223,27 @@ static char *rows_snapshot(sqlite3 *db)
 }
 
 /* ---- open and migrations ---- */
+
+/* Each statement's SQL is in exactly one table's file, and it prepares on the current schema. */
+static void test_store_statements_each_once(void **state)
+{
+	struct store *s = open_ok(":memory:");
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	for (int id = 0; id < ST_NR; id++) {
+		int n = 0;
+
+		for (size_t t = 0; t < ARRAY_SIZE(stmt_tables); t++)
+			n += stmt_tables[t][id] != NULL;
+		if (n != 1)
+			fail_msg("statement %d has its SQL in %d tables", id, n);
+		if (!store_stmt(s, id, &err))
+			fail_msg("statement %d: %s", id, err.buf);
+	}
+	strbuf_release(&err);
+	store_close(s);
+}
 
 static void test_store_open_creates_schema_v1(void **state)
 {
@@ -1056,6 +1078,7 @@ static void test_store_box_service(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		T(test_store_statements_each_once),
 		T(test_store_open_creates_schema_v1),
 		T(test_store_open_memory),
 		T(test_store_open_reopen_is_noop),
