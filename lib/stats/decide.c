@@ -91,82 +91,76 @@ static void floor_text(char *buf, size_t size, double floor_pct)
 	snprintf(buf, size, "the %g%% floor", floor_pct);
 }
 
-void decide(const struct decide_side *a, const struct decide_side *b, const struct decide_metric *m,
-	    struct decision *d)
+/* Nothing decided yet: not sure, no figures. */
+static void decision_init(struct decision *d, const struct decide_side *a, const struct decide_side *b,
+			  const struct decide_metric *m)
 {
-	double *xa = NULL, *xb = NULL, *u = NULL;
-	struct tagged *ta = NULL, *tb = NULL;
-	char fl[32], c[24], l[24], h[24], what[56];
-
 	memset(d, 0, sizeof(*d));
 	d->verdict = DECIDE_UNSURE;
 	d->change = d->lo = d->hi = d->est = d->se = d->df = NAN;
 	d->floor = m && m->floor > 0 ? 100 * m->floor : 0;
 	d->na = a->n;
 	d->nb = b->n;
-	floor_text(fl, sizeof(fl), d->floor);
-	if (!a->n || !b->n) {
-		snprintf(d->why, sizeof(d->why), "no runs on the %s side", a->n ? "new" : "base");
-		return;
-	}
-	bool positive = true, finite = true, same = true;
-	double scale = 0;
+}
+
+/* What the samples of both sides are, all of them: finite, positive, one value; the largest finite magnitude. */
+struct shape {
+	bool positive, finite, same;
+	double scale;
+};
+
+static struct shape sides_shape(const struct decide_side *a, const struct decide_side *b)
+{
+	struct shape sh = { true, true, true, 0 };
+
 	for (int s = 0; s < 2; s++) {
 		const struct decide_side *x = s ? b : a;
 		for (size_t i = 0; i < x->n; i++) {
-			finite &= isfinite(x->v[i]) != 0;
-			positive &= x->v[i] > 0;
-			same &= x->v[i] == a->v[0];
-			if (isfinite(x->v[i]) && fabs(x->v[i]) > scale)
-				scale = fabs(x->v[i]);
+			sh.finite &= isfinite(x->v[i]) != 0;
+			sh.positive &= x->v[i] > 0;
+			sh.same &= x->v[i] == a->v[0];
+			if (isfinite(x->v[i]) && fabs(x->v[i]) > sh.scale)
+				sh.scale = fabs(x->v[i]);
 		}
 	}
-	if (!finite) {
+	return sh;
+}
+
+/* Settled by the samples' shape alone (a NaN, or one value everywhere): true, d says how. */
+static bool decided_by_shape(struct decision *d, const struct shape *sh)
+{
+	if (!sh->finite) {
 		d->settled = true;
 		snprintf(d->why, sizeof(d->why), "a sample is NaN or infinite: nothing to decide on");
-		return;
+		return true;
 	}
-	if (same) {
+	if (sh->same) {
 		/* every run of both sides gave one value (0 included): nothing moved */
 		d->verdict = DECIDE_SAME;
 		d->settled = d->constant = true;
 		d->change = d->lo = d->hi = 0;
 		d->est = d->se = 0;
-		d->log_scale = positive;
+		d->log_scale = sh->positive;
 		snprintf(d->why, sizeof(d->why), "every run of both sides gave the same value: no change");
-		return;
+		return true;
 	}
-	/* logarithms for positive metrics; else values over the largest one, so 1e308 cannot overflow */
-	d->log_scale = positive;
-	/* one block: a's values, b's, the rounds' differences (a compare decides thousands of metrics) */
-	xa = malloc((a->n + b->n + (a->n < b->n ? a->n : b->n) + 1) * sizeof(double));
-	xb = xa ? xa + a->n : NULL;
-	u = xa ? xb + b->n : NULL;
-	if (!xa) {
-		snprintf(d->why, sizeof(d->why), "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < a->n; i++)
-		xa[i] = positive ? log(a->v[i]) : a->v[i] / scale;
-	for (size_t i = 0; i < b->n; i++)
-		xb[i] = positive ? log(b->v[i]) : b->v[i] / scale;
-	double ma, va, mb, vb;
-	moments(xa, a->n, &ma, &va);
-	/* the relative scale of a change that is not a ratio: the base's mean */
-	if (!positive && !(ma > 0)) {
-		d->settled = true;
-		snprintf(d->why, sizeof(d->why), "the base's mean is %s: no relative change to decide on",
-			 ma == 0 ? "0" : "negative");
-		goto out;
-	}
+	return false;
+}
 
-	/* the rounds both sides ran in */
-	size_t nta = 0, ntb = 0, np = 0;
+/* The rounds both sides ran in: u[] gets b's value less a's in each, *np how many. -1: out of memory. */
+static int pair_rounds(const struct decide_side *a, const struct decide_side *b, const double *xa,
+		       const double *xb, double *u, size_t *np)
+{
+	struct tagged *ta = NULL, *tb = NULL;
+	size_t nta = 0, ntb = 0;
+	int ret = 0;
+
+	*np = 0;
 	if (a->round && b->round) {
 		ta = by_round(a, &nta);
 		tb = by_round(b, &ntb);
 		if (!ta || !tb) {
-			snprintf(d->why, sizeof(d->why), "out of memory");
+			ret = -1;
 			goto out;
 		}
 	}
@@ -176,34 +170,55 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 		else if (ta[i].round > tb[j].round)
 			j++;
 		else
-			u[np++] = xb[tb[j++].i] - xa[ta[i++].i];
+			u[(*np)++] = xb[tb[j++].i] - xa[ta[i++].i];
 	}
-	bool paired = np >= 3 || (np == 2 && a->n == 2 && b->n == 2);
+out:
+	free(ta);
+	free(tb);
+	return ret;
+}
+
+/* The estimate from the rounds' differences: their mean, its standard error and degrees of freedom. */
+static void estimate_paired(struct decision *d, const double *u, size_t np, char *what, size_t size)
+{
 	double var;
-	if (paired) {
-		d->pairs = np;
-		moments(u, np, &d->est, &var);
-		d->se = sqrt(var / (double)np);
-		d->df = (double)np - 1;
-		snprintf(what, sizeof(what), "%zu rounds paired", np);
-	} else {
-		if (a->n < 2 || b->n < 2) {
-			snprintf(d->why, sizeof(d->why), "too few runs to tell (%zu and %zu; at least 2 a side, or paired rounds)",
-				 a->n, b->n);
-			goto out;
-		}
-		moments(xb, b->n, &mb, &vb);
-		double wa = va / (double)a->n, wb = vb / (double)b->n, s = wa + wb;
-		d->est = mb - ma;
-		d->se = sqrt(s);
-		if (s > 0) {
-			/* Welch-Satterthwaite through the shares, which cannot underflow to 0/0 */
-			double ra = wa / s, rb = wb / s;
-			d->df = 1 / (ra * ra / (double)(a->n - 1) + rb * rb / (double)(b->n - 1));
-		}
-		snprintf(what, sizeof(what), "%zu and %zu runs", a->n, b->n);
+
+	d->pairs = np;
+	moments(u, np, &d->est, &var);
+	d->se = sqrt(var / (double)np);
+	d->df = (double)np - 1;
+	snprintf(what, size, "%zu rounds paired", np);
+}
+
+/* The estimate from two independent sides (Welch); -1 with d->why when a side has fewer than 2 runs. */
+static int estimate_welch(struct decision *d, const struct decide_side *a, const struct decide_side *b,
+			  const double *xb, double ma, double va, char *what, size_t size)
+{
+	double mb, vb;
+
+	if (a->n < 2 || b->n < 2) {
+		snprintf(d->why, sizeof(d->why), "too few runs to tell (%zu and %zu; at least 2 a side, or paired rounds)",
+			 a->n, b->n);
+		return -1;
 	}
+	moments(xb, b->n, &mb, &vb);
+	double wa = va / (double)a->n, wb = vb / (double)b->n, s = wa + wb;
+	d->est = mb - ma;
+	d->se = sqrt(s);
+	if (s > 0) {
+		/* Welch-Satterthwaite through the shares, which cannot underflow to 0/0 */
+		double ra = wa / s, rb = wb / s;
+		d->df = 1 / (ra * ra / (double)(a->n - 1) + rb * rb / (double)(b->n - 1));
+	}
+	snprintf(what, size, "%zu and %zu runs", a->n, b->n);
+	return 0;
+}
+
+/* The change and its interval in percent, and the floor on the estimate's scale. */
+static void interval(struct decision *d, bool positive, double ma)
+{
 	double lo = d->est, hi = d->est;
+
 	if (d->se > 0 && d->df > 0) {
 		double t = sigtest_t_quantile(DECIDE_ALPHA, d->df);
 		lo = d->est - t * d->se;
@@ -224,12 +239,17 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 		d->hi = 100 * hi / ma;
 		d->floor_at = d->floor / 100 * ma;
 	}
+}
+
+/* The verdict from the interval and the floor; few_runs: fewer than 3 runs a side (or pairs). */
+static void verdict(struct decision *d, const struct decide_metric *m, bool few_runs)
+{
 	/*
 	 * No variance at all is taken at its word only from 3 runs a side (or
 	 * 3 pairs) on: two alike values of a metric with a coarse resolution
 	 * (an elapsed time in hundredths of a second) are often chance.
 	 */
-	bool few = d->constant && (paired ? np < 3 : a->n < 3 || b->n < 3);
+	bool few = d->constant && few_runs;
 	if (few) {
 		/* not beyond, nor within: more runs will tell */
 	} else if (d->lo > d->floor || d->hi < -d->floor) {
@@ -241,6 +261,14 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 	}
 	if (few)
 		d->se = NAN;	/* for decide_rounds: nothing to project from */
+}
+
+/* d->summary and d->why: the change, its interval, on what it stands, and where it is against the floor. */
+static void explain(struct decision *d, const char *what, bool paired)
+{
+	char fl[32], c[24], l[24], h[24];
+
+	floor_text(fl, sizeof(fl), d->floor);
 	decide_format_percent(c, sizeof(c), d->change);
 	decide_format_percent(l, sizeof(l), d->lo);
 	decide_format_percent(h, sizeof(h), d->hi);
@@ -254,10 +282,59 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 		snprintf(d->why, sizeof(d->why), "%s, %s %s", d->summary, tail, fl);
 	else
 		snprintf(d->why, sizeof(d->why), "%s: not beyond %s, nor within it", d->summary, fl);
+}
+
+void decide(const struct decide_side *a, const struct decide_side *b, const struct decide_metric *m,
+	    struct decision *d)
+{
+	double *xa, *xb, *u, ma, va;
+	char what[56];
+	size_t np;
+
+	decision_init(d, a, b, m);
+	if (!a->n || !b->n) {
+		snprintf(d->why, sizeof(d->why), "no runs on the %s side", a->n ? "new" : "base");
+		return;
+	}
+	struct shape sh = sides_shape(a, b);
+	if (decided_by_shape(d, &sh))
+		return;
+	/* logarithms for positive metrics; else values over the largest one, so 1e308 cannot overflow */
+	d->log_scale = sh.positive;
+	/* one block: a's values, b's, the rounds' differences (a compare decides thousands of metrics) */
+	xa = malloc((a->n + b->n + (a->n < b->n ? a->n : b->n) + 1) * sizeof(double));
+	if (!xa) {
+		snprintf(d->why, sizeof(d->why), "out of memory");
+		return;
+	}
+	xb = xa + a->n;
+	u = xb + b->n;
+	for (size_t i = 0; i < a->n; i++)
+		xa[i] = sh.positive ? log(a->v[i]) : a->v[i] / sh.scale;
+	for (size_t i = 0; i < b->n; i++)
+		xb[i] = sh.positive ? log(b->v[i]) : b->v[i] / sh.scale;
+	moments(xa, a->n, &ma, &va);
+	/* the relative scale of a change that is not a ratio: the base's mean */
+	if (!sh.positive && !(ma > 0)) {
+		d->settled = true;
+		snprintf(d->why, sizeof(d->why), "the base's mean is %s: no relative change to decide on",
+			 ma == 0 ? "0" : "negative");
+		goto out;
+	}
+	if (pair_rounds(a, b, xa, xb, u, &np)) {
+		snprintf(d->why, sizeof(d->why), "out of memory");
+		goto out;
+	}
+	bool paired = np >= 3 || (np == 2 && a->n == 2 && b->n == 2);
+	if (paired)
+		estimate_paired(d, u, np, what, sizeof(what));
+	else if (estimate_welch(d, a, b, xb, ma, va, what, sizeof(what)))
+		goto out;
+	interval(d, sh.positive, ma);
+	verdict(d, m, paired ? np < 3 : a->n < 3 || b->n < 3);
+	explain(d, what, paired);
 out:
 	free(xa);
-	free(ta);
-	free(tb);
 }
 
 double decide_p(const struct decision *d)
