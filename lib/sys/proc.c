@@ -145,18 +145,16 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-int proc_start(struct proc *p, struct strbuf *err)
-{
-	int child[3] = { -1, -1, -1 };	/* what the child gets as 0, 1, 2 (-1: inherited) */
-	int parent[3] = { -1, -1, -1 };	/* our ends of pipes */
-	int opened[3] = { -1, -1, -1 };	/* fds we opened for the child */
-	int report[2] = { -1, -1 };
-	const char *files[3] = { p->in_file, p->out_file, p->err_file };
-	int spec[3] = { p->in, p->out, p->err };
-	char **env = NULL;
-	pid_t me = getpid();
-	int ret = -1;
+/* The fds of one start: what the child gets as 0, 1, 2 (-1: inherited), our ends of pipes, fds opened for it. */
+struct start_fds {
+	int child[3];
+	int parent[3];
+	int opened[3];
+};
 
+/* A struct proc before its start: nothing running, nothing known. */
+static void proc_reset(struct proc *p)
+{
 	p->pid = 0;
 	p->ended = false;
 	p->status = 0;
@@ -166,28 +164,37 @@ int proc_start(struct proc *p, struct strbuf *err)
 	p->start_errno = 0;
 	p->term_at = 0;
 	memset(&p->ru, 0, sizeof(p->ru));
+}
+
+/* Open the files, /dev/null and pipes of p's redirections into f. */
+static int start_stdio(const struct proc *p, struct start_fds *f, struct strbuf *err)
+{
+	const char *files[3] = { p->in_file, p->out_file, p->err_file };
+	int spec[3] = { p->in, p->out, p->err };
+	int *child = f->child, *parent = f->parent, *opened = f->opened;
+
 	for (int i = 0; i < 3; i++) {
 		if (files[i]) {
 			opened[i] = open_io(files[i], i ? O_WRONLY | O_CREAT | O_APPEND : O_RDONLY, err);
 			if (opened[i] < 0)
-				goto out;
+				return -1;
 			child[i] = opened[i];
 		} else if (spec[i] == PROC_NULL) {
 			if ((opened[i] = open_io("/dev/null", i ? O_WRONLY : O_RDONLY, err)) < 0)
-				goto out;
+				return -1;
 			child[i] = opened[i];
 		} else if (spec[i] == PROC_PIPE || (spec[i] == PROC_CAPTURE && i == 1)) {
 			int pfd[2];
 			if (pipe2(pfd, O_CLOEXEC)) {
 				strbuf_setf(err, "cannot make a pipe: %s", strerror(errno));
-				goto out;
+				return -1;
 			}
 			parent[i] = i ? pfd[0] : pfd[1];
 			child[i] = opened[i] = i ? pfd[1] : pfd[0];
 		} else if (spec[i] == PROC_CAPTURE) {
 			if (child[1] < 0 || p->out != PROC_CAPTURE) {
 				strbuf_setf(err, "stderr can be captured only with stdout");
-				goto out;
+				return -1;
 			}
 			child[i] = child[1];
 		} else if (spec[i] == PROC_TO_OUT && i == 2) {
@@ -196,85 +203,80 @@ int proc_start(struct proc *p, struct strbuf *err)
 			child[i] = spec[i];
 		} else if (spec[i] < 0) {
 			strbuf_setf(err, "bad redirection %d of fd %d", spec[i], i);
-			goto out;
+			return -1;
 		}
 	}
-	if ((p->argv && !p->argv[0]) || (!p->argv && !p->fn)) {
-		strbuf_setf(err, "nothing to run");
-		goto out;
+	return 0;
+}
+
+/* In the child after fork: its group, death signal, fds, directory; then the function or the program. */
+static void __attribute__((noreturn)) child_run(const struct proc *p, struct start_fds *f, const int report[2],
+						char **env, pid_t parent_pid)
+{
+	if (p->setsid)
+		setsid();
+	else if (p->pgroup)
+		setpgid(0, 0);
+	if (p->death_sig) {
+		prctl(PR_SET_PDEATHSIG, p->death_sig);
+		/* the parent died before the line above: nobody will send it */
+		if (getppid() != parent_pid)
+			_exit(128 + p->death_sig);
 	}
-	if (p->env)
-		env = proc_env(p);
-	if (pipe2(report, O_CLOEXEC)) {
-		strbuf_setf(err, "cannot make a pipe: %s", strerror(errno));
-		goto out;
-	}
-	fflush(NULL);
-	p->pid = fork();
-	if (p->pid < 0) {
-		p->start_errno = errno;
-		strbuf_setf(err, "cannot fork to run '%s': %s", p->argv ? p->argv[0] : "a child", strerror(errno));
-		p->pid = 0;
-		goto out;
-	}
-	if (p->pid == 0) {
-		if (p->setsid)
-			setsid();
-		else if (p->pgroup)
-			setpgid(0, 0);
-		if (p->death_sig) {
-			prctl(PR_SET_PDEATHSIG, p->death_sig);
-			/* the parent died before the line above: nobody will send it */
-			if (getppid() != me)
-				_exit(128 + p->death_sig);
+	/* a function child must not keep our ends of its pipes: its stdin would never end */
+	for (int i = 0; i < 3; i++)
+		if (f->parent[i] >= 0)
+			close(f->parent[i]);
+	close(report[0]);
+	child_stdio(f->child, report[1]);
+	if (p->dir && chdir(p->dir))
+		child_fail(report[1], FAIL_CHDIR, errno);
+	if (p->fn && !p->argv) {
+		close(report[1]);
+		if (!p->keep_signals) {
+			sigset_t none;
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
 		}
-		/* a function child must not keep our ends of its pipes: its stdin would never end */
-		for (int i = 0; i < 3; i++)
-			if (parent[i] >= 0)
-				close(parent[i]);
-		close(report[0]);
-		child_stdio(child, report[1]);
-		if (p->dir && chdir(p->dir))
-			child_fail(report[1], FAIL_CHDIR, errno);
-		if (p->fn && !p->argv) {
-			close(report[1]);
-			if (!p->keep_signals) {
-				sigset_t none;
-				sigemptyset(&none);
-				sigprocmask(SIG_SETMASK, &none, NULL);
-			}
-			_exit(p->fn(p->arg) & 0xff);
-		}
-		/* a tool gets default signals: an empty mask, SIGPIPE not ignored */
-		sigset_t none;
-		sigemptyset(&none);
-		signal(SIGPIPE, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execvpe(p->argv[0], p->argv, env ? env : environ);
-		child_fail(report[1], FAIL_EXEC, errno);
+		_exit(p->fn(p->arg) & 0xff);
 	}
-	if (p->pgroup || p->setsid)
-		setpgid(p->pid, p->pid);	/* whichever runs first: a kill of the group never misses */
-	close_fd(&report[1]);
+	/* a tool gets default signals: an empty mask, SIGPIPE not ignored */
+	sigset_t none;
+	sigemptyset(&none);
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execvpe(p->argv[0], p->argv, env ? env : environ);
+	child_fail(report[1], FAIL_EXEC, errno);
+}
+
+/* What the child reported before it ran, if it failed: 1 (reaped, err says why), else 0. */
+static int child_failed(struct proc *p, int report, struct strbuf *err)
+{
 	int msg[2] = { 0, 0 };
 	ssize_t n;
-	while ((n = read(report[0], msg, sizeof(msg))) < 0 && errno == EINTR)
+
+	while ((n = read(report, msg, sizeof(msg))) < 0 && errno == EINTR)
 		;
-	if (n == (ssize_t)sizeof(msg)) {
-		const char *what = p->argv ? p->argv[0] : "a child";
-		int st;
-		while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
-			;
-		p->pid = 0;
-		p->start_errno = msg[1];
-		if (msg[0] == FAIL_CHDIR)
-			strbuf_setf(err, "cannot run '%s' in '%s': %s", what, p->dir, strerror(msg[1]));
-		else if (msg[0] == FAIL_STDIO)
-			strbuf_setf(err, "cannot run '%s': its stdin/stdout/stderr: %s", what, strerror(msg[1]));
-		else
-			strbuf_setf(err, "cannot run '%s': %s", what, strerror(msg[1]));
-		goto out;
-	}
+	if (n != (ssize_t)sizeof(msg))
+		return 0;
+	const char *what = p->argv ? p->argv[0] : "a child";
+	int st;
+	while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	p->pid = 0;
+	p->start_errno = msg[1];
+	if (msg[0] == FAIL_CHDIR)
+		strbuf_setf(err, "cannot run '%s' in '%s': %s", what, p->dir, strerror(msg[1]));
+	else if (msg[0] == FAIL_STDIO)
+		strbuf_setf(err, "cannot run '%s': its stdin/stdout/stderr: %s", what, strerror(msg[1]));
+	else
+		strbuf_setf(err, "cannot run '%s': %s", what, strerror(msg[1]));
+	return 1;
+}
+
+/* A started child: its pidfd, start time, and our ends of its pipes handed to p. */
+static void child_started(struct proc *p, int parent[3])
+{
 #ifdef SYS_pidfd_open
 	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
 #endif
@@ -296,11 +298,50 @@ int proc_start(struct proc *p, struct strbuf *err)
 		p->err = parent[2];
 		parent[2] = -1;
 	}
+}
+
+int proc_start(struct proc *p, struct strbuf *err)
+{
+	struct start_fds f = { { -1, -1, -1 }, { -1, -1, -1 }, { -1, -1, -1 } };
+	int report[2] = { -1, -1 };
+	char **env = NULL;
+	pid_t me = getpid();
+	int ret = -1;
+
+	proc_reset(p);
+	if (start_stdio(p, &f, err))
+		goto out;
+	if ((p->argv && !p->argv[0]) || (!p->argv && !p->fn)) {
+		strbuf_setf(err, "nothing to run");
+		goto out;
+	}
+	if (p->env)
+		env = proc_env(p);
+	if (pipe2(report, O_CLOEXEC)) {
+		strbuf_setf(err, "cannot make a pipe: %s", strerror(errno));
+		goto out;
+	}
+	fflush(NULL);
+	p->pid = fork();
+	if (p->pid < 0) {
+		p->start_errno = errno;
+		strbuf_setf(err, "cannot fork to run '%s': %s", p->argv ? p->argv[0] : "a child", strerror(errno));
+		p->pid = 0;
+		goto out;
+	}
+	if (p->pid == 0)
+		child_run(p, &f, report, env, me);
+	if (p->pgroup || p->setsid)
+		setpgid(p->pid, p->pid);	/* whichever runs first: a kill of the group never misses */
+	close_fd(&report[1]);
+	if (child_failed(p, report[0], err))
+		goto out;
+	child_started(p, f.parent);
 	ret = 0;
 out:
 	for (int i = 0; i < 3; i++) {
-		close_fd(&opened[i]);
-		close_fd(&parent[i]);
+		close_fd(&f.opened[i]);
+		close_fd(&f.parent[i]);
 	}
 	close_fd(&report[0]);
 	close_fd(&report[1]);
