@@ -70,118 +70,151 @@ static int add_opt(struct strbuf *ini, const struct run *r, const struct program
 	return 0;
 }
 
-static int fio_setup(struct run *r, const struct program *p, struct strbuf *err)
-{
-	struct strbuf ini = STRBUF_INIT, num = STRBUF_INIT;
+/* What fio-setup-basic lays out: the job's sizes, and the storages its tasks run on. */
+struct fio_layout {
 	uint64_t test_size, nr_task, runtime;
-	const char *ts = run_param(r, p, "test_size");
-	bool raw_disk = parse_bool(run_param(r, p, "raw_disk"));
-	char **storages = raw_disk ? r->partitions : r->mount_points;
-	size_t nstorages = raw_disk ? r->npartitions : r->nmounts;
-	int ret = -1;
+	uint64_t size;		/* a task's: test_size / nr_task */
+	bool raw_disk;
+	char **storages;	/* partitions (raw_disk) or mount points */
+	size_t nstorages;
+};
 
-	if (!ts) {
-		strbuf_setf(err, "fio-setup-basic: test_size must be set (e.g. test_size: 200G)");
-		return -1;
-	}
-	if (run_param_bytes(r, p, "test_size", 0, &test_size, err) ||
-	    run_param_tasks(r, p, "nr_task", 1, &nr_task, err) ||
-	    run_param_seconds(r, p, "runtime", RUN_RUNTIME_DEFAULT, &runtime, err))
-		return -1;
-	if (!nr_task) {
-		strbuf_setf(err, "fio-setup-basic: nr_task '%s' gives 0 tasks on %d CPUs; give at least one",
-			    run_param(r, p, "nr_task"), r->machine->nr_cpu);
-		return -1;
-	}
-	if (!nstorages) {
-		strbuf_setf(err, "fio-setup-basic: no %s to run on; the job needs disk: and fs: (or raw_disk with disk:)",
-			    raw_disk ? "partition" : "mounted file system");
-		return -1;
-	}
-	if (nr_task % nstorages) {
-		strbuf_setf(err, "fio-setup-basic: nr_task %llu does not divide among %zu storages; use a multiple of %zu",
-			    (unsigned long long)nr_task, nstorages, nstorages);
-		return -1;
-	}
-	uint64_t size = test_size / nr_task;
-	for (size_t i = 0; i < nstorages && !raw_disk; i++) {
+/* Each storage has room for what the job writes there. */
+static int fio_check_space(const struct run *r, const struct fio_layout *l, struct strbuf *err)
+{
+	for (size_t i = 0; i < l->nstorages && !l->raw_disk; i++) {
 		struct statvfs sv;
 		/* pmem holds one task's files per device, as lkp-tests checks */
 		uint64_t need = !strncmp(r->partitions && i < r->npartitions ? r->partitions[i] : "", "/dev/pmem", 9)
-					? size : test_size / nstorages;
-		if (!statvfs(storages[i], &sv) && (uint64_t)sv.f_bavail * sv.f_frsize < need) {
+					? l->size : l->test_size / l->nstorages;
+		if (!statvfs(l->storages[i], &sv) && (uint64_t)sv.f_bavail * sv.f_frsize < need) {
 			strbuf_setf(err, "fio-setup-basic: %s has %llu bytes free, fewer than the %llu the job writes there; lower test_size",
-				    storages[i], (unsigned long long)sv.f_bavail * sv.f_frsize,
+				    l->storages[i], (unsigned long long)sv.f_bavail * sv.f_frsize,
 				    (unsigned long long)need);
 			return -1;
 		}
 	}
+	return 0;
+}
 
-	strbuf_addf(&num, "%llu", (unsigned long long)size);
-	strbuf_addstr(&ini, "[global]\n");
-	if (add_opt(&ini, r, p, "bs", "4k", err) ||
-	    add_opt(&ini, r, p, "ioengine", "sync", err) ||
-	    add_opt(&ini, r, p, "iodepth", "32", err))
+/* The job's sizes and storages, checked: they divide, and fit. */
+static int fio_layout(struct run *r, const struct program *p, struct fio_layout *l, struct strbuf *err)
+{
+	l->raw_disk = parse_bool(run_param(r, p, "raw_disk"));
+	l->storages = l->raw_disk ? r->partitions : r->mount_points;
+	l->nstorages = l->raw_disk ? r->npartitions : r->nmounts;
+	if (!run_param(r, p, "test_size")) {
+		strbuf_setf(err, "fio-setup-basic: test_size must be set (e.g. test_size: 200G)");
+		return -1;
+	}
+	if (run_param_bytes(r, p, "test_size", 0, &l->test_size, err) ||
+	    run_param_tasks(r, p, "nr_task", 1, &l->nr_task, err) ||
+	    run_param_seconds(r, p, "runtime", RUN_RUNTIME_DEFAULT, &l->runtime, err))
+		return -1;
+	if (!l->nr_task) {
+		strbuf_setf(err, "fio-setup-basic: nr_task '%s' gives 0 tasks on %d CPUs; give at least one",
+			    run_param(r, p, "nr_task"), r->machine->nr_cpu);
+		return -1;
+	}
+	if (!l->nstorages) {
+		strbuf_setf(err, "fio-setup-basic: no %s to run on; the job needs disk: and fs: (or raw_disk with disk:)",
+			    l->raw_disk ? "partition" : "mounted file system");
+		return -1;
+	}
+	if (l->nr_task % l->nstorages) {
+		strbuf_setf(err, "fio-setup-basic: nr_task %llu does not divide among %zu storages; use a multiple of %zu",
+			    (unsigned long long)l->nr_task, l->nstorages, l->nstorages);
+		return -1;
+	}
+	l->size = l->test_size / l->nr_task;
+	return fio_check_space(r, l, err);
+}
+
+/* fio.task's [global] section, as lkp-tests' fio-setup-basic writes it (with create_only=1). */
+static int fio_global(struct strbuf *ini, struct run *r, const struct program *p, const struct fio_layout *l,
+		      struct strbuf *err)
+{
+	struct strbuf num = STRBUF_INIT;
+	int ret = -1;
+
+	strbuf_addf(&num, "%llu", (unsigned long long)l->size);
+	strbuf_addstr(ini, "[global]\n");
+	if (add_opt(ini, r, p, "bs", "4k", err) ||
+	    add_opt(ini, r, p, "ioengine", "sync", err) ||
+	    add_opt(ini, r, p, "iodepth", "32", err))
 		goto out;
-	strbuf_addf(&ini, "size=%s\n", num.buf);
-	strbuf_addf(&ini, "direct=%d\n", parse_bool(run_param(r, p, "direct")));
-	strbuf_addf(&ini, "runtime=%llu\n", (unsigned long long)runtime);
-	if (add_opt(&ini, r, p, "file_service_type", "roundrobin", err) ||
-	    add_opt(&ini, r, p, "random_distribution", "random", err))
+	strbuf_addf(ini, "size=%s\n", num.buf);
+	strbuf_addf(ini, "direct=%d\n", parse_bool(run_param(r, p, "direct")));
+	strbuf_addf(ini, "runtime=%llu\n", (unsigned long long)l->runtime);
+	if (add_opt(ini, r, p, "file_service_type", "roundrobin", err) ||
+	    add_opt(ini, r, p, "random_distribution", "random", err))
 		goto out;
-	strbuf_addstr(&ini, "group_reporting\n");
-	strbuf_addstr(&ini, "create_only=1\n");
-	strbuf_addf(&ini, "pre_read=%d\n", parse_bool(run_param(r, p, "pre_read")));
+	strbuf_addstr(ini, "group_reporting\n");
+	strbuf_addstr(ini, "create_only=1\n");
+	strbuf_addf(ini, "pre_read=%d\n", parse_bool(run_param(r, p, "pre_read")));
 	if (!run_param(r, p, "offset_increment")) {
-		if (add_opt(&ini, r, p, "nr_files", "1", err) ||
-		    add_opt(&ini, r, p, "filesize", num.buf, err) ||
-		    add_opt(&ini, r, p, "invalidate", "1", err) ||
-		    add_opt(&ini, r, p, "fallocate", "posix", err) ||
-		    add_opt(&ini, r, p, "io_size", num.buf, err))
+		if (add_opt(ini, r, p, "nr_files", "1", err) ||
+		    add_opt(ini, r, p, "filesize", num.buf, err) ||
+		    add_opt(ini, r, p, "invalidate", "1", err) ||
+		    add_opt(ini, r, p, "fallocate", "posix", err) ||
+		    add_opt(ini, r, p, "io_size", num.buf, err))
 			goto out;
-	} else if (add_opt(&ini, r, p, "offset_increment", NULL, err)) {
+	} else if (add_opt(ini, r, p, "offset_increment", NULL, err)) {
 		goto out;
 	}
 	if (parse_bool(run_param(r, p, "time_based")))
-		strbuf_addstr(&ini, "time_based\n");
-	if (parse_bool(run_param(r, p, "cpuload")) && add_opt(&ini, r, p, "cpuload", NULL, err))
+		strbuf_addstr(ini, "time_based\n");
+	if (parse_bool(run_param(r, p, "cpuload")) && add_opt(ini, r, p, "cpuload", NULL, err))
 		goto out;
 	if (parse_bool(run_param(r, p, "refill_buffers")))
-		strbuf_addstr(&ini, "refill_buffers\n");
-	if (parse_bool(run_param(r, p, "donorname")) && add_opt(&ini, r, p, "donorname", NULL, err))
+		strbuf_addstr(ini, "refill_buffers\n");
+	if (parse_bool(run_param(r, p, "donorname")) && add_opt(ini, r, p, "donorname", NULL, err))
 		goto out;
-	strbuf_addf(&ini, "buffered=%d\n", parse_bool(run_param(r, p, "buffered")));
+	strbuf_addf(ini, "buffered=%d\n", parse_bool(run_param(r, p, "buffered")));
 	if (parse_bool(run_param(r, p, "norandommap")))
-		strbuf_addstr(&ini, "norandommap\n");
-	if (add_opt(&ini, r, p, "random_generator", NULL, err))
+		strbuf_addstr(ini, "norandommap\n");
+	if (add_opt(ini, r, p, "random_generator", NULL, err))
 		goto out;
-	strbuf_addf(&ini, "allrandrepeat=%d\n", parse_bool(run_param(r, p, "allrandrepeat")));
+	strbuf_addf(ini, "allrandrepeat=%d\n", parse_bool(run_param(r, p, "allrandrepeat")));
 	if (parse_bool(run_param(r, p, "exitall")))
-		strbuf_addstr(&ini, "exitall\n");
-	if (add_opt(&ini, r, p, "ramp_time", NULL, err))
+		strbuf_addstr(ini, "exitall\n");
+	if (add_opt(ini, r, p, "ramp_time", NULL, err))
 		goto out;
 	if (parse_bool(run_param(r, p, "stonewall")))
-		strbuf_addstr(&ini, "stonewall\n");
+		strbuf_addstr(ini, "stonewall\n");
+	ret = 0;
+out:
+	strbuf_release(&num);
+	return ret;
+}
 
-	for (size_t i = 0; i < nstorages; i++) {
-		strbuf_addf(&ini, "\n[task_%zu]\n", i);
-		if (add_opt(&ini, r, p, "rw", "write", err))
-			goto out;
-		if (raw_disk) {
-			strbuf_addf(&ini, "filename=%s\n", storages[i]);
+/* One [task_N] section a storage, with its share of the tasks. */
+static int fio_tasks(struct strbuf *ini, struct run *r, const struct program *p, const struct fio_layout *l,
+		     struct strbuf *err)
+{
+	for (size_t i = 0; i < l->nstorages; i++) {
+		strbuf_addf(ini, "\n[task_%zu]\n", i);
+		if (add_opt(ini, r, p, "rw", "write", err))
+			return -1;
+		if (l->raw_disk) {
+			strbuf_addf(ini, "filename=%s\n", l->storages[i]);
 		} else {
-			strbuf_addf(&ini, "directory=%s\n", storages[i]);
+			strbuf_addf(ini, "directory=%s\n", l->storages[i]);
 			if (!strcmp(run_param(r, p, "testfile") ? run_param(r, p, "testfile") : "", "y"))
-				strbuf_addstr(&ini, "filename=fio_testfile\n");
+				strbuf_addstr(ini, "filename=fio_testfile\n");
 		}
-		strbuf_addf(&ini, "numjobs=%llu\n", (unsigned long long)(nr_task / nstorages));
-		if (add_opt(&ini, r, p, "rwmixread", NULL, err))
-			goto out;
+		strbuf_addf(ini, "numjobs=%llu\n", (unsigned long long)(l->nr_task / l->nstorages));
+		if (add_opt(ini, r, p, "rwmixread", NULL, err))
+			return -1;
 	}
+	return 0;
+}
 
-	/* lay the files out (create_only=1), then save the task without it */
-	if (run_write(r, "fio.create", ini.buf, ini.len, err))
-		goto out;
+/* Lay the files out with fio (create_only=1), then save the task without that line as fio.task. */
+static int fio_lay_out(struct run *r, struct strbuf *ini, struct strbuf *err)
+{
+	if (run_write(r, "fio.create", ini->buf, ini->len, err))
+		return -1;
 	char *argv[] = { "fio", "--output-format=json", "--output=fio.create.output", "fio.create", NULL };
 	char *create = run_path(r, "fio.create");
 	char *create_out = run_path(r, "fio.create.output");
@@ -197,17 +230,25 @@ static int fio_setup(struct run *r, const struct program *p, struct strbuf *err)
 		if (rc > 0)
 			strbuf_setf(err, "fio-setup-basic: fio could not lay out the test files (exit %d); see 'output' in the result root",
 				    rc);
-		goto out;
+		return -1;
 	}
-	char *line = strstr(ini.buf, "create_only=1\n");
+	char *line = strstr(ini->buf, "create_only=1\n");
 	memmove(line, line + strlen("create_only=1\n"), strlen(line + strlen("create_only=1\n")) + 1);
-	ini.len -= strlen("create_only=1\n");
-	if (run_write(r, "fio.task", ini.buf, ini.len, err))
-		goto out;
-	ret = 0;
-out:
+	ini->len -= strlen("create_only=1\n");
+	return run_write(r, "fio.task", ini->buf, ini->len, err);
+}
+
+static int fio_setup(struct run *r, const struct program *p, struct strbuf *err)
+{
+	struct strbuf ini = STRBUF_INIT;
+	struct fio_layout l;
+	int ret = -1;
+
+	if (fio_layout(r, p, &l, err))
+		return -1;
+	if (!fio_global(&ini, r, p, &l, err) && !fio_tasks(&ini, r, p, &l, err) && !fio_lay_out(r, &ini, err))
+		ret = 0;
 	strbuf_release(&ini);
-	strbuf_release(&num);
 	return ret;
 }
 
