@@ -472,22 +472,17 @@ void engine_result_release(struct engine_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-int engine_run(const struct node *job, const struct machine *m, const struct engine_opts *o,
-	       struct engine_result *res, struct strbuf *err)
+/*
+ * The run's result directory claimed, its scratch directory made, and r
+ * set up for it with the facts it starts with and reproduce.sh's header.
+ */
+static int begin_run(struct run *r, const struct node *job, const struct machine *m, const struct engine_opts *o,
+		     struct engine_result *res, struct strbuf *err)
 {
-	struct run r = { 0 };
 	struct strbuf path = STRBUF_INIT, e = STRBUF_INIT;
-	struct monitor_proc *mons = NULL;
-	size_t nmons = 0;
-	const char *state = "finished";
-	const struct program *tested = NULL;
-	struct proc_saved_stop saved;
 	const char *tmp = getenv("TMPDIR");
 	char *tmpl;
 
-	memset(res, 0, sizeof(*res));
-	if (engine_check_here(job, err))
-		return -1;
 	strbuf_addf(&path, "%s/", o->result_dir);
 	if (job_result_path(job, m, NULL, false, &path, err)) {
 		strbuf_release(&path);
@@ -502,53 +497,63 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 		free(tmpl);
 		return -1;
 	}
-	r.job = job;
-	r.machine = m;
-	r.root = xstrdup(res->run_dir);
-	r.tmpdir = tmpl;
-	r.loop_disks = o->loop_disks;
-	r.loop_size = o->loop_size ? o->loop_size : 1ULL << 30;
-	r.fs_root = o->fs_root ? o->fs_root : "/fs";
-	r.src_dir = o->src_dir;
-	r.fresh_boot = o->fresh_boot;
+	r->job = job;
+	r->machine = m;
+	r->root = xstrdup(res->run_dir);
+	r->tmpdir = tmpl;
+	r->loop_disks = o->loop_disks;
+	r->loop_size = o->loop_size ? o->loop_size : 1ULL << 30;
+	r->fs_root = o->fs_root ? o->fs_root : "/fs";
+	r->src_dir = o->src_dir;
+	r->fresh_boot = o->fresh_boot;
 	res->start_time = now_epoch();
 	res->problems = node_new(NODE_MAP);
 	for (size_t i = 0; o->facts && i < o->facts->n; i++)
 		if (node_str(o->facts->vals[i]))
-			run_fact(&r, o->facts->keys[i], o->facts->vals[i]->str);
+			run_fact(r, o->facts->keys[i], o->facts->vals[i]->str);
 	/* a test box that is itself an emulated machine (`lkprobot qemu-box`) says so too */
 	struct strbuf cpu = STRBUF_INIT;
 	if (!(o->facts && node_get(o->facts, "accel")) && !strbuf_read_file(&cpu, "/proc/cpuinfo") &&
 	    strstr(cpu.buf, "model name\t: QEMU TCG CPU"))
-		run_fact(&r, "accel", ENGINE_TCG_NOTE);
+		run_fact(r, "accel", ENGINE_TCG_NOTE);
 	strbuf_release(&cpu);
 
 	static const char header[] = "#!/bin/sh\n# The commands lkprobot ran for this job, in order.\nset -e\n";
-	run_write(&r, "reproduce.sh", header, sizeof(header) - 1, &e);
+	run_write(r, "reproduce.sh", header, sizeof(header) - 1, &e);
+	strbuf_release(&e);
 	chmod(res->run_dir, 0755);
-	if (write_job_yaml(&r, job, "running", res, err))
-		goto fail_early;
+	return 0;
+}
 
-	proc_catch_stop(&saved);
-
-	/* setups, in job order */
+/* The job's setups, in job order: "finished", or "failed" with res->reason. */
+static const char *run_setups(struct run *r, const struct node *job, const struct engine_opts *o,
+			      struct engine_result *res, struct strbuf *e)
+{
 	for (size_t i = 0; i < job->n && !proc_stop_signal; i++) {
 		const struct program *p;
 		if (job->vals[i]->comment || !(p = program_find(job->keys[i])) ||
 		    p->kind != PROGRAM_SETUP || !p->setup)
 			continue;
 		engine_marker(o->markers, "setup", p->name);
-		if (p->setup(&r, p, &e)) {
+		if (p->setup(r, p, e)) {
 			size_t n = strlen(p->name);
 			/* "fs: ..." from the fs setup reads "setup fs: ..." */
-			const char *msg = !strncmp(e.buf, p->name, n) && !strncmp(e.buf + n, ": ", 2)
-						  ? e.buf + n + 2 : e.buf;
-			state = "failed";
+			const char *msg = !strncmp(e->buf, p->name, n) && !strncmp(e->buf + n, ": ", 2)
+						  ? e->buf + n + 2 : e->buf;
 			res->reason = xasprintf("setup %s: %s", p->name, msg);
-			goto stop;
+			return "failed";
 		}
 	}
-	/* monitors */
+	return "finished";
+}
+
+/* The job's monitors started (those lkprobot has no monitor for noted unavailable): *n of them. */
+static struct monitor_proc *start_monitors(struct run *r, const struct node *job, const struct engine_opts *o,
+					   size_t *n)
+{
+	struct monitor_proc *mons = NULL;
+
+	*n = 0;
 	engine_marker(o->markers, "monitors", "");
 	for (size_t i = 0; i < job->n; i++) {
 		const struct program *p;
@@ -556,28 +561,84 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 		    p->kind != PROGRAM_MONITOR)
 			continue;
 		if (!p->monitor) {
-			run_unavailable(&r, p->name, "monitor not implemented by lkprobot");
+			run_unavailable(r, p->name, "monitor not implemented by lkprobot");
 			continue;
 		}
-		mons = xrealloc(mons, (nmons + 1) * sizeof(*mons));
-		if (!start_monitor(&r, p, &mons[nmons]))
-			nmons++;
+		mons = xrealloc(mons, (*n + 1) * sizeof(*mons));
+		if (!start_monitor(r, p, &mons[*n]))
+			(*n)++;
 	}
-	/* the test(s) */
+	return mons;
+}
+
+/* The job's test(s), until one does not finish; *tested: the last one run. */
+static const char *run_tests(struct run *r, const struct node *job, const struct engine_opts *o,
+			     struct engine_result *res, const struct program **tested)
+{
+	const char *state = "finished";
+
 	for (size_t i = 0; i < job->n && !strcmp(state, "finished"); i++) {
 		const struct program *p;
 		if (job->vals[i]->comment || !(p = program_find(job->keys[i])) ||
 		    p->kind != PROGRAM_TEST)
 			continue;
-		state = run_test(&r, p, o, res);
-		tested = p;
+		state = run_test(r, p, o, res);
+		*tested = p;
 	}
 	if (proc_stop_signal && !strcmp(state, "finished")) {
 		state = "killed";
 		free(res->reason);
 		res->reason = xasprintf("interrupted by signal %d", (int)proc_stop_signal);
 	}
-stop:
+	return state;
+}
+
+/* After the run: stats extracted, job.yaml with its state, the matrix updated; what was missing noted. */
+static void record_run(struct run *r, const struct node *job, const struct engine_opts *o,
+		       struct engine_result *res, const char *state, struct strbuf *e)
+{
+	if (o->raw_only)
+		;	/* the host extracts */
+	else if (result_extract(res->run_dir, job, res->problems, &res->stats, e))
+		run_unavailable(r, "stats", "%s", e->buf);
+	else if (o->older_names && !result_add_older_names(res->run_dir, e))
+		stats_add_older_names(res->stats);
+	if (write_job_yaml(r, job, state, res, e))
+		run_unavailable(r, "job.yaml", "%s", e->buf);
+	if (!o->raw_only && result_update_matrix(res->rt, e))
+		run_unavailable(r, "matrix", "%s", e->buf);
+	res->unavailable = r->unavailable ? node_dup(r->unavailable) : node_new(NODE_MAP);
+	res->facts = r->facts ? node_dup(r->facts) : node_new(NODE_MAP);
+}
+
+int engine_run(const struct node *job, const struct machine *m, const struct engine_opts *o,
+	       struct engine_result *res, struct strbuf *err)
+{
+	struct run r = { 0 };
+	struct strbuf e = STRBUF_INIT;
+	struct monitor_proc *mons = NULL;
+	size_t nmons = 0;
+	const char *state;
+	const struct program *tested = NULL;
+	struct proc_saved_stop saved;
+
+	memset(res, 0, sizeof(*res));
+	if (engine_check_here(job, err))
+		return -1;
+	if (begin_run(&r, job, m, o, res, err))
+		return -1;
+	if (write_job_yaml(&r, job, "running", res, err)) {
+		teardown(&r);
+		release_run(&r);
+		return -1;
+	}
+
+	proc_catch_stop(&saved);
+	state = run_setups(&r, job, o, res, &e);
+	if (!strcmp(state, "finished")) {
+		mons = start_monitors(&r, job, o, &nmons);
+		state = run_tests(&r, job, o, res, &tested);
+	}
 	for (size_t i = 0; i < nmons; i++)
 		stop_monitor(&r, &mons[i]);
 	free(mons);
@@ -587,26 +648,8 @@ stop:
 	res->end_time = now_epoch();
 	res->job_state = state;
 	write_last_state(&r, state, tested, res->test_status);
-
-	if (o->raw_only)
-		;	/* the host extracts */
-	else if (result_extract(res->run_dir, job, res->problems, &res->stats, &e))
-		run_unavailable(&r, "stats", "%s", e.buf);
-	else if (o->older_names && !result_add_older_names(res->run_dir, &e))
-		stats_add_older_names(res->stats);
-	if (write_job_yaml(&r, job, state, res, &e))
-		run_unavailable(&r, "job.yaml", "%s", e.buf);
-	if (!o->raw_only && result_update_matrix(res->rt, &e))
-		run_unavailable(&r, "matrix", "%s", e.buf);
-	res->unavailable = r.unavailable ? node_dup(r.unavailable) : node_new(NODE_MAP);
-	res->facts = r.facts ? node_dup(r.facts) : node_new(NODE_MAP);
+	record_run(&r, job, o, res, state, &e);
 	release_run(&r);
 	strbuf_release(&e);
 	return 0;
-
-fail_early:
-	teardown(&r);
-	release_run(&r);
-	strbuf_release(&e);
-	return -1;
 }
