@@ -48,6 +48,142 @@ static const char usage_text[] =
 
 enum { OPT_CLASSIC = 0x500, OPT_FIELD, OPT_JSON, OPT_STATS, OPT_ALL, OPT_NOISE, OPT_PPROF, OPT_DB, OPT_FLOOR, OPT_MORE };
 
+/* What compare prints, from its options: one layout, and what it adds. */
+struct compare_out {
+	bool classic, json, stats, noise;
+	const char *field;	/* --field METRIC */
+};
+
+/* One group of the base matched on every side: each side's matrix, label, group and rounds. */
+struct matched {
+	const struct node **mats;
+	const char **labels;
+	const struct group **grs;
+	const uint64_t **rounds;
+	size_t *nrounds;
+};
+
+/* The base's group gi on every side: false when a side does not have it. */
+static bool match_group(const struct side *sides, size_t nsides, size_t gi, struct matched *m)
+{
+	const struct group *bg = &sides[0].g[gi];
+
+	m->mats[0] = bg->matrix;
+	m->labels[0] = sides[0].label;
+	m->grs[0] = bg;
+	for (size_t s = 1; s < nsides; s++) {
+		const struct group *hit = side_match(&sides[s], &sides[0], bg);
+		if (!hit)
+			return false;
+		m->mats[s] = hit->matrix;
+		m->labels[s] = sides[s].label;
+		m->grs[s] = hit;
+	}
+	return true;
+}
+
+/* --field: the metric's samples on the base and the last side as a row; false when one of them lacks it. */
+static bool field_row(const struct matched *m, size_t nsides, const char *field, const char *desc,
+		      struct compare_field_row *row)
+{
+	const struct node *b = node_get(m->mats[0], field), *n = node_get(m->mats[nsides - 1], field);
+
+	if (!b || !n || b->type != NODE_SEQ || n->type != NODE_SEQ)
+		return false;
+	double *bv = xcalloc(b->n + 1, sizeof(double)), *nv = xcalloc(n->n + 1, sizeof(double));
+	size_t nb = 0, nn = 0;
+	for (size_t k = 0; k < b->n; k++)
+		if (json_number(b->vals[k], &bv[nb]))
+			nb++;
+	for (size_t k = 0; k < n->n; k++)
+		if (json_number(n->vals[k], &nv[nn]))
+			nn++;
+	*row = (struct compare_field_row){ desc, bv, nv, nb, nn };
+	return true;
+}
+
+/* One matched group compared and rendered into out in the chosen layout (ngroups: this one's number). */
+static int compare_group(const struct matched *m, size_t nsides, const struct group *bg, size_t ngroups,
+			 const struct compare_out *how, struct compare_opts *co, struct strbuf *out, struct strbuf *err)
+{
+	struct compare_result res;
+
+	sides_rounds(m->grs, nsides, m->rounds, m->nrounds);
+	co->rounds = m->rounds;
+	co->nrounds = m->nrounds;
+	if (compare_matrices(m->mats, m->labels, nsides, co, &res, err))
+		return -1;
+	if (how->json) {
+		if (ngroups > 1)
+			strbuf_addstr(out, ",\n");
+		compare_render_json(out, &res);
+	} else if (how->classic) {
+		compare_render_classic(out, &res, bg->desc);
+		strbuf_addch(out, '\n');
+	} else {
+		compare_render_ncompare(out, &res, *bg->key ? "testcase/path_params/tbox_group/rootfs/kconfig/compiler" : NULL,
+					bg->key, how->stats);
+	}
+	compare_result_release(&res);
+	return 0;
+}
+
+/* The groups every side has, in the base's order, compared into out; -1 with err when none is. */
+static int compare_sides(const struct side *sides, size_t nsides, const struct compare_out *how,
+			 struct compare_opts *co, struct strbuf *out, struct strbuf *err)
+{
+	struct matched m = {
+		xcalloc(nsides, sizeof(*m.mats)), xcalloc(nsides, sizeof(*m.labels)), xcalloc(nsides, sizeof(*m.grs)),
+		xcalloc(nsides, sizeof(*m.rounds)), xcalloc(nsides, sizeof(*m.nrounds)),
+	};
+	struct compare_field_row *frows = NULL;
+	size_t nfrows = 0, ngroups = 0;
+	int ret = -1;
+
+	if (how->json)
+		strbuf_addstr(out, "[\n");
+	for (size_t gi = 0; gi < sides[0].ng; gi++) {
+		const struct group *bg = &sides[0].g[gi];
+		if (!match_group(sides, nsides, gi, &m))
+			continue;
+		ngroups++;
+		if (how->field) {
+			frows = xrealloc(frows, (nfrows + 1) * sizeof(*frows));
+			if (field_row(&m, nsides, how->field, bg->desc, &frows[nfrows]))
+				nfrows++;
+			continue;
+		}
+		if (compare_group(&m, nsides, bg, ngroups, how, co, out, err))
+			goto out;
+	}
+	if (how->json)
+		strbuf_addstr(out, "]\n");
+	if (how->field && nfrows)
+		compare_render_field(out, sides[0].label, sides[nsides - 1].label, how->field, frows, nfrows, how->noise);
+	if (!ngroups) {
+		strbuf_setf(err, "%s and %s share no job: nothing to compare", sides[0].label ? sides[0].label : "base",
+			    sides[nsides - 1].label ? sides[nsides - 1].label : "new");
+		goto out;
+	}
+	if (how->field && !nfrows) {
+		strbuf_setf(err, "--field %s: no group has that metric on both sides", how->field);
+		goto out;
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < nfrows; i++) {
+		free((double *)frows[i].base);
+		free((double *)frows[i].new_);
+	}
+	free(frows);
+	free(m.mats);
+	free(m.labels);
+	free(m.grs);
+	free(m.rounds);
+	free(m.nrounds);
+	return ret;
+}
+
 int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
@@ -125,100 +261,9 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 	if (sides_load(argv + optind, nsides, db, result_dir, &sides, &err))
 		goto bad;
 
-	/* the groups every side has, in the base's order */
-	const struct node **mats = xcalloc(nsides, sizeof(*mats));
-	const char **labels = xcalloc(nsides, sizeof(*labels));
-	const struct group **grs = xcalloc(nsides, sizeof(*grs));
-	const uint64_t **rounds = xcalloc(nsides, sizeof(*rounds));
-	size_t *nrounds = xcalloc(nsides, sizeof(*nrounds));
-	struct compare_field_row *frows = NULL;
-	size_t nfrows = 0, ngroups = 0;
-	if (json)
-		strbuf_addstr(&out, "[\n");
-	for (size_t gi = 0; gi < sides[0].ng; gi++) {
-		const struct group *bg = &sides[0].g[gi];
-		bool everywhere = true;
-		mats[0] = bg->matrix;
-		labels[0] = sides[0].label;
-		grs[0] = bg;
-		for (size_t s = 1; s < nsides; s++) {
-			const struct group *hit = side_match(&sides[s], &sides[0], bg);
-			if (!hit) {
-				everywhere = false;
-				break;
-			}
-			mats[s] = hit->matrix;
-			labels[s] = sides[s].label;
-			grs[s] = hit;
-		}
-		if (!everywhere)
-			continue;
-		ngroups++;
-		if (field) {
-			const struct node *b = node_get(mats[0], field), *n = node_get(mats[nsides - 1], field);
-			if (!b || !n || b->type != NODE_SEQ || n->type != NODE_SEQ)
-				continue;
-			frows = xrealloc(frows, (nfrows + 1) * sizeof(*frows));
-			double *bv = xcalloc(b->n + 1, sizeof(double)), *nv = xcalloc(n->n + 1, sizeof(double));
-			size_t nb = 0, nn = 0;
-			for (size_t k = 0; k < b->n; k++)
-				if (json_number(b->vals[k], &bv[nb]))
-					nb++;
-			for (size_t k = 0; k < n->n; k++)
-				if (json_number(n->vals[k], &nv[nn]))
-					nn++;
-			frows[nfrows++] = (struct compare_field_row){ bg->desc, bv, nv, nb, nn };
-			continue;
-		}
-		struct compare_result res;
-		sides_rounds(grs, nsides, rounds, nrounds);
-		co.rounds = rounds;
-		co.nrounds = nrounds;
-		if (compare_matrices(mats, labels, nsides, &co, &res, &err)) {
-			free(mats);
-			free(labels);
-			free(grs);
-			free(rounds);
-			free(nrounds);
-			goto bad;
-		}
-		if (json) {
-			if (ngroups > 1)
-				strbuf_addstr(&out, ",\n");
-			compare_render_json(&out, &res);
-		} else if (classic) {
-			compare_render_classic(&out, &res, bg->desc);
-			strbuf_addch(&out, '\n');
-		} else {
-			compare_render_ncompare(&out, &res, *bg->key ? "testcase/path_params/tbox_group/rootfs/kconfig/compiler" : NULL,
-						bg->key, stats);
-		}
-		compare_result_release(&res);
-	}
-	if (json)
-		strbuf_addstr(&out, "]\n");
-	if (field && nfrows) {
-		compare_render_field(&out, sides[0].label, sides[nsides - 1].label, field, frows, nfrows, noise);
-	}
-	for (size_t i = 0; i < nfrows; i++) {
-		free((double *)frows[i].base);
-		free((double *)frows[i].new_);
-	}
-	free(frows);
-	free(mats);
-	free(labels);
-	free(grs);
-	free(rounds);
-	free(nrounds);
-	if (!ngroups) {
-		strbuf_setf(&err, "%s and %s share no job: nothing to compare", sides[0].label ? sides[0].label : "base",
-			    sides[nsides - 1].label ? sides[nsides - 1].label : "new");
+	struct compare_out how = { classic, json, stats, noise, field };
+	if (compare_sides(sides, nsides, &how, &co, &out, &err))
 		goto bad;
-	}
-	if (field && !nfrows) {
-		strbuf_setf(&err, "--field %s: no group has that metric on both sides", field);
-		goto bad;
-	}
 	fwrite(out.buf, 1, out.len, stdout);
 	ret = EXIT_OK;
 	goto out;

@@ -53,6 +53,120 @@ static const char *when(int64_t t, char *buf, size_t n)
 	return buf;
 }
 
+/* The store: --db, -o, else the service's of the configuration, else the default result root's. NULL: err says why. */
+static char *outbox_db(const char *config, const char *db, const char *result_dir, struct strbuf *err)
+{
+	const char *conf_file = config ? config : getenv("LKPROBOT_CONFIG");
+	char *dbpath = NULL;
+
+	if (db)
+		dbpath = xstrdup(db);
+	else if (!result_dir && conf_file && !(dbpath = serve_store_path(conf_file, err)) && err->len)
+		return NULL;
+	if (!dbpath)
+		dbpath = xasprintf("%s/lkprobot.db", result_dir ? result_dir : "/lkp/result");
+	if (access(dbpath, R_OK)) {
+		strbuf_setf(err, "%s: no store there (--db FILE, -o RESULT_ROOT_DIR)", dbpath);
+		free(dbpath);
+		return NULL;
+	}
+	return dbpath;
+}
+
+/* outbox list: one line a message. */
+static int outbox_list(struct store *s, const char *dbpath)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct node *list;
+
+	if (store_outbox_list(s, &list, &err)) {
+		int ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		strbuf_release(&err);
+		return ret;
+	}
+	if (!list->n)
+		printf("the outbox of %s is empty: no report mail was queued\n", dbpath);
+	for (size_t i = 0; i < list->n; i++) {
+		const struct node *m = list->vals[i];
+		const char *st = node_str(node_get(m, "status")), *rc = node_str(node_get(m, "rcpts"));
+		const char *le = node_str(node_get(m, "last_error"));
+		char buf[32];
+		double next = 0;
+		json_number(node_get(m, "next_try"), &next);
+		size_t nr = rc && *rc ? 1 : 0;
+		for (const char *p = rc; p && *p; p++)
+			nr += *p == '\n';
+		printf("%s %s attempts %s %s %zu recipient%s%s%s%s%s\n", node_str(node_get(m, "id")), st,
+		       node_str(node_get(m, "attempts")), node_str(node_get(m, "message_id")), nr, nr == 1 ? "" : "s",
+		       st && !strcmp(st, "queued") ? " next " : "",
+		       st && !strcmp(st, "queued") ? when((int64_t)next, buf, sizeof(buf)) : "", le ? ": " : "",
+		       le ? le : "");
+	}
+	node_free(list);
+	strbuf_release(&err);
+	return EXIT_OK;
+}
+
+/* outbox show ID: its state and envelope, then the message as it is sent. */
+static int outbox_show(struct store *s, long long id)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct store_mail m;
+
+	if (store_outbox_get(s, id, &m, &err)) {
+		int ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		strbuf_release(&err);
+		return ret;
+	}
+	printf("# %s, %d attempt%s, envelope from %s to", m.status, m.attempts, m.attempts == 1 ? "" : "s", m.from);
+	for (const char *p = m.rcpts; *p;) {
+		size_t n = strcspn(p, "\n");
+		printf(" %.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	printf("\n");
+	fwrite(m.data, 1, m.len, stdout);
+	store_mail_release(&m);
+	strbuf_release(&err);
+	return EXIT_OK;
+}
+
+/* outbox retry ID: queued again, to go at the next send. */
+static int outbox_retry(struct store *s, long long id)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = EXIT_OK;
+
+	if (store_outbox_retry(s, id, (int64_t)time(NULL), &err))
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	else
+		printf("queued %lld again\n", id);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* outbox send: every due message, with the mail: configuration; EXIT_FAIL when one is left. */
+static int outbox_send(struct store *s, const char *dbpath, const char *config, long wait)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct mailconf mc = { 0 };
+	int ret;
+
+	if (mailconf_load(&mc, config, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		strbuf_release(&err);
+		return ret;
+	}
+	long left = outbox_deliver(s, dbpath, &mc, wait, stdout, &err);
+	if (left < 0)
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+	else
+		ret = left ? EXIT_FAIL : EXIT_OK;
+	mailconf_release(&mc);
+	strbuf_release(&err);
+	return ret;
+}
+
 int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
@@ -67,8 +181,6 @@ int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 	long wait = 0;
 	struct strbuf err = STRBUF_INIT;
 	struct store *s = NULL;
-	struct mailconf mc = { 0 };
-	bool have_mc = false;
 	char *dbpath = NULL;
 	int c, ret = EXIT_USAGE;
 
@@ -107,80 +219,20 @@ int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 		if (*end || id <= 0)
 			return cmd_error(EXIT_USAGE, "outbox %s: '%s' is not a message id", verb, argv[optind + 1]);
 	}
-	/* the store: --db, -o, else the service's of the configuration, else the default result root's */
-	const char *conf_file = config ? config : getenv("LKPROBOT_CONFIG");
-	if (db)
-		dbpath = xstrdup(db);
-	else if (!result_dir && conf_file && !(dbpath = serve_store_path(conf_file, &err)) && err.len)
+	if (!(dbpath = outbox_db(config, db, result_dir, &err)) || !(s = store_open(dbpath, &err)))
 		goto bad;
-	if (!dbpath)
-		dbpath = xasprintf("%s/lkprobot.db", result_dir ? result_dir : "/lkp/result");
-	if (access(dbpath, R_OK)) {
-		strbuf_setf(&err, "%s: no store there (--db FILE, -o RESULT_ROOT_DIR)", dbpath);
-		goto bad;
-	}
-	if (!(s = store_open(dbpath, &err)))
-		goto bad;
-	if (!strcmp(verb, "list")) {
-		struct node *list;
-		if (store_outbox_list(s, &list, &err))
-			goto fail;
-		if (!list->n)
-			printf("the outbox of %s is empty: no report mail was queued\n", dbpath);
-		for (size_t i = 0; i < list->n; i++) {
-			const struct node *m = list->vals[i];
-			const char *st = node_str(node_get(m, "status")), *rc = node_str(node_get(m, "rcpts"));
-			const char *le = node_str(node_get(m, "last_error"));
-			char buf[32];
-			double next = 0;
-			json_number(node_get(m, "next_try"), &next);
-			size_t nr = rc && *rc ? 1 : 0;
-			for (const char *p = rc; p && *p; p++)
-				nr += *p == '\n';
-			printf("%s %s attempts %s %s %zu recipient%s%s%s%s%s\n", node_str(node_get(m, "id")), st,
-			       node_str(node_get(m, "attempts")), node_str(node_get(m, "message_id")), nr, nr == 1 ? "" : "s",
-			       st && !strcmp(st, "queued") ? " next " : "",
-			       st && !strcmp(st, "queued") ? when((int64_t)next, buf, sizeof(buf)) : "", le ? ": " : "",
-			       le ? le : "");
-		}
-		node_free(list);
-	} else if (!strcmp(verb, "show")) {
-		struct store_mail m;
-		if (store_outbox_get(s, id, &m, &err))
-			goto bad;
-		printf("# %s, %d attempt%s, envelope from %s to", m.status, m.attempts, m.attempts == 1 ? "" : "s", m.from);
-		for (const char *p = m.rcpts; *p;) {
-			size_t n = strcspn(p, "\n");
-			printf(" %.*s", (int)n, p);
-			p += n + (p[n] == '\n');
-		}
-		printf("\n");
-		fwrite(m.data, 1, m.len, stdout);
-		store_mail_release(&m);
-	} else if (!strcmp(verb, "retry")) {
-		if (store_outbox_retry(s, id, (int64_t)time(NULL), &err))
-			goto bad;
-		printf("queued %lld again\n", id);
-	} else {
-		if (mailconf_load(&mc, config, &err))
-			goto bad;
-		have_mc = true;
-		long left = outbox_deliver(s, dbpath, &mc, wait, stdout, &err);
-		if (left < 0)
-			goto fail;
-		ret = left ? EXIT_FAIL : EXIT_OK;
-		goto out;
-	}
-	ret = EXIT_OK;
-	goto out;
-fail:
-	ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+	if (!strcmp(verb, "list"))
+		ret = outbox_list(s, dbpath);
+	else if (!strcmp(verb, "show"))
+		ret = outbox_show(s, id);
+	else if (!strcmp(verb, "retry"))
+		ret = outbox_retry(s, id);
+	else
+		ret = outbox_send(s, dbpath, config, wait);
 	goto out;
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
-	if (have_mc)
-		mailconf_release(&mc);
 	if (s)
 		store_close(s);
 	free(dbpath);
