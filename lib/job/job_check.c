@@ -34,8 +34,8 @@ static int check_value(struct strbuf *err, const char *key, const struct node *v
 
 	if (v->type == NODE_SEQ || v->type == NODE_MAP)
 		return job_errat(err, v, key, "%s where a single value is needed; give one value%s",
-			     node_type_name(v),
-			     v->type == NODE_SEQ ? " (lists expand only under programs and their options)" : "");
+				 node_type_name(v),
+				 v->type == NODE_SEQ ? " (lists expand only under programs and their options)" : "");
 	if (node_str(v) && units_check(key, v->str, &e))
 		ret = job_errat(err, v, key, "%s", e.buf);
 	strbuf_release(&e);
@@ -101,14 +101,14 @@ static int validate_map(struct strbuf *err, const struct node *m, const struct r
 			const char *near = nearest_option(parent, k);
 			if (near)
 				return job_errat(err, v, k, "not an option of '%s'; did you mean '%s'? ('lkprobot programs %s' lists them)",
-					     parent->name, near, parent->name);
+						 parent->name, near, parent->name);
 			return job_errat(err, v, k, "not an option of '%s'; 'lkprobot programs %s' lists its options",
-				     parent->name, parent->name);
+					 parent->name, parent->name);
 		}
 		if ((p = program_find(k))) {
 			if (v->type == NODE_SEQ)
 				return job_errat(err, v, k, "%s '%s' takes a value or a mapping of options, not %s",
-					     program_kind_name(p->kind), k, node_type_name(v));
+						 program_kind_name(p->kind), k, node_type_name(v));
 			if (v->type == NODE_MAP) {
 				if (validate_map(err, v, refs, p))
 					return -1;
@@ -134,7 +134,7 @@ static int validate_map(struct strbuf *err, const struct node *m, const struct r
 scalar:
 		if (v->type == NODE_SEQ || v->type == NODE_MAP)
 			return job_errat(err, v, k, "%s where a single value is needed; give one value",
-				     node_type_name(v));
+					 node_type_name(v));
 	}
 	return 0;
 }

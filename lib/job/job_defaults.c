@@ -468,7 +468,7 @@ static int defaults_walk(struct walk *w, const struct node *m)
 /* ---- defaults ---- */
 
 int job_merge_defaults(struct expander *ex, struct node *job, const struct node *job2,
-			  bool first_time, struct sset *loaded)
+		       bool first_time, struct sset *loaded)
 {
 	const struct node *ov = ex->env->overrides;
 	struct node *view, *defaults;

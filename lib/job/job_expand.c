@@ -71,7 +71,7 @@ static int eval_braces(struct expander *ex, const char *key, const struct node *
 	free(expr);
 	if (r) {
 		job_errat(ex->err, v, key, "'{{ }}' expression: %s; lkprobot evaluates if/case/?:, ==, =~, &&, || over the job's keys",
-		      e.buf);
+			  e.buf);
 		strbuf_release(&e);
 		return -1;
 	}
@@ -125,10 +125,10 @@ static int check_name(struct strbuf *err, const char *k, const struct node *v)
 	for (const unsigned char *c = (const unsigned char *)v->str; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)
 			return job_errat(err, v, k, "the value has a control character (0x%02x); write it on one line, in plain text",
-				     *c);
+					 *c);
 	if (is_name && (strchr(v->str, '/') || !strcmp(v->str, ".") || !strcmp(v->str, "..") || !*v->str))
 		return job_errat(err, v, k, "'%s' names a directory of the result root: write one name without '/', not '.' or '..'",
-			     v->str);
+				 v->str);
 	return 0;
 }
 
@@ -144,7 +144,7 @@ static int check_names(struct strbuf *err, const struct node *m)
 		for (const unsigned char *c = (const unsigned char *)m->keys[i]; *c; c++)
 			if (*c < 0x20 || *c == 0x7f)
 				return job_errat(err, v, "key", "a key has a control character (0x%02x); write keys in plain text",
-					     *c);
+						 *c);
 		if (v->type == NODE_MAP ? check_names(err, v) : check_name(err, m->keys[i], v))
 			return -1;
 	}
@@ -203,7 +203,7 @@ static int expand(struct expander *ex, struct node *job)
 	if (++ex->natomic > JOB_MAX_ATOMIC)
 		/* ten lists of ten values are 10^10 jobs: a few bytes must not make us run for ever */
 		return job_errat(ex->err, first_placed(job), "job", "expands to more than %d atomic jobs; split it into several files",
-			     JOB_MAX_ATOMIC);
+				 JOB_MAX_ATOMIC);
 	atomic = node_dup(job);
 	sset_copy(&loaded, &ex->loaded);
 	r = job_merge_defaults(ex, atomic, NULL, false, &loaded);

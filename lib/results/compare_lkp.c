@@ -150,8 +150,8 @@ static bool is_whole(double v)
  * values (zero-padded); present_b: the base's matrix has the stat.
  */
 const char *compare_lkp_select(const char *k, bool function, bool present_b, const struct pass_side *pb,
-			      const double *vb, size_t nb, const struct pass_side *pa, const double *va, size_t na,
-			      const struct compare_opts *o, bool incomplete_pass)
+			       const double *vb, size_t nb, const struct pass_side *pa, const double *va, size_t na,
+			       const struct compare_opts *o, bool incomplete_pass)
 {
 	struct lkp_summary sb, sa;
 

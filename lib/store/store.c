@@ -635,7 +635,7 @@ char *store_column_dup(sqlite3_stmt *q, int col)
 
 /* Every row of a prepared statement as a map of keys[] (NULL columns left out). 0, or -1 with err set. */
 int store_rows(struct store *s, sqlite3_stmt *q, const char *const *keys, int ncols, struct node **out,
-		struct strbuf *err)
+	       struct strbuf *err)
 {
 	int rc;
 
@@ -658,7 +658,7 @@ int store_rows(struct store *s, sqlite3_stmt *q, const char *const *keys, int nc
 
 /* A statement without parameters run to its end into *out: one map a row, keys[] naming the columns. */
 int store_list(struct store *s, enum stmt_id id, const char *const *keys, int ncols, const char *what,
-		struct node **out, struct strbuf *err)
+	       struct node **out, struct strbuf *err)
 {
 	sqlite3_stmt *q = store_stmt(s, id, err);
 
