@@ -365,11 +365,43 @@ static bool is_commit_id(const char *s)
 }
 
 /*
+ * The recorded command for a reader's shell: words of safe characters as
+ * they are, the others in single quotes ('\'' for a quote). Display only:
+ * lkprobot never runs this text.
+ */
+static void shell_words(struct strbuf *out, const char *const *argv, size_t argc)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-";
+
+	for (size_t i = 0; i < argc; i++) {
+		const char *w = argv[i];
+		if (i)
+			strbuf_addch(out, ' ');
+		if (*w && strspn(w, safe) == strlen(w)) {
+			strbuf_addstr(out, w);
+			continue;
+		}
+		strbuf_addch(out, '\'');
+		for (; *w; w++) {
+			if (*w == '\'')
+				strbuf_addstr(out, "'\\''");
+			else if ((unsigned char)*w < 0x20 || *w == 0x7f)
+				strbuf_addch(out, ' ');	/* one line in the mail, whatever the file held */
+			else
+				strbuf_addch(out, *w);
+		}
+		strbuf_addch(out, '\'');
+	}
+}
+
+/*
  * To reproduce, as commands that work when pasted: where lkprobot comes
  * from, the tree checked out at the commit, and lkprobot run the way the
  * robot ran it — in QEMU (the job's facts say how the CPU was emulated)
  * with the commit built from the attached kernel config, or on a machine
- * booted into the commit — with the attached job file.
+ * booted into the commit — with the attached job file. The command the
+ * run recorded (in->command), when there is one, instead of the one made
+ * up from the job's facts.
  */
 static void reproduce_text(struct strbuf *out, const struct report_input *in)
 {
@@ -393,7 +425,11 @@ static void reproduce_text(struct strbuf *out, const struct report_input *in)
 			strbuf_addf(out, "%s# linux: a clone of the tree that has the commit\n", ind);
 		strbuf_addf(out, "%sgit -C linux checkout %s\n", ind, in->commit);
 	}
-	if (qemu) {
+	if (in->command && qemu) {
+		strbuf_addf(out, "%slkprobot install job.yaml\n%s", ind, ind);
+		shell_words(out, in->command, in->ncommand);
+		strbuf_addf(out, "  # job file%s attached in this email\n\n", in->kconfig ? " and kernel config are" : " is");
+	} else if (qemu) {
 		strbuf_addf(out, "%slkprobot install job.yaml\n%slkprobot qemu", ind, ind);
 		if (sha) {
 			strbuf_addf(out, " --tree linux --commit %s", in->commit);
@@ -408,8 +444,12 @@ static void reproduce_text(struct strbuf *out, const struct report_input *in)
 		if (sha)
 			strbuf_addf(out, "%s# boot a kernel of linux at %.12s%s, then:\n", ind, in->commit,
 				    in->kconfig ? " built with the attached kernel config" : "");
-		strbuf_addf(out, "%slkprobot install job.yaml  # job file is attached in this email\n"
-				 "%slkprobot run     job.yaml\n\n", ind, ind);
+		strbuf_addf(out, "%slkprobot install job.yaml  # job file is attached in this email\n%s", ind, ind);
+		if (in->command)
+			shell_words(out, in->command, in->ncommand);
+		else
+			strbuf_addstr(out, "lkprobot run     job.yaml");
+		strbuf_addstr(out, "\n\n");
 	}
 }
 
@@ -571,6 +611,7 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 		.date = in->date,
 		.message_id = id.buf,
 		.in_reply_to = in->in_reply_to,
+		.references = in->references,
 		.extra_headers = (const char *const *)xh,
 		.nextra = nxh,
 		.body = body.buf,

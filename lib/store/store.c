@@ -271,6 +271,7 @@ enum stmt_id {
 	ST_OUTBOX_RECOVER,
 	ST_OUTBOX_DUE,
 	ST_OUTBOX_LIST,
+	ST_OUTBOX_OF_COMMIT,
 	ST_HEAD_ADD,
 	ST_HEAD_SET,
 	ST_HEAD_TODO,
@@ -351,6 +352,11 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_OUTBOX_LIST] = "SELECT id, message_id, status, attempts, next_try, last_error, created, updated, sent,"
 		" rcpts, CAST(substr(data, 1, CASE WHEN instr(data, X'0D0A0D0A') BETWEEN 1 AND 16384"
 		" THEN instr(data, X'0D0A0D0A') + 1 ELSE 16384 END) AS TEXT) FROM outbox ORDER BY id",
+	/* the first report that is not refused for good whose X-lkprobot-Commit starts with ?1 */
+	[ST_OUTBOX_OF_COMMIT] = "SELECT message_id, h FROM (SELECT id, message_id, status, CAST(substr(data, 1,"
+		" CASE WHEN instr(data, X'0D0A0D0A') BETWEEN 1 AND 16384 THEN instr(data, X'0D0A0D0A') + 1 ELSE 16384 END)"
+		" AS TEXT) AS h FROM outbox) WHERE status != 'failed'"
+		" AND instr(h, char(13, 10) || 'X-lkprobot-Commit: ' || ?1) > 0 ORDER BY id LIMIT 1",
 	[ST_BISECT_ADD] = "INSERT INTO bisections(tree, good, bad, job, overrides, provider, first_parent,"
 		" metric, status, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9, ?9)"
 		" RETURNING id",
@@ -1690,6 +1696,28 @@ int store_outbox_list(struct store *s, struct node **out, struct strbuf *err)
 					    "created", "updated", "sent", "rcpts", "headers" };
 
 	return list(s, ST_OUTBOX_LIST, keys, NKEYS(keys), "list the outbox", out, err);
+}
+
+int store_outbox_of_commit(struct store *s, const char *commit, char **message_id, char **headers, struct strbuf *err)
+{
+	sqlite3_stmt *q = stmt(s, ST_OUTBOX_OF_COMMIT, err);
+	int rc;
+
+	*message_id = *headers = NULL;
+	if (!q)
+		return context(s, err, "look for the report of %s", commit);
+	bind_text(q, 1, commit);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		*message_id = column_dup(q, 0);
+		*headers = column_dup(q, 1);
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		sqlerr(s, err);
+		return context(s, err, "look for the report of %s", commit);
+	}
+	return rc == SQLITE_ROW;
 }
 
 /* ---- the service's heads ---- */
