@@ -249,6 +249,36 @@ out:
 	return ret;
 }
 
+/* The robot's address when neither --from nor mail.from says: lkprobot at this host (when it has a domain). */
+static char *default_from(void)
+{
+	char host[256] = "localhost";
+
+	gethostname(host, sizeof(host) - 1);
+	return xasprintf("lkprobot <lkprobot@%s>", strchr(host, '.') || !strcmp(host, "localhost") ? host : "localhost");
+}
+
+/* Without --send: the message (or its body) to -o's file or standard output. Returns the exit status. */
+static int print_report(const struct report_input *in, bool body_only, const char *output)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = EXIT_OK;
+
+	if (body_only ? report_body(in, &out, &err) : report_render(in, &out, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	} else if (output) {
+		FILE *f = fopen(output, "w");
+		bool ok = f && fwrite(out.buf, 1, out.len, f) == out.len;
+		if ((f && fclose(f)) || !ok)
+			ret = cmd_error(EXIT_FAIL, "%s: cannot write the report", output);
+	} else {
+		fwrite(out.buf, 1, out.len, stdout);
+	}
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
@@ -288,9 +318,9 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	const char *config_file = NULL;
 	time_t date = time(NULL);
 	struct addrs to = { 0 }, cc = { 0 };
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct reportjob rj = { 0 };
-	char host[256] = "localhost", *from_default = NULL;
+	char *from_default = NULL;
 	int c, ret = EXIT_USAGE;
 
 	(void)ctx;
@@ -360,12 +390,8 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		goto bad;
 	/* recipients the user named: --send uses them instead of the commit's */
 	bool user_rcpts = to.n || cc.n;
-	if (!from) {
-		gethostname(host, sizeof(host) - 1);
-		from_default = xasprintf("lkprobot <lkprobot@%s>", strchr(host, '.') || !strcmp(host, "localhost")
-									    ? host : "localhost");
-		from = from_default;
-	}
+	if (!from)
+		from = from_default = default_from();
 	struct report_input in = rj.in;
 	in.from = from;
 	in.url = url;
@@ -386,18 +412,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 				  &err);
 		goto out;
 	}
-	if (body_only ? report_body(&in, &out, &err) : report_render(&in, &out, &err))
-		goto bad;
-	if (output) {
-		FILE *f = fopen(output, "w");
-		if (!f || fwrite(out.buf, 1, out.len, f) != out.len || fclose(f)) {
-			ret = cmd_error(EXIT_FAIL, "%s: cannot write the report", output);
-			goto out;
-		}
-	} else {
-		fwrite(out.buf, 1, out.len, stdout);
-	}
-	ret = EXIT_OK;
+	ret = print_report(&in, body_only, output);
 	goto out;
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
@@ -408,6 +423,5 @@ out:
 	free(to.v);
 	free(cc.v);
 	strbuf_release(&err);
-	strbuf_release(&out);
 	return ret;
 }
