@@ -364,33 +364,12 @@ static bool is_commit_id(const char *s)
 	return s && strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
 }
 
-/*
- * The recorded command for a reader's shell: words of safe characters as
- * they are, the others in single quotes ('\'' for a quote). Display only:
- * lkprobot never runs this text.
- */
-static void shell_words(struct strbuf *out, const char *const *argv, size_t argc)
+/* The command the run recorded, its words quoted for a reader's shell (display only: never run). */
+static void recorded_command(struct strbuf *out, const struct report_input *in)
 {
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-";
-
-	for (size_t i = 0; i < argc; i++) {
-		const char *w = argv[i];
-		if (i)
-			strbuf_addch(out, ' ');
-		if (*w && strspn(w, safe) == strlen(w)) {
-			strbuf_addstr(out, w);
-			continue;
-		}
-		strbuf_addch(out, '\'');
-		for (; *w; w++) {
-			if (*w == '\'')
-				strbuf_addstr(out, "'\\''");
-			else if ((unsigned char)*w < 0x20 || *w == 0x7f)
-				strbuf_addch(out, ' ');	/* one line in the mail, whatever the file held */
-			else
-				strbuf_addch(out, *w);
-		}
-		strbuf_addch(out, '\'');
+	for (size_t i = 0; i < in->ncommand; i++) {
+		strbuf_addstr(out, i ? " " : "");
+		strbuf_add_shell_word(out, in->command[i]);
 	}
 }
 
@@ -427,7 +406,7 @@ static void reproduce_text(struct strbuf *out, const struct report_input *in)
 	}
 	if (in->command && qemu) {
 		strbuf_addf(out, "%slkprobot install job.yaml\n%s", ind, ind);
-		shell_words(out, in->command, in->ncommand);
+		recorded_command(out, in);
 		strbuf_addf(out, "  # job file%s attached in this email\n\n", in->kconfig ? " and kernel config are" : " is");
 	} else if (qemu) {
 		strbuf_addf(out, "%slkprobot install job.yaml\n%slkprobot qemu", ind, ind);
@@ -445,9 +424,8 @@ static void reproduce_text(struct strbuf *out, const struct report_input *in)
 			strbuf_addf(out, "%s# boot a kernel of linux at %.12s%s, then:\n", ind, in->commit,
 				    in->kconfig ? " built with the attached kernel config" : "");
 		strbuf_addf(out, "%slkprobot install job.yaml  # job file is attached in this email\n%s", ind, ind);
-		if (in->command)
-			shell_words(out, in->command, in->ncommand);
-		else
+		recorded_command(out, in);
+		if (!in->command)
 			strbuf_addstr(out, "lkprobot run     job.yaml");
 		strbuf_addstr(out, "\n\n");
 	}
