@@ -476,75 +476,60 @@ static int hash_field(mbedtls_md_context_t *md, const char *f, size_t len, bool 
 	return ret;
 }
 
-int dkim_sign(struct dkim_key *k, const struct dkim_params *p, const char *msg, size_t len,
-	      struct strbuf *out, struct strbuf *err)
+/* d= and s= as DNS names: they go into a header field and a DNS query. 0, or -1 with err set. */
+static int check_names(const struct dkim_params *p, struct strbuf *err)
 {
-	const mbedtls_md_info_t *sha256 = mbedtls_md_info_from_type(MBEDTLS_MD_SHA256);
-	struct strbuf hdr = STRBUF_INIT, sb = STRBUF_INIT;
-	unsigned char bh[SHA256_LEN], hash[SHA256_LEN], sig[MBEDTLS_PK_SIGNATURE_MAX_SIZE];
-	struct fold f = { &hdr, 0 };
-	struct field *fv = NULL;
-	struct hname *hv = NULL;
-	size_t nf, nh, body_len, *limit = NULL, siglen = 0;
-	const char *body;
-	mbedtls_md_context_t md;
-	int ret = -1, r;
+	const char *what[2] = { "d= domain", "s= selector" }, *v[2] = { p->domain, p->selector };
 
-	mbedtls_md_init(&md);
-	if (!is_dns_name(p->domain)) {
-		strbuf_setf(err, "invalid d= domain '");
-		if (p->domain)
-			add_printable(err, p->domain, strlen(p->domain), NAME_SHOW);
+	for (int i = 0; i < 2; i++) {
+		if (is_dns_name(v[i]))
+			continue;
+		strbuf_setf(err, "invalid %s '", what[i]);
+		if (v[i])
+			add_printable(err, v[i], strlen(v[i]), NAME_SHOW);
 		strbuf_addstr(err, "'");
-		goto out;
+		return -1;
 	}
-	if (!is_dns_name(p->selector)) {
-		strbuf_setf(err, "invalid s= selector '");
-		if (p->selector)
-			add_printable(err, p->selector, strlen(p->selector), NAME_SHOW);
-		strbuf_addstr(err, "'");
-		goto out;
-	}
-	if (parse_header(msg, len, &fv, &nf, &body, &body_len, err))
-		goto out;
-	switch (count_fields(fv, nf, "from", 4)) {
+	return 0;
+}
+
+/* The header fields of msg, exactly one From among them, and the names h= signs. 0, or -1 with err set. */
+static int sign_inputs(const struct dkim_params *p, const char *msg, size_t len, struct field **fv, size_t *nf,
+		       struct hname **hv, size_t *nh, const char **body, size_t *body_len, struct strbuf *err)
+{
+	if (parse_header(msg, len, fv, nf, body, body_len, err))
+		return -1;
+	switch (count_fields(*fv, *nf, "from", 4)) {
 	case 0:
 		strbuf_setf(err, "no From header");
-		goto out;
+		return -1;
 	case 1:
 		break;
 	default:
 		strbuf_setf(err, "more than one From header");
-		goto out;
+		return -1;
 	}
-	if (signed_names(p, fv, nf, &hv, &nh, err))
-		goto out;
-	if (!sha256) {
-		strbuf_setf(err, "SHA-256 is not available in mbedTLS");
-		goto out;
-	}
+	return signed_names(p, *fv, *nf, hv, nh, err);
+}
 
-	/* bh= */
-	dkim_canon_body(&sb, body, body_len);
-	r = mbedtls_md(sha256, (const unsigned char *)sb.buf, sb.len, bh);
-	if (r) {
-		mbed_error(err, "cannot hash the body", r);
-		goto out;
-	}
+/* The DKIM-Signature field up to an empty b= (what the header hash ends with), folded, into f. */
+static void field_start(struct fold *f, const struct dkim_params *p, const struct hname *hv, size_t nh,
+			const unsigned char *bh, size_t bhlen)
+{
+	struct strbuf sb = STRBUF_INIT;
 
-	/* the field, up to an empty b= */
-	strbuf_addstr(&hdr, "DKIM-Signature:");
-	f.col = hdr.len;
-	fold_word(&f, "v=1;");
-	fold_word(&f, "a=rsa-sha256;");
-	fold_word(&f, "c=relaxed/relaxed;");
+	strbuf_addstr(f->sb, "DKIM-Signature:");
+	f->col = f->sb->len;
+	fold_word(f, "v=1;");
+	fold_word(f, "a=rsa-sha256;");
+	fold_word(f, "c=relaxed/relaxed;");
 	strbuf_setf(&sb, "d=%s;", p->domain);
-	fold_word(&f, sb.buf);
+	fold_word(f, sb.buf);
 	strbuf_setf(&sb, "s=%s;", p->selector);
-	fold_word(&f, sb.buf);
+	fold_word(f, sb.buf);
 	if (p->time > 0) {
 		strbuf_setf(&sb, "t=%lld;", (long long)p->time);
-		fold_word(&f, sb.buf);
+		fold_word(f, sb.buf);
 	}
 	for (size_t i = 0; i < nh; i++) {
 		strbuf_reset(&sb);
@@ -554,23 +539,33 @@ int dkim_sign(struct dkim_key *k, const struct dkim_params *p, const char *msg, 
 			strbuf_addch(&sb, lower(hv[i].s[j]));
 		strbuf_addch(&sb, i + 1 < nh ? ':' : ';');
 		if (!i)
-			fold_word(&f, sb.buf);
+			fold_word(f, sb.buf);
 		else
-			fold_glued(&f, sb.buf, sb.len);
+			fold_glued(f, sb.buf, sb.len);
 	}
 	strbuf_reset(&sb);
 	strbuf_addstr(&sb, "bh=");
-	add_base64(&sb, bh, sizeof(bh));
+	add_base64(&sb, bh, bhlen);
 	strbuf_addch(&sb, ';');
-	fold_word(&f, sb.buf);
-	fold_word(&f, "b=");
+	fold_word(f, sb.buf);
+	fold_word(f, "b=");
+	strbuf_release(&sb);
+}
 
-	/*
-	 * The header hash: each h= name takes the last instance above the one
-	 * the same name took before (RFC 6376 5.4.2); a name with none left
-	 * adds nothing.
-	 */
-	limit = xcalloc(nh ? nh : 1, sizeof(*limit));
+/*
+ * The header hash: each h= name takes the last instance above the one
+ * the same name took before (RFC 6376 5.4.2); a name with none left
+ * adds nothing; then the signature's own field (sig, without its line
+ * end). 0, or -1 with err set.
+ */
+static int header_hash(const mbedtls_md_info_t *sha256, const struct field *fv, size_t nf, const struct hname *hv,
+		       size_t nh, const struct strbuf *sig, unsigned char *hash, struct strbuf *err)
+{
+	size_t *limit = xcalloc(nh ? nh : 1, sizeof(*limit));
+	mbedtls_md_context_t md;
+	int r;
+
+	mbedtls_md_init(&md);
 	r = mbedtls_md_setup(&md, sha256, 0);
 	if (!r)
 		r = mbedtls_md_starts(&md);
@@ -587,14 +582,70 @@ int dkim_sign(struct dkim_key *k, const struct dkim_params *p, const char *msg, 
 			r = hash_field(&md, fv[j - 1].p, fv[j - 1].len, false);
 	}
 	if (!r)
-		r = hash_field(&md, hdr.buf, hdr.len, true);
+		r = hash_field(&md, sig->buf, sig->len, true);
 	if (!r)
 		r = mbedtls_md_finish(&md, hash);
+	mbedtls_md_free(&md);
+	free(limit);
 	if (r) {
 		mbed_error(err, "cannot hash the header", r);
+		return -1;
+	}
+	return 0;
+}
+
+/* b=: the signature in base64, broken where the line is full, and the field's line end. */
+static void field_end(struct fold *f, const unsigned char *sig, size_t siglen)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	add_base64(&sb, sig, siglen);
+	for (size_t i = 0; i < sb.len;) {
+		size_t room = LINE_SOFT > f->col ? LINE_SOFT - f->col : 0, n = sb.len - i;
+
+		if (!room) {
+			strbuf_addstr(f->sb, "\r\n ");
+			f->col = 1;
+			continue;
+		}
+		if (n > room)
+			n = room;
+		fold_glued(f, sb.buf + i, n);
+		i += n;
+	}
+	strbuf_addstr(f->sb, "\r\n");
+	strbuf_release(&sb);
+}
+
+int dkim_sign(struct dkim_key *k, const struct dkim_params *p, const char *msg, size_t len,
+	      struct strbuf *out, struct strbuf *err)
+{
+	const mbedtls_md_info_t *sha256 = mbedtls_md_info_from_type(MBEDTLS_MD_SHA256);
+	struct strbuf hdr = STRBUF_INIT, sb = STRBUF_INIT;
+	unsigned char bh[SHA256_LEN], hash[SHA256_LEN], sig[MBEDTLS_PK_SIGNATURE_MAX_SIZE];
+	struct fold f = { &hdr, 0 };
+	struct field *fv = NULL;
+	struct hname *hv = NULL;
+	size_t nf, nh, body_len, siglen = 0;
+	const char *body;
+	int ret = -1, r;
+
+	if (check_names(p, err) || sign_inputs(p, msg, len, &fv, &nf, &hv, &nh, &body, &body_len, err))
+		goto out;
+	if (!sha256) {
+		strbuf_setf(err, "SHA-256 is not available in mbedTLS");
 		goto out;
 	}
-
+	/* bh= */
+	dkim_canon_body(&sb, body, body_len);
+	r = mbedtls_md(sha256, (const unsigned char *)sb.buf, sb.len, bh);
+	if (r) {
+		mbed_error(err, "cannot hash the body", r);
+		goto out;
+	}
+	field_start(&f, p, hv, nh, bh, sizeof(bh));
+	if (header_hash(sha256, fv, nf, hv, nh, &hdr, hash, err))
+		goto out;
 #if MBEDTLS_VERSION_MAJOR >= 3
 	r = mbedtls_pk_sign(&k->pk, MBEDTLS_MD_SHA256, hash, sizeof(hash), sig, sizeof(sig),
 			    &siglen, mbedtls_ctr_drbg_random, &k->drbg);
@@ -606,29 +657,10 @@ int dkim_sign(struct dkim_key *k, const struct dkim_params *p, const char *msg, 
 		mbed_error(err, "cannot sign", r);
 		goto out;
 	}
-
-	/* b=, broken where the line is full */
-	strbuf_reset(&sb);
-	add_base64(&sb, sig, siglen);
-	for (size_t i = 0; i < sb.len;) {
-		size_t room = LINE_SOFT > f.col ? LINE_SOFT - f.col : 0, n = sb.len - i;
-
-		if (!room) {
-			strbuf_addstr(&hdr, "\r\n ");
-			f.col = 1;
-			continue;
-		}
-		if (n > room)
-			n = room;
-		fold_glued(&f, sb.buf + i, n);
-		i += n;
-	}
-	strbuf_addstr(&hdr, "\r\n");
+	field_end(&f, sig, siglen);
 	strbuf_add(out, hdr.buf, hdr.len);
 	ret = 0;
 out:
-	mbedtls_md_free(&md);
-	free(limit);
 	free(fv);
 	free(hv);
 	strbuf_release(&hdr);

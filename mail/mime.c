@@ -1,8 +1,10 @@
 /*
- * mime: report mails as bytes — header folding, RFC 2047 encoded-words,
- * RFC 2231 file names, quoted-printable, base64, multipart. See mime.h.
+ * mime: report mails as bytes — addresses parsed and checked, the header
+ * fields, the parts, multipart. See mime.h. How bytes are encoded
+ * (folding, encoded-words, quoted-printable, base64) is mimeenc's.
  */
 #include "mime.h"
+#include "mimeenc.h"
 
 #include <inttypes.h>
 #include <stdint.h>
@@ -11,64 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
-#define LINE_SOFT	78	/* header lines stay within this where possible */
-#define LINE_HARD	998	/* octets per line, never more (RFC 5322 2.1.1) */
-#define EW_MAX		75	/* characters per encoded-word (RFC 2047 2) */
-#define EW_OVERHEAD	12	/* "=?UTF-8?Q?" and "?=" */
-#define QP_LINE		76	/* quoted-printable line, "=" included */
-#define B64_IN		57	/* input bytes per 76-character base64 line */
-#define WORD_MAX	900	/* a longer plain header word is encoded (and so split) */
 #define DNAME_MAX	256	/* octets of a display name */
-#define PARAM_MAX	70	/* a longer filename parameter is split into sections */
-#define PARAM_SEG	60	/* characters per RFC 2231 section (the first: 7 fewer, for "utf-8''") */
 
-/* ---- characters --------------------------------------------------------- */
-
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static bool is_alnum(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* RFC 5322 atext */
-static bool is_atext(unsigned char c)
-{
-	return is_alnum(c) || (c && strchr("!#$%&'*+-/=?^_`{|}~", c));
-}
-
-/* RFC 2045 token characters (printable ASCII but SPACE and tspecials) */
-static bool is_token(unsigned char c)
-{
-	return c > 32 && c < 127 && !strchr("()<>@,;:\\\"/[]?=", c);
-}
-
-/* Offset of the first byte that is not valid UTF-8, n if there is none. */
-static size_t utf8_check(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t l = strbuf_utf8_len(s + i, n - i);
-		if (!l)
-			return i;
-		i += l;
-	}
-	return n;
-}
-
-/* At most 200 bytes of s, escaped so that an error message stays on one line. */
-static void add_printable(struct strbuf *sb, const char *s)
-{
-	size_t n = strlen(s);
-
-	strbuf_add_oneline(sb, s, n < 200 ? n : 200);
-	if (n > 200)
-		strbuf_addstr(sb, "...");
-}
+/* ---- hashes (Message-IDs, boundaries) ------------------------------------- */
 
 /* FNV-1a 64 of the bytes but CR, so that CRLF and LF renderings agree */
 static uint64_t fnv1a64_nocr(uint64_t h, const void *data, size_t n)
@@ -93,369 +40,6 @@ static uint32_t fnv1a32(const char *s)
 		h *= 0x01000193;
 	}
 	return h;
-}
-
-/* ---- base64, quoted-printable, 8bit -------------------------------------- */
-
-static void b64_add(struct strbuf *sb, const unsigned char *s, size_t n)
-{
-	static const char tab[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)s[i] << 16;
-		if (i + 1 < n)
-			v |= (uint32_t)s[i + 1] << 8;
-		if (i + 2 < n)
-			v |= s[i + 2];
-		strbuf_addch(sb, tab[v >> 18 & 63]);
-		strbuf_addch(sb, tab[v >> 12 & 63]);
-		strbuf_addch(sb, i + 1 < n ? tab[v >> 6 & 63] : '=');
-		strbuf_addch(sb, i + 2 < n ? tab[v & 63] : '=');
-	}
-}
-
-/* base64 in lines of 76 characters, each ended by eol */
-static void b64_lines(struct strbuf *sb, const void *data, size_t n, const char *eol)
-{
-	const unsigned char *s = data;
-
-	for (size_t i = 0; i < n; i += B64_IN) {
-		b64_add(sb, s + i, n - i < B64_IN ? n - i : B64_IN);
-		strbuf_addstr(sb, eol);
-	}
-}
-
-/*
- * The next line of s[*pos..n): its text without the line end (LF or
- * CRLF), and whether a line end followed it. False at the end.
- */
-static bool next_line(const char *s, size_t n, size_t *pos, const char **line, size_t *len,
-		      bool *ended)
-{
-	const char *p = s + *pos, *nl;
-	size_t l;
-
-	if (*pos >= n)
-		return false;
-	nl = memchr(p, '\n', n - *pos);
-	l = nl ? (size_t)(nl - p) : n - *pos;
-	*pos += l + (nl ? 1 : 0);
-	if (nl && l && p[l - 1] == '\r')
-		l--;
-	*line = p;
-	*len = l;
-	*ended = nl != NULL;
-	return true;
-}
-
-/* Text that can go as 8bit: no line over 998 octets, no CR but in CRLF. */
-static bool text_is_8bit(const char *s, size_t n)
-{
-	size_t pos = 0, len;
-	const char *line;
-	bool ended;
-
-	while (next_line(s, n, &pos, &line, &len, &ended))
-		if (len > LINE_HARD || memchr(line, '\r', len))
-			return false;
-	return true;
-}
-
-static void text_8bit(struct strbuf *sb, const char *s, size_t n, const char *eol)
-{
-	size_t pos = 0, len;
-	const char *line;
-	bool ended;
-
-	while (next_line(s, n, &pos, &line, &len, &ended)) {
-		strbuf_add(sb, line, len);
-		if (ended)
-			strbuf_addstr(sb, eol);
-	}
-}
-
-/* RFC 2045 6.7: line ends are hard breaks, soft breaks keep lines <= 76. */
-static void text_qp(struct strbuf *sb, const char *s, size_t n, const char *eol)
-{
-	size_t pos = 0, len;
-	const char *line;
-	bool ended;
-
-	while (next_line(s, n, &pos, &line, &len, &ended)) {
-		size_t col = 0;
-		for (size_t i = 0; i < len; i++) {
-			unsigned char c = line[i];
-			char tok[4];
-			size_t tl = 1;
-
-			if ((c > 32 && c < 127 && c != '=') || (is_ws(c) && i + 1 < len))
-				tok[0] = c;
-			else
-				tl = (size_t)snprintf(tok, sizeof(tok), "=%02X", c);
-			if (col + tl > QP_LINE - 1) {
-				strbuf_addch(sb, '=');
-				strbuf_addstr(sb, eol);
-				col = 0;
-			}
-			strbuf_add(sb, tok, tl);
-			col += tl;
-		}
-		if (ended)
-			strbuf_addstr(sb, eol);
-	}
-}
-
-/* ---- header lines --------------------------------------------------------- */
-
-struct hdr {
-	struct strbuf *out;
-	const char *eol;
-	size_t line;		/* offset of the current line in out */
-	size_t start;		/* column after "Name:" */
-};
-
-static size_t hdr_col(const struct hdr *h)
-{
-	return h->out->len - h->line;
-}
-
-static void hdr_begin(struct hdr *h, struct strbuf *out, const char *eol, const char *name,
-		      size_t namelen)
-{
-	h->out = out;
-	h->eol = eol;
-	h->line = out->len;
-	strbuf_add(out, name, namelen);
-	strbuf_addch(out, ':');
-	h->start = hdr_col(h);
-}
-
-static void hdr_end(struct hdr *h)
-{
-	strbuf_addstr(h->out, h->eol);
-}
-
-static void hdr_fold(struct hdr *h)
-{
-	strbuf_addstr(h->out, h->eol);
-	h->line = h->out->len;
-}
-
-/* Whitespace then a word; folded before the whitespace when the line would get too long. */
-static void hdr_word(struct hdr *h, const char *ws, size_t wslen, const char *w, size_t wlen)
-{
-	if (hdr_col(h) > h->start && hdr_col(h) + wslen + wlen > LINE_SOFT)
-		hdr_fold(h);
-	strbuf_add(h->out, ws, wslen);
-	strbuf_add(h->out, w, wlen);
-}
-
-/* Words separated by spaces, each folded as needed. */
-static void hdr_words(struct hdr *h, const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t w;
-		while (i < n && s[i] == ' ')
-			i++;
-		for (w = i; w < n && s[w] != ' '; w++)
-			;
-		if (w > i)
-			hdr_word(h, " ", 1, s + i, w - i);
-		i = w;
-	}
-}
-
-/*
- * A unit (one mailbox, with its comma) goes on one line: on this one if it
- * fits, else on the next. One longer than a line is split at its spaces.
- */
-static void hdr_unit(struct hdr *h, const char *s, size_t n)
-{
-	if (hdr_col(h) > h->start && hdr_col(h) + 1 + n > LINE_SOFT && 1 + n <= LINE_SOFT)
-		hdr_fold(h);
-	if (hdr_col(h) + 1 + n <= LINE_SOFT) {
-		strbuf_addch(h->out, ' ');
-		strbuf_add(h->out, s, n);
-		return;
-	}
-	hdr_words(h, s, n);
-}
-
-/* ---- RFC 2047 encoded-words ------------------------------------------------- */
-
-/* Q characters written as themselves: RFC 2047 5(3), safe in phrases too */
-static bool q_plain(unsigned char c)
-{
-	return is_alnum(c) || (c && strchr("!*+-/", c));
-}
-
-static size_t q_cost(unsigned char c)
-{
-	return c == ' ' || q_plain(c) ? 1 : 3;
-}
-
-/* Length of the encoded text of s[0..n) (without "=?UTF-8?Q?" and "?="). */
-static size_t ew_cost(const char *s, size_t n, bool b64)
-{
-	size_t c = 0;
-
-	if (b64)
-		return (n + 2) / 3 * 4;
-	for (size_t i = 0; i < n; i++)
-		c += q_cost(s[i]);
-	return c;
-}
-
-/* Q is easier to read raw; B only when Q would be more than 1.5 times as long. */
-static bool ew_use_b64(const char *s, size_t n)
-{
-	return 2 * ew_cost(s, n, false) > 3 * ew_cost(s, n, true);
-}
-
-/* Octets of s[0..n), whole characters (at least one), for an encoded-word of <= max characters. */
-static size_t ew_fit(const char *s, size_t n, bool b64, size_t max)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t cl = strbuf_utf8_len(s + i, n - i);
-		if (!cl)
-			cl = 1;
-		if (i && EW_OVERHEAD + ew_cost(s, i + cl, b64) > max)
-			break;
-		i += cl;
-	}
-	return i;
-}
-
-static void ew_add(struct strbuf *sb, const char *s, size_t n, bool b64)
-{
-	strbuf_addstr(sb, b64 ? "=?UTF-8?B?" : "=?UTF-8?Q?");
-	if (b64) {
-		b64_add(sb, (const unsigned char *)s, n);
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			unsigned char c = s[i];
-			if (c == ' ')
-				strbuf_addch(sb, '_');
-			else if (q_plain(c))
-				strbuf_addch(sb, c);
-			else
-				strbuf_addf(sb, "=%02X", c);
-		}
-	}
-	strbuf_addstr(sb, "?=");
-}
-
-/* Encoded-words of at most EW_MAX characters, separated by spaces. */
-static void ew_words(struct strbuf *sb, const char *s, size_t n)
-{
-	bool b64 = ew_use_b64(s, n);
-	size_t i = 0;
-
-	while (i < n) {
-		size_t take = ew_fit(s + i, n - i, b64, EW_MAX);
-		if (i)
-			strbuf_addch(sb, ' ');
-		ew_add(sb, s + i, take, b64);
-		i += take;
-	}
-}
-
-static size_t ew_room(const struct hdr *h, size_t lead)
-{
-	size_t col = hdr_col(h) + lead;
-
-	if (col >= LINE_SOFT)
-		return 0;
-	return LINE_SOFT - col < EW_MAX ? LINE_SOFT - col : EW_MAX;
-}
-
-/* Encoded-words filling the header's lines; ws (the original whitespace) before the first. */
-static void hdr_encoded(struct hdr *h, const char *ws, size_t wslen, const char *s, size_t n)
-{
-	bool b64 = ew_use_b64(s, n);
-	size_t i = 0;
-
-	while (i < n) {
-		const char *lead = i ? " " : ws;
-		size_t leadlen = i ? 1 : wslen;
-		size_t room = ew_room(h, leadlen);
-		size_t take = ew_fit(s + i, n - i, b64, room);
-
-		/* fold rather than write a word that does not fit, or a stub */
-		if (hdr_col(h) > h->start &&
-		    (EW_OVERHEAD + ew_cost(s + i, take, b64) > room ||
-		     (take < n - i && room < EW_MAX / 2))) {
-			hdr_fold(h);
-			room = ew_room(h, leadlen);
-			take = ew_fit(s + i, n - i, b64, room);
-		}
-		strbuf_add(h->out, lead, leadlen);
-		ew_add(h->out, s + i, take, b64);
-		i += take;
-	}
-}
-
-static bool word_needs_ew(const char *w, size_t n)
-{
-	if (n > WORD_MAX)
-		return true;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = w[i];
-		if (c >= 0x80 || c < 0x20 || c == 0x7f)
-			return true;
-		if (c == '=' && i + 1 < n && w[i + 1] == '?')
-			return true;
-	}
-	return false;
-}
-
-/* An unstructured value (Subject, extra headers): words, encoded where needed. */
-static void hdr_unstructured(struct hdr *h, const char *v)
-{
-	size_t i = 0, n = strlen(v);
-	bool first = true;
-
-	while (i < n && is_ws(v[i]))
-		i++;
-	while (n > i && is_ws(v[n - 1]))
-		n--;
-	while (i < n) {
-		size_t ws0 = i, w0, end;
-		const char *ws;
-		size_t wslen;
-
-		while (i < n && is_ws(v[i]))
-			i++;
-		ws = first ? " " : v + ws0;
-		wslen = first ? 1 : i - ws0;
-		first = false;
-		for (w0 = i; i < n && !is_ws(v[i]); i++)
-			;
-		if (!word_needs_ew(v + w0, i - w0)) {
-			hdr_word(h, ws, wslen, v + w0, i - w0);
-			continue;
-		}
-		/* adjacent words needing it go into one run: the space between
-		 * two encoded-words would be lost */
-		end = i;
-		for (;;) {
-			size_t j = end, k;
-			while (j < n && is_ws(v[j]))
-				j++;
-			for (k = j; k < n && !is_ws(v[k]); k++)
-				;
-			if (j == n || !word_needs_ew(v + j, k - j))
-				break;
-			end = k;
-		}
-		hdr_encoded(h, ws, wslen, v + w0, end - w0);
-		i = end;
-	}
 }
 
 /* ---- addresses ------------------------------------------------------------ */
@@ -506,7 +90,7 @@ static int addrspec_check(const char *a, size_t n, struct strbuf *why)
 		return -1;
 	}
 	for (size_t i = 0; i < loclen; i++) {
-		if (!is_atext(a[i]) && a[i] != '.') {
+		if (!mimeenc_is_atext(a[i]) && a[i] != '.') {
 			strbuf_addf(why, "'%c' is not allowed in the local part", a[i]);
 			return -1;
 		}
@@ -536,7 +120,7 @@ static int addrspec_check(const char *a, size_t n, struct strbuf *why)
 			label = 0;
 			continue;
 		}
-		if (!is_alnum(dom[i]) && dom[i] != '-') {
+		if (!mimeenc_is_alnum(dom[i]) && dom[i] != '-') {
 			strbuf_addf(why, "'%c' is not allowed in the domain", dom[i]);
 			return -1;
 		}
@@ -558,9 +142,9 @@ static int parse_mailbox(const char *what, const char *s, struct mbox *mb, struc
 			goto fail;
 		}
 	}
-	while (p < end && is_ws(*p))
+	while (p < end && mimeenc_is_ws(*p))
 		p++;
-	while (end > p && is_ws(end[-1]))
+	while (end > p && mimeenc_is_ws(end[-1]))
 		end--;
 	if (p == end) {
 		strbuf_addstr(&why, "empty");
@@ -572,7 +156,7 @@ static int parse_mailbox(const char *what, const char *s, struct mbox *mb, struc
 			goto fail;
 		}
 		for (const char *q = p; q < end; q++) {
-			if (is_ws(*q)) {
+			if (mimeenc_is_ws(*q)) {
 				strbuf_addstr(&why, "whitespace in the address (a display name needs <addr@domain>)");
 				goto fail;
 			}
@@ -591,7 +175,7 @@ static int parse_mailbox(const char *what, const char *s, struct mbox *mb, struc
 				strbuf_addstr(&why, "unterminated quoted display name");
 				goto fail;
 			}
-			for (q++; q < end && is_ws(*q); q++)
+			for (q++; q < end && mimeenc_is_ws(*q); q++)
 				;
 			if (*q != '<') {
 				strbuf_addstr(&why, "expected '<' after the quoted display name");
@@ -622,14 +206,14 @@ static int parse_mailbox(const char *what, const char *s, struct mbox *mb, struc
 
 	/* the display name, whitespace runs collapsed */
 	for (size_t i = 0; i < raw.len; i++) {
-		if (is_ws(raw.buf[i])) {
-			if (mb->name.len && !is_ws(raw.buf[i + 1]) && raw.buf[i + 1])
+		if (mimeenc_is_ws(raw.buf[i])) {
+			if (mb->name.len && !mimeenc_is_ws(raw.buf[i + 1]) && raw.buf[i + 1])
 				strbuf_addch(&mb->name, ' ');
 			continue;
 		}
 		strbuf_addch(&mb->name, raw.buf[i]);
 	}
-	bad = utf8_check(mb->name.buf, mb->name.len);
+	bad = mimeenc_utf8_check(mb->name.buf, mb->name.len);
 	if (bad != mb->name.len) {
 		strbuf_addf(&why, "display name is not valid UTF-8 (byte %zu)", bad);
 		goto fail;
@@ -646,7 +230,7 @@ fail:
 	if (what)
 		strbuf_addf(err, "%s ", what);
 	strbuf_addstr(err, "address '");
-	add_printable(err, s);
+	mimeenc_printable(err, s);
 	strbuf_addf(err, "': %s", why.buf);
 	strbuf_release(&why);
 	strbuf_release(&raw);
@@ -683,11 +267,11 @@ static void mailbox_unit(struct strbuf *sb, const struct mbox *mb, bool comma)
 	if (!n) {
 		strbuf_add(sb, mb->addr, mb->addrlen);
 	} else {
-		if (word_needs_ew(name, n)) {
-			ew_words(sb, name, n);
+		if (mimeenc_needs_ew(name, n)) {
+			mimeenc_ew_words(sb, name, n);
 		} else {
 			for (size_t i = 0; i < n; i++)
-				if (!is_atext(name[i]) && name[i] != ' ')
+				if (!mimeenc_is_atext(name[i]) && name[i] != ' ')
 					atoms = false;
 			if (atoms) {
 				strbuf_add(sb, name, n);
@@ -714,7 +298,7 @@ static int hdr_addresses(struct strbuf *out, const char *eol, const char *what,
 {
 	struct mbox mb = { STRBUF_INIT, NULL, 0 };
 	struct strbuf unit = STRBUF_INIT;
-	struct hdr h;
+	struct mimeenc_hdr h;
 	int ret = 0;
 
 	if (!n)
@@ -723,7 +307,7 @@ static int hdr_addresses(struct strbuf *out, const char *eol, const char *what,
 		strbuf_setf(err, "%s addresses are NULL", what);
 		return -1;
 	}
-	hdr_begin(&h, out, eol, what, strlen(what));
+	mimeenc_hdr_begin(&h, out, eol, what, strlen(what));
 	for (size_t i = 0; i < n; i++) {
 		if (!list[i]) {
 			strbuf_setf(err, "%s address %zu is NULL", what, i + 1);
@@ -736,9 +320,9 @@ static int hdr_addresses(struct strbuf *out, const char *eol, const char *what,
 		}
 		strbuf_reset(&unit);
 		mailbox_unit(&unit, &mb, i + 1 < n);
-		hdr_unit(&h, unit.buf, unit.len);
+		mimeenc_hdr_unit(&h, unit.buf, unit.len);
 	}
-	hdr_end(&h);
+	mimeenc_hdr_end(&h);
 	strbuf_release(&unit);
 	strbuf_release(&mb.name);
 	return ret;
@@ -763,7 +347,7 @@ static int check_msgid(const char *what, const char *s, size_t n, struct strbuf 
 	if (!why)
 		return 0;
 	strbuf_setf(err, "invalid %s '", what);
-	add_printable(err, s);
+	mimeenc_printable(err, s);
 	strbuf_addf(err, "': %s", why);
 	return -1;
 }
@@ -776,7 +360,7 @@ static int check_text(const char *what, const char *v, struct strbuf *err)
 		strbuf_setf(err, "%s has a line break", what);
 		return -1;
 	}
-	bad = utf8_check(v, n);
+	bad = mimeenc_utf8_check(v, n);
 	if (bad != n) {
 		strbuf_setf(err, "%s is not valid UTF-8 (byte %zu)", what, bad);
 		return -1;
@@ -796,7 +380,7 @@ static int hdr_extra(struct strbuf *out, const char *eol, const char *x, struct 
 	const char *colon = x ? strchr(x, ':') : NULL;
 	size_t nlen = colon ? (size_t)(colon - x) : 0;
 	struct strbuf what = STRBUF_INIT;
-	struct hdr h;
+	struct mimeenc_hdr h;
 
 	if (!x) {
 		strbuf_setf(err, "extra header is NULL");
@@ -807,7 +391,7 @@ static int hdr_extra(struct strbuf *out, const char *eol, const char *x, struct 
 			nlen = 0;
 	if (!nlen || nlen > 76) {
 		strbuf_setf(err, "extra header '");
-		add_printable(err, x);
+		mimeenc_printable(err, x);
 		strbuf_addstr(err, "' is not 'Name: value'");
 		return -1;
 	}
@@ -824,9 +408,9 @@ static int hdr_extra(struct strbuf *out, const char *eol, const char *x, struct 
 		return -1;
 	}
 	strbuf_release(&what);
-	hdr_begin(&h, out, eol, x, nlen);
-	hdr_unstructured(&h, colon + 1);
-	hdr_end(&h);
+	mimeenc_hdr_begin(&h, out, eol, x, nlen);
+	mimeenc_hdr_unstructured(&h, colon + 1);
+	mimeenc_hdr_end(&h);
 	return 0;
 }
 
@@ -858,106 +442,23 @@ void mime_message_id(struct strbuf *out, time_t t, const char *seed, const char 
 
 /* ---- parts ------------------------------------------------------------------- */
 
-static void add_quoted(struct strbuf *sb, const char *s, size_t n)
-{
-	strbuf_addch(sb, '"');
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"' || s[i] == '\\')
-			strbuf_addch(sb, '\\');
-		strbuf_addch(sb, s[i]);
-	}
-	strbuf_addch(sb, '"');
-}
-
-/* RFC 2231 attr-char, or %XX */
-static void add_pct(struct strbuf *sb, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = s[i];
-		if (is_alnum(c) || strchr("!#$&+-.^_`|~", c))
-			strbuf_addch(sb, c);
-		else
-			strbuf_addf(sb, "%%%02X", c);
-	}
-}
-
-/* Content-Disposition: attachment; filename="..." (RFC 2231 when needed). */
-static void hdr_disposition(struct strbuf *out, const char *eol, const char *fname)
-{
-	size_t n = strlen(fname), i = 0;
-	struct strbuf w = STRBUF_INIT;
-	bool ascii = true;
-	struct hdr h;
-
-	for (size_t k = 0; k < n; k++)
-		if ((unsigned char)fname[k] < 0x20 || (unsigned char)fname[k] >= 0x7f)
-			ascii = false;
-	hdr_begin(&h, out, eol, "Content-Disposition", strlen("Content-Disposition"));
-	hdr_word(&h, " ", 1, "attachment;", strlen("attachment;"));
-	if (ascii) {
-		strbuf_addstr(&w, "filename=");
-		add_quoted(&w, fname, n);
-	} else {
-		strbuf_addstr(&w, "filename*=utf-8''");
-		add_pct(&w, fname, n);
-	}
-	if (w.len <= PARAM_MAX) {
-		hdr_word(&h, " ", 1, w.buf, w.len);
-		goto out;
-	}
-	/* sections of whole characters: filename*0*=utf-8''...; filename*1*=... */
-	for (unsigned sec = 0; i < n; sec++) {
-		size_t take = 0, cost = 0;
-		while (i + take < n) {
-			size_t cl = strbuf_utf8_len(fname + i + take, n - i - take);
-			size_t c = 0;
-			if (!cl)
-				cl = 1;
-			for (size_t k = 0; k < cl; k++) {
-				unsigned char ch = fname[i + take + k];
-				c += ascii ? (ch == '"' || ch == '\\' ? 2 : 1) :
-					     (is_alnum(ch) || strchr("!#$&+-.^_`|~", ch) ? 1 : 3);
-			}
-			if (take && cost + c > (sec ? PARAM_SEG : PARAM_SEG - 7))
-				break;
-			take += cl;
-			cost += c;
-		}
-		strbuf_reset(&w);
-		if (ascii) {
-			strbuf_addf(&w, "filename*%u=", sec);
-			add_quoted(&w, fname + i, take);
-		} else {
-			strbuf_addf(&w, "filename*%u*=%s", sec, sec ? "" : "utf-8''");
-			add_pct(&w, fname + i, take);
-		}
-		i += take;
-		if (i < n)
-			strbuf_addch(&w, ';');
-		hdr_word(&h, " ", 1, w.buf, w.len);
-	}
-out:
-	hdr_end(&h);
-	strbuf_release(&w);
-}
-
 static void hdr_simple(struct strbuf *out, const char *eol, const char *name, const char *value)
 {
-	struct hdr h;
+	struct mimeenc_hdr h;
 
-	hdr_begin(&h, out, eol, name, strlen(name));
-	hdr_words(&h, value, strlen(value));
-	hdr_end(&h);
+	mimeenc_hdr_begin(&h, out, eol, name, strlen(name));
+	mimeenc_hdr_words(&h, value, strlen(value));
+	mimeenc_hdr_end(&h);
 }
 
 /* Encode a UTF-8 text into content; returns its Content-Transfer-Encoding. */
 static const char *text_encode(struct strbuf *content, const char *s, size_t n, const char *eol)
 {
-	if (text_is_8bit(s, n)) {
-		text_8bit(content, s, n, eol);
+	if (mimeenc_is_8bit(s, n)) {
+		mimeenc_8bit(content, s, n, eol);
 		return "8bit";
 	}
-	text_qp(content, s, n, eol);
+	mimeenc_qp(content, s, n, eol);
 	return "quoted-printable";
 }
 
@@ -967,7 +468,7 @@ static int check_type(const char *name, const char *type, struct strbuf *err)
 	const char *p = type;
 	size_t slash = 0;
 
-	for (; is_token(*p) || *p == '/'; p++)
+	for (; mimeenc_is_token(*p) || *p == '/'; p++)
 		slash += *p == '/';
 	if (slash == 1 && p > type && type[0] != '/' && p[-1] != '/' && (!*p || *p == ';' || *p == ' ')) {
 		for (; *p; p++)
@@ -977,7 +478,7 @@ static int check_type(const char *name, const char *type, struct strbuf *err)
 			return 0;
 	}
 	strbuf_setf(err, "attachment '%s': invalid content type '", name);
-	add_printable(err, type);
+	mimeenc_printable(err, type);
 	strbuf_addch(err, '\'');
 	return -1;
 }
@@ -999,7 +500,7 @@ static int attachment_part(struct strbuf *part, const char *eol, const struct mi
 	for (const char *p = a->name; *p; p++) {
 		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
 			strbuf_setf(err, "attachment name '");
-			add_printable(err, a->name);
+			mimeenc_printable(err, a->name);
 			strbuf_addstr(err, "' has a control character");
 			return -1;
 		}
@@ -1011,7 +512,7 @@ static int attachment_part(struct strbuf *part, const char *eol, const struct mi
 		return -1;
 	}
 	text = !strncasecmp(type, "text/", 5) && (!a->len || (!memchr(data, '\0', a->len) &&
-							       utf8_check(data, a->len) == a->len));
+							       mimeenc_utf8_check(data, a->len) == a->len));
 	if (text) {
 		strbuf_addstr(&t, type);
 		if (!strcasestr(type, "charset="))
@@ -1020,10 +521,10 @@ static int attachment_part(struct strbuf *part, const char *eol, const struct mi
 		type = t.buf;
 	} else {
 		cte = "base64";
-		b64_lines(&content, data, a->len, eol);
+		mimeenc_b64(&content, data, a->len, eol);
 	}
 	hdr_simple(part, eol, "Content-Type", type);
-	hdr_disposition(part, eol, a->name);
+	mimeenc_hdr_disposition(part, eol, a->name);
 	hdr_simple(part, eol, "Content-Transfer-Encoding", cte);
 	strbuf_addstr(part, eol);
 	strbuf_add(part, content.buf, content.len);
@@ -1037,7 +538,7 @@ static int attachment_part(struct strbuf *part, const char *eol, const struct mi
 static int render_headers(const struct mime_message *m, struct strbuf *msg, const char *eol,
 			  struct strbuf *err)
 {
-	struct hdr h;
+	struct mimeenc_hdr h;
 
 	if (!m->from) {
 		strbuf_setf(err, "no From address");
@@ -1050,9 +551,9 @@ static int render_headers(const struct mime_message *m, struct strbuf *msg, cons
 	if (m->subject) {
 		if (check_text("Subject", m->subject, err))
 			return -1;
-		hdr_begin(&h, msg, eol, "Subject", strlen("Subject"));
-		hdr_unstructured(&h, m->subject);
-		hdr_end(&h);
+		mimeenc_hdr_begin(&h, msg, eol, "Subject", strlen("Subject"));
+		mimeenc_hdr_unstructured(&h, m->subject);
+		mimeenc_hdr_end(&h);
 	}
 	strbuf_addstr(msg, "Date: ");
 	if (mime_date(msg, m->date)) {
@@ -1073,30 +574,30 @@ static int render_headers(const struct mime_message *m, struct strbuf *msg, cons
 	if (m->references || m->in_reply_to) {
 		const char *r = m->references ? m->references : m->in_reply_to;
 		size_t i = 0, n = strlen(r), nids = 0;
-		struct hdr rh;
+		struct mimeenc_hdr rh;
 
 		for (size_t w; i < n; i = w) {
-			while (i < n && is_ws(r[i]))
+			while (i < n && mimeenc_is_ws(r[i]))
 				i++;
-			for (w = i; w < n && !is_ws(r[w]); w++)
+			for (w = i; w < n && !mimeenc_is_ws(r[w]); w++)
 				;
 			if (w > i && check_msgid("References id", r + i, w - i, err))
 				return -1;
 			nids += w > i;
 		}
 		if (nids) {
-			hdr_begin(&rh, msg, eol, "References", strlen("References"));
+			mimeenc_hdr_begin(&rh, msg, eol, "References", strlen("References"));
 			for (i = 0; i < n;) {
 				size_t w;
-				while (i < n && is_ws(r[i]))
+				while (i < n && mimeenc_is_ws(r[i]))
 					i++;
-				for (w = i; w < n && !is_ws(r[w]); w++)
+				for (w = i; w < n && !mimeenc_is_ws(r[w]); w++)
 					;
 				if (w > i)
-					hdr_word(&rh, " ", 1, r + i, w - i);
+					mimeenc_hdr_word(&rh, " ", 1, r + i, w - i);
 				i = w;
 			}
-			hdr_end(&rh);
+			mimeenc_hdr_end(&rh);
 		}
 	}
 	if (m->nextra && !m->extra_headers) {
@@ -1114,7 +615,7 @@ int mime_render(const struct mime_message *m, struct strbuf *out, struct strbuf 
 {
 	const char *eol = m->lf ? "\n" : "\r\n";
 	const char *body = m->body ? m->body : "";
-	size_t blen = strlen(body), bad = utf8_check(body, blen);
+	size_t blen = strlen(body), bad = mimeenc_utf8_check(body, blen);
 	struct strbuf msg = STRBUF_INIT, *parts = NULL;
 	struct strbuf content = STRBUF_INIT, ct = STRBUF_INIT;
 	const char *cte;

@@ -364,12 +364,23 @@ static bool is_commit_id(const char *s)
 	return s && strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
 }
 
+/* The command the run recorded, its words quoted for a reader's shell (display only: never run). */
+static void recorded_command(struct strbuf *out, const struct report_input *in)
+{
+	for (size_t i = 0; i < in->ncommand; i++) {
+		strbuf_addstr(out, i ? " " : "");
+		strbuf_add_shell_word(out, in->command[i]);
+	}
+}
+
 /*
  * To reproduce, as commands that work when pasted: where lkprobot comes
  * from, the tree checked out at the commit, and lkprobot run the way the
  * robot ran it — in QEMU (the job's facts say how the CPU was emulated)
  * with the commit built from the attached kernel config, or on a machine
- * booted into the commit — with the attached job file.
+ * booted into the commit — with the attached job file. The command the
+ * run recorded (in->command), when there is one, instead of the one made
+ * up from the job's facts.
  */
 static void reproduce_text(struct strbuf *out, const struct report_input *in)
 {
@@ -393,7 +404,11 @@ static void reproduce_text(struct strbuf *out, const struct report_input *in)
 			strbuf_addf(out, "%s# linux: a clone of the tree that has the commit\n", ind);
 		strbuf_addf(out, "%sgit -C linux checkout %s\n", ind, in->commit);
 	}
-	if (qemu) {
+	if (in->command && qemu) {
+		strbuf_addf(out, "%slkprobot install job.yaml\n%s", ind, ind);
+		recorded_command(out, in);
+		strbuf_addf(out, "  # job file%s attached in this email\n\n", in->kconfig ? " and kernel config are" : " is");
+	} else if (qemu) {
 		strbuf_addf(out, "%slkprobot install job.yaml\n%slkprobot qemu", ind, ind);
 		if (sha) {
 			strbuf_addf(out, " --tree linux --commit %s", in->commit);
@@ -408,8 +423,11 @@ static void reproduce_text(struct strbuf *out, const struct report_input *in)
 		if (sha)
 			strbuf_addf(out, "%s# boot a kernel of linux at %.12s%s, then:\n", ind, in->commit,
 				    in->kconfig ? " built with the attached kernel config" : "");
-		strbuf_addf(out, "%slkprobot install job.yaml  # job file is attached in this email\n"
-				 "%slkprobot run     job.yaml\n\n", ind, ind);
+		strbuf_addf(out, "%slkprobot install job.yaml  # job file is attached in this email\n%s", ind, ind);
+		recorded_command(out, in);
+		if (!in->command)
+			strbuf_addstr(out, "lkprobot run     job.yaml");
+		strbuf_addstr(out, "\n\n");
 	}
 }
 
@@ -571,6 +589,7 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 		.date = in->date,
 		.message_id = id.buf,
 		.in_reply_to = in->in_reply_to,
+		.references = in->references,
 		.extra_headers = (const char *const *)xh,
 		.nextra = nxh,
 		.body = body.buf,

@@ -35,7 +35,8 @@ struct report_input {
 	const char *tree_url;			/* where readers clone the tree from (To reproduce); NULL: unknown */
 	const char *lkprobot_url;		/* where readers get lkprobot (To reproduce); NULL: unknown */
 	const char *closes;			/* the "Closes:" URL; ending in '/': the Message-ID is appended; NULL: none */
-	const char *in_reply_to;		/* the patch's Message-ID ("<id>"): the mail replies to it; NULL: none */
+	const char *in_reply_to;		/* the Message-ID ("<id>") the mail replies to; NULL: none */
+	const char *references;			/* "<a@b> <c@d>", ending in in_reply_to; NULL: in_reply_to alone */
 	const char *note;			/* a paragraph before "How sure" (a bisection's caveat); NULL: none */
 	const struct report_other *others;
 	size_t nothers;
@@ -49,6 +50,8 @@ struct report_input {
 	time_t date;
 	const char *job_yaml;			/* attachments (NULL: not attached) */
 	const char *reproduce;
+	const char *const *command;		/* the lkprobot command the run recorded (To reproduce); NULL: made up */
+	size_t ncommand;
 	const char *kconfig;
 	const char *kconfig_name;		/* "config-<release>" */
 	bool lf;				/* LF line ends (files) instead of CRLF (SMTP) */

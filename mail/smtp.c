@@ -497,6 +497,84 @@ static enum smtp_result smtp_classify(CURL *h, CURLcode rc, const struct smtp_xf
 			rc = cu.curl_easy_setopt((h), (opt), (val));	\
 	} while (0)
 
+/*
+ * Everything that is ours to get wrong, before any connection: the
+ * envelope, the message, the configuration; *use_ssl from its TLS mode.
+ * 0, or -1 with why set (a permanent failure).
+ */
+static int smtp_check_input(const struct smtp_config *c, const char *from, const char *const *rcpt, size_t n,
+			    const char *data, size_t len, long *use_ssl, struct strbuf *why)
+{
+	if (smtp_check_address("sender", from, why))
+		return -1;
+	if (!n) {
+		strbuf_setf(why, "no recipients");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (smtp_check_address("recipient", rcpt[i], why))
+			return -1;
+	if (smtp_check_message(data, len, why))
+		return -1;
+	if (c->connect_timeout < 0 || c->timeout < 0) {
+		strbuf_setf(why, "negative SMTP timeout");
+		return -1;
+	}
+	if (c->user && !*c->user) {
+		strbuf_setf(why, "empty SMTP user name");
+		return -1;
+	}
+	switch (c->tls) {
+	case SMTP_TLS_REQUIRED:
+		*use_ssl = CURLUSESSL_ALL;
+		return 0;
+	case SMTP_TLS_TRY:
+		*use_ssl = CURLUSESSL_TRY;
+		return 0;
+	case SMTP_TLS_NONE:
+		*use_ssl = CURLUSESSL_NONE;
+		return 0;
+	}
+	strbuf_setf(why, "invalid SMTP TLS mode %d", (int)c->tls);
+	return -1;
+}
+
+/* The transfer's options: server (u), timeouts, TLS that verifies, login, envelope, the message from x. */
+static CURLcode smtp_setopts(CURL *h, const struct smtp_config *c, CURLU *u, long use_ssl, const char *from,
+			     struct curl_slist *to, struct smtp_xfer *x, char *errbuf)
+{
+	long connect_timeout = c->connect_timeout ? c->connect_timeout : SMTP_CONNECT_TIMEOUT;
+	long timeout = c->timeout ? c->timeout : SMTP_TIMEOUT;
+	CURLcode rc = CURLE_OK;
+
+	SMTP_SETOPT(h, CURLOPT_CURLU, u);
+	SMTP_SETOPT(h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	SMTP_SETOPT(h, CURLOPT_NOSIGNAL, 1L);
+	SMTP_SETOPT(h, CURLOPT_ERRORBUFFER, errbuf);
+	SMTP_SETOPT(h, CURLOPT_CONNECTTIMEOUT, connect_timeout);
+	SMTP_SETOPT(h, CURLOPT_TIMEOUT, timeout);
+	SMTP_SETOPT(h, CURLOPT_USE_SSL, use_ssl);
+	SMTP_SETOPT(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	SMTP_SETOPT(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (c->ca_file)
+		SMTP_SETOPT(h, CURLOPT_CAINFO, c->ca_file);
+	if (c->user) {
+		SMTP_SETOPT(h, CURLOPT_USERNAME, c->user);
+		SMTP_SETOPT(h, CURLOPT_PASSWORD, c->password ? c->password : "");
+	}
+	SMTP_SETOPT(h, CURLOPT_MAIL_FROM, from);
+	SMTP_SETOPT(h, CURLOPT_MAIL_RCPT, to);
+	SMTP_SETOPT(h, CURLOPT_UPLOAD, 1L);
+	SMTP_SETOPT(h, CURLOPT_READFUNCTION, smtp_read);
+	SMTP_SETOPT(h, CURLOPT_READDATA, x);
+	SMTP_SETOPT(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)x->len);
+	SMTP_SETOPT(h, CURLOPT_WRITEFUNCTION, smtp_discard);
+	SMTP_SETOPT(h, CURLOPT_DEBUGFUNCTION, smtp_debug);
+	SMTP_SETOPT(h, CURLOPT_DEBUGDATA, x);
+	SMTP_SETOPT(h, CURLOPT_VERBOSE, 1L);
+	return rc;
+}
+
 enum smtp_result smtp_send(const struct smtp_config *c, const char *from,
 			   const char *const *rcpt, size_t n,
 			   const char *data, size_t len, struct strbuf *why)
@@ -506,48 +584,13 @@ enum smtp_result smtp_send(const struct smtp_config *c, const char *from,
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *to = NULL;
 	enum smtp_result res = SMTP_PERMANENT;
-	long connect_timeout = c->connect_timeout ? c->connect_timeout : SMTP_CONNECT_TIMEOUT;
-	long timeout = c->timeout ? c->timeout : SMTP_TIMEOUT;
 	long use_ssl;
-	CURLcode rc = CURLE_OK;
+	CURLcode rc;
 	CURLU *u = NULL;
 	CURL *h = NULL;
 
-	/* everything that is ours to get wrong, before any connection */
-	if (smtp_check_address("sender", from, why))
+	if (smtp_check_input(c, from, rcpt, n, data, len, &use_ssl, why))
 		return SMTP_PERMANENT;
-	if (!n) {
-		strbuf_setf(why, "no recipients");
-		return SMTP_PERMANENT;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (smtp_check_address("recipient", rcpt[i], why))
-			return SMTP_PERMANENT;
-	if (smtp_check_message(data, len, why))
-		return SMTP_PERMANENT;
-	if (c->connect_timeout < 0 || c->timeout < 0) {
-		strbuf_setf(why, "negative SMTP timeout");
-		return SMTP_PERMANENT;
-	}
-	if (c->user && !*c->user) {
-		strbuf_setf(why, "empty SMTP user name");
-		return SMTP_PERMANENT;
-	}
-	switch (c->tls) {
-	case SMTP_TLS_REQUIRED:
-		use_ssl = CURLUSESSL_ALL;
-		break;
-	case SMTP_TLS_TRY:
-		use_ssl = CURLUSESSL_TRY;
-		break;
-	case SMTP_TLS_NONE:
-		use_ssl = CURLUSESSL_NONE;
-		break;
-	default:
-		strbuf_setf(why, "invalid SMTP TLS mode %d", (int)c->tls);
-		return SMTP_PERMANENT;
-	}
-
 	if (dynlib_load(&cu_lib, why))
 		return SMTP_TEMPORARY;	/* queued mail goes out once the library is installed */
 	pthread_once(&smtp_once, smtp_global_init);
@@ -574,38 +617,12 @@ enum smtp_result smtp_send(const struct smtp_config *c, const char *from,
 		}
 		to = t;
 	}
-
-	SMTP_SETOPT(h, CURLOPT_CURLU, u);
-	SMTP_SETOPT(h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-	SMTP_SETOPT(h, CURLOPT_NOSIGNAL, 1L);
-	SMTP_SETOPT(h, CURLOPT_ERRORBUFFER, errbuf);
-	SMTP_SETOPT(h, CURLOPT_CONNECTTIMEOUT, connect_timeout);
-	SMTP_SETOPT(h, CURLOPT_TIMEOUT, timeout);
-	SMTP_SETOPT(h, CURLOPT_USE_SSL, use_ssl);
-	SMTP_SETOPT(h, CURLOPT_SSL_VERIFYPEER, 1L);
-	SMTP_SETOPT(h, CURLOPT_SSL_VERIFYHOST, 2L);
-	if (c->ca_file)
-		SMTP_SETOPT(h, CURLOPT_CAINFO, c->ca_file);
-	if (c->user) {
-		SMTP_SETOPT(h, CURLOPT_USERNAME, c->user);
-		SMTP_SETOPT(h, CURLOPT_PASSWORD, c->password ? c->password : "");
-	}
-	SMTP_SETOPT(h, CURLOPT_MAIL_FROM, from);
-	SMTP_SETOPT(h, CURLOPT_MAIL_RCPT, to);
-	SMTP_SETOPT(h, CURLOPT_UPLOAD, 1L);
-	SMTP_SETOPT(h, CURLOPT_READFUNCTION, smtp_read);
-	SMTP_SETOPT(h, CURLOPT_READDATA, &x);
-	SMTP_SETOPT(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
-	SMTP_SETOPT(h, CURLOPT_WRITEFUNCTION, smtp_discard);
-	SMTP_SETOPT(h, CURLOPT_DEBUGFUNCTION, smtp_debug);
-	SMTP_SETOPT(h, CURLOPT_DEBUGDATA, &x);
-	SMTP_SETOPT(h, CURLOPT_VERBOSE, 1L);
+	rc = smtp_setopts(h, c, u, use_ssl, from, to, &x, errbuf);
 	if (rc != CURLE_OK) {
 		strbuf_setf(why, "libcurl: %s", cu.curl_easy_strerror(rc));
 		res = rc == CURLE_OUT_OF_MEMORY ? SMTP_TEMPORARY : SMTP_PERMANENT;
 		goto out;
 	}
-
 	rc = cu.curl_easy_perform(h);
 	if (rc != CURLE_OK) {
 		res = smtp_classify(h, rc, &x, where.buf, errbuf, why);

@@ -5,22 +5,17 @@
  * body). Sending it is the mailer's business (SMTP, the outbox).
  */
 #include "cmd.h"
-#include "../lib/stats/lkpetc.h"
-#include "../lib/results/sides.h"
 #include "../lib/results/compare.h"
-#include "../lib/kernel/git.h"
-#include "../lib/job/job.h"
-#include "../lib/util/yml.h"
 #include "../mail/dkim.h"
 #include "../mail/mailconf.h"
 #include "../mail/mime.h"
 #include "../mail/outbox.h"
 #include "../mail/recipients.h"
 #include "../mail/report.h"
+#include "../mail/reportjob.h"
 #include "../lib/store/store.h"
 
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,15 +87,65 @@ static void addrs_add(struct addrs *a, const char *s)
 	a->v[a->n++] = s;
 }
 
-static char *read_text(const char *path)
+/*
+ * Who gets the report: the commit's people (--tree) unless the user named
+ * recipients, the configured lists; and who really gets it (specs, the
+ * envelope): everyone when mail.live, else the operator alone, said in an
+ * X-lkprobot-Dry-Run header (*note). 0, or -1 with err set.
+ */
+static int send_recipients(struct report_input *in, const struct mailconf *mc, const char *tree, bool user_rcpts,
+			   struct recipients *r, struct addrs *to, struct addrs *cc, char ***specs, size_t *nspecs,
+			   char **note, struct strbuf *err)
 {
-	struct strbuf sb = STRBUF_INIT;
-
-	if (!path || strbuf_read_file(&sb, path)) {
-		strbuf_release(&sb);
-		return NULL;
+	if (tree && !user_rcpts) {
+		if (recipients_of_commit(tree, in->commit, (const char *const *)mc->lists, mc->nlists,
+					 (size_t)mc->max_recipients, r, err))
+			return -1;
+		for (size_t i = 0; i < r->nwarnings; i++)
+			cmd_warn("%s", r->warnings[i]);
+		for (size_t i = 0; i < r->n; i++)
+			addrs_add(r->v[i].to ? to : cc, r->v[i].addr);
+	} else {
+		for (size_t i = 0; i < in->nto; i++)
+			addrs_add(to, in->to[i]);
+		for (size_t i = 0; i < in->ncc; i++)
+			addrs_add(cc, in->cc[i]);
+		for (size_t i = 0; i < mc->nlists; i++)
+			addrs_add(cc, mc->lists[i]);
 	}
-	return strbuf_detach(&sb);
+	in->to = to->v;
+	in->nto = to->n;
+	in->cc = cc->v;
+	in->ncc = cc->n;
+	/* who really gets it: everyone when live, else the operator alone */
+	if (mc->live) {
+		for (size_t i = 0; i < to->n + cc->n; i++) {
+			char *spec = mime_addr_spec(i < to->n ? to->v[i] : cc->v[i - to->n], err);
+			if (!spec)
+				return -1;
+			*specs = xrealloc(*specs, (*nspecs + 1) * sizeof(**specs));
+			(*specs)[(*nspecs)++] = spec;
+		}
+	} else {
+		if (!mc->operator_) {
+			strbuf_setf(err, "%s: mail.live is not true and there is no mail.operator: a dry run has nowhere to go",
+				    mc->path ? mc->path : "the configuration (none found)");
+			return -1;
+		}
+		*specs = xcalloc(1, sizeof(**specs));
+		if (!((*specs)[0] = mime_addr_spec(mc->operator_, err)))
+			return -1;
+		*nspecs = 1;
+		*note = xasprintf("X-lkprobot-Dry-Run: mail.live is not true; sent to the operator only, not to the %zu addresses in To and Cc",
+				 to->n + cc->n);
+		in->extra_headers = (const char *const *)note;
+		in->nextra = 1;
+	}
+	if (!*nspecs) {
+		strbuf_setf(err, "no recipient: give --tree (the commit's people), --to or --cc");
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -128,54 +173,8 @@ static int send_report(struct report_input *in, const char *config, const char *
 		in->from = mc.from;
 	if (!explicit_domain)
 		in->domain = mc.domain;
-	if (tree && !user_rcpts) {
-		if (recipients_of_commit(tree, in->commit, (const char *const *)mc.lists, mc.nlists,
-					 (size_t)mc.max_recipients, &r, err))
-			goto bad;
-		for (size_t i = 0; i < r.nwarnings; i++)
-			cmd_warn("%s", r.warnings[i]);
-		for (size_t i = 0; i < r.n; i++)
-			addrs_add(r.v[i].to ? &to : &cc, r.v[i].addr);
-	} else {
-		for (size_t i = 0; i < in->nto; i++)
-			addrs_add(&to, in->to[i]);
-		for (size_t i = 0; i < in->ncc; i++)
-			addrs_add(&cc, in->cc[i]);
-		for (size_t i = 0; i < mc.nlists; i++)
-			addrs_add(&cc, mc.lists[i]);
-	}
-	in->to = to.v;
-	in->nto = to.n;
-	in->cc = cc.v;
-	in->ncc = cc.n;
-	/* who really gets it: everyone when live, else the operator alone */
-	if (mc.live) {
-		for (size_t i = 0; i < to.n + cc.n; i++) {
-			char *spec = mime_addr_spec(i < to.n ? to.v[i] : cc.v[i - to.n], err);
-			if (!spec)
-				goto bad;
-			specs = xrealloc(specs, (nspecs + 1) * sizeof(*specs));
-			specs[nspecs++] = spec;
-		}
-	} else {
-		if (!mc.operator_) {
-			strbuf_setf(err, "%s: mail.live is not true and there is no mail.operator: a dry run has nowhere to go",
-				    mc.path ? mc.path : "the configuration (none found)");
-			goto bad;
-		}
-		specs = xcalloc(1, sizeof(*specs));
-		if (!(specs[0] = mime_addr_spec(mc.operator_, err)))
-			goto bad;
-		nspecs = 1;
-		note = xasprintf("X-lkprobot-Dry-Run: mail.live is not true; sent to the operator only, not to the %zu addresses in To and Cc",
-				 to.n + cc.n);
-		in->extra_headers = (const char *const *)&note;
-		in->nextra = 1;
-	}
-	if (!nspecs) {
-		strbuf_setf(err, "no recipient: give --tree (the commit's people), --to or --cc");
+	if (send_recipients(in, &mc, tree, user_rcpts, &r, &to, &cc, &specs, &nspecs, &note, err))
 		goto bad;
-	}
 	in->lf = false;
 	in->message_id_out = &id;
 	if (report_render(in, &msg, err)) {
@@ -250,6 +249,36 @@ out:
 	return ret;
 }
 
+/* The robot's address when neither --from nor mail.from says: lkprobot at this host (when it has a domain). */
+static char *default_from(void)
+{
+	char host[256] = "localhost";
+
+	gethostname(host, sizeof(host) - 1);
+	return xasprintf("lkprobot <lkprobot@%s>", strchr(host, '.') || !strcmp(host, "localhost") ? host : "localhost");
+}
+
+/* Without --send: the message (or its body) to -o's file or standard output. Returns the exit status. */
+static int print_report(const struct report_input *in, bool body_only, const char *output)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = EXIT_OK;
+
+	if (body_only ? report_body(in, &out, &err) : report_render(in, &out, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	} else if (output) {
+		FILE *f = fopen(output, "w");
+		bool ok = f && fwrite(out.buf, 1, out.len, f) == out.len;
+		if ((f && fclose(f)) || !ok)
+			ret = cmd_error(EXIT_FAIL, "%s: cannot write the report", output);
+	} else {
+		fwrite(out.buf, 1, out.len, stdout);
+	}
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
@@ -284,21 +313,14 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	const char *kconfig = NULL, *signature = NULL, *domain = NULL, *output = NULL, *db = NULL;
 	const char *result_dir = "/lkp/result", *metric = NULL, *note = NULL;
 	const char *tree_url = NULL, *lkprobot_url = NULL, *closes = NULL;
-	char *reply_to = NULL;
 	struct compare_floors floors = { 0 };
 	bool body_only = false, send = false;
 	const char *config_file = NULL;
 	time_t date = time(NULL);
 	struct addrs to = { 0 }, cc = { 0 };
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	struct side *sides = NULL;
-	struct compare_result *res = NULL;
-	struct report_other *others = NULL;
-	struct node **params = NULL, *job = NULL;
-	char **machines = NULL;
-	size_t nres = 0, nothers = 0;
-	char host[256] = "localhost", *from_default = NULL, *author = NULL, *subject = NULL, *full = NULL;
-	char *job_text = NULL, *repro = NULL, *config = NULL, *config_name = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct reportjob rj = { 0 };
+	char *from_default = NULL;
 	int c, ret = EXIT_USAGE;
 
 	(void)ctx;
@@ -354,204 +376,33 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		ret = cmd_error(EXIT_USAGE, "report needs --base and --commit (and no other arguments); see 'lkprobot report --help'");
 		goto out;
 	}
-	char *args[2] = { (char *)base, (char *)commit };
-	if (lkpetc_load(&err) || sides_load(args, 2, db, result_dir, &sides, &err))
-		goto bad;
-
-	/* every job both sides ran: compared; the one whose headline moved most leads */
-	res = xcalloc(sides[0].ng ? sides[0].ng : 1, sizeof(*res));
-	const struct group **bgs = xcalloc(sides[0].ng ? sides[0].ng : 1, sizeof(*bgs));
-	const struct group **ngs = xcalloc(sides[0].ng ? sides[0].ng : 1, sizeof(*ngs));
-	ssize_t lead = -1;
-	for (size_t gi = 0; gi < sides[0].ng; gi++) {
-		const struct group *hit = side_match(&sides[1], &sides[0], &sides[0].g[gi]);
-		if (!hit)
-			continue;
-		const struct node *mats[2] = { sides[0].g[gi].matrix, hit->matrix };
-		const char *labels[2] = { sides[0].label, sides[1].label };
-		const struct group *grs[2] = { &sides[0].g[gi], hit };
-		const uint64_t *rounds[2];
-		size_t nrounds[2];
-		/* the floors: the command line's (first: they win), then this job's own, for this group only */
-		size_t ours = floors.n;
-		char *gjp = hit->run_dir ? xasprintf("%s/job.yaml", hit->run_dir) : NULL, *gjt = read_text(gjp);
-		struct node *gj = gjt ? yml_load_one(gjt, gjp, &err) : NULL;
-		strbuf_reset(&err);
-		if (gj && gj->type == NODE_MAP && compare_floors_add_map(&floors, node_get(gj, "change_floor"), "change_floor", &err)) {
-			strbuf_reset(&err);
-			cmd_warn("%s: change_floor: not a map of metric -> percent; its floors are ignored", gjp);
-		}
-		node_free(gj);
-		free(gjt);
-		free(gjp);
-		sides_rounds(grs, 2, rounds, nrounds);
-		struct compare_opts co = { .floors = &floors, .rounds = rounds, .nrounds = nrounds };
-		int cr = compare_matrices(mats, labels, 2, &co, &res[nres], &err);
-		while (floors.n > ours)
-			free(floors.v[--floors.n].glob);
-		if (cr) {
-			free(bgs);
-			free(ngs);
-			goto bad;
-		}
-		bgs[nres] = &sides[0].g[gi];
-		ngs[nres] = hit;
-		const struct compare_row *h = report_headline(&res[nres], metric);
-		if (h && (lead < 0 || fabs(h->change[1]) > fabs(report_headline(&res[lead], metric)->change[1])))
-			lead = (ssize_t)nres;
-		nres++;
-	}
-	if (!nres) {
-		free(bgs);
-		free(ngs);
-		strbuf_setf(&err, "%s and %s share no job: nothing to compare", sides[0].label, sides[1].label);
-		goto bad;
-	}
-	if (lead < 0) {
-		free(bgs);
-		free(ngs);
-		/* the decision's reason, of the group that has the metric (the first, else) */
-		size_t why = 0;
-		for (size_t i = 0; metric && i < nres; i++)
-			for (size_t k = 0; k < res[i].nrows; k++)
-				if (!strcmp(res[i].rows[k].metric, metric) && !why)
-					why = i + 1;
-		report_nothing(&res[why ? why - 1 : 0], metric, &err);
+	struct reportjob_opts ro = { .base = base, .commit = commit, .db = db, .result_dir = result_dir, .tree = tree,
+				     .jobfile = jobfile, .kconfig = kconfig, .metric = metric, .floors = &floors,
+				     .to = to.v, .nto = to.n, .cc = cc.v, .ncc = cc.n };
+	int ar = reportjob_assemble(&rj, &ro, &err);
+	for (size_t i = 0; i < rj.nwarnings; i++)
+		cmd_warn("%s", rj.warnings[i]);
+	if (ar > 0) {
 		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 		goto out;
 	}
-	/* the lead's job, as the commit's run wrote it */
-	char *jp = ngs[lead]->run_dir ? xasprintf("%s/job.yaml", ngs[lead]->run_dir) : NULL;
-	job_text = read_text(jobfile ? jobfile : jp);
-	char *run_job = read_text(jp);
-	if (run_job && !(job = yml_load_one(run_job, jp, &err))) {
-		free(run_job);
-		free(jp);
-		free(bgs);
-		free(ngs);
+	if (ar)
 		goto bad;
-	}
-	free(run_job);
-	free(jp);
-	if (job && job->type != NODE_MAP) {
-		node_free(job);	/* a job.yaml that is a list says nothing about the job */
-		job = NULL;
-	}
-	if (!job)
-		job = node_new(NODE_MAP);
-	if (ngs[lead]->run_dir) {
-		char *rp = xasprintf("%s/reproduce.sh", ngs[lead]->run_dir);
-		repro = read_text(rp);
-		free(rp);
-	}
-	if (kconfig) {
-		if (!(config = read_text(kconfig))) {
-			free(bgs);
-			free(ngs);
-			strbuf_setf(&err, "--kconfig %s: cannot read it", kconfig);
-			goto bad;
-		}
-		const char *rel = node_str(node_get(job, "kconfig"));
-		config_name = xasprintf("config-%s", rel ? rel : "kernel");
-	}
-	/* the other jobs that changed */
-	others = xcalloc(nres, sizeof(*others));
-	params = xcalloc(nres, sizeof(*params));
-	machines = xcalloc(nres, sizeof(*machines));
-	for (size_t i = 0; i < nres; i++) {
-		const struct compare_row *h = report_headline(&res[i], metric);
-		if ((ssize_t)i == lead || !h)
-			continue;
-		struct node *oj = NULL;
-		char *op = ngs[i]->run_dir ? xasprintf("%s/job.yaml", ngs[i]->run_dir) : NULL;
-		char *ot = read_text(op);
-		struct strbuf e2 = STRBUF_INIT, m = STRBUF_INIT;
-		if (ot)
-			oj = yml_load_one(ot, op, &e2);
-		if (oj && oj->type != NODE_MAP) {
-			node_free(oj);
-			oj = NULL;
-		}
-		params[i] = node_new(NODE_MAP);
-		if (oj) {
-			job_params(oj, NULL, params[i]);
-			report_machine(oj, &m);
-			machines[i] = strbuf_detach(&m);
-		}
-		const char *tc = oj ? node_str(node_get(oj, "testcase")) : NULL;
-		others[nothers++] = (struct report_other){ tc ? xstrdup(tc) : xstrndup(bgs[i]->desc, strcspn(bgs[i]->desc, "/")),
-							   h, machines[i], params[i] };
-		node_free(oj);
-		free(ot);
-		free(op);
-		strbuf_release(&e2);
-		strbuf_release(&m);
-	}
 	/* recipients the user named: --send uses them instead of the commit's */
 	bool user_rcpts = to.n || cc.n;
-	/* who wrote the commit, from the tree */
-	if (tree) {
-		struct gitrepo *repo;
-		struct gitrepo_commit gc;
-		if (gitrepo_open(&repo, tree, &err)) {
-			free(bgs);
-			free(ngs);
-			goto bad;
-		}
-		if (gitrepo_commit_info(repo, sides[1].label, &gc, &err)) {
-			gitrepo_close(repo);
-			free(bgs);
-			free(ngs);
-			goto bad;
-		}
-		full = xstrdup(gc.id);
-		subject = xstrdup(gc.subject);
-		reply_to = report_link_message_id(gc.message);
-		char *raw = xasprintf("%s <%s>", gc.author_name, gc.author_email);
-		author = recipients_normalize(raw);	/* never a control character in a header */
-		free(raw);
-		gitrepo_commit_release(&gc);
-		gitrepo_close(repo);
-		if (!to.n && author)
-			addrs_add(&to, author);
-	}
-	if (!from) {
-		gethostname(host, sizeof(host) - 1);
-		from_default = xasprintf("lkprobot <lkprobot@%s>", strchr(host, '.') || !strcmp(host, "localhost")
-									    ? host : "localhost");
-		from = from_default;
-	}
-	struct report_input in = {
-		.cmp = &res[lead],
-		.metric = metric,
-		.job = job,
-		.test_desc = bgs[lead]->desc,
-		.commit = full ? full : sides[1].label,
-		.commit_subject = subject,
-		.url = url,
-		.tree_url = tree_url,
-		.lkprobot_url = lkprobot_url,
-		.closes = closes,
-		.in_reply_to = reply_to,
-		.note = note,
-		.others = others,
-		.nothers = nothers,
-		.from = from,
-		.to = to.v,
-		.nto = to.n,
-		.cc = cc.v,
-		.ncc = cc.n,
-		.signature = signature,
-		.domain = domain ? domain : "localhost",
-		.date = date,
-		.job_yaml = job_text,
-		.reproduce = repro,
-		.kconfig = config,
-		.kconfig_name = config_name,
-		.lf = output != NULL || !isatty(1),
-	};
-	free(bgs);
-	free(ngs);
+	if (!from)
+		from = from_default = default_from();
+	struct report_input in = rj.in;
+	in.from = from;
+	in.url = url;
+	in.tree_url = tree_url;
+	in.lkprobot_url = lkprobot_url;
+	in.closes = closes;
+	in.note = note;
+	in.signature = signature;
+	in.domain = domain ? domain : "localhost";
+	in.date = date;
+	in.lf = output != NULL || !isatty(1);
 	if (send) {
 		if (body_only || output) {
 			strbuf_setf(&err, "--send delivers the message: not with --body or -o");
@@ -561,49 +412,16 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 				  &err);
 		goto out;
 	}
-	if (body_only ? report_body(&in, &out, &err) : report_render(&in, &out, &err))
-		goto bad;
-	if (output) {
-		FILE *f = fopen(output, "w");
-		if (!f || fwrite(out.buf, 1, out.len, f) != out.len || fclose(f)) {
-			ret = cmd_error(EXIT_FAIL, "%s: cannot write the report", output);
-			goto out;
-		}
-	} else {
-		fwrite(out.buf, 1, out.len, stdout);
-	}
-	ret = EXIT_OK;
+	ret = print_report(&in, body_only, output);
 	goto out;
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
 	compare_floors_release(&floors);
-	for (size_t i = 0; i < nothers; i++)
-		free((char *)others[i].testcase);
-	free(others);
-	for (size_t i = 0; params && i < nres; i++) {
-		node_free(params[i]);
-		free(machines[i]);
-	}
-	free(params);
-	free(machines);
-	for (size_t i = 0; res && i < nres; i++)
-		compare_result_release(&res[i]);
-	free(res);
-	sides_release(sides, 2);
-	node_free(job);
-	free(job_text);
-	free(repro);
-	free(config);
-	free(config_name);
+	reportjob_release(&rj);
 	free(from_default);
-	free(author);
-	free(subject);
-	free(reply_to);
-	free(full);
 	free(to.v);
 	free(cc.v);
 	strbuf_release(&err);
-	strbuf_release(&out);
 	return ret;
 }

@@ -143,24 +143,6 @@ int run_write(const struct run *r, const char *name, const char *data, size_t le
 	return ret;
 }
 
-/* Quote one word for a POSIX shell reader: bare if safe, else '...'. */
-static void shell_quote(struct strbuf *out, const char *s)
-{
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789-_./=:,+%@") == strlen(s)) {
-		strbuf_addstr(out, s);
-		return;
-	}
-	strbuf_addch(out, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			strbuf_addstr(out, "'\\''");
-		else
-			strbuf_addch(out, *s);
-	}
-	strbuf_addch(out, '\'');
-}
-
 static void log_line(const struct run *r, char *const argv[], const char *suffix)
 {
 	struct strbuf line = STRBUF_INIT;
@@ -170,7 +152,7 @@ static void log_line(const struct run *r, char *const argv[], const char *suffix
 	for (size_t i = 0; argv[i]; i++) {
 		if (i)
 			strbuf_addch(&line, ' ');
-		shell_quote(&line, argv[i]);
+		strbuf_add_shell_word(&line, argv[i]);
 	}
 	strbuf_addstr(&line, suffix);
 	strbuf_addch(&line, '\n');
@@ -328,9 +310,9 @@ int run_write_sys(const struct run *r, const char *path, const char *value, stru
 	ssize_t w;
 
 	strbuf_addstr(&line, "echo ");
-	shell_quote(&line, value);
+	strbuf_add_shell_word(&line, value);
 	strbuf_addstr(&line, " > ");
-	shell_quote(&line, path);
+	strbuf_add_shell_word(&line, path);
 	strbuf_addch(&line, '\n');
 	if ((fd = open(rp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0755)) >= 0) {
 		if (write(fd, line.buf, line.len) < 0) {

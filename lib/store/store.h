@@ -221,6 +221,13 @@ int store_outbox_due(struct store *s, int64_t now, int64_t **ids, size_t *n, str
  * 0, or -1 with err set.
  */
 int store_outbox_list(struct store *s, struct node **out, struct strbuf *err);
+/*
+ * The first report of a commit (its X-lkprobot-Commit header starts with
+ * commit, a hex prefix) still queued, sent or on its way — a fix's report
+ * replies to it: its Message-ID and header block (free() both). 1 found,
+ * 0 none, -1 with err set.
+ */
+int store_outbox_of_commit(struct store *s, const char *commit, char **message_id, char **headers, struct strbuf *err);
 
 /*
  * The service's heads: each head of a watched branch once (queued ->

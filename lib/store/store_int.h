@@ -68,6 +68,7 @@ enum stmt_id {
 	ST_OUTBOX_RECOVER,
 	ST_OUTBOX_DUE,
 	ST_OUTBOX_LIST,
+	ST_OUTBOX_OF_COMMIT,
 	/* the service's heads (store_heads.c) */
 	ST_HEAD_ADD,
 	ST_HEAD_SET,

@@ -31,6 +31,11 @@ const char *const store_outbox_sql[ST_NR] = {
 	[ST_OUTBOX_LIST] = "SELECT id, message_id, status, attempts, next_try, last_error, created, updated, sent,"
 		" rcpts, CAST(substr(data, 1, CASE WHEN instr(data, X'0D0A0D0A') BETWEEN 1 AND 16384"
 		" THEN instr(data, X'0D0A0D0A') + 1 ELSE 16384 END) AS TEXT) FROM outbox ORDER BY id",
+	/* the first report that is not refused for good whose X-lkprobot-Commit starts with ?1 */
+	[ST_OUTBOX_OF_COMMIT] = "SELECT message_id, h FROM (SELECT id, message_id, status, CAST(substr(data, 1,"
+		" CASE WHEN instr(data, X'0D0A0D0A') BETWEEN 1 AND 16384 THEN instr(data, X'0D0A0D0A') + 1 ELSE 16384 END)"
+		" AS TEXT) AS h FROM outbox) WHERE status != 'failed'"
+		" AND instr(h, char(13, 10) || 'X-lkprobot-Commit: ' || ?1) > 0 ORDER BY id LIMIT 1",
 };
 
 
@@ -218,4 +223,26 @@ int store_outbox_list(struct store *s, struct node **out, struct strbuf *err)
 					    "created", "updated", "sent", "rcpts", "headers" };
 
 	return store_list(s, ST_OUTBOX_LIST, keys, NKEYS(keys), "list the outbox", out, err);
+}
+
+int store_outbox_of_commit(struct store *s, const char *commit, char **message_id, char **headers, struct strbuf *err)
+{
+	sqlite3_stmt *q = store_stmt(s, ST_OUTBOX_OF_COMMIT, err);
+	int rc;
+
+	*message_id = *headers = NULL;
+	if (!q)
+		return store_context(s, err, "look for the report of %s", commit);
+	store_bind_text(q, 1, commit);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		*message_id = store_column_dup(q, 0);
+		*headers = store_column_dup(q, 1);
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		store_sqlerr(s, err);
+		return store_context(s, err, "look for the report of %s", commit);
+	}
+	return rc == SQLITE_ROW;
 }

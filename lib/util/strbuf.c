@@ -281,3 +281,20 @@ void strbuf_add_oneline(struct strbuf *sb, const char *s, size_t len)
 		}
 	}
 }
+
+void strbuf_add_shell_word(struct strbuf *sb, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789-_./=:,+%@") == strlen(s)) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}

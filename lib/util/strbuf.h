@@ -55,6 +55,13 @@ size_t strbuf_utf8_len(const char *s, size_t left);
 void strbuf_add_utf8(struct strbuf *sb, const char *s, size_t len);
 void strbuf_add_oneline(struct strbuf *sb, const char *s, size_t len);
 
+/*
+ * One word as a reader pastes it into a POSIX shell (reproduce.sh, a
+ * report's "To reproduce"): bare when it is all safe characters, else in
+ * single quotes ('\'' for a quote). For display: never handed to a shell.
+ */
+void strbuf_add_shell_word(struct strbuf *sb, const char *s);
+
 /* Read a whole file; returns 0, or -1 with errno set (sb unchanged). */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 

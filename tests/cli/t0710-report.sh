@@ -127,6 +127,35 @@ assert [p.get_filename() for p in m.iter_parts()] == [None, \"job.yaml\", \"repr
 	grep -qx "        lkprobot run     job.yaml" "$TMP/local.txt"
 '
 
+test_expect_success 'the run.s kernel.config attached by default as config-<release> (its dmesg), the recorded command in To reproduce' '
+	lid=$(git -C "$TMP/lt" rev-parse HEAD) &&
+	mkdir -p "$TMP/kc" && cp -r "$B/base" "$TMP/kc/" && cp -r "$B/new" "$TMP/kc/$lid" && R="$TMP/kc/$lid/0" &&
+	printf "facts:\n  accel: \"tcg: an emulated CPU\"\n" >>"$R/job.yaml" &&
+	gzip -dc "$SRC/tests/fixtures/kconfig/config-6.1.0-57-amd64.gz" >"$R/kernel.config" &&
+	cp "$SRC/tests/fixtures/klog/dmesg-warning-6.1.0-57" "$R/dmesg" &&
+	printf "{\"argv\": [\"lkprobot\", \"qemu\", \"--tree\", \"linux\", \"--commit\", \"%s\", \"--kconfig\", \"x86_64-pmem\", \"--append\", \"a b'"'"'s\", \"job.yaml\"]}\n" "$lid" >"$R/reproduce.json" &&
+	lkprobot report --base "$TMP/kc/base" --commit "$TMP/kc/$lid" --date 1485000000 -o "$TMP/kc.eml" 2>"$TMP/kc.err" &&
+	[ ! -s "$TMP/kc.err" ] &&
+	sed -n "/^To reproduce:/,/^testcase/p" "$TMP/kc.eml" >"$TMP/kc.txt" && cat "$TMP/kc.txt" &&
+	grep -qx "        lkprobot install job.yaml" "$TMP/kc.txt" &&
+	grep -qxF "        lkprobot qemu --tree linux --commit $lid --kconfig x86_64-pmem --append '"'"'a b'"'"'\\'"'"''"'"'s'"'"' job.yaml  # job file and kernel config are attached in this email" "$TMP/kc.txt" &&
+	python3 -c "import email, email.policy, sys
+m = email.message_from_bytes(open(sys.argv[1], \"rb\").read(), policy=email.policy.default)
+parts = list(m.iter_parts())
+assert [p.get_filename() for p in parts] == [None, \"job.yaml\", \"reproduce\", \"config-6.1.0-57-amd64\"], [p.get_filename() for p in parts]
+assert parts[3].get_content() == open(sys.argv[2]).read()
+" "$TMP/kc.eml" "$R/kernel.config" &&
+	rm "$R/dmesg" && echo "[\"lkprobot\"]" >"$R/reproduce.json" &&
+	lkprobot report --base "$TMP/kc/base" --commit "$TMP/kc/$lid" --date 1485000000 -o "$TMP/kc2.eml" 2>"$TMP/kc2.err" &&
+	cat "$TMP/kc2.err" &&
+	grep -q "reproduce.json: not {\"argv\": \[\"lkprobot\", ...\]}" "$TMP/kc2.err" &&
+	grep -qx "        lkprobot qemu --tree linux --commit $lid --kconfig ./config-kernel job.yaml  # job file and kernel config are attached in this email" "$TMP/kc2.eml" &&
+	grep -q "^Content-Disposition: attachment; filename=.config-kernel" "$TMP/kc2.eml" &&
+	rm "$R/kernel.config" "$R/reproduce.json" &&
+	lkprobot report --base "$TMP/kc/base" --commit "$TMP/kc/$lid" --date 1485000000 -o "$TMP/kc3.eml" &&
+	! grep -q "filename=config" "$TMP/kc3.eml"
+'
+
 test_expect_success 'a kernel WARNING (a captured real guest console, through the dmesg parser) leads the report.s table as a fail:runs row' '
 	D="$TMP/kl/fio-basic/x/vm/debian/kc/gcc-12/c/0" && mkdir -p "$D" &&
 	cp "$SRC/tests/fixtures/klog/dmesg-warning-6.1.0-57" "$D/dmesg" && printf "testcase: fio-basic\nfio:\n" >"$D/job.yaml" &&

@@ -267,6 +267,35 @@ for line in open(sys.argv[1], \"rb\").read().split(b\"\\r\\n\"):
 " "$TMP/spool7/1/data"
 '
 
+test_expect_success SETUP 'a fix (Fixes: the reported commit): its report replies to the first report, a fix of the fix continues the thread' '
+	ID=$(cat "$TMP/id") && first=$(sed -n "s/^Message-ID: //p" "$TMP/spool1/1/data" | tr -d "\r") && [ -n "$first" ] &&
+	cd "$TMP/linux" && tree=$(git write-tree) &&
+	fix=$(printf "x86, dax, pmem: fix the slowdown\n\nFixes: %.12s (\"x86, dax, pmem: introduce copy_from_iter dax operation\")\nLink: https://lore.kernel.org/r/20170122.1-1-joro@8bytes.org\nSigned-off-by: A <a@example.org>\n" "$ID" |
+		git commit-tree "$tree" -p "$ID") &&
+	fix2=$(printf "x86, dax, pmem: fix the fix\n\nFixes: %.7s (\"x86, dax, pmem: fix the slowdown\")\n" "$fix" | git commit-tree "$tree" -p "$fix") &&
+	cd "$SRC" &&
+	cp -r "$B/base" "$B/$fix" && mkdir -p "$B/$fix/0" && cp "$B/$ID/0/job.yaml" "$B/$fix/0/" &&
+	cp -r "$B/$ID" "$B/$fix2" &&
+	start_smtpd "$TMP/spool9" &&
+	lkprobot report --send --config "$TMP/dry-plain.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
+		--base "$B/$ID" --commit "$B/$fix" --date 1485100000 >"$TMP/s9" &&
+	lkprobot report --send --config "$TMP/dry-plain.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
+		--base "$B/$fix" --commit "$B/$fix2" --date 1485200000 >>"$TMP/s9" &&
+	lkprobot report --send --config "$TMP/dry-plain.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
+		--base "$B/base" --commit "$B/$ID" --date 1485300000 --to a@example.org >>"$TMP/s9" &&
+	stop_smtpd && cat "$TMP/s9" &&
+	"$PY" -c "import email, email.policy, sys
+m = [email.message_from_bytes(open(sys.argv[1] + f\"/{i}/data\", \"rb\").read(), policy=email.policy.default) for i in (1, 2, 3)]
+first = sys.argv[2]
+print([(x[\"Subject\"], x[\"In-Reply-To\"], x[\"References\"]) for x in m])
+assert m[0][\"Subject\"].endswith(\"improvement\"), m[0][\"Subject\"]
+assert m[0][\"In-Reply-To\"] == first and m[0][\"References\"] == first
+assert m[1][\"In-Reply-To\"] == m[0][\"Message-ID\"]
+assert m[1][\"References\"].split() == [first, m[0][\"Message-ID\"]]
+assert m[2][\"In-Reply-To\"] is None and m[2][\"References\"] is None
+" "$TMP/spool9" "$first"
+'
+
 test_expect_success 'bad configuration: an unknown key, live not a boolean (exit 2, one line naming file:line:col)' '
 	printf "mail:\n  liev: true\n" >"$TMP/typo.yaml" &&
 	expect_exit 2 lkprobot recipients --config "$TMP/typo.yaml" --tree "$TMP/linux" HEAD &&

@@ -104,6 +104,22 @@ static void test_sset_add_has_copy(void **state)
 }
 
 /* Text from the world: valid UTF-8 kept, the rest replaced or escaped. */
+/* what a reader pastes: safe words bare, the rest single-quoted, a quote as '\'' */
+static void test_strbuf_add_shell_word(void **state)
+{
+	static const char *const words[] = { "lkprobot", "--kconfig", "x86_64-pmem", "a b's", "", "$(rm -rf /)",
+					     "k=v,w:1@2%3+4" };
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++) {
+		strbuf_addstr(&sb, i ? " " : "");
+		strbuf_add_shell_word(&sb, words[i]);
+	}
+	assert_string_equal(sb.buf, "lkprobot --kconfig x86_64-pmem 'a b'\\''s' '' '$(rm -rf /)' k=v,w:1@2%3+4");
+	strbuf_release(&sb);
+}
+
 static void test_strbuf_utf8_and_oneline(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -126,6 +142,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strbuf_utf8_and_oneline),
+		cmocka_unit_test(test_strbuf_add_shell_word),
 		cmocka_unit_test(test_strbuf_init_is_empty_string),
 		cmocka_unit_test(test_strbuf_addf_grows),
 		cmocka_unit_test(test_strbuf_detach_leaves_reusable),
