@@ -5,6 +5,7 @@
 #include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
 #include "../lib/kernel/git.h"
+#include "../lib/kernel/kbuild.h"
 #include "../lib/job/job.h"
 #include "../lib/sys/machine.h"
 #include "../lib/results/result.h"
@@ -947,6 +948,8 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 	node_free(got);
 	free(jp);
 	strbuf_release(&text);
+	if (kbuild_record_config(kernel, r->run_dir, &e))	/* the kernel the box booted: its .config */
+		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
 	struct node *problems = node_new(NODE_MAP);
 	if (state && result_restat(r->run_dir, false, problems, &e))
 		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);

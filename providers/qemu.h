@@ -83,6 +83,8 @@ int qemu_accel_option(const char *arg, struct strbuf *err);
  * and cannot run a guest.
  */
 int qemu_accel_choose(struct qemu_accel *a, struct strbuf *err);
+/* The accelerator the user forced (--accel or LKPROBOT_ACCEL: kvm or tcg), NULL: auto, the probe's choice. */
+const char *qemu_accel_forced(void);
 /* A QEMU under KVM died before its guest ran: the next boots of this process use TCG. */
 void qemu_accel_failed(const char *why);
 /* The last two lines of what QEMU wrote on stderr, joined by "; ", added to out. */

@@ -1003,3 +1003,18 @@ int kbuild_record_config(const char *image, const char *run_dir, struct strbuf *
 	strbuf_release(&text);
 	return rc;
 }
+
+const char *kbuild_config_portable(const char *spec, const char *data_dir)
+{
+	struct stat st;
+
+	if (!spec || !*spec)
+		return NULL;
+	if (!strcmp(spec, "defconfig"))
+		return spec;
+	/* as kbuild_config_resolve() reads it: a name of kconfig/ first */
+	char *named = xasprintf("%s/kconfig/%s.config", data_dir, spec);
+	bool name = !strchr(spec, '/') && !stat(named, &st) && S_ISREG(st.st_mode);
+	free(named);
+	return name ? spec : "kernel.config";
+}

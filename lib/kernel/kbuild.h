@@ -133,4 +133,12 @@ size_t kbuild_estimate_objects(const char *config, size_t len);
  */
 int kbuild_record_config(const char *image, const char *run_dir, struct strbuf *err);
 
+/*
+ * The --kconfig that names spec's configuration on another machine (a
+ * run's reproduce.json): defconfig or a name of kconfig/ as it is; a
+ * .config file as "kernel.config", the copy kbuild_record_config() leaves
+ * in the run's result root. NULL (the default) for NULL.
+ */
+const char *kbuild_config_portable(const char *spec, const char *data_dir);
+
 #endif
