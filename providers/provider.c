@@ -642,8 +642,7 @@ static int write_reproduce(const struct provider_ops *ops, struct provider *p, c
 	char **argv, *path = xasprintf("%s/reproduce.json", run_dir);
 	size_t n;
 
-	if (ops->reproduce)
-		ops->reproduce(p, &r);
+	ops->reproduce(p, &r);
 	provider_reproduce_argv(&r, &argv, &n);
 	provider_reproduce_json(&json, argv, n);
 	int rc = fsutil_write_atomic(path, json.buf, json.len, err);
@@ -661,7 +660,7 @@ int provider_run_job(const struct provider_ops *ops, struct provider *p, struct 
 	if (ops->run_job(p, job, res, err))
 		return -1;
 	/* every result root the run made (several runs in one boot), else its one */
-	size_t nd = res->nruns ? res->nruns : res->run_dir ? 1 : 0;
+	size_t nd = !ops->reproduce ? 0 : res->nruns ? res->nruns : res->run_dir ? 1 : 0;
 	for (size_t d = 0; d < nd; d++)
 		if (write_reproduce(ops, p, res->nruns ? res->run_dirs[d] : res->run_dir, &why)) {
 			fprintf(stderr, "lkprobot: warning: %s\n", why.buf);

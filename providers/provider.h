@@ -236,7 +236,7 @@ struct provider_ops {
 	 * Optional: how a run of the prepared commit is made again on another
 	 * machine (reproduce.json): the provider fills r with its command and
 	 * what it runs with; provider_reproduce_argv() makes the argv. NULL:
-	 * `lkprobot run` as it is.
+	 * its runs write their own (a farm's nodes: run-commit with theirs).
 	 */
 	void (*reproduce)(struct provider *p, struct provider_reproduce *r);
 };

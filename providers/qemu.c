@@ -1,6 +1,9 @@
 /*
- * qemu: booting a kernel with emulated NVDIMMs and running a job in it.
- * See qemu.h. The guest's side is `lkprobot guest` (robot/cmd_guest.c).
+ * qemu: a job's run in a kernel booted with emulated NVDIMMs — its files
+ * set up, QEMU started, its console watched, and what the boot left
+ * collected (its command line: qemu_cmdline.c; a test box's boot:
+ * qemu_box.c). See qemu.h. The guest's side is `lkprobot guest`
+ * (robot/cmd_guest.c).
  *
  * Markers on the serial console tell the host how far the guest got:
  *   "@@LKPROBOT initramfs"          the kernel reached our initramfs
@@ -27,9 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
