@@ -948,8 +948,6 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 	node_free(got);
 	free(jp);
 	strbuf_release(&text);
-	if (kbuild_record_config(kernel, r->run_dir, &e))	/* the kernel the box booted: its .config */
-		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
 	struct node *problems = node_new(NODE_MAP);
 	if (state && result_restat(r->run_dir, false, problems, &e))
 		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
@@ -963,6 +961,9 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 	box_ssh(b, cmd, -1, NULL, 120, &e);
 	ret = 0;
 out:
+	/* every result root, a failed boot's too: the .config of the kernel the box was to run */
+	if (!ret && r->run_dir && kbuild_record_config(kernel, r->run_dir, &e))
+		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
 	if (ret < 0)
 		box_run_release(r);	/* err says what went wrong; nothing for the caller to free */
 	if (lock_fd >= 0)

@@ -118,6 +118,7 @@ test_expect_success BOX 'a box that comes back with another kernel: a recorded f
 	grep -q "^boot_failed $TMP/result/.*/qemu-pmem/" "$TMP/.stdout" &&
 	grep -q "reason: box flaky came back running .* not .* with .lkprobot.run=.*: it did not boot the kernel under test" "$TMP/.stdout" &&
 	R=$(sed -n "s/^boot_failed \(.*\)/\1/p" "$TMP/.stdout") && grep -qx "job_state: boot_failed" "$R/job.yaml" &&
+	K=$(kernel) && cmp "$R/kernel.config" "$(dirname "$K")/config-${K##*/vmlinuz-}" && [ -s "$R/reproduce.json" ] &&
 	box list >"$TMP/l1" && cat "$TMP/l1" && grep -q "^flaky .* in service  *1 .*did not boot the kernel under test" "$TMP/l1"
 '
 
