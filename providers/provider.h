@@ -81,8 +81,8 @@ bool provider_options_has(const struct provider_options *o, const char *name);
 /*
  * Each set option that has a command-line flag as "--flag" and its value
  * (a list: one pair a value; a bool: the flag alone), appended to a
- * NULL-terminated argv of *n entries (reallocated; the strings are o's,
- * the flags static).
+ * NULL-terminated argv of *n entries (reallocated; each string
+ * allocated: provider_argv_free()).
  */
 void provider_options_argv(const struct provider_options *o, char ***argv, size_t *n);
 
