@@ -5,6 +5,7 @@
 #include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
 #include "../lib/kernel/git.h"
+#include "../lib/kernel/kbuild.h"
 #include "../lib/job/job.h"
 #include "../lib/sys/machine.h"
 #include "../lib/results/result.h"
@@ -960,6 +961,9 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 	box_ssh(b, cmd, -1, NULL, 120, &e);
 	ret = 0;
 out:
+	/* every result root, a failed boot's too: the .config of the kernel the box was to run */
+	if (!ret && r->run_dir && kbuild_record_config(kernel, r->run_dir, &e))
+		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
 	if (ret < 0)
 		box_run_release(r);	/* err says what went wrong; nothing for the caller to free */
 	if (lock_fd >= 0)

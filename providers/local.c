@@ -26,6 +26,8 @@ struct provider {
 	struct machine m;
 	struct engine_opts eo;
 	char *fs_root;
+	struct provider_options *opts;	/* what it was opened with (reproduce.json) */
+	char *loop_arg;			/* --loop-disks[=SIZE] (NULL: no loop disks) */
 };
 
 static const struct provider_option local_options[] = {
@@ -50,6 +52,8 @@ static void local_close(struct provider *p)
 		close(p->lock_fd);
 	free(p->src);
 	free(p->fs_root);
+	free(p->loop_arg);
+	provider_options_free(p->opts);
 	free(p);
 }
 
@@ -72,6 +76,9 @@ static struct provider *local_open(const struct provider_config *cfg, struct str
 		free(p);
 		return NULL;
 	}
+	p->opts = cfg->opts ? provider_options_dup(cfg->opts) : NULL;
+	if (p->eo.loop_disks)
+		p->loop_arg = (v = provider_opt(cfg, "loop_size")) ? xasprintf("--loop-disks=%s", v) : xstrdup("--loop-disks");
 	if (!cfg->tree)
 		return p;
 	if (gitrepo_open(&p->repo, cfg->tree, err))
@@ -132,6 +139,22 @@ static const char *local_kconfig(struct provider *p)
 	return NULL;	/* the job's own (defconfig) */
 }
 
+/*
+ * `lkprobot run` with the options set (the loop disks' size is part of
+ * --loop-disks; where this machine mounts the file systems is its own
+ * business). With a tree it ran in the commit's checkout: the same
+ * command in a checkout of the commit (the report says how to make one).
+ */
+static void local_reproduce(struct provider *p, struct provider_reproduce *r)
+{
+	static const char *const skip[] = { "loop_disks", "loop_size", "fs_root", NULL };
+
+	r->command = "run";
+	r->opts = p->opts;
+	r->skip = skip;
+	r->extra[0] = p->loop_arg;
+}
+
 const struct provider_ops provider_local = {
 	.name = "local",
 	.summary = "the job runs here, in a checkout of each commit",
@@ -142,4 +165,5 @@ const struct provider_ops provider_local = {
 	.run_job = local_run_job,
 	.kconfig = local_kconfig,
 	.close = local_close,
+	.reproduce = local_reproduce,
 };

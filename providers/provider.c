@@ -5,6 +5,7 @@
  * PROVIDERS below.
  */
 #include "provider.h"
+#include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
 #include "../lib/util/json.h"
 
@@ -212,22 +213,42 @@ bool provider_options_has(const struct provider_options *o, const char *name)
 	return i >= 0 && o->nvals[i] > 0;
 }
 
-void provider_options_argv(const struct provider_options *o, char ***argv, size_t *n)
+static void argv_add(char ***argv, size_t *n, char *s)
+{
+	*argv = xrealloc(*argv, (*n + 2) * sizeof(char *));
+	(*argv)[(*n)++] = s;
+	(*argv)[*n] = NULL;
+}
+
+static bool in_list(const char *const *list, const char *s)
+{
+	for (; list && *list; list++)
+		if (!strcmp(*list, s))
+			return true;
+	return false;
+}
+
+/* Each set option as "--flag" and its value (a bool: the flag alone), but those not in where or named in skip. */
+static void options_flags(const struct provider_options *o, unsigned where, const char *const *skip, char ***argv,
+			  size_t *n)
 {
 	for (size_t i = 0; o && i < o->n; i++) {
 		const struct provider_option *opt = &o->ops->options[i];
-		if (!(opt->where & PROVIDER_OPT_CLI))
+		if ((where && !(opt->where & where)) || in_list(skip, opt->name))
 			continue;
 		for (size_t k = 0; k < o->nvals[i]; k++) {
 			if (opt->type == PROVIDER_OPT_BOOL && strcmp(o->vals[i][k], "true"))
 				continue;
-			*argv = xrealloc(*argv, (*n + 3) * sizeof(char *));
-			(*argv)[(*n)++] = xasprintf("--%s", flag_of(opt));
+			argv_add(argv, n, xasprintf("--%s", flag_of(opt)));
 			if (opt->type != PROVIDER_OPT_BOOL)
-				(*argv)[(*n)++] = xstrdup(o->vals[i][k]);
-			(*argv)[*n] = NULL;
+				argv_add(argv, n, xstrdup(o->vals[i][k]));
 		}
 	}
+}
+
+void provider_options_argv(const struct provider_options *o, char ***argv, size_t *n)
+{
+	options_flags(o, PROVIDER_OPT_CLI, NULL, argv, n);
 }
 
 const char *provider_opt(const struct provider_config *cfg, const char *name)
@@ -567,6 +588,88 @@ void provider_run_release(struct provider_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* ---- recording a run: the command that makes it again ---- */
+
+void provider_reproduce_argv(const struct provider_reproduce *r, char ***argv, size_t *n)
+{
+	const char *cmd = r->command ? r->command : "run";
+
+	*argv = NULL;
+	*n = 0;
+	argv_add(argv, n, xstrdup("lkprobot"));
+	/* a command of two words (box run) is two arguments */
+	for (const char *w = cmd; *w; w += strspn(w, " ")) {
+		size_t len = strcspn(w, " ");
+		argv_add(argv, n, xstrndup(w, len));
+		w += len;
+	}
+	if (r->arg)
+		argv_add(argv, n, xstrdup(r->arg));
+	if (r->commit) {
+		const char *tc[] = { "--tree", "linux", "--commit", r->commit, r->kconfig ? "--kconfig" : NULL, r->kconfig };
+		for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]) && tc[i]; i++)
+			argv_add(argv, n, xstrdup(tc[i]));
+	}
+	options_flags(r->opts, 0, r->skip, argv, n);
+	for (size_t i = 0; i < sizeof(r->extra) / sizeof(r->extra[0]) && r->extra[i]; i++)
+		argv_add(argv, n, xstrdup(r->extra[i]));
+	argv_add(argv, n, xstrdup("job.yaml"));
+}
+
+void provider_argv_free(char **argv, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+void provider_reproduce_json(struct strbuf *out, char *const *argv, size_t n)
+{
+	strbuf_addstr(out, "{\"argv\": [");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_addstr(out, ", ");
+		json_emit_string(out, argv[i]);
+	}
+	strbuf_addstr(out, "]}\n");
+}
+
+/* reproduce.json in run_dir for a run of p. 0, or -1 with err set. */
+static int write_reproduce(const struct provider_ops *ops, struct provider *p, const char *run_dir, struct strbuf *err)
+{
+	struct provider_reproduce r = { 0 };
+	struct strbuf json = STRBUF_INIT;
+	char **argv, *path = xasprintf("%s/reproduce.json", run_dir);
+	size_t n;
+
+	ops->reproduce(p, &r);
+	provider_reproduce_argv(&r, &argv, &n);
+	provider_reproduce_json(&json, argv, n);
+	int rc = fsutil_write_atomic(path, json.buf, json.len, err);
+	provider_argv_free(argv, n);
+	strbuf_release(&json);
+	free(path);
+	return rc;
+}
+
+int provider_run_job(const struct provider_ops *ops, struct provider *p, struct node *job, struct provider_run *res,
+		     struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	if (ops->run_job(p, job, res, err))
+		return -1;
+	/* every result root the run made (several runs in one boot), else its one */
+	size_t nd = !ops->reproduce ? 0 : res->nruns ? res->nruns : res->run_dir ? 1 : 0;
+	for (size_t d = 0; d < nd; d++)
+		if (write_reproduce(ops, p, res->nruns ? res->run_dirs[d] : res->run_dir, &why)) {
+			fprintf(stderr, "lkprobot: warning: %s\n", why.buf);
+			strbuf_reset(&why);
+		}
+	strbuf_release(&why);
+	return 0;
+}
+
 int provider_run_batch(const struct provider_ops *ops, struct provider *p, struct provider_batch_item *items, size_t n,
 		       char **prepared, struct strbuf *err)
 {
@@ -609,7 +712,7 @@ int provider_run_batch(const struct provider_ops *ops, struct provider *p, struc
 			*prepared = xstrdup(it->commit);
 			it->built = true;
 		}
-		if (ops->run_job(p, it->job, &it->res, err))
+		if (provider_run_job(ops, p, it->job, &it->res, err))
 			return -1;
 		it->prepared = 0;
 		if (proc_stop_signal || it->res.stop)

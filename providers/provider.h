@@ -81,8 +81,8 @@ bool provider_options_has(const struct provider_options *o, const char *name);
 /*
  * Each set option that has a command-line flag as "--flag" and its value
  * (a list: one pair a value; a bool: the flag alone), appended to a
- * NULL-terminated argv of *n entries (reallocated; the strings are o's,
- * the flags static).
+ * NULL-terminated argv of *n entries (reallocated; each string
+ * allocated: provider_argv_free()).
  */
 void provider_options_argv(const struct provider_options *o, char ***argv, size_t *n);
 
@@ -129,6 +129,31 @@ struct provider_run {
 };
 
 struct provider;
+
+/*
+ * The single-commit command equivalent to a run, for reproduce.json (a
+ * report's "To reproduce"): what a reader on another machine types, with
+ * the tree cloned as "linux" and the result root's job as "job.yaml". So
+ * only what the run was given goes in — options that were set, never
+ * their defaults, nor what lkprobot decides by itself there (KVM or TCG,
+ * unless forced) — and no path of this machine but a kernel image given
+ * by hand.
+ */
+struct provider_reproduce {
+	const char *command;		/* the words after "lkprobot" ("qemu", "box run"); NULL: "run" */
+	const char *arg;		/* the command's own argument before the flags (box run's NAME) */
+	const char *commit;		/* --tree linux --commit C (NULL: the command builds none) */
+	const char *kconfig;		/* --kconfig K, with a commit */
+	const struct provider_options *opts;	/* each set option as --flag [value] ... */
+	const char *const *skip;	/* ... but these (NULL-terminated; NULL: none) */
+	const char *extra[8];		/* more flags, as they are (NULL-terminated) */
+};
+
+/* r's argv: "lkprobot", the command, its flags, "job.yaml" (NULL-terminated, *n entries; provider_argv_free()). */
+void provider_reproduce_argv(const struct provider_reproduce *r, char ***argv, size_t *n);
+void provider_argv_free(char **argv, size_t n);
+/* argv as reproduce.json's text: {"argv": [...]} and a newline. */
+void provider_reproduce_json(struct strbuf *out, char *const *argv, size_t n);
 
 /*
  * One run of a batch: the comparisons of a bisection measure their commits
@@ -207,6 +232,13 @@ struct provider_ops {
 	 */
 	int (*inventory)(const struct provider_config *cfg, struct node **out, struct strbuf *err);
 	const char *inventory_title;	/* the dashboard's heading for it ("The Slurm farm") */
+	/*
+	 * Optional: how a run of the prepared commit is made again on another
+	 * machine (reproduce.json): the provider fills r with its command and
+	 * what it runs with; provider_reproduce_argv() makes the argv. NULL:
+	 * its runs write their own (a farm's nodes: run-commit with theirs).
+	 */
+	void (*reproduce)(struct provider *p, struct provider_reproduce *r);
 };
 
 /* ---- the registry ---- */
@@ -284,6 +316,16 @@ int provider_inventory(const struct provider_ops *ops, const struct provider_con
 		       struct strbuf *err);
 
 void provider_run_release(struct provider_run *r);
+
+/*
+ * Run the atomic job once on the prepared commit (ops->run_job) and record
+ * in each result root it made how to make it again: reproduce.json (see
+ * struct provider_reproduce). What every command that runs jobs calls
+ * (runjobs, provider_run_batch(), run-commit). As ops->run_job; a result
+ * root that cannot take the file is warned about on stderr.
+ */
+int provider_run_job(const struct provider_ops *ops, struct provider *p, struct node *job, struct provider_run *res,
+		     struct strbuf *err);
 
 /*
  * Run a batch's items in their order (ops->run_batch, else one at a time:

@@ -83,6 +83,8 @@ int qemu_accel_option(const char *arg, struct strbuf *err);
  * and cannot run a guest.
  */
 int qemu_accel_choose(struct qemu_accel *a, struct strbuf *err);
+/* The accelerator the user forced (--accel or LKPROBOT_ACCEL: kvm or tcg), NULL: auto, the probe's choice. */
+const char *qemu_accel_forced(void);
 /* A QEMU under KVM died before its guest ran: the next boots of this process use TCG. */
 void qemu_accel_failed(const char *why);
 /* The last two lines of what QEMU wrote on stderr, joined by "; ", added to out. */
@@ -160,5 +162,40 @@ struct qemu_box_opts {
  * ended by itself, -1 with err set.
  */
 int qemu_box_run(const struct qemu_kernel *k, const struct qemu_box_opts *o, struct strbuf *err);
+
+/* ---- between the qemu*.c files ---- */
+
+/* The machine QEMU makes (qemu_cmdline.c). */
+struct qemu_machine {
+	bool kvm;
+	int cpus;			/* 0: 2 */
+	uint64_t mem, pmem;		/* RAM, each NVDIMM */
+	int npmem;			/* NVDIMMs */
+	const char *cache;		/* their backing files */
+};
+
+/* A job's boot: the files the guest reads. */
+struct qemu_job_files {
+	const char *jobfile, *initrd, *facts;
+};
+
+/* Append s to the NULL-terminated argv of *n entries (a copy). */
+void qemu_argv_add(char ***v, size_t *n, const char *s);
+void qemu_argv_free(char **v, size_t n);
+/* No spaces or quotes: these paths travel on the kernel command line. 0, or -1 with err. */
+int qemu_cmdline_safe(const char *what, const char *s, struct strbuf *err);
+/*
+ * QEMU and its machine: accelerator, CPUs, q35 with m's RAM and NVDIMMs,
+ * their backing files made and locked through *lock_fd (a free slot of
+ * them). 0, or -1 with err set.
+ */
+int qemu_machine_argv(const struct qemu_machine *m, char ***argv, size_t *argc, int *lock_fd, struct strbuf *err);
+/* The whole command line of a job's boot (serial console on stdout). 0, or -1 with err set. */
+int qemu_job_argv(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
+		  const struct qemu_machine *m, const struct qemu_job_files *f, char ***argv, size_t *argc, int *lock_fd,
+		  struct strbuf *err);
+/* The whole command line of a test box's boot. 0, or -1 with err set. */
+int qemu_box_argv(const struct qemu_kernel *k, const struct qemu_box_opts *o, const struct qemu_machine *m,
+		  char ***argv, size_t *argc, int *lock_fd, struct strbuf *err);
 
 #endif

@@ -258,6 +258,15 @@ int qemu_accel_choose(struct qemu_accel *a, struct strbuf *err)
 	return 0;
 }
 
+const char *qemu_accel_forced(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	int w = accel_word(accel_env(), "LKPROBOT_ACCEL", &err);
+
+	strbuf_release(&err);
+	return w == 1 ? "kvm" : w == 2 ? "tcg" : NULL;
+}
+
 void qemu_accel_failed(const char *why)
 {
 	probe_state = -1;

@@ -162,6 +162,13 @@ int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *
 		if (extract_vmlinux(vmlinuz, vmlinux, err))
 			goto out2;
 	}
+	/* its config beside the image, where a run's kernel.config is copied from (kbuild_record_config) */
+	char *config = xasprintf("%s/.config", dir), *target = xasprintf("root/boot/config-%s", release);
+	if (symlink(target, config) && errno != EEXIST) {
+		/* no config then: the runs record none */
+	}
+	free(config);
+	free(target);
 	k->image = xstrdup(vmlinux);
 	k->release = xstrdup(release);
 	k->modules = xstrdup(moddir);

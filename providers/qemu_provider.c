@@ -32,6 +32,12 @@ struct provider {
 	struct qemu_opts qo;		/* the machine the options ask for */
 	int runs;			/* runs in one boot (--reuse-boot) */
 	char *append;
+	/* for reproduce.json */
+	struct provider_options *opts;	/* what it was opened with */
+	char *built;			/* the commit the prepared kernel was built from (NULL: not built here) */
+	const char *kconfig_arg;	/* --kconfig elsewhere (NULL: the default) */
+	const char *accel;		/* the accelerator the user forced (NULL: the probe's) */
+	char runs_arg[24];
 };
 
 static const struct provider_option qemu_options[] = {
@@ -85,6 +91,8 @@ static void qprov_close(struct provider *p)
 	free(p->image);
 	free(p->modules);
 	free(p->append);
+	free(p->built);
+	provider_options_free(p->opts);
 	free(p);
 }
 
@@ -152,6 +160,10 @@ static struct provider *qprov_open(const struct provider_config *cfg, struct str
 		units_bytes(v, &p->qo.memory, err);
 	strbuf_reset(err);
 	p->runs = (int)provider_opt_uint(cfg, "runs_per_boot", 1);
+	snprintf(p->runs_arg, sizeof(p->runs_arg), "%d", p->runs);
+	p->opts = cfg->opts ? provider_options_dup(cfg->opts) : NULL;
+	p->kconfig_arg = kbuild_config_portable(cfg->kconfig, p->data);
+	p->accel = qemu_accel_forced();
 	return p;
 }
 
@@ -197,6 +209,7 @@ static int qprov_prepare_given(struct provider *p, struct strbuf *why)
 	if (cached && !rc) {
 		free(p->k.commit);
 		p->k.commit = commit;
+		p->built = xstrdup(commit);
 		commit = NULL;
 		free(p->k.kconfig);
 		p->k.kconfig = xstrdup(KBUILD_DEFAULT_KCONFIG);
@@ -213,6 +226,8 @@ static int qprov_prepare(struct provider *p, const char *commit, struct strbuf *
 	if (p->have_kernel)
 		qemu_kernel_release(&p->k);
 	p->have_kernel = false;
+	free(p->built);
+	p->built = NULL;
 	if (!commit) {
 		int rc = qprov_prepare_given(p, why);
 		p->have_kernel = !rc;
@@ -248,6 +263,7 @@ static int qprov_prepare(struct provider *p, const char *commit, struct strbuf *
 		p->k.source = xasprintf("commit %s of %s, %s (%s)", kr.commit, p->cfg.tree,
 					kr.cached ? "from the kernel cache" : "built now", kr.dir);
 		p->have_kernel = true;
+		p->built = xstrdup(kr.commit);
 	}
 	kbuild_result_release(&kr);
 	return rc ? -1 : 0;
@@ -307,6 +323,35 @@ static const char *qprov_kconfig(struct provider *p)
 	return p->kconfig_name;
 }
 
+/*
+ * `lkprobot qemu`: the commit built from the tree, else the kernel image
+ * given by hand; the options set; the runs of one boot; the accelerator
+ * only when the user forced one (elsewhere the probe chooses again).
+ */
+static void qprov_reproduce(struct provider *p, struct provider_reproduce *r)
+{
+	static const char *const skip_built[] = { "runs_per_boot", "kernel", "modules", NULL };
+	static const char *const skip[] = { "runs_per_boot", NULL };
+	size_t e = 0;
+
+	r->command = "qemu";
+	r->opts = p->opts;
+	r->skip = p->built ? skip_built : skip;
+	if (p->built) {
+		r->commit = p->built;
+		r->kconfig = p->kconfig_arg;
+	}
+	if (p->runs > 1) {
+		r->extra[e++] = "--runs";
+		r->extra[e++] = p->runs_arg;
+		r->extra[e++] = "--reuse-boot";
+	}
+	if (p->accel) {
+		r->extra[e++] = "--accel";
+		r->extra[e++] = p->accel;
+	}
+}
+
 const struct provider_ops provider_qemu = {
 	.name = "qemu",
 	.summary = "each commit's kernel is built and booted in QEMU with the job's NVDIMMs",
@@ -321,4 +366,5 @@ const struct provider_ops provider_qemu = {
 	.describe = qprov_describe,
 	.check_job = qemu_check_job,
 	.close = qprov_close,
+	.reproduce = qprov_reproduce,
 };

@@ -30,6 +30,7 @@ struct provider {
 	char *given;		/* the kernel the options name */
 	char *release;		/* ... its release: the result path's commit when the job names none */
 	char *kconfig_name;
+	struct provider_options *opts;	/* what it was opened with (reproduce.json) */
 };
 
 static const struct provider_option ssh_options[] = {
@@ -102,6 +103,7 @@ static void sshp_close(struct provider *p)
 	free(p->given);
 	free(p->release);
 	free(p->kconfig_name);
+	provider_options_free(p->opts);
 	free(p);
 }
 
@@ -113,6 +115,7 @@ static struct provider *sshp_open(const struct provider_config *cfg, struct strb
 
 	p->cfg = *cfg;
 	p->cfg.opts = NULL;	/* read here, not kept */
+	p->opts = cfg->opts ? provider_options_dup(cfg->opts) : NULL;
 	if (first_box(cfg, &p->box, err) || machine_get(&p->m, cfg->data_dir, p->box.tbox_group, err) ||
 	    !(p->store = store_open(db, err)) || box_connect(&p->box, err))
 		goto fail;
@@ -189,6 +192,17 @@ static const char *sshp_kconfig(struct provider *p)
 	return p->kconfig_name;
 }
 
+/* `lkprobot box run NAME` with the kernel given by hand (the boxes file is this site's: not named). */
+static void sshp_reproduce(struct provider *p, struct provider_reproduce *r)
+{
+	static const char *const skip[] = { "box", "boxes", NULL };
+
+	r->command = "box run";
+	r->arg = p->box.name;
+	r->opts = p->opts;
+	r->skip = skip;
+}
+
 const struct provider_ops provider_ssh = {
 	.name = "ssh",
 	.summary = "each commit's kernel is kexec'd into on a real test box (see 'lkprobot box')",
@@ -201,4 +215,5 @@ const struct provider_ops provider_ssh = {
 	.run_job = sshp_run_job,
 	.kconfig = sshp_kconfig,
 	.close = sshp_close,
+	.reproduce = sshp_reproduce,
 };

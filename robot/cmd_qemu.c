@@ -112,6 +112,91 @@ static void print_run(const struct node *job, const struct provider_run *r)
 	strbuf_release(&err);
 }
 
+/* The atomic jobs of the command line for qemu-pmem (or -t's box), each checked for QEMU. 0, or -1 with err. */
+static int qemu_jobs(struct jobopts *jo, struct lkp_ctx *ctx, const struct provider_ops *qemu, struct atomic_list *jobs,
+		     struct strbuf *err)
+{
+	struct job_env env;
+
+	if (!jo->testbox)
+		jo->testbox = "qemu-pmem";
+	jobopts_env(jo, ctx, &env);
+	if (jobopts_atomic_jobs(jo, &env, jobs, err))
+		return -1;
+	for (size_t i = 0; i < jobs->n; i++)
+		if (engine_check(jobs->v[i], err) || qemu->check_job(jobs->v[i], err))
+			return -1;
+	return 0;
+}
+
+/*
+ * The kernel: the commit built (or found in the kernel cache), -k's, the
+ * newest cached, or Debian's; said on stderr. EXIT_OK, else the exit code
+ * with the failure said (a commit that does not build: build_failed).
+ */
+static int qemu_kernel_ready(const struct provider_ops *qemu, struct provider *p, const char *tree, const char *rev)
+{
+	struct strbuf why = STRBUF_INIT;
+	int pr = qemu->prepare(p, rev, &why), ret = EXIT_OK;
+
+	if (pr > 0) {
+		/* the reason is the build's first error line, as `lkprobot build` says it */
+		const char *line = why.buf;
+		if (!strncmp(line, PROVIDER_NO_BUILD, strlen(PROVIDER_NO_BUILD)))
+			line += strlen(PROVIDER_NO_BUILD);
+		printf("build_failed %s %s\n  reason: %s\n", tree, rev, line);
+		ret = EXIT_FAIL;
+	} else if (pr) {
+		ret = cmd_error(EXIT_FAIL, "%s", why.buf);
+	} else {
+		fprintf(stderr, "lkprobot: kernel: %s\n", qemu->describe(p));
+	}
+	strbuf_release(&why);
+	return ret;
+}
+
+/* Each job `runs` times, each run recorded in the store (unless !use_store). The exit code. */
+static int qemu_runs(const struct provider_ops *qemu, struct provider *p, const struct atomic_list *jobs, long runs,
+		     bool use_store, const char *db, const char *result_dir)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct runstore rs;
+	int ret;
+
+	if (runstore_open(&rs, use_store, db, result_dir, &err)) {
+		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	} else {
+		struct runjobs rj = { .ops = qemu, .p = p, .rs = &rs, .runs = runs, .print = print_run };
+		ret = runjobs(&rj, jobs->v, jobs->n);
+		runstore_close(&rs);
+	}
+	strbuf_release(&err);
+	return ret;
+}
+
+/*
+ * Where things are: the cache (*cache, the default when NULL), the data
+ * and the result directory (created) by their real paths. 0, or -1 with err.
+ */
+static int qemu_where(const struct lkp_ctx *ctx, const char *result_dir, char **cache, char *data_real, char *res_real,
+		      struct strbuf *err)
+{
+	if (!*cache) {
+		struct strbuf cd = STRBUF_INIT;
+		kbuild_cache_dir(&cd);
+		*cache = strbuf_detach(&cd);
+	}
+	if (!realpath(ctx->data_dir, data_real)) {
+		strbuf_setf(err, "cannot tell where lkprobot and its data are");
+		return -1;
+	}
+	if (fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real)) {
+		strbuf_setf(err, "%s: cannot create the result directory", result_dir);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
@@ -146,9 +231,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	struct provider_options *opts = provider_options_new(qemu);
 	struct provider *p = NULL;
 	struct jobopts jo;
-	struct job_env env;
 	struct atomic_list jobs = { 0 };
-	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL, *result_dir = "/lkp/result";
 	char *cache = NULL, data_real[PATH_MAX], res_real[PATH_MAX];
 	bool use_store = true, reuse = false;
@@ -198,21 +282,9 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 			goto out;
 		}
 	}
-	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err) || qemu_accel_option(accel, &err))
+	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err) || qemu_accel_option(accel, &err) ||
+	    qemu_jobs(&jo, ctx, qemu, &jobs, &err))
 		goto bad;
-	if (!jo.testbox)
-		jo.testbox = "qemu-pmem";
-	jobopts_env(&jo, ctx, &env);
-	if (jobopts_atomic_jobs(&jo, &env, &jobs, &err))
-		goto bad;
-	for (size_t i = 0; i < jobs.n; i++)
-		if (engine_check(jobs.v[i], &err) || qemu->check_job(jobs.v[i], &err))
-			goto bad;
-	if (!cache) {
-		struct strbuf cd = STRBUF_INIT;
-		kbuild_cache_dir(&cd);
-		cache = strbuf_detach(&cd);
-	}
 	if ((tree || rev) && !(tree && rev)) {
 		strbuf_setf(&err, "--tree and --commit go together: the repository and the commit to build");
 		goto bad;
@@ -223,14 +295,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		provider_options_set(opts, "runs_per_boot", n, &err);
 		runs = 1;	/* one boot, the N runs in it */
 	}
-	if (!realpath(ctx->data_dir, data_real)) {
-		strbuf_setf(&err, "cannot tell where lkprobot and its data are");
+	if (qemu_where(ctx, result_dir, &cache, data_real, res_real, &err))
 		goto bad;
-	}
-	if (fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real)) {
-		strbuf_setf(&err, "%s: cannot create the result directory", result_dir);
-		goto bad;
-	}
 	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache, .data_dir = data_real,
 				      .kconfig = kconfig, .testbox = jo.testbox, .progress = isatty(2), .opts = opts };
 	if (provider_check(qemu, &pc, &err))
@@ -239,29 +305,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		ret = cmd_error(EXIT_FAIL, "%s", err.len ? err.buf : "cannot create the cache");
 		goto out;
 	}
-	/* the kernel: the commit built (or found in the kernel cache), -k's, the newest cached, or Debian's */
-	int pr = qemu->prepare(p, rev, &why);
-	if (pr > 0) {
-		/* the reason is the build's first error line, as `lkprobot build` says it */
-		const char *line = why.buf;
-		if (!strncmp(line, PROVIDER_NO_BUILD, strlen(PROVIDER_NO_BUILD)))
-			line += strlen(PROVIDER_NO_BUILD);
-		printf("build_failed %s %s\n  reason: %s\n", tree, rev, line);
-		ret = EXIT_FAIL;
-		goto out;
-	}
-	if (pr) {
-		ret = cmd_error(EXIT_FAIL, "%s", why.buf);
-		goto out;
-	}
-	fprintf(stderr, "lkprobot: kernel: %s\n", qemu->describe(p));
-
-	struct runstore rs;
-	if (runstore_open(&rs, use_store, db, res_real, &err))
-		goto bad;
-	struct runjobs rj = { .ops = qemu, .p = p, .rs = &rs, .runs = runs, .print = print_run };
-	ret = runjobs(&rj, jobs.v, jobs.n);
-	runstore_close(&rs);
+	if ((ret = qemu_kernel_ready(qemu, p, tree, rev)) == EXIT_OK)
+		ret = qemu_runs(qemu, p, &jobs, runs, use_store, db, res_real);
 	goto out;
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
@@ -272,7 +317,6 @@ out:
 	jobopts_atomic_release(&jobs);
 	free(cache);
 	strbuf_release(&err);
-	strbuf_release(&why);
 	jobopts_release(&jo);
 	return ret;
 }

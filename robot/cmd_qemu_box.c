@@ -50,6 +50,85 @@ static const char usage_text[] =
 enum { OPT_DIR = 0x200, OPT_PORT, OPT_KEYS, OPT_NAME, OPT_MODULES, OPT_PMEM, OPT_PMEM_SIZE, OPT_MEMORY, OPT_CPUS,
        OPT_APPEND, OPT_CACHE, OPT_ACCEL };
 
+/* The box's state directory: its files, by their real paths. */
+struct box_state {
+	char *disk, *host_key, *initrd, *console, *monitor;
+};
+
+/*
+ * Make the state directory dir (its disk/, the host key when missing) and
+ * the cache. EXIT_OK, or the exit code with the error said.
+ */
+static int box_state_make(const char *dir, const char *cache, struct box_state *st)
+{
+	struct strbuf err = STRBUF_INIT;
+	char real[PATH_MAX];
+	int ret = EXIT_FAIL;
+
+	char *disk = xasprintf("%s/disk", dir);
+	if (fsutil_mkdir_p(disk) || fsutil_mkdir_p(cache)) {
+		ret = cmd_error(EXIT_FAIL, "cannot create '%s' and '%s': %s", disk, cache, strerror(errno));
+		goto out;
+	}
+	if (!realpath(dir, real)) {
+		ret = cmd_error(EXIT_FAIL, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	/* on the box's own disk: its /mnt/initramfs.cpio, for the kernels kexec'd into */
+	st->host_key = xasprintf("%s/host_key", real);
+	st->initrd = xasprintf("%s/disk/initramfs.cpio", real);
+	st->console = xasprintf("%s/console", real);
+	st->monitor = xasprintf("%s/monitor", real);
+	st->disk = xasprintf("%s/disk", real);
+	if (access(st->host_key, R_OK)) {
+		char *kargv[] = { "dropbearkey", "-t", "ed25519", "-f", st->host_key, NULL };
+		if (run_exec(kargv, -1, -1, &err)) {
+			ret = cmd_error(EXIT_FAIL, "cannot make the box's host key with dropbearkey (Debian package dropbear-bin): %s",
+					err.buf);
+			goto out;
+		}
+	}
+	unlink(st->monitor);
+	ret = EXIT_OK;
+out:
+	free(disk);
+	strbuf_release(&err);
+	return ret;
+}
+
+static void box_state_opts(const struct box_state *st, struct qemu_box_opts *o)
+{
+	o->initrd = st->initrd;
+	o->disk = st->disk;
+	o->host_key = st->host_key;
+	o->console = st->console;
+	o->monitor = st->monitor;
+}
+
+static void box_state_release(struct box_state *st)
+{
+	free(st->disk);
+	free(st->host_key);
+	free(st->initrd);
+	free(st->console);
+	free(st->monitor);
+}
+
+/* Its kernel (-k's, else Debian's), booted until the box powers off: the exit code. */
+static int box_start(const struct qemu_box_opts *o, const char *image, const char *modules)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct qemu_kernel k = { 0 };
+	int ret = EXIT_OK;
+
+	if ((image ? qemu_kernel_file(&k, image, modules, &err) : qemu_kernel_debian(&k, o->cache, &err)) ||
+	    qemu_box_run(&k, o, &err))
+		ret = cmd_error(EXIT_FAIL, "box %s: %s", o->name, err.buf);
+	qemu_kernel_release(&k);
+	strbuf_release(&err);
+	return ret;
+}
+
 int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	static const struct option longopts[] = {
@@ -73,7 +152,6 @@ int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx)
 	const char *dir = NULL, *keys = NULL, *image = NULL, *modules = NULL, *cache = NULL, *accel = NULL;
 	char exe[PATH_MAX], keys_real[PATH_MAX];
 	struct strbuf err = STRBUF_INIT, cd = STRBUF_INIT;
-	struct qemu_kernel k = { 0 };
 	int c, ret = EXIT_FAIL;
 	char *end;
 	(void)ctx;
@@ -131,51 +209,15 @@ int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx)
 		strbuf_addstr(&cd, cache);
 	else
 		kbuild_cache_dir(&cd);
-	char *disk = xasprintf("%s/disk", dir);
-	if (fsutil_mkdir_p(disk) || fsutil_mkdir_p(cd.buf)) {
-		ret = cmd_error(EXIT_FAIL, "cannot create '%s' and '%s': %s", disk, cd.buf, strerror(errno));
-		goto out;
+	struct box_state st = { 0 };
+	if ((ret = box_state_make(dir, cd.buf, &st)) == EXIT_OK) {
+		o.lkprobot = exe;
+		o.cache = cd.buf;
+		o.authorized_keys = keys_real;
+		box_state_opts(&st, &o);
+		ret = box_start(&o, image, modules);
 	}
-	char real[PATH_MAX];
-	if (!realpath(dir, real)) {
-		ret = cmd_error(EXIT_FAIL, "%s: %s", dir, strerror(errno));
-		goto out;
-	}
-	/* on the box's own disk: its /mnt/initramfs.cpio, for the kernels kexec'd into */
-	char *host_key = xasprintf("%s/host_key", real), *initrd = xasprintf("%s/disk/initramfs.cpio", real);
-	char *console = xasprintf("%s/console", real), *monitor = xasprintf("%s/monitor", real);
-	char *disk_real = xasprintf("%s/disk", real);
-	if (access(host_key, R_OK)) {
-		char *kargv[] = { "dropbearkey", "-t", "ed25519", "-f", host_key, NULL };
-		if (run_exec(kargv, -1, -1, &err)) {
-			ret = cmd_error(EXIT_FAIL, "cannot make the box's host key with dropbearkey (Debian package dropbear-bin): %s",
-					err.buf);
-			goto out2;
-		}
-	}
-	unlink(monitor);
-	o.lkprobot = exe;
-	o.cache = cd.buf;
-	o.initrd = initrd;
-	o.disk = disk_real;
-	o.authorized_keys = keys_real;
-	o.host_key = host_key;
-	o.console = console;
-	o.monitor = monitor;
-	if ((image ? qemu_kernel_file(&k, image, modules, &err) : qemu_kernel_debian(&k, cd.buf, &err)) ||
-	    qemu_box_run(&k, &o, &err))
-		ret = cmd_error(EXIT_FAIL, "box %s: %s", o.name, err.buf);
-	else
-		ret = EXIT_OK;
-	qemu_kernel_release(&k);
-out2:
-	free(host_key);
-	free(initrd);
-	free(console);
-	free(monitor);
-	free(disk_real);
-out:
-	free(disk);
+	box_state_release(&st);
 	strbuf_release(&err);
 	strbuf_release(&cd);
 	return ret;

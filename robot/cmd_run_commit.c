@@ -42,6 +42,73 @@ static const char usage_text[] =
 
 enum { OPT_PROVIDER_BASE = 0x800 };
 
+/* The provider a node runs called name, else NULL with the usage error said. */
+static const struct provider_ops *node_provider(const char *name)
+{
+	const struct provider_ops *ops = provider_find(name);
+
+	if (!ops || !(ops->caps & PROVIDER_ON_NODE)) {
+		struct strbuf names = STRBUF_INIT;
+		for (const struct provider_ops *const *o = provider_all(); *o; o++)
+			if ((*o)->caps & PROVIDER_ON_NODE)
+				strbuf_addf(&names, "%s%s", names.len ? ", " : "", (*o)->name);
+		cmd_error(EXIT_USAGE, "--provider: '%s' is not a provider a node runs (%s)", name, names.buf);
+		strbuf_release(&names);
+		return NULL;
+	}
+	return ops;
+}
+
+/*
+ * Open the provider, prepare commit, run the job once into r: whatever
+ * happens is in r (a commit that does not build: build_failed, untestable),
+ * and *reason says why it did not finish (err's or r's).
+ */
+static void run_once(const struct provider_ops *ops, const struct provider_config *pc, const char *commit,
+		     struct node *job, struct provider_run *r, const char **reason, struct strbuf *err)
+{
+	struct provider *p = NULL;
+
+	if (fsutil_mkdir_p(pc->cache) || provider_check(ops, pc, err) || !(p = provider_open(ops, pc, err))) {
+		r->job_state = "failed";
+		*reason = err->len ? err->buf : "cannot create the cache";
+	} else {
+		int rc = ops->prepare(p, commit, err);
+		if (rc) {
+			r->job_state = rc > 0 ? "build_failed" : "failed";
+			r->untestable = rc > 0;
+			*reason = err->buf;
+		} else if (provider_run_job(ops, p, job, r, err)) {
+			r->job_state = "failed";
+			*reason = err->buf;
+		} else {
+			*reason = r->reason;
+		}
+	}
+	if (p)
+		ops->close(p);
+}
+
+/* The status file the farm reads back: EXIT_OK once it is written. */
+static int write_status(const char *status, const struct provider_run *r, const char *reason)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char host[256] = "";
+	const char *node = getenv("SLURMD_NODENAME");
+	int ret = EXIT_OK;
+
+	if (!node) {
+		gethostname(host, sizeof(host) - 1);
+		node = host;
+	}
+	provider_status_json(&out, r, reason, r->node ? r->node : node);
+	if (fsutil_write_atomic(status, out.buf, out.len, &err))
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return ret;
+}
+
 int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	struct option longopts[64] = {
@@ -56,11 +123,10 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 	};
 	const char *provider = NULL, *tree = NULL, *commit = NULL, *status = NULL, *cache = NULL, *kconfig = NULL;
 	const char *result_dir = NULL, *testbox = NULL, *accel = NULL;
-	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT, cache_dir = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, cache_dir = STRBUF_INIT;
 	struct provider_run r = { 0 };
 	struct provider_cli cli = { 0 };
 	struct provider_options *opts = NULL;
-	struct provider *p = NULL;
 	const struct provider_ops *ops = NULL;
 	struct node *job = NULL;
 	int c, ret = EXIT_FAIL;
@@ -97,24 +163,14 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		ret = cmd_error(EXIT_USAGE, "run-commit needs --provider, --tree, --commit, -o, --status and one job file");
 		goto out;
 	}
-	ops = provider_find(provider);
-	if (!ops || !(ops->caps & PROVIDER_ON_NODE)) {
-		struct strbuf names = STRBUF_INIT;
-		for (const struct provider_ops *const *o = provider_all(); *o; o++)
-			if ((*o)->caps & PROVIDER_ON_NODE)
-				strbuf_addf(&names, "%s%s", names.len ? ", " : "", (*o)->name);
-		ret = cmd_error(EXIT_USAGE, "--provider: '%s' is not a provider a node runs (%s)", provider, names.buf);
-		strbuf_release(&names);
+	if (!(ops = node_provider(provider))) {
+		ret = EXIT_USAGE;
 		goto out;
 	}
 	opts = provider_options_new(ops);
-	if (provider_cli_apply(&cli, opts, &err)) {
+	if (provider_cli_apply(&cli, opts, &err) || (accel && qemu_accel_option(accel, &err))) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
-	if (accel && qemu_accel_option(accel, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
-		goto out;
-	}
 	}
 	char data_real[PATH_MAX], res_real[PATH_MAX];
 	if (!realpath(ctx->data_dir, data_real) || fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real)) {
@@ -139,37 +195,9 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 				      /* two runs on one node share its work tree: one waits for the other */
 				      .lock_wait = run_job_timeout(job) + RUN_JOB_MARGIN };
 	const char *reason = NULL;
-	if (fsutil_mkdir_p(pc.cache) || provider_check(ops, &pc, &err) || !(p = provider_open(ops, &pc, &err))) {
-		r.job_state = "failed";
-		reason = err.len ? err.buf : "cannot create the cache";
-	} else {
-		int rc = ops->prepare(p, commit, &err);
-		if (rc) {
-			r.job_state = rc > 0 ? "build_failed" : "failed";
-			r.untestable = rc > 0;
-			reason = err.buf;
-		} else if (ops->run_job(p, job, &r, &err)) {
-			r.job_state = "failed";
-			reason = err.buf;
-		} else {
-			reason = r.reason;
-		}
-	}
-	char host[256] = "";
-	const char *node = getenv("SLURMD_NODENAME");
-	if (!node) {
-		gethostname(host, sizeof(host) - 1);
-		node = host;
-	}
-	provider_status_json(&out, &r, reason, r.node ? r.node : node);
-	if (fsutil_write_atomic(status, out.buf, out.len, &err)) {
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
-		goto out;
-	}
-	ret = EXIT_OK;
+	run_once(ops, &pc, commit, job, &r, &reason, &err);
+	ret = write_status(status, &r, reason);
 out:
-	if (p)
-		ops->close(p);
 	provider_options_free(opts);
 	provider_cli_release(&cli);
 	provider_run_release(&r);
@@ -177,6 +205,5 @@ out:
 	strbuf_release(&cache_dir);
 	strbuf_release(&err);
 	strbuf_release(&text);
-	strbuf_release(&out);
 	return ret;
 }

@@ -33,7 +33,7 @@ int runjobs(const struct runjobs *rj, struct node *const *jobs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		for (long k = 0; k < rj->runs; k++) {
 			struct provider_run r;
-			if (rj->ops->run_job(rj->p, jobs[i], &r, &err)) {
+			if (provider_run_job(rj->ops, rj->p, jobs[i], &r, &err)) {
 				ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 				strbuf_reset(&err);
 				if (rj->stop_on_error)

@@ -958,3 +958,63 @@ out:
 	strbuf_release(&kb.cc);
 	return ret;
 }
+
+/* The .config of image (see kbuild_record_config()), NULL when none is there. */
+static char *image_config(const char *image)
+{
+	const char *slash = strrchr(image, '/'), *base = slash ? slash + 1 : image;
+	int dir = slash ? (int)(slash - image) : 1;
+	const char *at = slash ? image : ".";
+	const char *boot = "/arch/x86/boot/bzImage";
+	size_t n = strlen(image), nb = strlen(boot);
+	char *c[3] = { xasprintf("%.*s/.config", dir, at), NULL, NULL };
+
+	if (!strncmp(base, "vmlinuz-", 8) || !strncmp(base, "vmlinux-", 8))
+		c[1] = xasprintf("%.*s/config-%s", dir, at, base + 8);
+	if (n > nb && !strcmp(image + n - nb, boot))
+		c[2] = xasprintf("%.*s/.config", (int)(n - nb), image);
+	char *found = NULL;
+	for (int i = 0; i < 3; i++) {
+		if (!found && c[i] && !access(c[i], R_OK))
+			found = c[i];
+		else
+			free(c[i]);
+	}
+	return found;
+}
+
+int kbuild_record_config(const char *image, const char *run_dir, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	char *config = image ? image_config(image) : NULL;
+	int rc = 0;
+
+	if (!config)
+		return 0;
+	if (strbuf_read_file(&text, config)) {
+		strbuf_setf(err, "cannot read the kernel's config '%s': %s", config, strerror(errno));
+		rc = -1;
+	} else {
+		char *dst = xasprintf("%s/kernel.config", run_dir);
+		rc = fsutil_write_atomic(dst, text.buf, text.len, err);
+		free(dst);
+	}
+	free(config);
+	strbuf_release(&text);
+	return rc;
+}
+
+const char *kbuild_config_portable(const char *spec, const char *data_dir)
+{
+	struct stat st;
+
+	if (!spec || !*spec)
+		return NULL;
+	if (!strcmp(spec, "defconfig"))
+		return spec;
+	/* as kbuild_config_resolve() reads it: a name of kconfig/ first */
+	char *named = xasprintf("%s/kconfig/%s.config", data_dir, spec);
+	bool name = !strchr(spec, '/') && !stat(named, &st) && S_ISREG(st.st_mode);
+	free(named);
+	return name ? spec : "kernel.config";
+}

@@ -121,4 +121,24 @@ bool kbuild_object_line(const char *line);
  */
 size_t kbuild_estimate_objects(const char *config, size_t len);
 
+/*
+ * The run in run_dir booted `image`: a copy of that kernel's .config as
+ * <run_dir>/kernel.config, the configuration a report of the run names.
+ * The .config is the one beside the image, where the kernel cache keeps it
+ * (kernels/<commit>-<config>/: bzImage vmlinux .config) and a build
+ * directory has it for its vmlinux; <O>/.config for <O>/arch/x86/boot/
+ * bzImage; /boot's config-<release> for a vmlinuz-<release>. No image, or
+ * none of these: no file (a kernel whose configuration is not known). 0, or
+ * -1 with err set.
+ */
+int kbuild_record_config(const char *image, const char *run_dir, struct strbuf *err);
+
+/*
+ * The --kconfig that names spec's configuration on another machine (a
+ * run's reproduce.json): defconfig or a name of kconfig/ as it is; a
+ * .config file as "kernel.config", the copy kbuild_record_config() leaves
+ * in the run's result root. NULL (the default) for NULL.
+ */
+const char *kbuild_config_portable(const char *spec, const char *data_dir);
+
 #endif

@@ -154,6 +154,14 @@ assert s[\"vm-scalability.time.elapsed_time\"] > 0
 " "$R/stats.json"
 '
 
+test_expect_success 'reproduce.json: the lkprobot command of each run, with the options it was given' '
+	R=$(cat "$TMP/root") &&
+	[ "$(jget "$R/reproduce.json" argv)" = "['\''lkprobot'\'', '\''run'\'', '\''--loop-disks=512M'\'', '\''job.yaml'\'']" ] &&
+	V=$(sed -n "s/^finished \([^ ]*\) .*/\1/p" "$TMP/vm.out") && [ -d "$V" ] &&
+	[ "$(jget "$V/reproduce.json" argv)" = "['\''lkprobot'\'', '\''run'\'', '\''job.yaml'\'']" ] &&
+	[ ! -e "$V/kernel.config" ]
+'
+
 test_expect_success 'DAX asked on a device without DAX: the run fails and says why' '
 	expect_exit 1 run --loop-disks=512M jobs/fio-basic/fio-basic-smoke.yaml runtime=1s &&
 	R=$(sed -n "s/^failed \([^ ]*\) .*/\1/p" "$TMP/.stdout") &&

@@ -44,6 +44,16 @@ test_expect_success 'two NVDIMMs, xfs with DAX, the smoke fio job: a complete re
 	fi
 '
 
+test_expect_success BOOTED 'kernel.config is the booted kernel.s config; reproduce.json the qemu command that ran it' '
+	R=$(cat "$TMP/root") && rel=$(basename "$(dirname "$R")") &&
+	[ -s "$R/kernel.config" ] &&
+	cmp "$R/kernel.config" "$CACHE/debian/$rel/root/boot/config-$rel" &&
+	python3 -c "import json,sys
+a=json.load(open(sys.argv[1]))[\"argv\"]
+assert a == [\"lkprobot\", \"qemu\", \"job.yaml\"], a
+" "$R/reproduce.json"
+'
+
 test_expect_success BOOTED 'fio wrote, and its numbers are in stats.json' '
 	R=$(cat "$TMP/root") &&
 	python3 -c "import json,sys
@@ -174,7 +184,14 @@ test_expect_success '--runs 2 --reuse-boot: two runs in one boot, two matrix col
 	[ $(grep -c "^finished " "$TMP/r.out") = 2 ] &&
 	grep -q "(the same boot)" "$TMP/r.out" &&
 	R=$(sed -n "s/^finished \([^ ]*\) (boot.*/\1/p" "$TMP/r.out") &&
-	[ "$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))[\"stats_source\"]))" "$(dirname "$R")/matrix.json")" = 2 ]
+	[ "$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))[\"stats_source\"]))" "$(dirname "$R")/matrix.json")" = 2 ] &&
+	for d in $(sed -n "s/^finished \([^ ]*\) .*/\1/p" "$TMP/r.out"); do
+		[ -s "$d/kernel.config" ] &&
+		python3 -c "import json,sys
+a=json.load(open(sys.argv[1]))[\"argv\"]
+assert a == [\"lkprobot\", \"qemu\", \"--job-timeout\", \"300\", \"--runs\", \"2\", \"--reuse-boot\", \"job.yaml\"], a
+" "$d/reproduce.json" || exit 1
+	done
 '
 
 test_expect_success 'a kernel that panics: job_state panic, with the console kept' '

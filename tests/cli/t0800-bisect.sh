@@ -40,7 +40,13 @@ test_expect_success 'a 30 % drop at commit 17 of 30: named, confirmed, in about 
 	cat "$TMP/o1" &&
 	grep -qx "first bad commit: $(sha "$TMP/r1" 17) (\"change 17\")" "$TMP/o1" &&
 	grep -q "bisecting command.throughput: the metric of the test that changed most" "$TMP/e1" &&
-	grep -q "^  command.throughput: -[23][0-9].[0-9]% against its parent $(sha "$TMP/r1" 16 | cut -c1-12)" "$TMP/o1"
+	grep -q "^  command.throughput: -[23][0-9].[0-9]% against its parent $(sha "$TMP/r1" 16 | cut -c1-12)" "$TMP/o1" &&
+	roots=$(find "$TMP/res" -name stats.json) && [ -n "$roots" ] &&
+	for s in $roots; do
+		d=$(dirname "$s") &&
+		grep -qx "{\"argv\": \[\"lkprobot\", \"run\", \"job.yaml\"\]}" "$d/reproduce.json" &&
+		[ ! -e "$d/kernel.config" ] || { echo "$d"; exit 1; }
+	done
 '
 
 test_expect_success '--resume: the same answer from the runs already made (no new build, no new run)' '

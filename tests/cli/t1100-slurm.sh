@@ -93,7 +93,10 @@ test_expect_success CLUSTER,REPO 'a bisection on boxB only: every run a batch jo
 	n=$(ls "$TMP/res/.slurm/"*.status | wc -l) && [ "$n" = "$(wc -l <"$BENCH_LOG")" ] &&
 	! grep -L "\"node\": \"node2\"" "$TMP/res/.slurm/"*.status | grep -q . &&
 	[ "$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(*) FROM runs")" = "$(find "$TMP/res" -name stats.json | wc -l)" ] &&
-	[ "$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(DISTINCT result_root) FROM runs")" = "$(find "$TMP/res" -name stats.json | wc -l)" ]
+	[ "$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(DISTINCT result_root) FROM runs")" = "$(find "$TMP/res" -name stats.json | wc -l)" ] &&
+	for s in $(find "$TMP/res" -name stats.json); do
+		grep -qx "{\"argv\": \[\"lkprobot\", \"run\", \"job.yaml\"\]}" "$(dirname "$s")/reproduce.json" || exit 1
+	done
 '
 
 test_expect_success CLUSTER,REPO 'two bisections at once on lkp boxes: both boxes busy together, never two runs on one box' '

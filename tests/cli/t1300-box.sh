@@ -89,7 +89,12 @@ test_expect_success BOX 'box run: kexec into the kernel with memmap=, the smoke 
 	case "$R" in "$TMP"/result/fio-basic/256M_1G-2M-2pmem-xfs-sync-dax-2-2s-randwrite-256M-tb/qemu-pmem/*) ;; *) exit 1;; esac &&
 	grep -q "booting .* (kexec) with lkprobot.run=[0-9-]* memmap=256M!1G" "$TMP/r1.err" &&
 	for f in job.yaml dmesg fio.output stats.json reproduce.sh; do [ -s "$R/$f" ] || { echo "no $f"; exit 1; }; done &&
-	grep -qx "job_state: finished" "$R/job.yaml"
+	grep -qx "job_state: finished" "$R/job.yaml" &&
+	cmp "$R/kernel.config" "$(dirname "$K")/config-${K##*/vmlinuz-}" &&
+	python3 -c "import json,sys
+a=json.load(open(sys.argv[1]))[\"argv\"]
+assert a == [\"lkprobot\", \"box\", \"run\", \"qbox\", \"--kernel\", sys.argv[2], \"job.yaml\"], a
+" "$R/reproduce.json" "$K"
 '
 
 test_expect_success BOX 'the dmesg brought home shows the new kernel.s command line; the job ran on its pmem' '
@@ -113,6 +118,7 @@ test_expect_success BOX 'a box that comes back with another kernel: a recorded f
 	grep -q "^boot_failed $TMP/result/.*/qemu-pmem/" "$TMP/.stdout" &&
 	grep -q "reason: box flaky came back running .* not .* with .lkprobot.run=.*: it did not boot the kernel under test" "$TMP/.stdout" &&
 	R=$(sed -n "s/^boot_failed \(.*\)/\1/p" "$TMP/.stdout") && grep -qx "job_state: boot_failed" "$R/job.yaml" &&
+	K=$(kernel) && cmp "$R/kernel.config" "$(dirname "$K")/config-${K##*/vmlinuz-}" && [ -s "$R/reproduce.json" ] &&
 	box list >"$TMP/l1" && cat "$TMP/l1" && grep -q "^flaky .* in service  *1 .*did not boot the kernel under test" "$TMP/l1"
 '
 

@@ -717,6 +717,73 @@ static void test_kbuild_cache_dir(void **state)
 	strbuf_release(&d);
 }
 
+/* kernel.config in a run's result root: the .config of the kernel it booted, found where each kind of kernel keeps it */
+static void test_kbuild_record_config(void **state)
+{
+	char *cache = path_in(top, "cache-record"), *run = path_in(top, "run"), *got;
+	struct kbuild_opts o = opts_for(cache);
+	struct strbuf err = STRBUF_INIT;
+	struct kbuild_result r;
+	(void)state;
+
+	assert_int_equal(fsutil_mkdir_p(run), 0);
+	/* the kernel cache: beside bzImage and vmlinux */
+	build_ok(&o, c1, &r);
+	char *image = path_in(r.dir, "bzImage"), *want = slurp(r.dir, ".config");
+	assert_int_equal(kbuild_record_config(image, run, &err), 0);
+	got = slurp(run, "kernel.config");
+	assert_string_equal(got, want);
+	free(got);
+	free(image);
+	free(want);
+	kbuild_result_release(&r);
+	/* a build directory's bzImage; /boot's vmlinuz-<release> */
+	put(top, "o/arch/x86/boot/bzImage", "kernel");
+	put(top, "o/.config", "CONFIG_O=y\n");
+	put(top, "boot/vmlinuz-6.1.0-1-amd64", "kernel");
+	put(top, "boot/config-6.1.0-1-amd64", "CONFIG_BOOT=y\n");
+	const char *const cases[][2] = { { "o/arch/x86/boot/bzImage", "CONFIG_O=y\n" },
+					 { "boot/vmlinuz-6.1.0-1-amd64", "CONFIG_BOOT=y\n" } };
+	for (size_t i = 0; i < 2; i++) {
+		image = path_in(top, cases[i][0]);
+		assert_int_equal(kbuild_record_config(image, run, &err), 0);
+		got = slurp(run, "kernel.config");
+		assert_string_equal(got, cases[i][1]);
+		free(got);
+		free(image);
+	}
+	/* a kernel whose config nobody knows, or none (the machine's own): no file */
+	char *kc = path_in(run, "kernel.config");
+	unlink(kc);
+	put(top, "elsewhere/bzImage", "kernel");
+	image = path_in(top, "elsewhere/bzImage");
+	assert_int_equal(kbuild_record_config(image, run, &err), 0);
+	assert_int_equal(kbuild_record_config(NULL, run, &err), 0);
+	assert_int_not_equal(access(kc, F_OK), 0);
+	/* a result root that cannot take it: an error, said */
+	char *gone = path_in(top, "no/such/run");
+	image = (free(image), path_in(top, "o/arch/x86/boot/bzImage"));
+	assert_int_equal(kbuild_record_config(image, gone, &err), -1);
+	assert_non_null(strstr(err.buf, "kernel.config"));
+	free(gone);
+	free(image);
+	free(kc);
+	free(cache);
+	free(run);
+	strbuf_release(&err);
+}
+
+/* the --kconfig another machine understands: names as they are, a file as the result root's copy */
+static void test_kbuild_config_portable(void **state)
+{
+	(void)state;
+	assert_null(kbuild_config_portable(NULL, data));
+	assert_string_equal(kbuild_config_portable("defconfig", data), "defconfig");
+	assert_string_equal(kbuild_config_portable("tiny", data), "tiny");
+	assert_string_equal(kbuild_config_portable("/home/me/my.config", data), "kernel.config");
+	assert_string_equal(kbuild_config_portable("my.config", data), "kernel.config");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -733,6 +800,8 @@ int main(void)
 		cmocka_unit_test(test_kbuild_object_line),
 		cmocka_unit_test(test_kbuild_estimate_objects),
 		cmocka_unit_test(test_kbuild_cache_dir),
+		cmocka_unit_test(test_kbuild_record_config),
+		cmocka_unit_test(test_kbuild_config_portable),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
