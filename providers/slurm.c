@@ -674,8 +674,8 @@ static int sbatch_submit_next(struct provider *p, struct sbatch *b, size_t slots
 		size_t free_slots = slots - b->inflight, per = (todo + free_slots - 1) / free_slots, k = 0;
 		if (per > SLURM_RUNS_A_JOB)
 			per = SLURM_RUNS_A_JOB;
-		if (slurm_own_time(p))
-			per = 1;
+		if (slurm_own_time(p) || !per)
+			per = 1;	/* !per: only moot runs left, passed over below */
 		for (; b->next < b->n && k < per; b->next++) {
 			struct srun *r = &b->runs[b->next];
 			if (srun_moot(b, r)) {
