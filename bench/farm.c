@@ -10,9 +10,10 @@
  * jobs' time on their boxes, from slurmctld's log), the
  * parallelism (job-seconds / wall), the speed-up over one box, and the
  * culprit, builds and runs; 4:2 is four boxes with --max-points 2 (two
- * commits a step: multisection, which trades builds for wall time). Targets: parallelism >= 0.75 x boxes;
- * wall time on 4 boxes <= 0.4 x on 1 box; the same culprit and no more
- * builds (said; only another culprit, or a bisection that fails, is exit 1).
+ * commits a step: multisection, which trades builds for wall time).
+ * Targets: parallelism >= 0.75 x boxes; wall time on 4 boxes <= 0.4 x on
+ * 1 box; the same culprit and no more builds, but with --max-points (said;
+ * only another culprit, or a bisection that fails, is exit 1).
  * Needs root, slurm-wlm and munge (else it says so and exits 0).
  *   build/rel/bench/farm [BOXES[:POINTS]...]   (default: 1 2 4 4:2; POINTS: --max-points)
  */
