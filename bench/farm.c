@@ -9,12 +9,13 @@
  * cache. Prints for each farm the wall time, the job-seconds (the batch
  * jobs' time on their boxes, from slurmctld's log), the
  * parallelism (job-seconds / wall), the speed-up over one box, and the
- * culprit, builds and runs; 4:1 is four boxes with --max-points 1 (one
- * commit a step: no multisection). Targets: parallelism >= 0.75 x boxes;
- * wall time on 4 boxes <= 0.4 x on 1 box; the same culprit and no more
- * builds (said; only another culprit, or a bisection that fails, is exit 1).
+ * culprit, builds and runs; 4:2 is four boxes with --max-points 2 (two
+ * commits a step: multisection, which trades builds for wall time).
+ * Targets: parallelism >= 0.75 x boxes; wall time on 4 boxes <= 0.4 x on
+ * 1 box; the same culprit and no more builds, but with --max-points (said;
+ * only another culprit, or a bisection that fails, is exit 1).
  * Needs root, slurm-wlm and munge (else it says so and exits 0).
- *   build/rel/bench/farm [BOXES[:POINTS]...]   (default: 1 2 4 4:1; POINTS: --max-points)
+ *   build/rel/bench/farm [BOXES[:POINTS]...]   (default: 1 2 4 4:2; POINTS: --max-points)
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -168,7 +169,7 @@ static double job_seconds(const char *log, int *jobs, unsigned *boxes)
 }
 
 struct result {
-	int boxes, points;	/* points: --max-points (0: as the boxes allow) */
+	int boxes, points;	/* points: --max-points (0: not given, one commit a step) */
 	double wall, jobsec;
 	int jobs, used;
 	long builds, runs;
@@ -242,8 +243,8 @@ out:
 
 int main(int argc, char **argv)
 {
-	/* BOXES[:POINTS]: the farm's boxes, and --max-points (4:1, four boxes but one commit a step) */
-	int sizes[8] = { 1, 2, 4, 4 }, points[8] = { 0, 0, 0, 1 }, nsizes = 4;
+	/* BOXES[:POINTS]: the farm's boxes, and --max-points (4:2, four boxes and two commits a step: multisection) */
+	int sizes[8] = { 1, 2, 4, 4 }, points[8] = { 0, 0, 0, 2 }, nsizes = 4;
 	char top[] = "/tmp/lkp-farm.XXXXXX", lkprobot[PATH_MAX], bench_sh[PATH_MAX], job[PATH_MAX + 16], repo[PATH_MAX + 8];
 	struct result rs[8];
 
@@ -273,7 +274,7 @@ int main(int argc, char **argv)
 	}
 	fputs("suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\n", j);
 	fclose(j);
-	printf("a bisection of %d commits (the culprit the %dth), a %s s benchmark, one Slurm job a run\n", COMMITS,
+	printf("a bisection of %d commits (the culprit the %dth), a %s s benchmark, a box's runs of a step in one Slurm job\n", COMMITS,
 	       CULPRIT, SLEEP);
 	printf("%7s %9s %11s %11s %9s %6s %6s %6s %s\n", "boxes", "wall s", "job-seconds", "parallelism", "speed-up",
 	       "jobs", "builds", "runs", "culprit");
@@ -296,10 +297,11 @@ int main(int argc, char **argv)
 			printf("  not the culprit found on %d box(es)\n", rs[0].boxes);
 			ret = 1;
 		}
-		met &= r->jobsec / r->wall >= 0.75 * r->boxes && (!i || r->builds <= rs[0].builds) &&
+		/* --max-points 2 and more buy wall time with builds: those are not held to "no more builds" */
+		met &= r->jobsec / r->wall >= 0.75 * r->boxes && (!i || r->points > 1 || r->builds <= rs[0].builds) &&
 		       (r->boxes < 4 || r->wall <= 0.4 * base);
 	}
-	printf("targets (parallelism >= 0.75 x boxes; on 4 boxes <= 0.4 x the wall time on %d; no more builds): %s\n",
+	printf("targets (parallelism >= 0.75 x boxes; on 4 boxes <= 0.4 x the wall time on %d; no more builds but with --max-points): %s\n",
 	       nsizes ? rs[0].boxes : 1, met ? "met" : "not all met");
 	char *rm[] = { "rm", "-rf", top, NULL };
 	if (!ret)

@@ -659,6 +659,53 @@ static void fill_axes(struct node *job, const struct box *b, const struct machin
 			node_set(job, axes[i][0], node_new_scalar(axes[i][1]));
 }
 
+/* boot.yaml: what `lkprobot box boot` does on the box (the kernel copied to rdir/bzImage). */
+static void boot_yaml(const struct box *b, const char *rdir, const char *cmdline, struct strbuf *out)
+{
+	struct node *boot = node_new(NODE_MAP);
+	char *kpath = xasprintf("%s/bzImage", rdir);
+
+	node_set(boot, "kernel", node_new_scalar(kpath));
+	if (b->initrd)
+		node_set(boot, "initrd", node_new_scalar(b->initrd));
+	struct node *cl = node_new_scalar(cmdline);
+	cl->quoted = 1;
+	node_set(boot, "cmdline", cl);
+	node_set(boot, "method", node_new_scalar(b->reboot ? "reboot" : "kexec"));
+	if (b->reboot) {
+		struct node *seq = node_new(NODE_SEQ);
+		for (char **a = b->reboot_cmd; *a; a++) {
+			struct node *v = node_new_scalar(*a);
+			v->quoted = 1;
+			node_push(seq, v);
+		}
+		node_set(boot, "reboot_cmd", seq);
+	}
+	yml_emit(out, boot);
+	node_free(boot);
+	free(kpath);
+}
+
+/* Back with the kernel (release) and parameters (want) asked for: 0; or it fell back to another one: 1, r filled. */
+static int booted_right(struct box *b, const struct probe *after, const char *release, const char *want,
+			struct store *s, struct box_run *r)
+{
+	bool params = true;
+	char *words = xstrdup(want);
+
+	for (char *w = strtok(words, " "); w; w = strtok(NULL, " "))
+		params &= has_word(after->cmdline.buf, w);
+	free(words);
+	if (!strcmp(after->release.buf, release) && params)
+		return 0;
+	r->job_state = "boot_failed";
+	r->reason = xasprintf("box %s came back running %s with the command line '%s', not %s with '%s': "
+			      "it did not boot the kernel under test", b->name, after->release.buf, after->cmdline.buf,
+			      release, want + 1);
+	box_failure(b, s, r);
+	return 1;
+}
+
 /* Boot the box into kernel: 0 it runs it, 1 it failed (r filled), -1 error. */
 static int box_boot(struct box *b, const char *kernel, const struct node *job, const char *id, const char *rdir,
 		    struct store *s, struct box_run *r, struct strbuf *err)
@@ -687,28 +734,7 @@ static int box_boot(struct box *b, const char *kernel, const struct node *job, c
 	job_boot_params(job, &want);
 	strbuf_add(&cmdline, want.buf, want.len);
 
-	/* boot.yaml: what `lkprobot box boot` does on the box */
-	struct node *boot = node_new(NODE_MAP);
-	char *kpath = xasprintf("%s/bzImage", rdir);
-	node_set(boot, "kernel", node_new_scalar(kpath));
-	if (b->initrd)
-		node_set(boot, "initrd", node_new_scalar(b->initrd));
-	struct node *cl = node_new_scalar(cmdline.buf);
-	cl->quoted = 1;
-	node_set(boot, "cmdline", cl);
-	node_set(boot, "method", node_new_scalar(b->reboot ? "reboot" : "kexec"));
-	if (b->reboot) {
-		struct node *seq = node_new(NODE_SEQ);
-		for (char **a = b->reboot_cmd; *a; a++) {
-			struct node *v = node_new_scalar(*a);
-			v->quoted = 1;
-			node_push(seq, v);
-		}
-		node_set(boot, "reboot_cmd", seq);
-	}
-	yml_emit(&out, boot);
-	node_free(boot);
-	free(kpath);
+	boot_yaml(b, rdir, cmdline.buf, &out);
 	char *cmd = xasprintf("cat > %s/boot.yaml", rdir);
 	rc = box_ssh_text(b, cmd, out.buf, out.len, 60, err);
 	free(cmd);
@@ -751,22 +777,7 @@ static int box_boot(struct box *b, const char *kernel, const struct node *job, c
 		ret = 1;
 		goto out;
 	}
-	/* the kernel and parameters asked for, or the box fell back to another one */
-	bool params = true;
-	char *words = xstrdup(want.buf);
-	for (char *w = strtok(words, " "); w; w = strtok(NULL, " "))
-		params &= has_word(after.cmdline.buf, w);
-	free(words);
-	if (strcmp(after.release.buf, release.buf) || !params) {
-		r->job_state = "boot_failed";
-		r->reason = xasprintf("box %s came back running %s with the command line '%s', not %s with '%s': "
-				      "it did not boot the kernel under test", b->name, after.release.buf,
-				      after.cmdline.buf, release.buf, want.buf + 1);
-		box_failure(b, s, r);
-		ret = 1;
-		goto out;
-	}
-	ret = 0;
+	ret = booted_right(b, &after, release.buf, want.buf, s, r);
 out:
 	strbuf_release(&before.release);
 	strbuf_release(&before.cmdline);
@@ -802,34 +813,129 @@ static char *printed_run_dir(const char *out, const char *prefix, const char *re
 	return dir;
 }
 
-int box_run(struct box *b, const char *kernel, const struct node *job, const struct machine *m, const char *result_dir,
-	    struct store *s, struct box_run *r, struct strbuf *err)
+/*
+ * What came home is checked: a job.yaml with a state, stats made here by
+ * this robot's parsers, the box's dmesg beside them; the box did its job
+ * (store). Problems are warnings: the run is there.
+ */
+static void check_home(const struct box *b, const char *rt, struct store *s, struct box_run *r)
 {
-	struct strbuf rel = STRBUF_INIT, yaml = STRBUF_INIT, out = STRBUF_INIT, e = STRBUF_INIT;
-	struct node *j = node_dup(job), *row = NULL;
-	char id[64], *rdir = NULL, *rt = NULL, *cmd = NULL, *box_dir = NULL, *tarf = NULL;
-	int ret = -1, rc, lock_fd = -1;
+	struct strbuf e = STRBUF_INIT;
 
-	memset(r, 0, sizeof(*r));
+	FILE *dm = tmpfile();
+	if (dm && !ssh_to(b, "dmesg", -1, fileno(dm), 60, &e)) {
+		struct strbuf text = STRBUF_INIT;
+		char *p = xasprintf("%s/dmesg", r->run_dir);
+		read_all(fileno(dm), &text);
+		if (access(p, F_OK) && fsutil_write_atomic(p, text.buf, text.len, &e))
+			fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
+		free(p);
+		strbuf_release(&text);
+	}
+	if (dm)
+		fclose(dm);
+	struct strbuf text = STRBUF_INIT;
+	char *jp = xasprintf("%s/job.yaml", r->run_dir);
+	struct node *got = strbuf_read_file(&text, jp) ? NULL : yml_load_one(text.buf, jp, &e);
+	const char *state = got ? node_str(node_get(got, "job_state")) : NULL;
+	static const char *const known[] = { "finished", "failed", "timeout", "killed", NULL };
+	r->job_state = "failed";
+	for (const char *const *k = known; state && *k; k++)
+		if (!strcmp(state, *k))
+			r->job_state = *k;
+	if (!state) {
+		r->reason = xasprintf("box %s: the result root has no job.yaml with a job_state", b->name);
+	} else if (node_str(node_get(got, "job_state_reason"))) {
+		r->reason = xstrdup(node_str(node_get(got, "job_state_reason")));
+	}
+	node_free(got);
+	free(jp);
+	strbuf_release(&text);
+	struct node *problems = node_new(NODE_MAP);
+	if (state && result_restat(r->run_dir, false, problems, &e))
+		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
+	node_free(problems);
+	if (result_update_matrix(rt, &e))
+		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
+	if (s && store_box_ok(s, b->name, (int64_t)time(NULL), &e) < 0)
+		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
+	strbuf_release(&e);
+}
+
+/*
+ * Home: the box's result tree (rdir/result) as a tar stream into tarf
+ * (only paths made here on its command line), unpacked aside, its one run
+ * (rel/tail) moved into a run directory of our own under rt (r->run_dir).
+ * 0, or -1 with err set.
+ */
+static int bring_home(const struct box *b, const char *rdir, const char *tail, const char *rel, const char *rt,
+		      const char *tarf, struct box_run *r, struct strbuf *err)
+{
+	char *aside = xstrndup(tarf, strlen(tarf) - strlen(".tar")), *from = xasprintf("%s/%s/%s", aside, rel, tail);
+	char *cmd = xasprintf("tar -C %s/result -cf - .", rdir);
+	int tfd = open(tarf, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int rc = tfd < 0 ? -1 : ssh_to(b, cmd, -1, tfd, 600, err);
+
+	if (tfd >= 0)
+		close(tfd);
+	char *tar[] = { "tar", "-xf", (char *)tarf, "-C", aside, "--no-same-owner", NULL };
+	if (!rc && (fsutil_mkdir_p(aside) || run_exec(tar, -1, 2, err)))
+		rc = -1;
+	if (!rc && (result_claim_run(rt, &r->run_dir, &(int){ 0 }, err) || rename(from, r->run_dir))) {
+		if (!err->len)
+			strbuf_setf(err, "%s: %s", from, strerror(errno));
+		rc = -1;
+	}
+	fsutil_remove_tree(aside);
+	free(aside);
+	free(from);
+	free(cmd);
+	return rc;
+}
+
+/*
+ * The box for one run: in service (else -2, err says so), and ours alone —
+ * one run at a time on a box: a second robot process waits (a kexec would
+ * pull the box from under the first). The lock's fd (-1: no lock file).
+ */
+static int box_take(const struct box *b, const char *result_dir, struct store *s, struct strbuf *err)
+{
+	struct node *row = NULL;
+
 	if (s && store_box_get(s, b->name, &row, err) < 0)
-		goto out;
+		return -2;
 	if (row && node_str(node_get(row, "in_service")) && !strcmp(node_str(node_get(row, "in_service")), "0")) {
 		const char *last = node_str(node_get(row, "last_error"));
 		strbuf_setf(err, "box %s is out of service (%s); 'lkprobot box enable %s' puts it back", b->name,
 			    last ? last : "taken out by hand", b->name);
-		goto out;
+		node_free(row);
+		return -2;
 	}
-	/* one run at a time on a box: a second robot process waits (a kexec would pull the box from under the first) */
+	node_free(row);
 	char *lock = xasprintf("%s/.boxes/%s.lock", result_dir, b->name);
 	*strrchr(lock, '/') = '\0';
 	fsutil_mkdir_p(lock);
 	lock[strlen(lock)] = '/';
-	lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (lock_fd >= 0 && flock(lock_fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
 		fprintf(stderr, "lkprobot: box %s: another run has it (%s); waiting\n", b->name, lock);
 		flock(lock_fd, LOCK_EX);
 	}
 	free(lock);
+	return lock_fd;
+}
+
+int box_run(struct box *b, const char *kernel, const struct node *job, const struct machine *m, const char *result_dir,
+	    struct store *s, struct box_run *r, struct strbuf *err)
+{
+	struct strbuf rel = STRBUF_INIT, yaml = STRBUF_INIT, out = STRBUF_INIT, e = STRBUF_INIT;
+	struct node *j = node_dup(job);
+	char id[64], *rdir = NULL, *rt = NULL, *cmd = NULL, *box_dir = NULL, *tarf = NULL;
+	int ret = -1, rc, lock_fd = -1;
+
+	memset(r, 0, sizeof(*r));
+	if ((lock_fd = box_take(b, result_dir, s, err)) < -1)
+		goto out;
 	if (!b->agent && box_connect(b, err))
 		goto out;
 	fill_axes(j, b, m);
@@ -883,31 +989,9 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 				    err->len ? err->buf : out.len ? (nl ? nl + 1 : out.buf) : "no output"), err);
 		goto out;
 	}
-	/*
-	 * Home: the box's result tree as a tar stream (only paths made here on
-	 * its command line), unpacked aside, its one run moved into a run
-	 * directory of our own; then checked and extracted again here.
-	 */
-	const char *tail = box_dir + strlen(rdir) + strlen("/result/") + rel.len + 1;
+	/* the result root home, then checked and its stats extracted again here */
 	tarf = xasprintf("%s/.boxes/%s.tar", result_dir, id);
-	char *aside = xasprintf("%s/.boxes/%s", result_dir, id), *from = xasprintf("%s/%s/%s", aside, rel.buf, tail);
-	int tfd = open(tarf, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	free(cmd);
-	cmd = xasprintf("tar -C %s/result -cf - .", rdir);
-	rc = tfd < 0 ? -1 : ssh_to(b, cmd, -1, tfd, 600, err);
-	if (tfd >= 0)
-		close(tfd);
-	char *tar[] = { "tar", "-xf", tarf, "-C", aside, "--no-same-owner", NULL };
-	if (!rc && (fsutil_mkdir_p(aside) || run_exec(tar, -1, 2, err)))
-		rc = -1;
-	if (!rc && (result_claim_run(rt, &r->run_dir, &(int){ 0 }, err) || rename(from, r->run_dir))) {
-		if (!err->len)
-			strbuf_setf(err, "%s: %s", from, strerror(errno));
-		rc = -1;
-	}
-	fsutil_remove_tree(aside);
-	free(aside);
-	free(from);
+	rc = bring_home(b, rdir, box_dir + strlen(rdir) + strlen("/result/") + rel.len + 1, rel.buf, rt, tarf, r, err);
 	if (rc) {
 		/* the run happened but is lost on the way: a failure of the box, recorded as such */
 		if (r->run_dir)
@@ -918,44 +1002,7 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 							 box_dir, err->len ? err->buf : "tar failed"), err);
 		goto out;
 	}
-	FILE *dm = tmpfile();
-	if (dm && !ssh_to(b, "dmesg", -1, fileno(dm), 60, &e)) {
-		struct strbuf text = STRBUF_INIT;
-		char *p = xasprintf("%s/dmesg", r->run_dir);
-		read_all(fileno(dm), &text);
-		if (access(p, F_OK) && fsutil_write_atomic(p, text.buf, text.len, &e))
-			fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
-		free(p);
-		strbuf_release(&text);
-	}
-	if (dm)
-		fclose(dm);
-	/* what came home is checked: a job.yaml with a state, stats made here by this robot's parsers */
-	struct strbuf text = STRBUF_INIT;
-	char *jp = xasprintf("%s/job.yaml", r->run_dir);
-	struct node *got = strbuf_read_file(&text, jp) ? NULL : yml_load_one(text.buf, jp, &e);
-	const char *state = got ? node_str(node_get(got, "job_state")) : NULL;
-	static const char *const known[] = { "finished", "failed", "timeout", "killed", NULL };
-	r->job_state = "failed";
-	for (const char *const *k = known; state && *k; k++)
-		if (!strcmp(state, *k))
-			r->job_state = *k;
-	if (!state) {
-		r->reason = xasprintf("box %s: the result root has no job.yaml with a job_state", b->name);
-	} else if (node_str(node_get(got, "job_state_reason"))) {
-		r->reason = xstrdup(node_str(node_get(got, "job_state_reason")));
-	}
-	node_free(got);
-	free(jp);
-	strbuf_release(&text);
-	struct node *problems = node_new(NODE_MAP);
-	if (state && result_restat(r->run_dir, false, problems, &e))
-		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
-	node_free(problems);
-	if (result_update_matrix(rt, &e))
-		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
-	if (s && store_box_ok(s, b->name, (int64_t)time(NULL), &e) < 0)
-		fprintf(stderr, "lkprobot: warning: %s\n", e.buf);
+	check_home(b, rt, s, r);
 	free(cmd);
 	cmd = xasprintf("rm -rf %s", rdir);
 	box_ssh(b, cmd, -1, NULL, 120, &e);
@@ -976,7 +1023,6 @@ out:
 	free(rdir);
 	free(rt);
 	node_free(j);
-	node_free(row);
 	strbuf_release(&rel);
 	strbuf_release(&yaml);
 	strbuf_release(&out);

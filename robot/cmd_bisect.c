@@ -651,6 +651,343 @@ static void print_text(const struct driver *d, const struct bisect_outcome *o, c
 	       d->range->n, o->commits, d->builds, o->runs, id);
 }
 
+/* What the command line (or, with --resume, the store's record) asks for. */
+struct bargs {
+	const char *tree, *good, *bad, *metric, *provider, *kconfig, *result_dir, *db, *accel, *cache;
+	long long resume;
+	size_t max_points;
+	bool first_parent, json;
+	struct jobopts *jo;
+	struct compare_floors *floors;
+	struct provider_cli *cli;
+};
+
+/* One bisection's resources, from the store to the provider; session_release() lets them go. */
+struct bsession {
+	struct bargs *a;
+	struct lkp_ctx *ctx;
+	struct job_env env;
+	struct atomic_list jobs;
+	struct gitrepo *repo;
+	struct gitrepo_range range;
+	struct machine m;
+	struct driver d;
+	struct bisect_outcome outcome;
+	struct runstore rs;
+	struct store_bisection sb;
+	struct provider_options *popts;
+	struct provider_config pc;
+	bool have_m, have_rs;
+	char *cache, *picked, *picked_testbox;
+	char res_real[PATH_MAX], data_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
+	long long id;
+	int lock_fd;
+};
+
+/* How a phase of the session ended badly: the input (exit 2) or the work (exit 1). */
+enum { SESSION_FAIL = -1, SESSION_BAD = -2 };
+
+/* The result directory and the store; with --resume, the recorded arguments. */
+static int session_store(struct bsession *s, struct strbuf *err)
+{
+	struct bargs *a = s->a;
+
+	if (a->accel && qemu_accel_option(a->accel, err))
+		return SESSION_BAD;
+	if (fsutil_mkdir_p(a->result_dir) || !realpath(a->result_dir, s->res_real)) {
+		strbuf_setf(err, "%s: cannot create the result directory", a->result_dir);
+		return SESSION_BAD;
+	}
+	if (runstore_open(&s->rs, true, a->db, s->res_real, err))
+		return SESSION_BAD;
+	s->have_rs = true;
+	if (!a->resume) {
+		if (!a->tree || !a->good || !a->bad) {
+			strbuf_setf(err, "bisect needs --tree, --good and --bad (or --resume ID); see 'lkprobot bisect --help'");
+			return SESSION_BAD;
+		}
+		return 0;
+	}
+	struct store_bisection *sb = &s->sb;
+	if (store_bisection_get(s->rs.store, a->resume, sb, err))
+		return SESSION_BAD;
+	/* the recorded arguments; the job file and overrides are in sb too */
+	a->tree = sb->tree;
+	a->good = sb->good;
+	a->bad = sb->bad;
+	a->metric = a->metric ? a->metric : sb->metric;
+	a->provider = sb->provider;
+	a->first_parent = sb->first_parent;
+	if (sb->overrides && strspn(sb->overrides, " \n{}") < strlen(sb->overrides) && jobopts_set(a->jo, sb->overrides, err))
+		return SESSION_BAD;
+	s->id = a->resume;
+	return 0;
+}
+
+/* The provider and its options, the machine, the one atomic job, the range, the cache. */
+static int session_job(struct bsession *s, int argc, char **argv, struct strbuf *err)
+{
+	struct bargs *a = s->a;
+	struct jobopts *jo = a->jo;
+
+	if (a->resume) {
+		char *args[] = { "bisect", s->sb.job, NULL };
+		optind = 1;
+		if (jobopts_args(jo, 2, args, s->ctx->cmd, err))
+			return SESSION_BAD;
+	} else if (jobopts_args(jo, argc, argv, s->ctx->cmd, err)) {
+		return SESSION_BAD;
+	}
+	if (lkpetc_load(err))
+		return SESSION_BAD;
+	s->d.ops = provider_find(a->provider);
+	if (!s->d.ops) {
+		struct strbuf names = STRBUF_INIT;
+		provider_names(&names, ",");
+		strbuf_setf(err, "--provider: '%s' is not a provider (%s)", a->provider, names.buf);
+		strbuf_release(&names);
+		return SESSION_BAD;
+	}
+	s->popts = provider_options_new(s->d.ops);
+	if (provider_cli_apply(a->cli, s->popts, err))
+		return SESSION_BAD;
+	s->pc = (struct provider_config){ .tree = a->tree, .result_dir = a->result_dir, .kconfig = a->kconfig,
+					  .db = a->db, .progress = isatty(2), .opts = s->popts };
+	if (provider_check(s->d.ops, &s->pc, err))
+		return SESSION_BAD;
+	/* the provider's machine when none is given (a box's tbox_group, QEMU's qemu-pmem) */
+	if (!jo->testbox) {
+		if (provider_testbox(s->d.ops, &s->pc, &s->picked_testbox, err))
+			return SESSION_BAD;
+		jo->testbox = s->picked_testbox;
+	}
+	if (machine_get(&s->m, s->ctx->data_dir, jo->testbox, err))
+		return SESSION_BAD;
+	s->have_m = true;
+	if (!jo->testbox)
+		jo->testbox = s->m.hostname;
+	jobopts_env(jo, s->ctx, &s->env);
+	if (jobopts_atomic_jobs(jo, &s->env, &s->jobs, err))
+		return SESSION_BAD;
+	if (s->jobs.n != 1) {
+		strbuf_setf(err, "the job splits into %zu atomic jobs; bisect follows one: choose with key=value overrides",
+			    s->jobs.n);
+		return SESSION_BAD;
+	}
+	if (engine_check(s->jobs.v[0], err))
+		return SESSION_BAD;
+	if (gitrepo_open(&s->repo, a->tree, err) || gitrepo_resolve(s->repo, a->bad, s->bad_id, err) ||
+	    gitrepo_resolve(s->repo, a->good, s->d.good, err) ||
+	    gitrepo_range(s->repo, s->d.good, s->bad_id, a->first_parent, &s->range, err))
+		return SESSION_BAD;
+	if (a->cache) {
+		s->cache = xstrdup(a->cache);
+	} else {
+		struct strbuf cd = STRBUF_INIT;
+		kbuild_cache_dir(&cd);
+		s->cache = strbuf_detach(&cd);
+	}
+	if (!realpath(s->ctx->data_dir, s->data_real)) {
+		strbuf_setf(err, "cannot tell where lkprobot's data is");
+		return SESSION_BAD;
+	}
+	return 0;
+}
+
+/*
+ * The head's lock, the provider opened, the driver ready. One bisection of
+ * a head at a time (a service restarted while its killed bisection's last
+ * children still end, a second service): the lock is held for the
+ * bisection's life, and under it the bisection of the same arguments in
+ * the store goes on, never a second one.
+ */
+static int session_provider(struct bsession *s, struct strbuf *err)
+{
+	struct driver *d = &s->d;
+	size_t n = s->range.n;
+
+	if ((s->lock_fd = head_lock(s->cache, s->a->tree, s->bad_id, err)) < 0)
+		return SESSION_FAIL;
+	s->pc.result_dir = s->res_real;
+	s->pc.cache = s->cache;
+	s->pc.data_dir = s->data_real;
+	s->pc.testbox = s->a->jo->testbox;
+	struct strbuf label = STRBUF_INIT;
+	strbuf_addf(&label, "bisect %.12s..%.12s of %s", d->good, s->bad_id, s->a->tree);
+	s->pc.label = label.buf;
+	d->prov = fsutil_mkdir_p(s->cache) ? NULL : provider_open(d->ops, &s->pc, err);
+	strbuf_release(&label);
+	if (!d->prov)
+		return SESSION_FAIL;
+	if (d->ops->kconfig(d->prov))
+		node_set(s->jobs.v[0], "kconfig", node_new_scalar(d->ops->kconfig(d->prov)));
+	d->job = s->jobs.v[0];
+	/* the job's own floors, after the command line's (which win) */
+	if (compare_floors_add_map(s->a->floors, node_get(d->job, "change_floor"), "change_floor", err))
+		return SESSION_BAD;
+	d->m = &s->m;
+	d->range = &s->range;
+	d->result_dir = s->res_real;
+	d->untestable = xcalloc(n + 1, sizeof(bool));
+	d->why_untestable = xcalloc(n + 1, sizeof(char *));
+	/* the rounds' orders: random, and recorded in every run (the interleave key of its job.yaml) */
+	if (getrandom(&d->rng, sizeof(d->rng), 0) != sizeof(d->rng) || !d->rng)
+		d->rng = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
+	d->built = xcalloc(n + 1, sizeof(bool));
+	d->failures = xcalloc(n + 1, 1);
+	d->rs = &s->rs;
+	d->progress = isatty(2);
+	d->expect_steps = bisect_log2_ceil(n);
+	return 0;
+}
+
+/* The bisection's row in the store: a new one, or the same bisection again (its runs reused). */
+static int session_record(struct bsession *s, struct strbuf *err)
+{
+	struct bargs *a = s->a;
+
+	if (s->id)
+		return 0;
+	struct store_bisection nb = { .tree = (char *)a->tree, .good = s->d.good, .bad = s->bad_id,
+				      .job = a->jo->files[0], .provider = (char *)a->provider,
+				      .first_parent = a->first_parent, .metric = (char *)a->metric };
+	struct strbuf ov = STRBUF_INIT;
+	yml_emit(&ov, a->jo->overrides);
+	nb.overrides = ov.buf;
+	s->id = store_bisection_same(s->rs.store, &nb, err);
+	if (s->id > 0) {
+		fprintf(stderr, "lkprobot: going on with bisection %lld of the store (the same arguments)\n", s->id);
+		if (store_bisection_end(s->rs.store, s->id, a->metric, "running", NULL, NULL, err))
+			s->id = -1;
+	} else if (!s->id) {
+		s->id = store_bisection_add(s->rs.store, &nb, err);
+	}
+	strbuf_release(&ov);
+	return s->id < 0 ? SESSION_FAIL : 0;
+}
+
+static void session_print(struct bsession *s, const char *metric)
+{
+	struct strbuf err = STRBUF_INIT;
+	const struct bisect_outcome *o = &s->outcome;
+
+	if (s->a->json) {
+		print_json(&s->d, o, metric, s->id);
+	} else {
+		struct gitrepo_commit gc = { 0 };
+		bool have = o->status == BISECT_FOUND && !gitrepo_commit_info(s->repo, commit_of(&s->d, o->culprit), &gc, &err);
+		print_text(&s->d, o, metric, have ? gc.subject : NULL, s->id);
+		if (have)
+			gitrepo_commit_release(&gc);
+	}
+	strbuf_release(&err);
+}
+
+/* The metric (the test's own that changed, when none is asked for), the bisection, its outcome: the exit code. */
+static int session_bisect(struct bsession *s, struct strbuf *err)
+{
+	struct driver *d = &s->d;
+	struct bargs *a = s->a;
+	const char *metric = a->metric;
+
+	if (!metric) {
+		bool nochange = false;
+		if (!(s->picked = pick_metric(d, a->floors, 5, &nochange, err)) && !nochange)
+			return SESSION_FAIL;
+		if (nochange) {
+			/* the ends measured: no metric of the test moved by the decision, nor may more rounds show one */
+			s->outcome.status = BISECT_NOT_REPRODUCED;
+			snprintf(s->outcome.why, sizeof(s->outcome.why),
+				 "no metric of the test changed between the good and the bad end (5 rounds), nor may more show one");
+			store_bisection_end(s->rs.store, s->id, NULL, status_name(s->outcome.status), NULL, s->outcome.why, err);
+			session_print(s, "");
+			return EXIT_FAIL;
+		}
+		metric = a->metric = s->picked;
+		fprintf(stderr, "lkprobot: bisecting %s: the metric of the test that changed most between the ends\n",
+			metric);
+	}
+	d->metric = metric;
+	if (d->progress)
+		fprintf(stderr, "bisect: %zu commits between %.12s and %.12s, about %zu steps\n", s->range.n, d->good,
+			s->bad_id, d->expect_steps);
+	struct bisect_oracle o = { run_batch, samples, d, progress, slots };
+	struct bisect_opts bo = { 0 };
+	bo.metric = compare_metric_spec(a->floors, metric);
+	bo.max_points = a->max_points;
+	bo.seed = d->rng;	/* as pick_metric left it: its batch ids are not drawn again */
+	if (bisect_run(s->range.n, s->range.parents, s->range.nparents, &o, &bo, &s->outcome, err)) {
+		if (d->untestable[s->range.n] || d->untestable[s->range.n - 1])
+			end_untestable(d, d->untestable[s->range.n - 1] ? s->range.n - 1 : s->range.n, err);
+		return SESSION_FAIL;
+	}
+	store_bisection_end(s->rs.store, s->id, metric, status_name(s->outcome.status),
+			    s->outcome.status == BISECT_FOUND ? commit_of(d, s->outcome.culprit) : NULL, s->outcome.why, err);
+	session_print(s, metric);
+	return s->outcome.status == BISECT_FOUND ? EXIT_OK : EXIT_FAIL;
+}
+
+static void session_release(struct bsession *s)
+{
+	struct driver *d = &s->d;
+
+	bisect_outcome_release(&s->outcome);
+	if (d->prov)
+		d->ops->close(d->prov);
+	free(d->prepared);
+	for (size_t i = 0; d->why_untestable && i <= s->range.n; i++)
+		free(d->why_untestable[i]);
+	free(d->why_untestable);
+	free(d->rbuf);
+	free(d->untestable);
+	free(d->built);
+	free(d->failures);
+	free(d->buf);
+	free(s->picked);
+	free(s->picked_testbox);
+	gitrepo_range_release(&s->range);
+	gitrepo_close(s->repo);
+	if (s->have_m)
+		machine_release(&s->m);
+	if (s->have_rs)
+		runstore_close(&s->rs);
+	if (s->a->resume)
+		store_bisection_release(&s->sb);
+	jobopts_atomic_release(&s->jobs);
+	free(s->cache);
+	provider_options_free(s->popts);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+}
+
+/* The bisection the arguments ask for, from the store to its outcome: the exit code, errors said. */
+static int bisect_session(struct bargs *a, int argc, char **argv, struct lkp_ctx *ctx)
+{
+	struct bsession s = { .a = a, .ctx = ctx, .lock_fd = -1 };
+	struct strbuf err = STRBUF_INIT;
+	int rc;
+
+	if (!(rc = session_store(&s, &err)) && !(rc = session_job(&s, argc, argv, &err)) &&
+	    !(rc = session_provider(&s, &err)) && !(rc = session_record(&s, &err)))
+		rc = session_bisect(&s, &err);
+	if (rc == SESSION_FAIL) {
+		/* a bisection that could not be made ends as failed, with why: never "running" for ever */
+		if (s.id > 0 && s.have_rs) {
+			struct strbuf e2 = STRBUF_INIT;
+			store_bisection_end(s.rs.store, s.id, a->metric, "failed", NULL, err.buf, &e2);
+			strbuf_release(&e2);
+		}
+		if (a->json && s.d.range)
+			print_json_failed(&s.d, s.id, a->metric, err.buf);
+		rc = cmd_error(EXIT_FAIL, "%s", err.buf);
+	} else if (rc == SESSION_BAD) {
+		rc = cmd_error(EXIT_USAGE, "%s", err.buf);
+	}
+	session_release(&s);
+	strbuf_release(&err);
+	return rc;
+}
+
 int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	struct option longopts[96] = {
@@ -672,27 +1009,17 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		{ "db", required_argument, NULL, OPT_DB },
 	};
 	struct jobopts jo;
-	struct job_env env;
-	struct atomic_list jobs = { 0 };
 	struct strbuf err = STRBUF_INIT;
-	struct gitrepo *repo = NULL;
-	struct gitrepo_range range = { 0 };
-	struct machine m = { 0 };
-	struct driver d = { 0 };
-	struct bisect_outcome outcome = { 0 };
-	struct runstore rs = { 0 };
-	struct store_bisection sb = { 0 };
 	struct compare_floors floors = { 0 };
 	struct provider_cli cli = { 0 };
-	struct provider_options *popts = NULL;
-	bool have_m = false, have_rs = false, first_parent = false, json = false;
+	bool first_parent = false, json = false;
 	const char *tree = NULL, *good = NULL, *bad = NULL, *metric = NULL, *provider = "local", *kconfig = NULL;
 	const char *result_dir = "/lkp/result", *db = NULL;
 	const char *accel = NULL;
-	char *cache = NULL, *picked = NULL, *picked_testbox = NULL, res_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
-	long long resume = 0, id = 0;
+	char *cache = NULL;
+	long long resume = 0;
 	size_t max_points = 0;
-	int c, r, ret = EXIT_USAGE, lock_fd = -1;
+	int c, r, ret = EXIT_USAGE;
 
 	size_t nl = 0;
 	while (longopts[nl].name)
@@ -750,243 +1077,17 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 			goto out;
 		}
 	}
-	if (accel && qemu_accel_option(accel, &err))
-		goto bad;
-	if (fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real)) {
-		strbuf_setf(&err, "%s: cannot create the result directory", result_dir);
-		goto bad;
-	}
-	if (runstore_open(&rs, true, db, res_real, &err))
-		goto bad;
-	have_rs = true;
-	if (resume) {
-		if (store_bisection_get(rs.store, resume, &sb, &err))
-			goto bad;
-		/* the recorded arguments; the job file and overrides are in sb too */
-		tree = sb.tree;
-		good = sb.good;
-		bad = sb.bad;
-		metric = metric ? metric : sb.metric;
-		provider = sb.provider;
-		first_parent = sb.first_parent;
-		if (sb.overrides && strspn(sb.overrides, " \n{}") < strlen(sb.overrides) && jobopts_set(&jo, sb.overrides, &err))
-			goto bad;
-		char *args[] = { "bisect", sb.job, NULL };
-		optind = 1;
-		if (jobopts_args(&jo, 2, args, ctx->cmd, &err))
-			goto bad;
-		id = resume;
-	} else {
-		if (!tree || !good || !bad) {
-			strbuf_setf(&err, "bisect needs --tree, --good and --bad (or --resume ID); see 'lkprobot bisect --help'");
-			goto bad;
-		}
-		if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
-			goto bad;
-	}
-	if (lkpetc_load(&err))
-		goto bad;
-	d.ops = provider_find(provider);
-	if (!d.ops) {
-		struct strbuf names = STRBUF_INIT;
-		provider_names(&names, ",");
-		strbuf_setf(&err, "--provider: '%s' is not a provider (%s)", provider, names.buf);
-		strbuf_release(&names);
-		goto bad;
-	}
-	popts = provider_options_new(d.ops);
-	if (provider_cli_apply(&cli, popts, &err))
-		goto bad;
-	struct provider_config pc = { .tree = tree, .result_dir = result_dir, .kconfig = kconfig, .db = db,
-				      .progress = isatty(2), .opts = popts };
-	if (provider_check(d.ops, &pc, &err))
-		goto bad;
-	/* the provider's machine when none is given (a box's tbox_group, QEMU's qemu-pmem) */
-	if (!jo.testbox) {
-		if (provider_testbox(d.ops, &pc, &picked_testbox, &err))
-			goto bad;
-		jo.testbox = picked_testbox;
-	}
-	if (machine_get(&m, ctx->data_dir, jo.testbox, &err))
-		goto bad;
-	have_m = true;
-	if (!jo.testbox)
-		jo.testbox = m.hostname;
-	jobopts_env(&jo, ctx, &env);
-	if (jobopts_atomic_jobs(&jo, &env, &jobs, &err))
-		goto bad;
-	if (jobs.n != 1) {
-		strbuf_setf(&err, "the job splits into %zu atomic jobs; bisect follows one: choose with key=value overrides",
-			    jobs.n);
-		goto bad;
-	}
-	if (engine_check(jobs.v[0], &err))
-		goto bad;
-	if (gitrepo_open(&repo, tree, &err) || gitrepo_resolve(repo, bad, bad_id, &err) ||
-	    gitrepo_resolve(repo, good, d.good, &err) || gitrepo_range(repo, d.good, bad_id, first_parent, &range, &err))
-		goto bad;
-	if (!cache) {
-		struct strbuf cd = STRBUF_INIT;
-		kbuild_cache_dir(&cd);
-		cache = strbuf_detach(&cd);
-	}
-	char data_real[PATH_MAX];
-	if (!realpath(ctx->data_dir, data_real)) {
-		strbuf_setf(&err, "cannot tell where lkprobot's data is");
-		goto bad;
-	}
-	/*
-	 * One bisection of a head at a time (a service restarted while its
-	 * killed bisection's last children still end, a second service): the
-	 * lock is held for the bisection's life, and under it the bisection of
-	 * the same arguments in the store goes on, never a second one.
-	 */
-	if ((lock_fd = head_lock(cache, tree, bad_id, &err)) < 0)
-		goto fail;
-	pc.result_dir = res_real;
-	pc.cache = cache;
-	pc.data_dir = data_real;
-	pc.testbox = jo.testbox;
-	struct strbuf label = STRBUF_INIT;
-	strbuf_addf(&label, "bisect %.12s..%.12s of %s", d.good, bad_id, tree);
-	pc.label = label.buf;
-	d.prov = fsutil_mkdir_p(cache) ? NULL : provider_open(d.ops, &pc, &err);
-	strbuf_release(&label);
-	if (!d.prov)
-		goto fail;
-	if (d.ops->kconfig(d.prov))
-		node_set(jobs.v[0], "kconfig", node_new_scalar(d.ops->kconfig(d.prov)));
-	d.job = jobs.v[0];
-	/* the job's own floors, after the command line's (which win) */
-	if (compare_floors_add_map(&floors, node_get(d.job, "change_floor"), "change_floor", &err))
-		goto bad;
-	d.m = &m;
-	d.range = &range;
-	d.result_dir = res_real;
-	d.untestable = xcalloc(range.n + 1, sizeof(bool));
-	d.why_untestable = xcalloc(range.n + 1, sizeof(char *));
-	/* the rounds' orders: random, and recorded in every run (the interleave key of its job.yaml) */
-	if (getrandom(&d.rng, sizeof(d.rng), 0) != sizeof(d.rng) || !d.rng)
-		d.rng = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
-	d.built = xcalloc(range.n + 1, sizeof(bool));
-	d.failures = xcalloc(range.n + 1, 1);
-	d.rs = &rs;
-	d.progress = isatty(2);
-	d.expect_steps = bisect_log2_ceil(range.n);
-	if (!id) {
-		struct store_bisection nb = { .tree = (char *)tree, .good = d.good, .bad = bad_id,
-					      .job = jo.files[0], .provider = (char *)provider,
-					      .first_parent = first_parent, .metric = (char *)metric };
-		struct strbuf ov = STRBUF_INIT;
-		yml_emit(&ov, jo.overrides);
-		nb.overrides = ov.buf;
-		/* the same bisection again (a killed one, a head tested again): the same row, its runs reused */
-		id = store_bisection_same(rs.store, &nb, &err);
-		if (id > 0) {
-			fprintf(stderr, "lkprobot: going on with bisection %lld of the store (the same arguments)\n",
-				(long long)id);
-			if (store_bisection_end(rs.store, id, metric, "running", NULL, NULL, &err))
-				id = -1;
-		} else if (!id) {
-			id = store_bisection_add(rs.store, &nb, &err);
-		}
-		strbuf_release(&ov);
-		if (id < 0)
-			goto fail;
-	}
-	struct bisect_opts bo = { 0 };
-	if (!metric) {
-		bool nochange = false;
-		if (!(picked = pick_metric(&d, &floors, 5, &nochange, &err)) && !nochange)
-			goto fail;
-		if (nochange) {
-			/* the ends measured: no metric of the test moved by the decision, nor may more rounds show one */
-			outcome.status = BISECT_NOT_REPRODUCED;
-			snprintf(outcome.why, sizeof(outcome.why),
-				 "no metric of the test changed between the good and the bad end (5 rounds), nor may more show one");
-			store_bisection_end(rs.store, id, NULL, status_name(outcome.status), NULL, outcome.why, &err);
-			if (json)
-				print_json(&d, &outcome, "", id);
-			else
-				print_text(&d, &outcome, "", NULL, id);
-			ret = EXIT_FAIL;
-			goto out;
-		}
-		metric = picked;
-		fprintf(stderr, "lkprobot: bisecting %s: the metric of the test that changed most between the ends\n",
-			metric);
-	}
-	d.metric = metric;
-	if (d.progress)
-		fprintf(stderr, "bisect: %zu commits between %.12s and %.12s, about %zu steps\n", range.n, d.good, bad_id,
-			d.expect_steps);
-	struct bisect_oracle o = { run_batch, samples, &d, progress, slots };
-	bo.metric = compare_metric_spec(&floors, metric);
-	bo.max_points = max_points;
-	bo.seed = d.rng;	/* as pick_metric left it: its batch ids are not drawn again */
-	if (bisect_run(range.n, range.parents, range.nparents, &o, &bo, &outcome, &err)) {
-		if (d.untestable[range.n] || d.untestable[range.n - 1])
-			end_untestable(&d, d.untestable[range.n - 1] ? range.n - 1 : range.n, &err);
-		goto fail;
-	}
-	store_bisection_end(rs.store, id, metric, status_name(outcome.status),
-			    outcome.status == BISECT_FOUND ? commit_of(&d, outcome.culprit) : NULL, outcome.why, &err);
-	if (json) {
-		print_json(&d, &outcome, metric, id);
-	} else {
-		struct gitrepo_commit gc = { 0 };
-		bool have = outcome.status == BISECT_FOUND &&
-			    !gitrepo_commit_info(repo, commit_of(&d, outcome.culprit), &gc, &err);
-		print_text(&d, &outcome, metric, have ? gc.subject : NULL, id);
-		if (have)
-			gitrepo_commit_release(&gc);
-	}
-	ret = outcome.status == BISECT_FOUND ? EXIT_OK : EXIT_FAIL;
-	goto out;
-fail:
-	/* a bisection that could not be made ends as failed, with why: never "running" for ever */
-	if (id > 0 && have_rs) {
-		struct strbuf e2 = STRBUF_INIT;
-		store_bisection_end(rs.store, id, metric, "failed", NULL, err.buf, &e2);
-		strbuf_release(&e2);
-	}
-	if (json && d.range)
-		print_json_failed(&d, id, metric, err.buf);
-	ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+	struct bargs a = { tree, good, bad, metric, provider, kconfig, result_dir, db, accel, cache, resume, max_points,
+			   first_parent, json, &jo, &floors, &cli };
+	ret = bisect_session(&a, argc, argv, ctx);
 	goto out;
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
-	bisect_outcome_release(&outcome);
-	if (d.prov)
-		d.ops->close(d.prov);
-	free(d.prepared);
-	for (size_t i = 0; d.why_untestable && i <= range.n; i++)
-		free(d.why_untestable[i]);
-	free(d.why_untestable);
-	free(d.rbuf);
 	compare_floors_release(&floors);
-	free(d.untestable);
-	free(d.built);
-	free(d.failures);
-	free(d.buf);
-	free(picked);
-	free(picked_testbox);
-	gitrepo_range_release(&range);
-	gitrepo_close(repo);
-	if (have_m)
-		machine_release(&m);
-	if (have_rs)
-		runstore_close(&rs);
-	if (resume)
-		store_bisection_release(&sb);
-	jobopts_atomic_release(&jobs);
 	jobopts_release(&jo);
 	free(cache);
 	provider_cli_release(&cli);
-	provider_options_free(popts);
-	if (lock_fd >= 0)
-		close(lock_fd);
 	strbuf_release(&err);
 	return ret;
 }

@@ -22,7 +22,7 @@
 
 #include "bisect-sim.h"
 
-/* Bisect the scenario; on a farm (s->slots) with at most max_points commits a step (0: as the slots allow). */
+/* Bisect the scenario; on a farm (s->slots) with at most max_points commits a step (0 or 1: one, as on one box). */
 static int run_points(struct scenario *s, size_t max_points, struct bisect_outcome *out)
 {
 	struct bisect_oracle o = { sim_run, sim_samples, s, NULL, s->slots ? sim_slots : NULL };
@@ -284,11 +284,11 @@ static void test_drift_machine(void **state)
 }
 
 /*
- * Multisection: with 8 runs at once and a shift that needs one round a
- * verdict, steps test several commits at once — the same culprit as one
- * at a time, in fewer waves, and never more than twice the builds of a
- * clean bisection; with 1 slot, or --max-points 1, exactly the bisection
- * of one box.
+ * Multisection: with 8 runs at once, a shift that needs one round a
+ * verdict and --max-points 8, steps test several commits at once — the
+ * same culprit as one at a time, in fewer waves, and never more than twice
+ * the builds of a clean bisection; without --max-points (a farm's default:
+ * no more builds than one box), exactly the bisection of one box.
  */
 static void test_multisection(void **state)
 {
@@ -308,7 +308,7 @@ static void test_multisection(void **state)
 	s.noise = 0.01;
 	s.slots = 8;
 	shift_from(&s, 137, -0.30);
-	assert_int_equal(run(&s, &farm), 0);
+	assert_int_equal(run_points(&s, 8, &farm), 0);
 	waves_farm = s.waves;
 	release(&s);
 
@@ -316,7 +316,7 @@ static void test_multisection(void **state)
 	s.noise = 0.01;
 	s.slots = 8;
 	shift_from(&s, 137, -0.30);
-	assert_int_equal(run_points(&s, 1, &capped), 0);
+	assert_int_equal(run(&s, &capped), 0);
 	release(&s);
 
 	assert_int_equal(one.status, BISECT_FOUND);
@@ -330,7 +330,7 @@ static void test_multisection(void **state)
 	print_message("multisection: one box %zu waves %zu builds, 8 boxes %zu waves %zu builds\n", waves_one, one.commits,
 		      waves_farm, farm.commits);
 	assert_true(waves_farm * 2 < waves_one);
-	/* one commit a step: the same commits as on one box, in the same order */
+	/* the farm's default, one commit a step: the same commits as on one box, in the same order */
 	assert_int_equal(capped.status, BISECT_FOUND);
 	assert_int_equal(capped.commits, one.commits);
 	assert_int_equal(capped.nsteps, one.nsteps);
@@ -360,7 +360,7 @@ static void test_multisection_accuracy(void **state)
 		s.slots = k % 2 ? 4 : 16;
 		for (size_t i = 0; i + 1 < n; i++)
 			s.broken[i] = i != culprit && uniform(&s) < 0.05;
-		assert_int_equal(run(&s, &out), 0);
+		assert_int_equal(run_points(&s, 64, &out), 0);
 		bool ok = (out.status == BISECT_FOUND || out.located) && out.culprit == culprit;
 		wrong += (out.status == BISECT_FOUND || out.located) && !ok;
 		if (fabs(shift) >= 3 * s.noise) {
@@ -377,7 +377,7 @@ static void test_multisection_accuracy(void **state)
 		linear(&s, 50, 7000 + k);
 		s.noise = 0.01 + uniform(&s) * 0.09;
 		s.slots = 8;
-		assert_int_equal(run(&s, &out), 0);
+		assert_int_equal(run_points(&s, 64, &out), 0);
 		named_on_nochange += out.status == BISECT_FOUND;
 		bisect_outcome_release(&out);
 		release(&s);
@@ -387,7 +387,7 @@ static void test_multisection_accuracy(void **state)
 	struct bisect_outcome out;
 	merge_scenario(&s);
 	s.slots = 8;
-	assert_int_equal(run(&s, &out), 0);
+	assert_int_equal(run_points(&s, 64, &out), 0);
 	assert_int_equal(out.status, BISECT_FOUND);
 	assert_int_equal(out.culprit, 12);
 	bisect_outcome_release(&out);
@@ -398,6 +398,35 @@ static void test_multisection_accuracy(void **state)
 	assert_true(big_right * 100 >= big * 95);
 	assert_int_equal(over, 0);
 	assert_int_equal(named_on_nochange, 0);
+}
+
+/*
+ * A farm without --max-points: on 4 or 16 boxes, over the seeded ranges
+ * (merges, broken commits, noise), the same commits built and the same
+ * outcome as on one box — never more builds (issue 20).
+ */
+static void test_farm_no_more_builds(void **state)
+{
+	(void)state;
+	for (uint64_t k = 0; k < 60; k++) {
+		struct bisect_outcome out[2];
+		for (int farm = 0; farm < 2; farm++) {
+			struct scenario s;
+			size_t n, culprit;
+			double shift;
+			seeded_range(&s, k, &n, &culprit, &shift);
+			s.slots = farm ? (k % 2 ? 4 : 16) : 0;
+			for (size_t i = 0; i + 1 < n; i++)
+				s.broken[i] = i != culprit && uniform(&s) < 0.05;
+			assert_int_equal(run(&s, &out[farm]), 0);
+			release(&s);
+		}
+		assert_int_equal(out[1].commits, out[0].commits);
+		assert_int_equal(out[1].status, out[0].status);
+		assert_int_equal(out[1].culprit, out[0].culprit);
+		bisect_outcome_release(&out[0]);
+		bisect_outcome_release(&out[1]);
+	}
 }
 
 /*
@@ -475,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_rounds_and_tags),
 		cmocka_unit_test(test_multisection),
 		cmocka_unit_test(test_multisection_accuracy),
+		cmocka_unit_test(test_farm_no_more_builds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
