@@ -6,7 +6,6 @@
 #include "mailconf.h"
 #include "mime.h"
 #include "../lib/util/conf.h"
-#include "../lib/util/yml.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -96,8 +95,7 @@ static int load_map(struct mailconf *c, const char *file, const struct node *m, 
 
 int mailconf_load(struct mailconf *c, const char *path, struct strbuf *err)
 {
-	struct strbuf text = STRBUF_INIT;
-	struct node *doc = NULL;
+	struct node *doc;
 	int ret = -1;
 
 	memset(c, 0, sizeof(*c));
@@ -106,21 +104,17 @@ int mailconf_load(struct mailconf *c, const char *path, struct strbuf *err)
 	bool given = path && *path;
 	if (!given)
 		path = DEFAULT_PATH;
-	if (strbuf_read_file(&text, path)) {
+	if (!(doc = conf_load_file(path, err))) {
 		if (!given && errno == ENOENT) {
 			/* no configuration: the defaults (a dry run with nowhere to go) */
+			strbuf_reset(err);
 			ret = load_map(c, "defaults", NULL, err);
-			goto out;
 		}
-		strbuf_setf(err, "%s: cannot read the configuration: %s", path, strerror(errno));
-		goto out;
-	}
-	c->path = xstrdup(path);
-	if ((doc = yml_load_one(text.buf, path, err)))
+	} else {
+		c->path = xstrdup(path);
 		ret = load_map(c, path, node_get(doc, "mail"), err);
-out:
+	}
 	node_free(doc);
-	strbuf_release(&text);
 	if (ret)
 		mailconf_release(c);	/* nothing for the caller to release */
 	return ret;

@@ -9,7 +9,6 @@
 #include "serve.h"
 #include "../lib/kernel/git.h"
 #include "../lib/util/conf.h"
-#include "../lib/util/yml.h"
 #include "../web/web.h"
 
 #include <errno.h>
@@ -115,17 +114,12 @@ static char *store_of(const struct node *s)
 
 char *serve_store_path(const char *file, struct strbuf *err)
 {
-	struct strbuf text = STRBUF_INIT;
-	struct node *doc = NULL;
+	struct node *doc = conf_load_file(file, err);
 	char *db = NULL;
 
-	if (strbuf_read_file(&text, file))
-		strbuf_setf(err, "%s: cannot read the configuration: %s", file, strerror(errno));
-	else if ((doc = yml_load_one(text.buf, file, err)) && node_get(doc, "serve") &&
-		 node_get(doc, "serve")->type == NODE_MAP)
+	if (doc && node_get(doc, "serve") && node_get(doc, "serve")->type == NODE_MAP)
 		db = store_of(node_get(doc, "serve"));
 	node_free(doc);
-	strbuf_release(&text);
 	return db;
 }
 
@@ -233,17 +227,12 @@ static int tree_load(const struct serve_conf *c, struct tree_conf *tc, const cha
 
 int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err)
 {
-	struct strbuf text = STRBUF_INIT;
-	struct node *doc = NULL;
+	struct node *doc;
 	int ret = -1;
 
 	memset(c, 0, sizeof(*c));
 	c->path = xstrdup(file);
-	if (strbuf_read_file(&text, file)) {
-		strbuf_setf(err, "%s: cannot read the configuration: %s", file, strerror(errno));
-		goto out;
-	}
-	if (!(doc = yml_load_one(text.buf, file, err)))
+	if (!(doc = conf_load_file(file, err)))
 		goto out;
 	const struct node *s = node_get(doc, "serve");
 	if (!s || s->type != NODE_MAP) {
@@ -265,7 +254,6 @@ int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err)
 	ret = 0;
 out:
 	node_free(doc);
-	strbuf_release(&text);
 	if (ret)
 		serve_conf_release(c);	/* nothing for the caller to release */
 	return ret;

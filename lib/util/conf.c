@@ -4,9 +4,13 @@
  * table's defaults are checked like the user's.
  */
 #include "conf.h"
+#include "yml.h"
+
+#include <errno.h>
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +27,23 @@ int conf_error(struct strbuf *err, const char *file, const struct node *at, cons
 	else
 		strbuf_setf(err, "%s: %.*s%s: %s", file, (int)plen, prefix ? prefix : "", key ? key : "", what);
 	return -1;
+}
+
+struct node *conf_load_file(const char *file, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct node *doc = NULL;
+
+	if (strbuf_read_file(&text, file)) {
+		int e = errno;
+		strbuf_setf(err, "%s: cannot read the configuration: %s", file, strerror(e));
+		errno = e;
+		return NULL;
+	}
+	doc = yml_load_one(text.buf, file, err);
+	strbuf_release(&text);
+	errno = 0;
+	return doc;
 }
 
 int conf_percent(const char *s, double *pct)

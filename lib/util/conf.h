@@ -82,6 +82,13 @@ void conf_release(const struct conf_key keys[], void *dst);
 int conf_error(struct strbuf *err, const char *file, const struct node *at, const char *prefix, const char *key,
 	       const char *what);
 
+/*
+ * The configuration file's YAML document: NULL with one line in err ("FILE:
+ * cannot read the configuration: why", or where the YAML is wrong); errno
+ * is the read's when the file could not be read, else 0.
+ */
+struct node *conf_load_file(const char *file, struct strbuf *err);
+
 /* A percentage above 0 and under 1000 ("2%", "0.5"): 0 with *pct, or -1. */
 int conf_percent(const char *s, double *pct);
 

@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +259,35 @@ static void test_conf_error_format(void **state)
 	strbuf_release(&err);
 }
 
+static void test_conf_load_file(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	char path[] = "/tmp/test-conf-XXXXXX";
+	(void)state;
+
+	/* a missing file: said, errno kept for the caller (a missing default file is no error) */
+	assert_null(conf_load_file("/nonexistent/config.yaml", &err));
+	assert_int_equal(errno, ENOENT);
+	assert_string_equal(err.buf, "/nonexistent/config.yaml: cannot read the configuration: No such file or directory");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "serve: [\n", 9), 9);
+	close(fd);
+	strbuf_reset(&err);
+	assert_null(conf_load_file(path, &err));
+	assert_int_equal(errno, 0);
+	assert_non_null(strstr(err.buf, path));
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, "serve:\n  poll: 5\n", 17), 17);
+	close(fd);
+	struct node *doc = conf_load_file(path, &err);
+	assert_non_null(doc);
+	assert_string_equal(node_str(node_get(node_get(doc, "serve"), "poll")), "5");
+	node_free(doc);
+	unlink(path);
+	strbuf_release(&err);
+}
+
 static void test_conf_percent(void **state)
 {
 	double p = 0;
@@ -279,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_conf_unknown_key),
 		cmocka_unit_test(test_conf_required),
 		cmocka_unit_test(test_conf_error_format),
+		cmocka_unit_test(test_conf_load_file),
 		cmocka_unit_test(test_conf_percent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
