@@ -290,7 +290,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	if (web)
 		serve_say("the dashboard is at http://%s/%s%s (%s)", listen, conf.public_url ? ", for readers " : "",
-		    conf.public_url ? conf.public_url : "", conf.token ? "actions need the token" : "read-only");
+			  conf.public_url ? conf.public_url : "", conf.token ? "actions need the token" : "read-only");
 	struct sigaction sa = { 0 };
 	sa.sa_handler = on_hup;
 	sigaction(SIGHUP, &sa, NULL);

@@ -112,7 +112,7 @@ static int poll_trees(const struct serve_conf *c, struct store *s, struct strbuf
 				}
 				if (id)
 					serve_say("%s %s: new head %.12s (\"%s\"), base %.12s", t->name, t->branches[b], hc.id, hc.subject,
-					    base);
+						  base);
 			}
 			gitrepo_commit_release(&hc);
 		}
@@ -439,7 +439,7 @@ static void head_base(const struct serve_conf *c, struct store *s, const struct 
 	}
 	if (base->len && (!was || strcmp(was, base->buf))) {
 		serve_say("%s %.12s: base %.12s (the last head tested and measured, or the parent), not %.12s", tree, head,
-		    base->buf, was ? was : "");
+			  base->buf, was ? was : "");
 		strbuf_reset(&err);
 		if (store_head_set_base(s, id, base->buf, (int64_t)time(NULL), &err))
 			serve_say("%s", err.buf);
@@ -538,7 +538,7 @@ static void mark_cancelled(struct store *s, struct worker *ws, size_t n)
 				if (ws[k].id == (int64_t)id && !strcmp(st, "cancelled") && !ws[k].cancelled) {
 					ws[k].cancelled = true;
 					serve_say("%s %.12s: cancelled from the dashboard: its bisection is stopped",
-					    node_str(node_get(heads->vals[i], "tree")), node_str(node_get(heads->vals[i], "head")));
+						  node_str(node_get(heads->vals[i], "tree")), node_str(node_get(heads->vals[i], "head")));
 				}
 		}
 	node_free(heads);
