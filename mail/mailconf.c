@@ -62,12 +62,13 @@ static const struct conf_key mail_keys[] = {
 static int load_map(struct mailconf *c, const char *file, const struct node *m, struct strbuf *err)
 {
 	const struct node *pwfile = node_get(node_get(m, "smtp"), "password_file");
+	const char *pwpath = node_str(pwfile);
 
 	if (conf_read(m, mail_keys, c, file, "mail.", err))
 		return -1;
-	if (pwfile) {
+	if (pwfile && pwfile->type != NODE_NULL && !(pwpath && !*pwpath)) {	/* left empty: none */
 		struct strbuf pw = STRBUF_INIT;
-		if (!node_str(pwfile) || strbuf_read_file(&pw, node_str(pwfile))) {
+		if (!pwpath || strbuf_read_file(&pw, pwpath)) {
 			strbuf_release(&pw);
 			return conf_error(err, file, pwfile, "mail.", "smtp.password_file", "cannot be read");
 		}
