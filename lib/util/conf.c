@@ -7,9 +7,6 @@
 #include "yml.h"
 
 #include <errno.h>
-
-#include <limits.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
