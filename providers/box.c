@@ -11,6 +11,7 @@
 #include "../lib/results/result.h"
 #include "../lib/run/run.h"
 #include "../lib/store/store.h"
+#include "../lib/util/conf.h"
 #include "../lib/util/units.h"
 #include "../lib/util/yml.h"
 
@@ -62,16 +63,6 @@ void box_release(struct box *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static int bad(struct strbuf *err, const char *file, const struct node *n, const char *name, const char *key,
-	       const char *what)
-{
-	if (n && n->line)
-		strbuf_setf(err, "%s:%d:%d: boxes.%s%s%s: %s", file, n->line, n->col, name, key ? "." : "", key ? key : "", what);
-	else
-		strbuf_setf(err, "%s: boxes.%s%s%s: %s", file, name, key ? "." : "", key ? key : "", what);
-	return -1;
-}
-
 static const struct node *boxes_map(const char *file, struct node **doc, struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;
@@ -111,50 +102,59 @@ int box_names(const char *file, char ***names, size_t *n, struct strbuf *err)
 	return 0;
 }
 
-static int argv_of(const char *file, const struct node *v, const char *name, const char *key, char ***out,
-		   struct strbuf *err)
+/* these travel in the box's command lines: plain characters only */
+static int abs_plain_path(const char *p, struct strbuf *err)
 {
-	if (!v)
-		return 0;
-	if (v->type != NODE_SEQ || !v->n)
-		return bad(err, file, v, name, key, "must be a command as a list of arguments, e.g. [ipmitool, -H, bmc1, chassis, power, cycle]");
-	*out = xcalloc(v->n + 1, sizeof(**out));
-	for (size_t i = 0; i < v->n; i++) {
-		if (!node_str(v->vals[i]))
-			return bad(err, file, v->vals[i], name, key, "each argument must be a string");
-		(*out)[i] = xstrdup(node_str(v->vals[i]));
-	}
-	return 0;
+	(void)err;
+	return *p != '/' || strspn(p, plain_chars) != strlen(p) || strstr(p, "..") ? -1 : 0;
 }
 
-static int int_of(const char *file, const struct node *v, const char *name, const char *key, int min, int max,
-		  int *out, struct strbuf *err)
+static int not_an_option(const char *v, struct strbuf *err)
 {
-	const char *s = node_str(v);
-	char *end;
-	long n;
-
-	if (!v)
-		return 0;
-	n = s ? strtol(s, &end, 10) : 0;
-	if (!s || !*s || *end || n < min || n > max) {
-		char *what = xasprintf("must be a whole number from %d to %d", min, max);
-		bad(err, file, v, name, key, what);
-		free(what);
-		return -1;
-	}
-	*out = (int)n;
-	return 0;
+	(void)err;
+	return *v == '-' ? -1 : 0;
 }
+
+#define B(member) CONF_FIELD(struct box, member)
+static const char *const boot_choices[] = { "kexec", "reboot", NULL };	/* reboot: index 1 */
+#define BOX_ARGV(key, help_) \
+	{ #key, CONF_LIST, B(key), .flags = CONF_NONEMPTY, .help = help_, \
+	  .what = "must be a command as a list of arguments, e.g. [ipmitool, -H, bmc1, chassis, power, cycle]", \
+	  .what_item = "each argument must be a string" }
+static const struct conf_key box_keys[] = {
+	{ "host", CONF_STRING, B(host), .check = not_an_option,
+	  .what = "every box needs the host name or address to reach it by ssh", .help = "its name or address" },
+	{ "port", CONF_NUMBER, B(port), .def = "22", .min = 1, .max = 65535, .help = "its ssh port" },
+	{ "user", CONF_STRING, B(user), .def = "root", .check = not_an_option, .what = "not a user name",
+	  .help = "who lkprobot logs in as" },
+	{ "key", CONF_STRING, B(key), .help = "the ssh key (a file here)" },
+	{ "known_hosts", CONF_STRING, B(known_hosts), .help = "the host keys ssh checks (a file here)" },
+	{ "tbox_group", CONF_STRING, B(tbox_group), .help = "its hosts/ file (default: the box's name)" },
+	{ "workdir", CONF_STRING, B(workdir), .def = "/lkp/lkprobot", .check = abs_plain_path,
+	  .what = "must be an absolute path of letters, digits and / . _ + -", .help = "lkprobot's directory there" },
+	{ "fs_root", CONF_STRING, B(fs_root), .def = "/fs", .check = abs_plain_path,
+	  .what = "must be an absolute path of letters, digits and / . _ + -",
+	  .help = "where the job's file systems are mounted there" },
+	{ "boot", CONF_CHOICE, B(reboot), .def = "kexec", .choices = boot_choices,
+	  .help = "kexec, or reboot (by reboot_cmd)" },
+	BOX_ARGV(reboot_cmd, "the command (argv, on the box) that makes it boot the kernel"),
+	BOX_ARGV(power_cycle_cmd, "the command (argv, here) that power-cycles it"),
+	{ "boot_timeout", CONF_NUMBER, B(boot_timeout), .def = "300", .min = 10, .max = 86400,
+	  .help = "seconds for it to come back" },
+	{ "max_failures", CONF_NUMBER, B(max_failures), .def = "3", .min = 1, .max = 1000,
+	  .help = "failures in a row before it is out of service" },
+	{ "cmdline", CONF_STRING, B(cmdline), .help = "the kernel command line (default: the box's own)" },
+	{ "initrd", CONF_STRING, B(initrd), .help = "on the box (default: none)" },
+	{ 0 },
+};
+#undef BOX_ARGV
+#undef B
 
 int box_load(const char *file, const char *name, struct box *b, struct strbuf *err)
 {
-	static const char *const keys[] = { "host", "port", "user", "key", "known_hosts", "tbox_group", "workdir",
-					    "boot", "reboot_cmd", "power_cycle_cmd", "boot_timeout", "max_failures",
-					    "cmdline", "initrd", "fs_root", NULL };
 	struct node *doc;
 	const struct node *m = boxes_map(file, &doc, err), *bx;
-	const char *v;
+	char *prefix = xasprintf("boxes.%s.", name);
 	int ret = -1;
 
 	memset(b, 0, sizeof(*b));
@@ -165,80 +165,35 @@ int box_load(const char *file, const char *name, struct box *b, struct strbuf *e
 		goto out;
 	}
 	if (bx->type != NODE_MAP) {
-		bad(err, file, bx, name, NULL, "a box is a map (host, user, key, ...)");
+		conf_error(err, file, bx, prefix, NULL, "a box is a map (host, user, key, ...)");
 		goto out;
 	}
-	for (size_t i = 0; i < bx->n; i++) {
-		bool ok = false;
-		for (const char *const *k = keys; *k; k++)
-			ok |= !strcmp(bx->keys[i], *k);
-		if (!ok && !bx->vals[i]->comment) {
-			bad(err, file, bx->vals[i], name, bx->keys[i], "not a setting lkprobot knows (a typo?)");
-			goto out;
-		}
-	}
+	if (conf_read(bx, box_keys, b, file, prefix, err))
+		goto out;
 	b->name = xstrdup(name);
-	if (!(v = node_str(node_get(bx, "host"))) || !*v || *v == '-') {
-		bad(err, file, node_get(bx, "host") ? node_get(bx, "host") : bx, name, "host",
-		    "every box needs the host name or address to reach it by ssh");
+	if (!b->host) {
+		conf_error(err, file, node_get(bx, "host") ? node_get(bx, "host") : bx, prefix, "host",
+			   "every box needs the host name or address to reach it by ssh");
 		goto out;
 	}
-	b->host = xstrdup(v);
-	b->user = xstrdup((v = node_str(node_get(bx, "user"))) ? v : "root");
-	if (*b->user == '-') {
-		bad(err, file, node_get(bx, "user"), name, "user", "not a user name");
-		goto out;
-	}
-	if ((v = node_str(node_get(bx, "key"))))
-		b->key = xstrdup(v);
-	if ((v = node_str(node_get(bx, "known_hosts"))))
-		b->known_hosts = xstrdup(v);
-	b->tbox_group = xstrdup((v = node_str(node_get(bx, "tbox_group"))) ? v : name);
-	/* these travel in the box's command lines: plain characters only */
-	b->workdir = xstrdup((v = node_str(node_get(bx, "workdir"))) ? v : "/lkp/lkprobot");
-	b->fs_root = xstrdup((v = node_str(node_get(bx, "fs_root"))) ? v : "/fs");
-	for (const char *const *k = (const char *const[]){ "workdir", "fs_root", NULL }; *k; k++) {
-		const char *p = !strcmp(*k, "workdir") ? b->workdir : b->fs_root;
-		if (*p != '/' || strspn(p, plain_chars) != strlen(p) || strstr(p, "..")) {
-			bad(err, file, node_get(bx, *k), name, *k, "must be an absolute path of letters, digits and / . _ + -");
-			goto out;
-		}
-	}
-	if (!*b->tbox_group || strspn(b->tbox_group, plain_chars) != strlen(b->tbox_group) || strchr(b->tbox_group, '/') ||
+	if (!b->tbox_group)
+		b->tbox_group = xstrdup(name);
+	if (strspn(b->tbox_group, plain_chars) != strlen(b->tbox_group) || strchr(b->tbox_group, '/') ||
 	    *b->tbox_group == '.' || *b->tbox_group == '-') {
-		bad(err, file, node_get(bx, "tbox_group") ? node_get(bx, "tbox_group") : bx, name, "tbox_group",
-		    "must be letters, digits and . _ + - (a hosts/ file name)");
+		conf_error(err, file, node_get(bx, "tbox_group") ? node_get(bx, "tbox_group") : bx, prefix, "tbox_group",
+			   "must be letters, digits and . _ + - (a hosts/ file name)");
 		goto out;
 	}
-	if ((v = node_str(node_get(bx, "cmdline"))))
-		b->cmdline = xstrdup(v);
-	if ((v = node_str(node_get(bx, "initrd"))))
-		b->initrd = xstrdup(v);
-	v = node_str(node_get(bx, "boot"));
-	if (v && strcmp(v, "kexec") && strcmp(v, "reboot")) {
-		bad(err, file, node_get(bx, "boot"), name, "boot", "must be kexec or reboot");
-		goto out;
-	}
-	b->reboot = v && !strcmp(v, "reboot");
-	b->port = 22;
-	b->boot_timeout = 300;
-	b->max_failures = 3;
-	if (argv_of(file, node_get(bx, "reboot_cmd"), name, "reboot_cmd", &b->reboot_cmd, err) ||
-	    argv_of(file, node_get(bx, "power_cycle_cmd"), name, "power_cycle_cmd", &b->power_cycle_cmd, err) ||
-	    int_of(file, node_get(bx, "port"), name, "port", 1, 65535, &b->port, err) ||
-	    int_of(file, node_get(bx, "boot_timeout"), name, "boot_timeout", 10, 86400, &b->boot_timeout, err) ||
-	    int_of(file, node_get(bx, "max_failures"), name, "max_failures", 1, 1000, &b->max_failures, err))
-		goto out;
 	if (b->reboot && !b->reboot_cmd) {
-		bad(err, file, node_get(bx, "boot"), name, "boot",
-		    "boot: reboot needs reboot_cmd, the command that makes the box boot the kernel (it gets LKPROBOT_KERNEL, LKPROBOT_CMDLINE)");
+		conf_error(err, file, node_get(bx, "boot"), prefix, "boot",
+			   "boot: reboot needs reboot_cmd, the command that makes the box boot the kernel (it gets LKPROBOT_KERNEL, LKPROBOT_CMDLINE)");
 		goto out;
 	}
 	for (const char *const *f = (const char *const[]){ b->key, b->known_hosts, NULL }; *f; f++)
 		if (access(*f, R_OK)) {
 			char *what = xasprintf("cannot read '%s': %s", *f, strerror(errno));
-			bad(err, file, node_get(bx, *f == b->key ? "key" : "known_hosts"), name,
-			    *f == b->key ? "key" : "known_hosts", what);
+			conf_error(err, file, node_get(bx, *f == b->key ? "key" : "known_hosts"), prefix,
+				   *f == b->key ? "key" : "known_hosts", what);
 			free(what);
 			goto out;
 		}
@@ -247,6 +202,7 @@ out:
 	if (ret)
 		box_release(b);
 	node_free(doc);
+	free(prefix);
 	return ret;
 }
 

@@ -22,6 +22,8 @@
 #                               before the logs are printed and $TMP removed
 #   stop_pid PID [SIGNAL]       end a process the test started, and wait
 #   stop_session SIGNAL SID     end what `setsid CMD &` started, all of it
+#   write_serve_conf FILE serve.KEY=V tree.KEY=V mail.KEY=V ...
+#                               the serve tests' configuration (defaults below)
 # Never end a process by name (pkill -f, killall): it may be anyone's.
 : "${LKPROBOT:?set LKPROBOT to the lkprobot binary under test}"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -209,6 +211,64 @@ stop_session() {
 	kill "-$1" "-$2" 2>/dev/null
 	wait "$2" 2>/dev/null
 	wait_session_gone "$2"
+}
+
+# write_serve_conf FILE [WHERE.KEY=VALUE...]: the configuration the serve
+# tests give the service. serve: with result_root $TMP/res and cache
+# $TMP/cache first, then the serve.KEY=VALUE given (serve.result_root and
+# serve.cache replace those two); one tree, name demo, path $TMP/repo,
+# branches [$branch], jobs [$TMP/job.yaml], then its tree.KEY=VALUE
+# (tree.name/path/url/branches/jobs replace; an empty value drops the key:
+# tree.path= with tree.url=...); a second tree when tree2.KEY=VALUE is
+# given (branches and jobs as the first's); and a dry-run mail: section
+# (operator, from and domain of the tests' mails; smtp://127.0.0.1:1,
+# tls none, retry 3600: mail.smtp=URL and mail.retry=N change those;
+# mail=none: no mail: section).
+write_serve_conf() {
+	wsc_file=$1
+	shift
+	wsc_root=$TMP/res wsc_cache=$TMP/cache wsc_serve="" wsc_mail=yes wsc_smtp=smtp://127.0.0.1:1 wsc_retry=3600
+	wsc_t1="name=demo path=$TMP/repo url= branches=[$branch] jobs=[$TMP/job.yaml]" wsc_t2="" wsc_x1="" wsc_x2=""
+	for wsc_kv; do
+		wsc_k=${wsc_kv%%=*} wsc_v=${wsc_kv#*=}
+		case $wsc_k in
+		serve.result_root) wsc_root=$wsc_v ;;
+		serve.cache) wsc_cache=$wsc_v ;;
+		serve.*) wsc_serve="$wsc_serve  ${wsc_k#serve.}: $wsc_v
+" ;;
+		tree.name | tree.path | tree.url | tree.branches | tree.jobs) wsc_t1="$wsc_t1 ${wsc_k#tree.}=$wsc_v" ;;
+		tree.*) wsc_x1="$wsc_x1      ${wsc_k#tree.}: $wsc_v
+" ;;
+		tree2.name | tree2.path | tree2.url | tree2.branches | tree2.jobs) wsc_t2="$wsc_t2 ${wsc_k#tree2.}=$wsc_v" ;;
+		tree2.*) wsc_x2="$wsc_x2      ${wsc_k#tree2.}: $wsc_v
+" ;;
+		mail) wsc_mail=$wsc_v ;;
+		mail.smtp) wsc_smtp=$wsc_v ;;
+		mail.retry) wsc_retry=$wsc_v ;;
+		*) echo "write_serve_conf: $wsc_kv: not serve., tree., tree2. or mail." >&2; return 1 ;;
+		esac
+	done
+	{
+		printf "serve:\n  result_root: %s\n  cache: %s\n%s  trees:\n" "$wsc_root" "$wsc_cache" "$wsc_serve"
+		write_serve_tree_ "$wsc_t1" "$wsc_x1"
+		[ -z "$wsc_t2$wsc_x2" ] || write_serve_tree_ "name=next branches=[$branch] jobs=[$TMP/job.yaml]$wsc_t2" "$wsc_x2"
+		[ "$wsc_mail" = none ] || printf "mail:\n  live: false\n  operator: Robot Operator <ops@example.org>\n  from: kernel test robot <lkp@example.org>\n  domain: lkp.example.org\n  retry: %s\n  smtp:\n    url: %s\n    tls: none\n" "$wsc_retry" "$wsc_smtp"
+	} >"$wsc_file"
+}
+
+# One tree of write_serve_conf: "KEY=VALUE ..." of its main keys (later
+# ones win; an empty value drops the key), then its other keys' lines.
+write_serve_tree_() {
+	wst_name="" wst_path="" wst_url="" wst_branches="" wst_jobs=""
+	set -f	# [$branch] is a value, not a pattern
+	for wst_kv in $1; do
+		eval "wst_${wst_kv%%=*}=\${wst_kv#*=}"
+	done
+	set +f
+	printf "    - name: %s\n" "$wst_name"
+	[ -z "$wst_path" ] || printf "      path: %s\n" "$wst_path"
+	[ -z "$wst_url" ] || printf "      url: %s\n" "$wst_url"
+	printf "      branches: %s\n      jobs: %s\n%s" "$wst_branches" "$wst_jobs" "$2"
 }
 
 test_done() {

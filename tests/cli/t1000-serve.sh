@@ -68,26 +68,7 @@ test_expect_success 'setup: a repository, a job, an SMTP server, the configurati
 	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\n" >"$TMP/job.yaml" &&
 	mkdir -p "$TMP/spool" &&
 	{ "$PY" "$SRC/tests/fixtures/smtp/smtpd.py" --port $port --spool "$TMP/spool" >"$TMP/smtpd.log" 2>&1 & echo $! >"$TMP/smtpd.pid"; } &&
-	cat >"$TMP/robot.yaml" <<-EOF &&
-	serve:
-	  result_root: $TMP/res
-	  cache: $TMP/cache
-	  poll: 1
-	  trees:
-	    - name: demo
-	      path: $TMP/repo
-	      branches: [$branch]
-	      jobs: [$TMP/job.yaml]
-	mail:
-	  live: false
-	  operator: Robot Operator <ops@example.org>
-	  from: kernel test robot <lkp@example.org>
-	  domain: lkp.example.org
-	  retry: 1
-	  smtp:
-	    url: smtp://127.0.0.1:$port
-	    tls: none
-	EOF
+	write_serve_conf "$TMP/robot.yaml" serve.poll=1 mail.retry=1 mail.smtp=smtp://127.0.0.1:$port &&
 	lkprobot check-config -c "$TMP/robot.yaml" | grep -q "1 tree, mail a dry run" &&
 	test_set_prereq SETUP
 '
@@ -195,16 +176,8 @@ test_expect_success SETUP 'a report the SMTP server refuses for good (554 on DAT
 
 test_expect_success SETUP 'a tree by url (file://): mirrored with libgit2; a force-push is a new head on its parent, no crash' '
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
-	cat >"$TMP/url.yaml" <<-EOF &&
-	serve:
-	  result_root: $TMP/res2
-	  cache: $TMP/cache2
-	  trees:
-	    - name: demo-url
-	      url: file://$TMP/repo
-	      branches: [$branch]
-	      jobs: [$TMP/job.yaml]
-	EOF
+	write_serve_conf "$TMP/url.yaml" serve.result_root="$TMP/res2" serve.cache="$TMP/cache2" tree.name=demo-url tree.path= \
+		tree.url="file://$TMP/repo" mail=none &&
 	lkprobot serve -c "$TMP/url.yaml" --once 2>"$TMP/u1" && cat "$TMP/u1" &&
 	git --git-dir="$TMP/cache2/mirrors/demo-url.git" rev-parse --verify -q "refs/heads/$branch" >/dev/null &&
 	grep -q "new head $(git -C "$TMP/repo" rev-parse HEAD | cut -c1-12)" "$TMP/u1" &&

@@ -36,27 +36,7 @@ test_expect_success 'setup: a repository, two heads tested (one a regression), t
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
 	printf "suite: command\ntestcase: command\ncommand:\n  cmd: sh bench.sh\n" >"$TMP/job.yaml" &&
 	echo "$TOKEN" >"$TMP/token" &&
-	cat >"$TMP/robot.yaml" <<-EOF &&
-	serve:
-	  result_root: $TMP/res
-	  cache: $TMP/cache
-	  poll: 1
-	  web_token_file: $TMP/token
-	  trees:
-	    - name: "<script>alert(1)</script>"
-	      path: $TMP/repo
-	      branches: [$branch]
-	      jobs: [$TMP/job.yaml]
-	mail:
-	  live: false
-	  operator: Robot Operator <ops@example.org>
-	  from: kernel test robot <lkp@example.org>
-	  domain: lkp.example.org
-	  retry: 3600
-	  smtp:
-	    url: smtp://127.0.0.1:1
-	    tls: none
-	EOF
+	write_serve_conf "$TMP/robot.yaml" serve.poll=1 serve.web_token_file="$TMP/token" "tree.name=\"<script>alert(1)</script>\"" &&
 	{ setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" --listen 127.0.0.1:$port 2>"$TMP/serve.log" & echo $! >"$TMP/spid"; } &&
 	# its store set up before lkprobot status opens it too
 	for i in $(seq 1 300); do grep -q "watching 1 tree" "$TMP/serve.log" && break; sleep 0.1; done &&

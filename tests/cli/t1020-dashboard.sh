@@ -47,33 +47,9 @@ test_expect_success 'setup: two trees running one job, a regression in one, the 
 	branch=$(git -C "$TMP/mainline" symbolic-ref --short HEAD) &&
 	printf "suite: command\ntestcase: command\ncommand:\n  cmd: sh bench.sh\n" >"$TMP/job.yaml" &&
 	echo 0123456789abcdef-web-token >"$TMP/token" &&
-	cat >"$TMP/robot.yaml" <<-EOF &&
-	serve:
-	  result_root: $TMP/res
-	  cache: $TMP/cache
-	  poll: 1
-	  web_token_file: $TMP/token
-	  public_url: $url/
-	  lkprobot_url: https://git.example.org/lkprobot.git
-	  trees:
-	    - name: mainline
-	      path: $TMP/mainline
-	      branches: [$branch]
-	      jobs: [$TMP/job.yaml]
-	    - name: next
-	      path: $TMP/next
-	      branches: [$branch]
-	      jobs: [$TMP/job.yaml]
-	mail:
-	  live: false
-	  operator: Robot Operator <ops@example.org>
-	  from: kernel test robot <lkp@example.org>
-	  domain: lkp.example.org
-	  retry: 3600
-	  smtp:
-	    url: smtp://127.0.0.1:1
-	    tls: none
-	EOF
+	write_serve_conf "$TMP/robot.yaml" serve.poll=1 serve.web_token_file="$TMP/token" serve.public_url="$url/" \
+		serve.lkprobot_url=https://git.example.org/lkprobot.git tree.name=mainline tree.path="$TMP/mainline" \
+		tree2.name=next tree2.path="$TMP/next" &&
 	lkprobot check-config -c "$TMP/robot.yaml" &&
 	{ setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" --listen "127.0.0.1:$port" 2>"$TMP/serve.log" & echo $! >"$TMP/spid"; } &&
 	wait_done 2 &&

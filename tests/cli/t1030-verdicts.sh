@@ -39,25 +39,7 @@ test_expect_success 'setup: a repository, a drifting benchmark, an SMTP server, 
 	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\n" >"$TMP/job.yaml" &&
 	mkdir -p "$TMP/spool" &&
 	{ "$PY" "$SRC/tests/fixtures/smtp/smtpd.py" --port $port --spool "$TMP/spool" >"$TMP/smtpd.log" 2>&1 & echo $! >"$TMP/smtpd.pid"; } &&
-	cat >"$TMP/robot.yaml" <<-EOF &&
-	serve:
-	  result_root: $TMP/res
-	  cache: $TMP/cache
-	  trees:
-	    - name: demo
-	      path: $TMP/repo
-	      branches: [$branch]
-	      jobs: [$TMP/job.yaml]
-	mail:
-	  live: false
-	  operator: Robot Operator <ops@example.org>
-	  from: kernel test robot <lkp@example.org>
-	  domain: lkp.example.org
-	  retry: 1
-	  smtp:
-	    url: smtp://127.0.0.1:$port
-	    tls: none
-	EOF
+	write_serve_conf "$TMP/robot.yaml" mail.retry=1 mail.smtp=smtp://127.0.0.1:$port &&
 	lkprobot check-config -c "$TMP/robot.yaml" | grep -q "1 tree"
 '
 

@@ -171,31 +171,8 @@ test_expect_success CLUSTER,REPO 'a box taken down mid-run: node failure, submit
 test_expect_success CLUSTER,REPO 'the service with provider slurm: the new head bisected on boxA, its report queued' '
 	: >"$BENCH_LOG" &&
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
-	cat >"$TMP/robot.yaml" <<-EOF &&
-	serve:
-	  result_root: $TMP/res7
-	  cache: $TMP/cache
-	  trees:
-	    - name: demo
-	      path: $TMP/repo
-	      branches: [$branch]
-	      base: $(git -C "$TMP/repo" rev-parse HEAD~6)
-	      jobs: [$TMP/job.yaml]
-	      provider: slurm
-	      via: local
-	      constraint: boxA
-	      sbatch_args: [--time=10]
-	      pending_timeout: 300
-	mail:
-	  live: false
-	  operator: Robot Operator <ops@example.org>
-	  from: kernel test robot <lkp@example.org>
-	  domain: lkp.example.org
-	  retry: 3600
-	  smtp:
-	    url: smtp://127.0.0.1:1
-	    tls: none
-	EOF
+	write_serve_conf "$TMP/robot.yaml" serve.result_root="$TMP/res7" tree.base="$(git -C "$TMP/repo" rev-parse HEAD~6)" \
+		tree.provider=slurm tree.via=local tree.constraint=boxA "tree.sbatch_args=[--time=10]" tree.pending_timeout=300 &&
 	lkprobot check-config -c "$TMP/robot.yaml" &&
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/s.err" && cat "$TMP/s.err" &&
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 4\$") &&

@@ -1,0 +1,69 @@
+/*
+ * serve: the service's own pieces, private to it (robot/cmd_serve.c: its
+ * options, start and signals). serve_conf.c reads the serve: section of
+ * the configuration and its trees; serve_loop.c is the service's loop —
+ * the trees polled, each new head tested against its base by bisect
+ * children (several at once on a farm), the culprits' reports queued and
+ * the outbox delivered.
+ */
+#ifndef LKP_SERVE_H
+#define LKP_SERVE_H
+
+#include "../lib/util/strbuf.h"
+#include "../providers/provider.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct store;
+
+struct tree_conf {
+	char *name, *path, *base, *provider, *kconfig;
+	char *url;		/* fetched into the mirror at path; NULL: path is kept up to date by others */
+	const struct provider_ops *ops;
+	struct provider_options *opts;	/* the provider's own settings, from its table */
+	char **branches, **jobs;	/* NULL-terminated */
+	size_t nbranches, njobs;
+};
+
+struct serve_conf {
+	char *path;
+	char *result_root, *cache, *db;
+	char *token;		/* from web_token_file; NULL: the dashboard has no actions */
+	char *public_url;	/* where readers reach the dashboard (NULL: unknown) */
+	char *lkprobot_url;	/* where readers get lkprobot (NULL: unknown) */
+	bool report_improvements;	/* mail a culprit of an improvement too (default) */
+	char **floors;			/* change_floor: "GLOB=PCT" each, for bisect and report (--floor) */
+	size_t nfloors;
+	long poll;
+	long max_bisections;		/* heads tested at once (at most one whose provider runs here) */
+	struct tree_conf *trees;
+	size_t ntrees;
+};
+
+/*
+ * The serve: section of file, checked: every tree a git repository (or a
+ * URL to fetch), every job file there, each provider's settings by its
+ * table. 0, or -1 with one line in err (then c holds nothing to release).
+ */
+int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err);
+void serve_conf_release(struct serve_conf *c);
+
+/* One line on stderr, "TIME lkprobot serve: ...": the service's log. */
+void serve_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Record the runs complete on disk but not in the store (a service killed
+ * between the two), as `lkprobot stats --reindex --missing` does.
+ */
+void serve_record_missing_runs(const struct serve_conf *c);
+
+/*
+ * One pass: the trees polled, every head to do tested (config: the file,
+ * handed to the report children), the outbox delivered. 0 (a signal may
+ * have cut it short: the heads not done stay to do), or -1 with err set
+ * when the store fails.
+ */
+int serve_one_pass(const struct serve_conf *c, const char *config, struct store *s, struct strbuf *err);
+
+#endif

@@ -1,0 +1,260 @@
+/*
+ * serve_conf: the service's configuration, the serve: section and its
+ * trees, read by their tables (lib/util/conf.h); what a table cannot say —
+ * the token file, a tree's repository and job files, its provider's
+ * settings (the provider's own table) — is checked here after it. See
+ * serve.h.
+ */
+#include "cmd.h"
+#include "serve.h"
+#include "../lib/kernel/git.h"
+#include "../lib/util/conf.h"
+#include "../web/web.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SERVE "serve."
+
+static bool serve_provider_key(const char *key)
+{
+	return provider_conf_key(key, PROVIDER_OPT_SERVE);
+}
+
+static bool tree_provider_key(const char *key)
+{
+	return provider_conf_key(key, PROVIDER_OPT_TREE);
+}
+
+/* a URL git can clone: one word, no control character (it is pasted into a shell) */
+static int clone_url_check(const char *u, struct strbuf *err)
+{
+	(void)err;
+	return strpbrk(u, " \t\r\n'\"`$;&|<>") || u[0] == '-' ? -1 : 0;
+}
+
+static int fetch_url_check(const char *url, struct strbuf *err)
+{
+	static const char *const schemes[] = { "https://", "http://", "git://", "ssh://", "file://", NULL };
+	bool known = *url == '/';
+
+	(void)err;
+	for (const char *const *sch = schemes; *sch; sch++)
+		known |= !strncmp(url, *sch, strlen(*sch));
+	return known ? 0 : -1;
+}
+
+#define S(member) CONF_FIELD(struct serve_conf, member)
+static const struct conf_key serve_keys[] = {
+	{ "result_root", CONF_STRING, S(result_root), .def = "/lkp/result",
+	  .help = "where the runs go (and the store, lkprobot.db)" },
+	{ "cache", CONF_STRING, S(cache), .help = "work trees and kernels" },
+	{ "db", CONF_NODE, .help = "the store (default: lkprobot.db in result_root)" },
+	{ "poll", CONF_NUMBER, S(poll), .def = "60", .min = 1, .max = LONG_MAX,
+	  .what = "must be a positive number of seconds", .help = "seconds between looks at the trees" },
+	{ "web_token_file", CONF_NODE, .help = "the dashboard's actions need the token in it" },
+	{ "report_improvements", CONF_BOOL, S(report_improvements), .def = "true",
+	  .help = "mail the culprit of an improvement too (false: record it only)" },
+	{ "public_url", CONF_STRING, S(public_url), .check = web_url_check,
+	  .what = "must be the dashboard's URL (https://...)", .help = "where readers reach the dashboard" },
+	{ "lkprobot_url", CONF_STRING, S(lkprobot_url), .check = clone_url_check,
+	  .what = "must be a URL git can clone lkprobot from (one word)", .help = "where readers get lkprobot" },
+	{ "change_floor", CONF_PERCENT_MAP, S(floors), .flags = CONF_COUNTED, .count_off = offsetof(struct serve_conf, nfloors),
+	  .help = "the smallest change worth a report, per metric or glob" },
+	{ "max_bisections", CONF_NUMBER, S(max_bisections), .def = "4", .min = 1, .max = 64,
+	  .what = "must be a number of heads from 1 to 64", .help = "heads tested at once on a farm" },
+	{ "trees", CONF_NODE, .help = "the trees to watch (their keys below)" },
+	{ .type = CONF_OTHERS, .match = serve_provider_key, .help = "the providers' own settings, by their tables" },
+	{ 0 },
+};
+#undef S
+
+#define T(member) CONF_FIELD(struct tree_conf, member)
+static const struct conf_key tree_keys[] = {
+	{ "name", CONF_STRING, T(name), .help = "the tree's name (default: its path)" },
+	{ "path", CONF_STRING, T(path), .help = "a local repository (fetched into by others)" },
+	{ "url", CONF_STRING, T(url), .check = fetch_url_check,
+	  .what = "not a repository address lkprobot fetches from (https://, git://, ssh://, file:// or /path)",
+	  .help = "fetched with libgit2 into <cache>/mirrors/<name>.git" },
+	{ "branches", CONF_LIST, T(branches), .flags = CONF_REQUIRED | CONF_NONEMPTY | CONF_ONE_OK | CONF_COUNTED,
+	  .count_off = offsetof(struct tree_conf, nbranches), .help = "the branches whose heads are tested" },
+	{ "base", CONF_STRING, T(base), .def = "last-tested", .help = "last-tested, parent, or a revision (v6.1)" },
+	{ "jobs", CONF_LIST, T(jobs), .flags = CONF_REQUIRED | CONF_NONEMPTY | CONF_ONE_OK | CONF_COUNTED,
+	  .count_off = offsetof(struct tree_conf, njobs), .help = "the job files each head runs" },
+	{ "provider", CONF_STRING, T(provider), .def = "local", .help = "where the jobs run" },
+	{ "kconfig", CONF_STRING, T(kconfig), .help = "the kernel's config (qemu, ssh)" },
+	{ .type = CONF_OTHERS, .match = tree_provider_key, .help = "the providers' own settings, by their tables" },
+	{ 0 },
+};
+#undef T
+
+void serve_conf_release(struct serve_conf *c)
+{
+	for (size_t i = 0; i < c->ntrees; i++) {
+		conf_release(tree_keys, &c->trees[i]);
+		provider_options_free(c->trees[i].opts);
+	}
+	free(c->trees);
+	conf_release(serve_keys, c);
+	free(c->path);
+	free(c->db);
+	free(c->token);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The store of a serve: section: serve.db, else lkprobot.db in serve.result_root. */
+static char *store_of(const struct node *s)
+{
+	const char *db = node_str(node_get(s, "db")), *root = node_str(node_get(s, "result_root"));
+	return db ? xstrdup(db) : xasprintf("%s/lkprobot.db", root ? root : "/lkp/result");
+}
+
+char *serve_store_path(const char *file, struct strbuf *err)
+{
+	struct node *doc = conf_load_file(file, err);
+	char *db = NULL;
+
+	if (doc && node_get(doc, "serve") && node_get(doc, "serve")->type == NODE_MAP)
+		db = store_of(node_get(doc, "serve"));
+	node_free(doc);
+	return db;
+}
+
+/* web_token_file: one line of at least 16 characters. */
+static int read_token(struct serve_conf *c, const char *file, const struct node *tf, struct strbuf *err)
+{
+	struct strbuf tok = STRBUF_INIT;
+	const char *path = node_str(tf);
+
+	if (!tf)
+		return 0;
+	if (!path || strbuf_read_file(&tok, path)) {
+		char *why = xasprintf("cannot read the token file '%s': %s", path ? path : "", strerror(errno));
+		conf_error(err, file, tf, SERVE, "web_token_file", why);
+		free(why);
+		strbuf_release(&tok);
+		return -1;
+	}
+	strbuf_rtrim(&tok);
+	if (tok.len < 16 || strchr(tok.buf, '\n')) {
+		strbuf_release(&tok);
+		return conf_error(err, file, tf, SERVE, "web_token_file",
+				  "the token must be one line of at least 16 characters (head -c 24 /dev/urandom | base64)");
+	}
+	c->token = strbuf_detach(&tok);
+	return 0;
+}
+
+/* Where a tree's commits are: its path, or for a url its mirror in the cache, named by the tree. */
+static int tree_where(const struct serve_conf *c, struct tree_conf *tc, const char *file, const struct node *t,
+		      struct strbuf *err)
+{
+	const char *v = tc->name;
+
+	if (!tc->url == !tc->path)
+		return conf_error(err, file, t, SERVE, "trees.path",
+				  "every tree needs either the path of a local repository or the url to fetch from");
+	if (tc->url) {
+		if (!v || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(v) ||
+		    *v == '.')
+			return conf_error(err, file, node_get(t, "name") ? node_get(t, "name") : t, SERVE, "trees.name",
+					  "a tree with a url needs a name of letters, digits, '.', '_' and '-' (its mirror's directory)");
+		tc->path = xasprintf("%s/mirrors/%s.git", c->cache ? c->cache : c->result_root, v);
+	}
+	if (!tc->name)
+		tc->name = xstrdup(tc->path);
+	return 0;
+}
+
+/* The tree's provider, and its settings of serve: and of the tree, checked by its table. */
+static int tree_provider(struct tree_conf *tc, const char *file, const struct node *s, const struct node *t,
+			 struct strbuf *err)
+{
+	const char *pkey = NULL;
+	const struct node *at = NULL;
+
+	if (!(tc->ops = provider_find(tc->provider))) {
+		struct strbuf names = STRBUF_INIT;
+		provider_names(&names, " or ");
+		char *why = xasprintf("must be %s", names.buf);
+		conf_error(err, file, node_get(t, "provider"), SERVE, "trees.provider", why);
+		free(why);
+		strbuf_release(&names);
+		return -1;
+	}
+	tc->opts = provider_options_new(tc->ops);
+	if (!provider_conf_apply(tc->opts, s, t, &pkey, &at, err))
+		return 0;
+	char *why = strbuf_detach(err), *key = xasprintf("%s%s", node_get(t, pkey) || !at ? "trees." : "", pkey);
+	conf_error(err, file, at ? at : node_get(t, "provider") ? node_get(t, "provider") : t, SERVE, key, why);
+	free(key);
+	free(why);
+	return -1;
+}
+
+/* One tree of the list: its keys, where it is, its provider, its repository and job files there. */
+static int tree_load(const struct serve_conf *c, struct tree_conf *tc, const char *file, const struct node *s,
+		     const struct node *t, struct strbuf *err)
+{
+	struct gitrepo *repo;
+
+	if (t->type != NODE_MAP)
+		return conf_error(err, file, t, SERVE, "trees", "each tree is a map (name, path, branches, jobs, ...)");
+	if (conf_read(t, tree_keys, tc, file, SERVE "trees.", err) || tree_where(c, tc, file, t, err) ||
+	    tree_provider(tc, file, s, t, err))
+		return -1;
+	if (!tc->url) {
+		if (gitrepo_open(&repo, tc->path, err)) {
+			char *why = strbuf_detach(err);
+			conf_error(err, file, node_get(t, "path"), SERVE, "trees.path", why);
+			free(why);
+			return -1;
+		}
+		gitrepo_close(repo);
+	}
+	for (size_t k = 0; k < tc->njobs; k++)
+		if (access(tc->jobs[k], R_OK)) {
+			char *why = xasprintf("cannot read the job file '%s'", tc->jobs[k]);
+			conf_error(err, file, node_get(t, "jobs"), SERVE, "trees.jobs", why);
+			free(why);
+			return -1;
+		}
+	return 0;
+}
+
+int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err)
+{
+	struct node *doc;
+	int ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	c->path = xstrdup(file);
+	if (!(doc = conf_load_file(file, err)))
+		goto out;
+	const struct node *s = node_get(doc, "serve");
+	if (!s || s->type != NODE_MAP) {
+		conf_error(err, file, s, SERVE, NULL, "the configuration has no serve: map (see 'lkprobot serve --help')");
+		goto out;
+	}
+	if (conf_read(s, serve_keys, c, file, SERVE, err) || read_token(c, file, node_get(s, "web_token_file"), err))
+		goto out;
+	c->db = store_of(s);
+	const struct node *trees = node_get(s, "trees");
+	if (!trees || trees->type != NODE_SEQ || !trees->n) {
+		conf_error(err, file, trees ? trees : s, SERVE, "trees", "must be a list of trees to watch (at least one)");
+		goto out;
+	}
+	c->trees = xcalloc(trees->n, sizeof(*c->trees));
+	for (size_t i = 0; i < trees->n; i++)
+		if (tree_load(c, &c->trees[c->ntrees++], file, s, trees->vals[i], err))
+			goto out;
+	ret = 0;
+out:
+	node_free(doc);
+	if (ret)
+		serve_conf_release(c);	/* nothing for the caller to release */
+	return ret;
+}
