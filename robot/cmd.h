@@ -5,7 +5,9 @@
  *   1. write robot/cmd_<name>.c exporting cmd_<name>() below; it parses its
  *      options, calls lib/ modules and prints — no SQL, HTTP or libgit2 here;
  *   2. add a row to the sorted commands[] table in robot/main.c;
- *   3. give it `--help` text with its exit codes and a tests/cli script;
+ *   3. give it its options as a table (robot/opt.h: parsing and --help's
+ *      options are made from it), the prose of its --help (synopsis,
+ *      description, exit codes) next to it, and a tests/cli script;
  *   4. document it in README.md.
  * Commands return the process exit status (see below); only robot/ exits.
  */
