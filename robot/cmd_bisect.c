@@ -654,14 +654,15 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	struct provider_cli cli = { 0 };
 	bool first_parent = false, json = false;
 	const char *tree = NULL, *good = NULL, *bad = NULL, *metric = NULL, *provider = "local", *kconfig = NULL;
-	const char *result_dir = "/lkp/result", *db = NULL, *cache_dir = NULL;
+	const char *result_dir = "/lkp/result", *db = NULL;
+	char *cache = NULL;
 	const char *accel = NULL;
 	long long resume = 0, id = 0;
 	size_t max_points = 0;
 	struct strbuf phelp = STRBUF_INIT;
 	provider_help(&phelp);
 	struct opt prov[32];
-	prov[opt_provider_rows(prov, 31, &cli)] = (struct opt)OPT_END();
+	opt_provider_rows(prov, 32, &cli);
 	const struct opt table[] = {
 		OPT_STRING(0, "tree", "DIR", "the git repository", &tree),
 		OPT_STRING(0, "good", "REV", "the good end of the range", &good),
@@ -687,8 +688,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_BOOL(0, "json", "the outcome as JSON on stdout", &json),
 		OPT_CALL(0, "resume", "ID", "go on with bisection ID of the store (same arguments)", take_resume, &resume),
 		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
-		OPT_STRING(0, "cache", "DIR", "work trees and kernels (default $LKPROBOT_CACHE, /var/cache/lkprobot)",
-			   &cache_dir),
+		OPT_DUP(0, "cache", "DIR", "work trees and kernels (default $LKPROBOT_CACHE, /var/cache/lkprobot)", &cache),
 		OPT_STRING(0, "db", "FILE", "the store (default RESULT_ROOT_DIR/lkprobot.db)", &db),
 		JOBOPTS_ROWS(&jo, "hosts/NAME describes the machine (qemu: qemu-pmem)"),
 		OPT_END(),
@@ -705,7 +705,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	struct store_bisection sb = { 0 };
 	struct provider_options *popts = NULL;
 	bool have_m = false, have_rs = false;
-	char *cache = NULL, *picked = NULL, *picked_testbox = NULL, res_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
+	char *picked = NULL, *picked_testbox = NULL, res_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
 	int ret, lock_fd = -1;
 
 	jobopts_init(&jo);
@@ -714,8 +714,6 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	if (ret != OPT_GO)
 		goto out;
 	ret = EXIT_USAGE;
-	if (cache_dir)
-		cache = xstrdup(cache_dir);
 	if (accel && qemu_accel_option(accel, &err))
 		goto bad;
 	if (fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real)) {

@@ -91,8 +91,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	struct provider_options *opts = provider_options_new(qemu);
 	struct jobopts jo;
 	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL, *result_dir = "/lkp/result";
-	const char *cache_dir = NULL;
-	bool no_store = false, reuse = false;
+	char *cache = NULL;
+	bool use_store = true, reuse = false;
 	long runs = 1;
 	/* the provider's options are set where their rows say */
 	const struct opt table[] = {
@@ -108,10 +108,10 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_PROVIDER(0, "modules", "DIR", "the /lib/modules/<release> of -k's kernel", "modules", opts),
 		JOBOPTS_RUNS("boot and run each atomic job N times", &runs),
 		OPT_BOOL(0, "reuse-boot", "one boot for the N runs (lkp-tests reboots between runs)", &reuse),
-		OPT_STRING(0, "cache", "DIR",
-			   "kernels and NVDIMM files (default $LKPROBOT_CACHE,\n"
-			   "/var/cache/lkprobot as root, else ~/.cache/lkprobot)",
-			   &cache_dir),
+		OPT_DUP(0, "cache", "DIR",
+			"kernels and NVDIMM files (default $LKPROBOT_CACHE,\n"
+			"/var/cache/lkprobot as root, else ~/.cache/lkprobot)",
+			&cache),
 		OPT_PROVIDER(0, "pmem-size", "SIZE", "each NVDIMM (default 1G)", "pmem_size", opts),
 		OPT_PROVIDER(0, "memory", "SIZE", "guest RAM (default 2G)", "memory", opts),
 		OPT_PROVIDER(0, "cpus", "N", "guest CPUs (default 2)", "cpus", opts),
@@ -125,7 +125,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 			   "KVM when a probe guest runs under it, else TCG)",
 			   &accel),
 		OPT_STRING(0, "db", "FILE", "the store, as for 'lkprobot run'", &db),
-		OPT_BOOL(0, "no-store", "do not record the runs in the store", &no_store),
+		OPT_NO(0, "no-store", "do not record the runs in the store", &use_store),
 		JOBOPTS_ROWS(&jo, "the test box (default qemu-pmem: hosts/qemu-pmem)"),
 		OPT_END(),
 	};
@@ -133,16 +133,13 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	struct job_env env;
 	struct atomic_list jobs = { 0 };
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
-	char *cache = NULL, data_real[PATH_MAX], res_real[PATH_MAX];
+	char data_real[PATH_MAX], res_real[PATH_MAX];
 	int ret;
 
 	jobopts_init(&jo);
 	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
 		goto out;
 	ret = EXIT_USAGE;
-	bool use_store = !no_store;
-	if (cache_dir)
-		cache = xstrdup(cache_dir);
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err) || qemu_accel_option(accel, &err))
 		goto bad;
 	if (!jo.testbox)

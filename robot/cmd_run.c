@@ -108,7 +108,7 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 	struct provider_options *opts = provider_options_new(local);
 	const char *result_dir = "/lkp/result";
 	const char *db = NULL;
-	bool no_store = false;
+	bool use_store = true;
 	long runs = 1;
 	const struct opt table[] = {
 		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
@@ -123,7 +123,7 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 		  .help = "kill the test S seconds past its runtime (default:\nthe runtime itself, at least 60)",
 		  .fn = take_margin, .key = "timeout_margin", .dst = opts },
 		OPT_STRING(0, "db", "FILE", "the store (default <RESULT_ROOT_DIR>/lkprobot.db)", &db),
-		OPT_BOOL(0, "no-store", "do not record the runs in the store", &no_store),
+		OPT_NO(0, "no-store", "do not record the runs in the store", &use_store),
 		OPT_PROVIDER(0, "compatible-names", NULL,
 			     "also write the metric names of older reports\n(fio.write_clat_mean_us, perf-stat.ipc, ...)",
 			     "compatible_names", opts),
@@ -140,7 +140,6 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
 		goto out;
 	ret = EXIT_USAGE;
-	bool use_store = !no_store;
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
 		goto bad;
 	const char *given = jo.testbox;	/* the provider's machine: NULL is this one */

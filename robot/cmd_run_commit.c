@@ -45,7 +45,7 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 	const char *result_dir = NULL, *testbox = NULL, *accel = NULL;
 	struct provider_cli cli = { 0 };
 	struct opt prov[32];
-	prov[opt_provider_rows(prov, 31, &cli)] = (struct opt)OPT_END();
+	opt_provider_rows(prov, 32, &cli);
 	const struct opt table[] = {
 		OPT_STRING(0, "provider", "P", "the provider that prepares the commit and runs the job", &provider),
 		OPT_STRING(0, "tree", "DIR", "the git repository", &tree),

@@ -164,7 +164,7 @@ out:
 int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	const char *reindex = NULL, *db = NULL;
-	bool no_store = false;
+	bool use_store = true;
 	const struct opt table[] = {
 		OPT_STRING(0, "reindex", "DIR", "rebuild the store's view of DIR", &reindex),
 		OPT_BOOL(0, "missing",
@@ -175,7 +175,7 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 			   "the store (default: lkprobot.db in DIR or in the\n"
 			   "nearest directory above RUN_DIR that has one)",
 			   &db),
-		OPT_BOOL(0, "no-store", "only rewrite the files", &no_store),
+		OPT_NO(0, "no-store", "only rewrite the files", &use_store),
 		OPT_BOOL(0, "compatible-names", "also write the metric names of older reports", &older_names),
 		OPT_END(),
 	};
@@ -186,7 +186,6 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
 		return ret;
 	ret = EXIT_USAGE;
-	bool use_store = !no_store;
 	if (reindex) {
 		struct stat st;
 		long found = 0, failed = 0;

@@ -107,7 +107,8 @@ static int take(const struct opt *o, const char *value, struct strbuf *err)
 		*(const char **)o->dst = value;
 		return 0;
 	case OPTK_FLAG:
-		*(bool *)o->dst = true;
+	case OPTK_UNFLAG:
+		*(bool *)o->dst = o->kind == OPTK_FLAG;
 		return 0;
 	case OPTK_CALL:
 		return o->fn(o, value, err);
@@ -217,6 +218,14 @@ int opt_int(const struct opt *o, const char *value, struct strbuf *err)
 	return 0;
 }
 
+int opt_dup(const struct opt *o, const char *value, struct strbuf *err)
+{
+	(void)err;
+	free(*(char **)o->dst);
+	*(char **)o->dst = xstrdup(value);
+	return 0;
+}
+
 int opt_floor(const struct opt *o, const char *value, struct strbuf *err)
 {
 	return compare_floors_add(o->dst, value, err);
@@ -238,11 +247,12 @@ size_t opt_provider_rows(struct opt *rows, size_t max, struct provider_cli *pc)
 {
 	const struct provider_option *po[64];
 	const char *who[64];
-	size_t n = provider_cli_options(po, who, max < 64 ? max : 64);
+	size_t n = provider_cli_options(po, who, max - 1 < 64 ? max - 1 : 64);
 
 	for (size_t i = 0; i < n; i++)
 		rows[i] = (struct opt){ .kind = OPTK_PROVIDER, .name = provider_option_flag(po[i]),
 					.arg = po[i]->type == PROVIDER_OPT_BOOL ? NULL : po[i]->arg ? po[i]->arg : "VALUE",
 					.dst = pc, .key = who[i], .prov = po[i] };
+	rows[n] = (struct opt)OPT_END();
 	return n;
 }

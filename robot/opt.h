@@ -20,6 +20,7 @@ enum opt_kind {
 	OPTK_END,
 	OPTK_STRING,	/* dst is a const char **: the value (the last one given) */
 	OPTK_FLAG,	/* dst is a bool *: set true */
+	OPTK_UNFLAG,	/* dst is a bool *: set false (--no-store) */
 	OPTK_CALL,	/* fn(row, value, err): values that need parsing or go elsewhere */
 	OPTK_PROVIDER,	/* a provider's flag (opt_provider_rows): remembered in dst, a struct provider_cli * */
 };
@@ -44,6 +45,9 @@ struct opt {
 
 #define OPT_STRING(s, l, a, h, p) { .kind = OPTK_STRING, .shrt = (s), .name = (l), .arg = (a), .help = (h), .dst = (p) }
 #define OPT_BOOL(s, l, h, p) { .kind = OPTK_FLAG, .shrt = (s), .name = (l), .help = (h), .dst = (p) }
+#define OPT_NO(s, l, h, p) { .kind = OPTK_UNFLAG, .shrt = (s), .name = (l), .help = (h), .dst = (p) }
+/* a copy of the value into a char * the command frees (dst, a char **) */
+#define OPT_DUP(s, l, a, h, p) { .kind = OPTK_CALL, .shrt = (s), .name = (l), .arg = (a), .help = (h), .fn = opt_dup, .dst = (p) }
 #define OPT_CALL(s, l, a, h, f, p) { .kind = OPTK_CALL, .shrt = (s), .name = (l), .arg = (a), .help = (h), .fn = (f), .dst = (p) }
 /* a value for option k of a provider's option set (dst, a struct provider_options *) */
 #define OPT_PROVIDER(s, l, a, h, k, p) \
@@ -81,6 +85,8 @@ void opt_usage(struct strbuf *out, const struct opt *t);
 /* The whole help: head, the options of t (and -h, --help), tail. */
 void opt_help(struct strbuf *out, const struct opt *t, const char *head, const char *tail);
 
+/* OPT_DUP's fn. */
+int opt_dup(const struct opt *o, const char *value, struct strbuf *err);
 /* OPT_LONG's fn: "'x' is not a number of runs (1-1000)" (o->key) when out of o->min..o->max. */
 int opt_long(const struct opt *o, const char *value, struct strbuf *err);
 /* OPT_INT's fn, the same into an int. */
@@ -95,8 +101,9 @@ struct provider_cli;
 /*
  * Rows for every provider's command-line flags (PROVIDER_OPT_CLI), each
  * shown with its provider's name and remembered in pc when given (for
- * provider_cli_apply() once the provider is known); at most max rows
- * written, their count returned.
+ * provider_cli_apply() once the provider is known), ended by OPT_END()
+ * (to OPT_INCLUDE() in a table); at most max rows with the end, the
+ * providers' counted.
  */
 size_t opt_provider_rows(struct opt *rows, size_t max, struct provider_cli *pc);
 

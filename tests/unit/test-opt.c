@@ -39,6 +39,8 @@ struct vals {
 	int k;
 	const char *opt_size;
 	bool opt_seen;
+	bool on;
+	char *copy;
 };
 
 static int take_size(const struct opt *o, const char *value, struct strbuf *err)
@@ -62,6 +64,8 @@ static int take_size(const struct opt *o, const char *value, struct strbuf *err)
 		OPT_LONG(0, "runs", "N", "runs", &(v).n, 1, 10, "a number of runs (1-10)"),             \
 		OPT_INT('k', "k", "K", "a small int", &(v).k, 0, 3, "from 0 to 3"),                      \
 		OPT_CALL(0, "loop", "[=SIZE]", "an optional value", take_size, &(v)),                    \
+		OPT_NO(0, "no-on", "clears on", &(v).on),                                               \
+		OPT_DUP(0, "copy", "S", "a copy", &(v).copy),                                           \
 		OPT_END(),                                                                              \
 	}
 
@@ -77,9 +81,9 @@ static int parse(const struct opt *table, char **argv)
 
 static void test_parse(void **state)
 {
-	struct vals v = { 0 };
+	struct vals v = { .on = true };
 	TABLE(v);
-	char *argv[] = { "test", "a.yaml", "-C", "d", "--flag", "--runs=3", "b.yaml", "-k", "2", "--a-rather-long-name", "x",
+	char *argv[] = { "test", "--copy", "one", "--copy=two", "--no-on", "a.yaml", "-C", "d", "--flag", "--runs=3", "b.yaml", "-k", "2", "--a-rather-long-name", "x",
 			 "--loop", NULL };
 	(void)state;
 
@@ -93,7 +97,10 @@ static void test_parse(void **state)
 	assert_true(v.opt_seen);
 	assert_null(v.opt_size);
 	/* the arguments behind the options, in their order */
-	assert_int_equal(optind, 10);
+	assert_int_equal(optind, 14);
+	assert_false(v.on);
+	assert_string_equal(v.copy, "two");	/* the last one; the first freed */
+	free(v.copy);
 	assert_string_equal(argv[optind], "a.yaml");
 	assert_string_equal(argv[optind + 1], "b.yaml");
 
@@ -160,6 +167,8 @@ static void test_usage(void **state)
 			    "      --runs N           runs\n"
 			    "  -k, --k K              a small int\n"
 			    "      --loop[=SIZE]      an optional value\n"
+			    "      --no-on            clears on\n"
+			    "      --copy S           a copy\n"
 			    "  -h, --help             this help\n");
 	strbuf_release(&out);
 }
@@ -202,8 +211,7 @@ static void test_provider_rows(void **state)
 {
 	struct provider_cli pc = { 0 };
 	struct opt rows[32];
-	size_t n = opt_provider_rows(rows, 31, &pc);
-	rows[n] = (struct opt)OPT_END();
+	size_t n = opt_provider_rows(rows, 32, &pc);
 	bool flag = false;
 	const struct opt table[] = {
 		OPT_BOOL(0, "flag", "a flag", &flag),
