@@ -89,15 +89,20 @@ void opt_help(struct strbuf *out, const struct opt *t, const char *head, const c
 	strbuf_addstr(out, tail ? tail : "");
 }
 
-/* What the user wrote for the option at argv[optind - 1]: "--name" (without "=value") or "-x". */
-static void said(struct strbuf *out, char **argv, int c)
+/*
+ * The option at argv[optind - 1] as the user gave it: "--name" (r's whole
+ * name, when the user wrote a prefix of it; without "=value") or "-x".
+ */
+static void said(struct strbuf *out, char **argv, const struct opt *r, int c)
 {
 	const char *a = argv[optind - 1];
 
-	if (!strncmp(a, "--", 2))
-		strbuf_add(out, a, strchr(a, '=') ? (size_t)(strchr(a, '=') - a) : strlen(a));
-	else
+	if (strncmp(a, "--", 2))
 		strbuf_addf(out, "-%c", c);
+	else if (r)
+		strbuf_addf(out, "--%s", r->name);
+	else
+		strbuf_add(out, a, strchr(a, '=') ? (size_t)(strchr(a, '=') - a) : strlen(a));
 }
 
 static int take(const struct opt *o, const char *value, struct strbuf *err)
@@ -154,7 +159,7 @@ int opt_parse(const char *cmd, int argc, char **argv, const struct opt *t, const
 			for (size_t i = 0; i < n && !r && bad > 0; i++)
 				if (v[i]->shrt == bad)
 					r = v[i];
-			said(&what, argv, r && r->shrt ? r->shrt : bad);
+			said(&what, argv, r, r && r->shrt ? r->shrt : bad);
 			if (c == ':' && r)
 				strbuf_setf(&err, "%s: needs a value (%s)", what.buf, r->arg);
 			else if (r)

@@ -116,7 +116,7 @@ static void test_errors(void **state)
 	struct vals v = { 0 };
 	TABLE(v);
 	static const struct {
-		const char *argv[4];
+		const char *argv[4];	/* a NULL after them */
 		const char *said_err;
 	} cases[] = {
 		{ { "test", "--runs", "11" }, "--runs: '11' is not a number of runs (1-10)" },
@@ -129,6 +129,8 @@ static void test_errors(void **state)
 		{ { "test", "--dir" }, "--dir: needs a value (DIR)" },
 		{ { "test", "a", "-C" }, "-C: needs a value (DIR)" },
 		{ { "test", "--flag=yes" }, "--flag: takes no value" },
+		{ { "test", "--fl=yes" }, "--flag: takes no value" },
+		{ { "test", "--a-rather" }, "--a-rather-long-name: needs a value (VALUE)" },
 	};
 	(void)state;
 
