@@ -284,8 +284,7 @@ bool provider_opt_bool(const struct provider_config *cfg, const char *name)
 
 /* ---- command lines ---- */
 
-/* The command-line options of all providers, one entry per flag. */
-static size_t cli_flat(const struct provider_option **out, size_t max)
+size_t provider_cli_options(const struct provider_option **out, const char **who, size_t max)
 {
 	size_t n = 0;
 
@@ -297,62 +296,33 @@ static size_t cli_flat(const struct provider_option **out, size_t max)
 				continue;
 			for (size_t j = 0; j < n && !dup; j++)
 				dup = !strcmp(flag_of(out[j]), flag_of(o));
-			if (!dup && n < max)
+			if (!dup && n < max) {
+				who[n] = registry[i]->name;
 				out[n++] = o;
+			}
 		}
 	return n;
 }
 
-#define CLI_MAX 64
-
-size_t provider_cli_longopts(struct option *out, size_t max, int base)
+const char *provider_option_flag(const struct provider_option *o)
 {
-	const struct provider_option *flat[CLI_MAX];
-	size_t n = cli_flat(flat, CLI_MAX);
-
-	if (n > max)
-		n = max;
-	for (size_t i = 0; i < n; i++)
-		out[i] = (struct option){ flag_of(flat[i]), flat[i]->type == PROVIDER_OPT_BOOL ? no_argument : required_argument,
-					  NULL, base + (int)i };
-	return n;
+	return flag_of(o);
 }
 
-void provider_cli_help(struct strbuf *out)
+void provider_option_help(struct strbuf *out, const char *who, const struct provider_option *o)
 {
-	for (size_t i = 0; registry[i]; i++)
-		for (size_t k = 0; registry[i]->options && registry[i]->options[k].name; k++) {
-			const struct provider_option *o = &registry[i]->options[k];
-			if (!(o->where & PROVIDER_OPT_CLI))
-				continue;
-			size_t at = out->len;
-			strbuf_addf(out, "      --%s%s%s", flag_of(o), o->type == PROVIDER_OPT_BOOL ? "" : " ",
-				    o->type == PROVIDER_OPT_BOOL ? "" : o->arg ? o->arg : "VALUE");
-			size_t w = out->len - at;
-			if (w >= 25)
-				strbuf_addf(out, "\n%25s", "");
-			else
-				strbuf_addf(out, "%*s", (int)(25 - w), "");
-			/* a default the help does not say already */
-			bool say_def = o->def && !strstr(o->help, "default") && !strstr(o->help, "0:");
-			strbuf_addf(out, "%s: %s%s%s%s%s\n", registry[i]->name, o->help,
-				    o->type == PROVIDER_OPT_LIST ? " (repeatable)" : "", say_def ? " (default " : "",
-				    say_def ? o->def : "", say_def ? ")" : "");
-		}
+	/* a default the help does not say already */
+	bool say_def = o->def && !strstr(o->help, "default") && !strstr(o->help, "0:");
+	strbuf_addf(out, "%s: %s%s%s%s%s", who, o->help, o->type == PROVIDER_OPT_LIST ? " (repeatable)" : "",
+		    say_def ? " (default " : "", say_def ? o->def : "", say_def ? ")" : "");
 }
 
-int provider_cli_take(struct provider_cli *pc, int c, int base, const char *arg)
+void provider_cli_add(struct provider_cli *pc, const char *flag, const char *value)
 {
-	const struct provider_option *flat[CLI_MAX];
-	size_t n = cli_flat(flat, CLI_MAX);
-
-	if (c < base || c >= base + (int)n)
-		return 0;
 	pc->flags = xrealloc(pc->flags, (pc->n + 1) * sizeof(char *));
 	pc->values = xrealloc(pc->values, (pc->n + 1) * sizeof(char *));
-	pc->flags[pc->n] = flag_of(flat[c - base]);
-	pc->values[pc->n++] = arg ? arg : "true";
-	return 1;
+	pc->flags[pc->n] = flag;
+	pc->values[pc->n++] = value;
 }
 
 int provider_cli_apply(const struct provider_cli *pc, struct provider_options *o, struct strbuf *err)

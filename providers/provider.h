@@ -22,7 +22,6 @@
 #include "../lib/util/node.h"
 #include "../lib/util/strbuf.h"
 
-#include <getopt.h>
 #include <stdbool.h>
 
 /*
@@ -256,20 +255,25 @@ void provider_names(struct strbuf *out, const char *conj);
  */
 int provider_registry_check(struct strbuf *err);
 
-/* ---- command lines: every provider's flags, parsed with getopt_long ---- */
+/* ---- command lines: every provider's flags (robot/opt.c makes them rows of a command's table) ---- */
 
-/* The flags each provider gives bisect, as getopt_long entries whose val is base + k; their count. */
-size_t provider_cli_longopts(struct option *out, size_t max, int base);
-/* The help lines of those flags, each saying its provider ("slurm: ..."). */
-void provider_cli_help(struct strbuf *out);
+/* An option's command-line flag, without "--" (its name when it has no flag of its own). */
+const char *provider_option_flag(const struct provider_option *o);
+/*
+ * Every provider's command-line options (PROVIDER_OPT_CLI), one a flag,
+ * with the provider that has it in who[]; at most max, their count.
+ */
+size_t provider_cli_options(const struct provider_option **out, const char **who, size_t max);
+/* The help of option o of provider who: "slurm: help (repeatable) (default X)". */
+void provider_option_help(struct strbuf *out, const char *who, const struct provider_option *o);
 
 /* Flags seen on a command line, set on the provider's options once it is known. */
 struct provider_cli {
 	const char **flags, **values;
 	size_t n;
 };
-/* Remember option code c (from provider_cli_longopts(..., base)): 1 it is a provider's, 0 not. */
-int provider_cli_take(struct provider_cli *pc, int c, int base, const char *arg);
+/* Remember flag (without "--") and its value (a flag without one: "true"). */
+void provider_cli_add(struct provider_cli *pc, const char *flag, const char *value);
 /*
  * Set what was seen on o; a flag of another provider is refused: "--via
  * is an option of provider slurm, not local". 0, or -1 with err set.

@@ -5,7 +5,9 @@
  *   1. write robot/cmd_<name>.c exporting cmd_<name>() below; it parses its
  *      options, calls lib/ modules and prints — no SQL, HTTP or libgit2 here;
  *   2. add a row to the sorted commands[] table in robot/main.c;
- *   3. give it `--help` text with its exit codes and a tests/cli script;
+ *   3. give it its options as a table (robot/opt.h: parsing and --help's
+ *      options are made from it), the prose of its --help (synopsis,
+ *      description, exit codes) next to it, and a tests/cli script;
  *   4. document it in README.md.
  * Commands return the process exit status (see below); only robot/ exits.
  */
@@ -78,26 +80,32 @@ struct jobopts {
 	const char *current;	/* the file jobopts_expand() is expanding */
 };
 
-/* The long options every job command takes; their short forms are "t:s:". */
-#define JOBOPTS_LONGOPTS                                          \
-	{ "testbox", required_argument, NULL, 't' },              \
-	{ "set", required_argument, NULL, 's' },                  \
-	{ "no-defaults", no_argument, NULL, JOBOPTS_NO_DEFAULTS }, \
-	{ "lkp-src", required_argument, NULL, JOBOPTS_LKP_SRC },   \
-	{ "help", no_argument, NULL, 'h' }
-#define JOBOPTS_COMPATIBLE { "compatible", no_argument, NULL, JOBOPTS_COMPAT }
-enum { JOBOPTS_NO_DEFAULTS = 0x100, JOBOPTS_COMPAT, JOBOPTS_LKP_SRC };
-/* The usage line of --lkp-src, for the commands' help texts. */
-#define JOBOPTS_LKP_SRC_HELP \
-	"      --lkp-src DIR      read programs, include/ and hosts/ of this lkp-tests\n" \
-	"                         checkout, as lkp-tests does (default: $LKP_SRC)\n"
+/*
+ * The rows of the options every job command takes (robot/opt.h), to put
+ * in its table; testbox_help says what -t means to the command.
+ */
+#define JOBOPTS_ROWS(jo, testbox_help)                                                                   \
+	OPT_STRING('t', "testbox", "NAME", testbox_help, &(jo)->testbox), JOBOPTS_SET_ROWS(jo)
+/* ... but -t, for a command whose test box is given otherwise */
+#define JOBOPTS_SET_ROWS(jo)                                                                             \
+	OPT_CALL('s', "set", "'KEY: VALUE'", "override a key (also KEY=VALUE arguments)", jobopts_set_opt, \
+		 (jo)),                                                                                  \
+	OPT_BOOL(0, "no-defaults", "do not merge jobs/include defaults nor the host file", &(jo)->no_defaults), \
+	JOBOPTS_LKP_SRC_ROW(jo)
+/* --lkp-src alone, for a command that reads no job file */
+#define JOBOPTS_LKP_SRC_ROW(jo)                                                 \
+	OPT_STRING(0, "lkp-src", "DIR",                                         \
+		   "read programs, include/ and hosts/ of this lkp-tests\n"       \
+		   "checkout, as lkp-tests does (default: $LKP_SRC)",             \
+		   &(jo)->lkp_src)
 
 void jobopts_init(struct jobopts *jo);
 void jobopts_release(struct jobopts *jo);
 /* Add a "key: value" YAML text to the overrides; -1 with err set if malformed. */
 int jobopts_set(struct jobopts *jo, const char *yaml, struct strbuf *err);
-/* Handle a shared option: 1 handled, 0 not ours, -1 with err set. */
-int jobopts_option(struct jobopts *jo, int c, const char *arg, struct strbuf *err);
+/* -s's row (robot/opt.h): jobopts_set() on o->dst, a struct jobopts. */
+struct opt;
+int jobopts_set_opt(const struct opt *o, const char *value, struct strbuf *err);
 /*
  * The positional arguments from optind on: job files and key=value
  * overrides; at least one job file is needed. Opens the lkp-tests
@@ -107,8 +115,8 @@ int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
 		 struct strbuf *err);
 /* Open the checkout of --lkp-src or $LKP_SRC, if any; -1 with err set if it is none. */
 int jobopts_lkp_src(struct jobopts *jo, struct strbuf *err);
-/* Parse --runs N (1-1000); -1 with err set otherwise. */
-int jobopts_runs(const char *arg, long *runs, struct strbuf *err);
+/* --runs N's row (robot/opt.h) of the commands that run jobs: N into runs, a long. */
+#define JOBOPTS_RUNS(help, runs) OPT_LONG(0, "runs", "N", help, runs, 1, 1000, "a number of runs (1-1000)")
 /* Fill a job_env from the options (warnings go to stderr). */
 struct job_env;
 void jobopts_env(const struct jobopts *jo, const struct lkp_ctx *ctx, struct job_env *env);

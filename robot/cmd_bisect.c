@@ -7,6 +7,7 @@
  * can be resumed.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/stats/lkpetc.h"
 #include "../lib/results/bisect.h"
 #include "../lib/results/sampling.h"
@@ -27,7 +28,6 @@
 #include "runstore.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -53,52 +53,48 @@ static const char usage_head[] =
 	"runs on several boxes at once (slurm) gets a batch's runs together, and\n"
 	"with more boxes free than a step needs, several commits are tested at\n"
 	"once (the range split in k+1 parts).\n"
-	"\n"
-	"      --tree DIR         the git repository\n"
-	"      --good REV, --bad REV   the ends of the range\n"
-	"      --metric M         the metric to follow (default: the job's KPI metric that\n"
-	"                         changed most between the ends, said on stderr)\n"
-	"      --provider P       where the job runs:\n";
+	"\n";
 static const char usage_tail[] =
-	"      --accel A          qemu: kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)\n"
-	"      --kconfig NAME|FILE  qemu, ssh: the kernel config (default x86_64-pmem)\n"
-	"      --max-points K     commits tested at once in a step, at most (default: as\n"
-	"                         the provider's free boxes allow; 1: one at a time)\n"
-	"      --floor METRIC=PCT the smallest change of METRIC (a glob; repeatable) that\n"
-	"                         counts (default: the job's change_floor, else 1% for\n"
-	"                         perf metrics and the test's own, 5% for the rest)\n"
-	"      --first-parent     only the first parent of each commit (the mainline)\n"
-	"      --json             the outcome as JSON on stdout\n"
-	"      --resume ID        go on with bisection ID of the store (same arguments)\n"
-	"  -o, --result-root DIR RESULT_ROOT_DIR (default /lkp/result)\n"
-	"      --cache DIR        work trees and kernels (default $LKPROBOT_CACHE, /var/cache/lkprobot)\n"
-	"      --db FILE          the store (default RESULT_ROOT_DIR/lkprobot.db)\n"
-	"  -t, --testbox NAME     hosts/NAME describes the machine (qemu: qemu-pmem)\n"
-	"  -s, --set 'KEY: VALUE' set or override a job key\n"
-	JOBOPTS_LKP_SRC_HELP
-	"  -h, --help             this help\n"
 	"\n"
 	"exit codes: 0 a culprit found and confirmed; 1 no culprit (the ends do not\n"
 	"differ, the change does not reproduce, not sure, or skipped commits leave a\n"
 	"set), or a run could not be made; 2 bad input or usage\n";
 
-/* The help: the providers and their options from the registry's tables. */
-static void usage(FILE *f)
+/* --provider's help: the providers of the registry */
+static void provider_help(struct strbuf *b)
 {
-	struct strbuf b = STRBUF_INIT;
-
-	strbuf_addstr(&b, usage_head);
+	strbuf_addstr(b, "where the job runs:");
 	for (const struct provider_ops *const *p = provider_all(); *p; p++)
-		strbuf_addf(&b, "                         %s%s: %s\n", (*p)->name, p == provider_all() ? " (default)" : "",
-			    (*p)->summary);
-	provider_cli_help(&b);
-	strbuf_addstr(&b, usage_tail);
-	fputs(b.buf, f);
-	strbuf_release(&b);
+		strbuf_addf(b, "\n%s%s: %s", (*p)->name, p == provider_all() ? " (default)" : "", (*p)->summary);
 }
 
-enum { OPT_TREE = 0x700, OPT_GOOD, OPT_BAD, OPT_METRIC, OPT_PROVIDER, OPT_KCONFIG, OPT_FIRST_PARENT, OPT_JSON,
-       OPT_RESUME, OPT_CACHE, OPT_DB, OPT_FLOOR, OPT_MAX_POINTS, OPT_ACCEL, OPT_PROVIDER_BASE = 0x800 };
+/* --max-points K (1-64) into o->dst, a size_t */
+static int take_points(const struct opt *o, const char *value, struct strbuf *err)
+{
+	char *end;
+	long k = strtol(value, &end, 10);
+
+	if (!*value || *end || k < 1 || k > 64) {
+		strbuf_setf(err, "'%s' is not a number of commits from 1 to 64", value);
+		return -1;
+	}
+	*(size_t *)o->dst = (size_t)k;
+	return 0;
+}
+
+/* --resume ID into o->dst, a long long */
+static int take_resume(const struct opt *o, const char *value, struct strbuf *err)
+{
+	char *end;
+	long long id = strtoll(value, &end, 10);
+
+	if (!*value || *end || id <= 0) {
+		strbuf_setf(err, "'%s' is not a bisection id", value);
+		return -1;
+	}
+	*(long long *)o->dst = id;
+	return 0;
+}
 
 struct driver {
 	const struct provider_ops *ops;
@@ -990,104 +986,65 @@ static int bisect_session(struct bargs *a, int argc, char **argv, struct lkp_ctx
 
 int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	struct option longopts[96] = {
-		JOBOPTS_LONGOPTS,
-		{ "tree", required_argument, NULL, OPT_TREE },
-		{ "good", required_argument, NULL, OPT_GOOD },
-		{ "bad", required_argument, NULL, OPT_BAD },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "provider", required_argument, NULL, OPT_PROVIDER },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
-		{ "max-points", required_argument, NULL, OPT_MAX_POINTS },
-		{ "first-parent", no_argument, NULL, OPT_FIRST_PARENT },
-		{ "floor", required_argument, NULL, OPT_FLOOR },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "resume", required_argument, NULL, OPT_RESUME },
-		{ "result-root", required_argument, NULL, 'o' },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "db", required_argument, NULL, OPT_DB },
-	};
 	struct jobopts jo;
-	struct strbuf err = STRBUF_INIT;
 	struct compare_floors floors = { 0 };
 	struct provider_cli cli = { 0 };
 	bool first_parent = false, json = false;
 	const char *tree = NULL, *good = NULL, *bad = NULL, *metric = NULL, *provider = "local", *kconfig = NULL;
 	const char *result_dir = "/lkp/result", *db = NULL;
-	const char *accel = NULL;
 	char *cache = NULL;
+	const char *accel = NULL;
 	long long resume = 0;
 	size_t max_points = 0;
-	int c, r, ret = EXIT_USAGE;
+	struct strbuf phelp = STRBUF_INIT;
+	provider_help(&phelp);
+	struct opt prov[32];
+	opt_provider_rows(prov, 32, &cli);
+	const struct opt table[] = {
+		OPT_STRING(0, "tree", "DIR", "the git repository", &tree),
+		OPT_STRING(0, "good", "REV", "the good end of the range", &good),
+		OPT_STRING(0, "bad", "REV", "the bad end of the range", &bad),
+		OPT_STRING(0, "metric", "M",
+			   "the metric to follow (default: the job's KPI metric that\n"
+			   "changed most between the ends, said on stderr)",
+			   &metric),
+		OPT_STRING(0, "provider", "P", phelp.buf, &provider),
+		OPT_INCLUDE(prov),
+		OPT_STRING(0, "accel", "A", "qemu: kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)", &accel),
+		OPT_STRING(0, "kconfig", "NAME|FILE", "qemu, ssh: the kernel config (default x86_64-pmem)", &kconfig),
+		OPT_CALL(0, "max-points", "K",
+			 "commits tested at once in a step, at most (default 1:\n"
+			 "one a step, the builds one box makes; K >= 2 spends\n"
+			 "more builds for less wall time on a farm's free boxes)",
+			 take_points, &max_points),
+		OPT_CALL(0, "floor", "METRIC=PCT",
+			 "the smallest change of METRIC (a glob; repeatable) that\n"
+			 "counts (default: the job's change_floor, else 1% for\n"
+			 "perf metrics and the test's own, 5% for the rest)",
+			 opt_floor, &floors),
+		OPT_BOOL(0, "first-parent", "only the first parent of each commit (the mainline)", &first_parent),
+		OPT_BOOL(0, "json", "the outcome as JSON on stdout", &json),
+		OPT_CALL(0, "resume", "ID", "go on with bisection ID of the store (same arguments)", take_resume, &resume),
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		OPT_DUP(0, "cache", "DIR", "work trees and kernels (default $LKPROBOT_CACHE, /var/cache/lkprobot)", &cache),
+		OPT_STRING(0, "db", "FILE", "the store (default RESULT_ROOT_DIR/lkprobot.db)", &db),
+		JOBOPTS_ROWS(&jo, "hosts/NAME describes the machine (qemu: qemu-pmem)"),
+		OPT_END(),
+	};
+	int ret;
 
-	size_t nl = 0;
-	while (longopts[nl].name)
-		nl++;
-	provider_cli_longopts(longopts + nl, sizeof(longopts) / sizeof(longopts[0]) - nl - 1, OPT_PROVIDER_BASE);
 	jobopts_init(&jo);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:t:s:h", longopts, NULL)) != -1) {
-		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
-			goto bad;
-		if (r || provider_cli_take(&cli, c, OPT_PROVIDER_BASE, optarg))
-			continue;
-		switch (c) {
-		case OPT_TREE: tree = optarg; break;
-		case OPT_GOOD: good = optarg; break;
-		case OPT_BAD: bad = optarg; break;
-		case OPT_METRIC: metric = optarg; break;
-		case OPT_PROVIDER: provider = optarg; break;
-		case OPT_ACCEL: accel = optarg; break;
-		case OPT_KCONFIG: kconfig = optarg; break;
-		case OPT_MAX_POINTS: {
-			char *end;
-			long k = strtol(optarg, &end, 10);
-			if (*end || k < 1 || k > 64) {
-				strbuf_setf(&err, "--max-points: '%s' is not a number of commits from 1 to 64", optarg);
-				goto bad;
-			}
-			max_points = (size_t)k;
-			break;
-		}
-		case OPT_FIRST_PARENT: first_parent = true; break;
-		case OPT_FLOOR:
-			if (compare_floors_add(&floors, optarg, &err))
-				goto bad;
-			break;
-		case OPT_JSON: json = true; break;
-		case OPT_RESUME: {
-			char *end;
-			resume = strtoll(optarg, &end, 10);
-			if (*end || resume <= 0) {
-				strbuf_setf(&err, "--resume: '%s' is not a bisection id", optarg);
-				goto bad;
-			}
-			break;
-		}
-		case 'o': result_dir = optarg; break;
-		case OPT_CACHE: cache = xstrdup(optarg); break;
-		case OPT_DB: db = optarg; break;
-		case 'h':
-			usage(stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			usage(stderr);
-			goto out;
-		}
-	}
+	ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false);
+	strbuf_release(&phelp);
+	if (ret != OPT_GO)
+		goto out;
 	struct bargs a = { tree, good, bad, metric, provider, kconfig, result_dir, db, accel, cache, resume, max_points,
 			   first_parent, json, &jo, &floors, &cli };
 	ret = bisect_session(&a, argc, argv, ctx);
-	goto out;
-bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
 	compare_floors_release(&floors);
 	jobopts_release(&jo);
 	free(cache);
 	provider_cli_release(&cli);
-	strbuf_release(&err);
 	return ret;
 }

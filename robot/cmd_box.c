@@ -6,6 +6,7 @@
  * robot runs over ssh).
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
@@ -21,7 +22,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot box list     [--boxes FILE] [--db FILE | -o DIR]\n"
 	"       lkprobot box enable   NAME [--boxes FILE] [--db FILE | -o DIR]\n"
 	"       lkprobot box disable  NAME [--reason TEXT] [--boxes FILE] [--db FILE | -o DIR]\n"
@@ -57,11 +57,11 @@ static const char usage_text[] =
 	"            jobs need there ('lkprobot install' on the box, apt-get)\n"
 	"  run       run jobs there, booted into BZIMAGE (default: the kernel it\n"
 	"            runs now); results in -o DIR (default /lkp/result) and the store\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 done (run: every run finished), 1 a run failed or the box\n"
 	"could not be reached, 2 bad usage, boxes file or job\n";
-
-enum { OPT_BOXES = 0x200, OPT_DB, OPT_REASON, OPT_RUNS };
 
 struct box_args {
 	const char *boxes, *db, *result_dir, *reason, *kernel;
@@ -361,24 +361,27 @@ out:
 
 int cmd_box(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		JOBOPTS_LONGOPTS,
-		{ "boxes", required_argument, NULL, OPT_BOXES },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "result-root", required_argument, NULL, 'o' },
-		{ "reason", required_argument, NULL, OPT_REASON },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "runs", required_argument, NULL, OPT_RUNS },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct box_args a = { .boxes = box_default_file(), .result_dir = "/lkp/result", .runs = 1 };
-	struct strbuf err = STRBUF_INIT;
 	struct jobopts jo;
-	int c, r, ret = EXIT_USAGE;
+	const struct opt table[] = {
+		OPT_STRING(0, "boxes", "FILE", "the boxes file (default $LKPROBOT_BOXES, /etc/lkprobot/boxes.yaml)", &a.boxes),
+		OPT_STRING(0, "db", "FILE", "the store (default RESULT_ROOT_DIR/lkprobot.db)", &a.db),
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &a.result_dir),
+		OPT_STRING(0, "reason", "TEXT", "disable: why the box is out of service", &a.reason),
+		OPT_STRING('k', "kernel", "BZIMAGE", "run: boot this kernel (default: the one the box runs)", &a.kernel),
+		JOBOPTS_RUNS("run: run each atomic job N times (default 1)", &a.runs),
+		JOBOPTS_SET_ROWS(&jo),
+		OPT_END(),
+	};
+	struct strbuf err = STRBUF_INIT;
+	int ret = EXIT_USAGE;
 
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fputs(usage_text, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	if (argc < 2) {
+		struct strbuf h = STRBUF_INIT;
+		opt_help(&h, table, usage_head, usage_tail);
+		fputs(h.buf, stderr);
+		strbuf_release(&h);
+		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "boot")) {
 		/* on the box, run by the robot: nothing else on its command line */
@@ -387,31 +390,9 @@ int cmd_box(int argc, char **argv, struct lkp_ctx *ctx)
 		return box_boot_here(argv[2]);
 	}
 	jobopts_init(&jo);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:k:t:s:h", longopts, NULL)) != -1) {
-		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
-			goto bad;
-		if (r)
-			continue;
-		switch (c) {
-		case OPT_BOXES: a.boxes = optarg; break;
-		case OPT_DB: a.db = optarg; break;
-		case 'o': a.result_dir = optarg; break;
-		case OPT_REASON: a.reason = optarg; break;
-		case 'k': a.kernel = optarg; break;
-		case OPT_RUNS:
-			if (jobopts_runs(optarg, &a.runs, &err))
-				goto bad;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			fputs(usage_text, stderr);
-			goto out;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		goto out;
+	ret = EXIT_USAGE;
 	if (optind >= argc) {
 		strbuf_setf(&err, "box needs a command: list, enable, disable, install or run");
 		goto bad;

@@ -4,16 +4,16 @@
  * "cached", "built in N s" or "failed: <first error line>".
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/kernel/kbuild.h"
 #include "../lib/sys/machine.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot build --tree DIR --commit REV [options]\n"
 	"\n"
 	"Check REV of the git repository DIR out into the kernel cache's work tree,\n"
@@ -23,18 +23,8 @@ static const char usage_text[] =
 	".config, build.log and a result file are kept in\n"
 	"<cache>/kernels/<commit>-<config hash>/, whose path is printed first. A\n"
 	"kernel (or failure) already in the cache is not built again.\n"
-	"\n"
-	"  -C, --tree DIR         the git repository (a work tree or a bare repository)\n"
-	"  -k, --commit REV       what to build: an id, branch, tag or HEAD~2\n"
-	"  -c, --kconfig CONFIG   defconfig (make defconfig + fragment), a name from\n"
-	"                         kconfig/ built with make allnoconfig (default: " KBUILD_DEFAULT_KCONFIG ",\n"
-	"                         a minimal kernel for QEMU with NVDIMMs), or a .config\n"
-	"                         file (+ fragment, make olddefconfig)\n"
-	"      --cache DIR        the kernel cache (default: $LKPROBOT_CACHE, else\n"
-	"                         /var/cache/lkprobot as root, else ~/.cache/lkprobot)\n"
-	"  -j, --jobs N           make -jN (default: the number of CPUs)\n"
-	"      --rebuild          build even if the cache has the kernel or its failure\n"
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"Builds in one cache run one at a time (they share its work tree).\n"
 	"On a terminal a line shows the build's progress.\n"
@@ -43,51 +33,34 @@ static const char usage_text[] =
 	"with its first error line) or the cache cannot be written, 2 no such tree,\n"
 	"revision or kconfig, or usage\n";
 
-enum { OPT_CACHE = 0x500, OPT_REBUILD };
-
 int cmd_build(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "tree", required_argument, NULL, 'C' },
-		{ "commit", required_argument, NULL, 'k' },
-		{ "kconfig", required_argument, NULL, 'c' },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "rebuild", no_argument, NULL, OPT_REBUILD },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kbuild_opts o = { .data_dir = ctx->data_dir };
+	const struct opt table[] = {
+		OPT_STRING('C', "tree", "DIR", "the git repository (a work tree or a bare repository)", &o.tree),
+		OPT_STRING('k', "commit", "REV", "what to build: an id, branch, tag or HEAD~2", &o.rev),
+		OPT_STRING('c', "kconfig", "CONFIG",
+			   "defconfig (make defconfig + fragment), a name from\n"
+			   "kconfig/ built with make allnoconfig (default: " KBUILD_DEFAULT_KCONFIG ",\n"
+			   "a minimal kernel for QEMU with NVDIMMs), or a .config\n"
+			   "file (+ fragment, make olddefconfig)",
+			   &o.kconfig),
+		OPT_STRING(0, "cache", "DIR",
+			   "the kernel cache (default: $LKPROBOT_CACHE, else\n"
+			   "/var/cache/lkprobot as root, else ~/.cache/lkprobot)",
+			   &o.cache),
+		OPT_INT('j', "jobs", "N", "make -jN (default: the number of CPUs)", &o.jobs, 1, 4096,
+			"a number of jobs; write a whole number like 4"),
+		OPT_BOOL(0, "rebuild", "build even if the cache has the kernel or its failure", &o.rebuild),
+		OPT_END(),
+	};
 	struct kbuild_result res;
 	struct strbuf err = STRBUF_INIT;
 	struct machine local = { 0 };
-	int c, ret;
-	char *end;
+	int ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "C:k:c:j:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'C': o.tree = optarg; break;
-		case 'k': o.rev = optarg; break;
-		case 'c': o.kconfig = optarg; break;
-		case OPT_CACHE: o.cache = optarg; break;
-		case OPT_REBUILD: o.rebuild = true; break;
-		case 'j': {
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 4096)
-				return cmd_error(EXIT_USAGE, "--jobs: '%s' is not a number of jobs; write a whole number like 4",
-						 optarg);
-			o.jobs = (int)n;
-			break;
-		}
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		default:
-			fputs(usage_text, stderr);
-			return EXIT_USAGE;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		return ret;
 	if (optind < argc)
 		return cmd_error(EXIT_USAGE, "build: unexpected argument '%s'; see 'lkprobot build --help'",
 				 argv[optind]);

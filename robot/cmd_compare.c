@@ -5,18 +5,18 @@
  * or a commit the store knows (then every job both commits ran is a group).
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/results/compare.h"
 #include "../lib/util/json.h"
 #include "../lib/results/sides.h"
 #include "../lib/stats/lkpetc.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot compare [options] BASE NEW [NEW...]\n"
 	"\n"
 	"Compare the runs of NEW with those of BASE, metric by metric, with\n"
@@ -26,27 +26,25 @@ static const char usage_text[] =
 	"  - run directories (.../<commit>/<run>), several joined with commas,\n"
 	"  - or a commit (or a prefix of one) the store knows: every job that both\n"
 	"    commits ran is compared, one group each.\n"
-	"\n"
-	"      --classic          the layout of the older LKP reports (\"change\" column)\n"
-	"      --field METRIC     the classic one-metric table across the groups, with GEO-MEAN\n"
-	"      --json             every metric, changed or not (with why not), as JSON\n"
-	"      --stats            also the p-values (Mann-Whitney U, Welch t) and Hedges' g\n"
-	"      --all              every metric of the base, changed or not\n"
-	"      --more             also the stats lkp-tests' stat-denylist leaves out\n"
-	"                         (interrupts.*, ...), as its ncompare --more\n"
-	"      --show-noise       --field: keep tests whose stddev is over half the mean\n"
-	"      --perf-profile N   perf-profile rows change when a median is above N (default 5)\n"
-	"      --floor METRIC=PCT the decision's floor for METRIC (a glob; repeatable): a\n"
-	"                         smaller change is never a regression or improvement\n"
-	"                         (default 1% for perf metrics and the test's own, else 5%)\n"
-	"      --db FILE          the store (default: RESULT_ROOT_DIR/lkprobot.db)\n"
-	"  -o, --result-root DIR RESULT_ROOT_DIR (default /lkp/result)\n"
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 compared (changed or not), 2 a side that is not found or\n"
 	"cannot be read, or usage\n";
 
-enum { OPT_CLASSIC = 0x500, OPT_FIELD, OPT_JSON, OPT_STATS, OPT_ALL, OPT_NOISE, OPT_PPROF, OPT_DB, OPT_FLOOR, OPT_MORE };
+/* --perf-profile N: a positive number */
+static int take_threshold(const struct opt *o, const char *value, struct strbuf *err)
+{
+	char *end;
+	double *t = o->dst;
+
+	*t = strtod(value, &end);
+	if (!*value || *end || !(*t > 0)) {
+		strbuf_setf(err, "'%s' is not a positive number", value);
+		return -1;
+	}
+	return 0;
+}
 
 /* What compare prints, from its options: one layout, and what it adds. */
 struct compare_out {
@@ -186,65 +184,40 @@ out:
 
 int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "classic", no_argument, NULL, OPT_CLASSIC },
-		{ "field", required_argument, NULL, OPT_FIELD },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "more", no_argument, NULL, OPT_MORE },
-		{ "show-noise", no_argument, NULL, OPT_NOISE },
-		{ "perf-profile", required_argument, NULL, OPT_PPROF },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "floor", required_argument, NULL, OPT_FLOOR },
-		{ "result-root", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool classic = false, json = false, stats = false, noise = false;
 	const char *field = NULL, *db = NULL, *result_dir = "/lkp/result";
 	struct compare_opts co = { 0 };
 	struct compare_floors floors = { 0 };
+	const struct opt table[] = {
+		OPT_BOOL(0, "classic", "the layout of the older LKP reports (\"change\" column)", &classic),
+		OPT_STRING(0, "field", "METRIC", "the classic one-metric table across the groups, with GEO-MEAN", &field),
+		OPT_BOOL(0, "json", "every metric, changed or not (with why not), as JSON", &json),
+		OPT_BOOL(0, "stats", "also the p-values (Mann-Whitney U, Welch t) and Hedges' g", &stats),
+		OPT_BOOL(0, "all", "every metric of the base, changed or not", &co.all),
+		OPT_BOOL(0, "more",
+			 "also the stats lkp-tests' stat-denylist leaves out\n"
+			 "(interrupts.*, ...), as its ncompare --more",
+			 &co.more),
+		OPT_BOOL(0, "show-noise", "--field: keep tests whose stddev is over half the mean", &noise),
+		OPT_CALL(0, "perf-profile", "N", "perf-profile rows change when a median is above N (default 5)",
+			 take_threshold, &co.perf_profile_threshold),
+		OPT_CALL(0, "floor", "METRIC=PCT",
+			 "the decision's floor for METRIC (a glob; repeatable): a\n"
+			 "smaller change is never a regression or improvement\n"
+			 "(default 1% for perf metrics and the test's own, else 5%)",
+			 opt_floor, &floors),
+		OPT_STRING(0, "db", "FILE", "the store (default: RESULT_ROOT_DIR/lkprobot.db)", &db),
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		OPT_END(),
+	};
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
 	struct side *sides = NULL;
 	size_t nsides = 0;
-	int c, ret = EXIT_USAGE;
+	int ret;
 
-	(void)ctx;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_CLASSIC: classic = true; break;
-		case OPT_FIELD: field = optarg; break;
-		case OPT_JSON: json = true; break;
-		case OPT_STATS: stats = true; break;
-		case OPT_ALL: co.all = true; break;
-		case OPT_MORE: co.more = true; break;
-		case OPT_NOISE: noise = true; break;
-		case OPT_PPROF: {
-			char *end;
-			co.perf_profile_threshold = strtod(optarg, &end);
-			if (*end || !(co.perf_profile_threshold > 0)) {
-				strbuf_setf(&err, "--perf-profile: '%s' is not a positive number", optarg);
-				goto bad;
-			}
-			break;
-		}
-		case OPT_DB: db = optarg; break;
-		case OPT_FLOOR:
-			if (compare_floors_add(&floors, optarg, &err))
-				goto bad;
-			break;
-		case 'o': result_dir = optarg; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			fputs(usage_text, stderr);
-			goto out;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		goto out;
+	ret = EXIT_USAGE;
 	if (argc - optind < 2) {
 		strbuf_setf(&err, "compare needs a base and at least one commit to compare with it; see 'lkprobot compare --help'");
 		goto bad;

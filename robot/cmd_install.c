@@ -4,6 +4,7 @@
  * package can fix (no pmem, not root) said plainly.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/job/job.h"
 #include "../lib/run/program.h"
 #include "../lib/run/run.h"
@@ -12,25 +13,19 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot install [options] JOB.yaml... [key=value...]\n"
 	"\n"
 	"List the Debian packages the jobs need (their programs' tools, mkfs for\n"
 	"their file systems, ndctl for pmem), install the missing ones with\n"
 	"apt-get, and say what installing cannot fix (no pmem devices, not root).\n"
-	"\n"
-	"  -n, --dry-run          list what is missing, install nothing\n"
-	"  -t, --testbox NAME     merge hosts/<NAME> as split-job does\n"
-	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
-	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
-	JOBOPTS_LKP_SRC_HELP
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 everything needed is installed, 1 installing failed or\n"
 	"something cannot be fixed by installing, 2 bad job file or usage\n";
@@ -114,39 +109,24 @@ static bool have_pmem(void)
 
 int cmd_install(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		JOBOPTS_LONGOPTS,
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct jobopts jo;
+	bool dry = false;
+	const struct opt table[] = {
+		OPT_BOOL('n', "dry-run", "list what is missing, install nothing", &dry),
+		JOBOPTS_ROWS(&jo, "merge hosts/<NAME> as split-job does"),
+		OPT_END(),
+	};
 	struct job_env env;
 	struct needs nd = { 0 };
 	struct strbuf err = STRBUF_INIT;
 	char **missing = NULL;
 	size_t nmissing = 0;
-	bool dry = false;
-	int ret = EXIT_USAGE, c, r;
+	int ret;
 
 	jobopts_init(&jo);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:s:nh", longopts, NULL)) != -1) {
-		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
-			goto bad;
-		if (r)
-			continue;
-		if (c == 'n') {
-			dry = true;
-			continue;
-		}
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-		} else {
-			fputs(usage_text, stderr);
-		}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
 		goto out;
-	}
+	ret = EXIT_USAGE;
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
 		goto bad;
 	jobopts_env(&jo, ctx, &env);

@@ -4,15 +4,15 @@
  * as lkp-tests lays out result roots.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/job/job.h"
 #include "../lib/sys/machine.h"
 #include "../lib/util/sset.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot job-path [options] JOB.yaml... [key=value...]\n"
 	"\n"
 	"Print the result path of every atomic job of the job files, once each:\n"
@@ -20,15 +20,8 @@ static const char usage_text[] =
 	"Axes the job does not set come from the test box: hosts/<NAME> with -t,\n"
 	"else this machine (rootfs from os-release, kconfig defconfig, the gcc\n"
 	"version, the running kernel's release as commit), as 'lkp run' does.\n"
-	"\n"
-	"  -t, --testbox NAME      the test box (default: this host)\n"
-	"  -s, --set 'KEY: VALUE'  override a key (also KEY=VALUE arguments)\n"
-	"  -r, --result-root DIR   prefix the paths with DIR (e.g. /lkp/result)\n"
-	"      --path-params       print only <testcase>/<path_params>\n"
-	"      --no-defaults       do not merge jobs/include defaults nor the host file\n"
-	JOBOPTS_LKP_SRC_HELP
-	"      --compatible        pre-2019 path_params order (order of appearance)\n"
-	"  -h, --help              this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 printed, 2 bad job file or usage\n";
 
@@ -71,39 +64,24 @@ out:
 
 int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		JOBOPTS_LONGOPTS,
-		JOBOPTS_COMPATIBLE,
-		{ "result-root", required_argument, NULL, 'r' },
-		{ "path-params", no_argument, NULL, 'P' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct jobopts jo;
-	struct job_env env;
 	struct paths ps = { 0 };
+	const struct opt table[] = {
+		JOBOPTS_ROWS(&jo, "the test box (default: this host)"),
+		OPT_STRING('r', "result-root", "DIR", "prefix the paths with DIR (e.g. /lkp/result)", &ps.prefix),
+		OPT_BOOL(0, "path-params", "print only <testcase>/<path_params>", &ps.short_form),
+		OPT_BOOL(0, "compatible", "pre-2019 path_params order (order of appearance)", &jo.compatible),
+		OPT_END(),
+	};
+	struct job_env env;
 	struct machine m = { 0 };
 	struct strbuf err = STRBUF_INIT;
-	int ret = EXIT_USAGE, c, r;
+	int ret;
 
 	jobopts_init(&jo);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:s:r:h", longopts, NULL)) != -1) {
-		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
-			goto bad;
-		if (r)
-			continue;
-		switch (c) {
-		case 'r': ps.prefix = optarg; break;
-		case 'P': ps.short_form = true; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			fputs(usage_text, stderr);
-			goto out;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		goto out;
+	ret = EXIT_USAGE;
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
 		goto bad;
 	if (machine_get(&m, ctx->data_dir, jo.testbox, &err))

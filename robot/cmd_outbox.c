@@ -3,19 +3,20 @@
  * queue a failed or in-doubt one again, and deliver what is due.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/util/json.h"
 #include "../lib/store/store.h"
 #include "../mail/mailconf.h"
 #include "../mail/outbox.h"
 
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot outbox [options] [list]\n"
 	"       lkprobot outbox [options] show ID\n"
 	"       lkprobot outbox [options] retry ID\n"
@@ -29,19 +30,11 @@ static const char usage_text[] =
 	"messages; temporary failures are retried later (mail.retry seconds,\n"
 	"doubling up to 6 hours); --wait keeps delivering until nothing is queued\n"
 	"or that many seconds have passed.\n"
-	"\n"
-	"  -c, --config FILE      lkprobot's configuration (default $LKPROBOT_CONFIG,\n"
-	"                         /etc/lkprobot/config.yaml); its serve: section names\n"
-	"                         the service's store, used unless --db or -o is given\n"
-	"      --db FILE          the store (default RESULT_ROOT_DIR/lkprobot.db)\n"
-	"  -o, --result-root DIR RESULT_ROOT_DIR (default /lkp/result)\n"
-	"      --wait SECONDS     send: keep going while messages wait for a retry\n"
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 done (send: everything due was sent); 1 send: some message\n"
 	"is not sent yet or failed; 2 bad input or usage\n";
-
-enum { OPT_DB = 0x900, OPT_WAIT };
 
 static const char *when(int64_t t, char *buf, size_t n)
 {
@@ -169,43 +162,28 @@ static int outbox_send(struct store *s, const char *dbpath, const char *config, 
 
 int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "result-root", required_argument, NULL, 'o' },
-		{ "wait", required_argument, NULL, OPT_WAIT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *config = NULL, *db = NULL, *result_dir = NULL;
 	long wait = 0;
+	const struct opt table[] = {
+		OPT_STRING('c', "config", "FILE",
+			   "lkprobot's configuration (default $LKPROBOT_CONFIG,\n"
+			   "/etc/lkprobot/config.yaml); its serve: section names\n"
+			   "the service's store, used unless --db or -o is given",
+			   &config),
+		OPT_STRING(0, "db", "FILE", "the store (default RESULT_ROOT_DIR/lkprobot.db)", &db),
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		OPT_LONG(0, "wait", "SECONDS", "send: keep going while messages wait for a retry", &wait, 0, LONG_MAX,
+			 "a number of seconds"),
+		OPT_END(),
+	};
 	struct strbuf err = STRBUF_INIT;
 	struct store *s = NULL;
 	char *dbpath = NULL;
-	int c, ret = EXIT_USAGE;
+	int ret;
 
-	(void)ctx;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': config = optarg; break;
-		case OPT_DB: db = optarg; break;
-		case 'o': result_dir = optarg; break;
-		case OPT_WAIT: {
-			char *end;
-			wait = strtol(optarg, &end, 10);
-			if (*end || wait < 0)
-				return cmd_error(EXIT_USAGE, "--wait: '%s' is not a number of seconds", optarg);
-			break;
-		}
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		default:
-			fputs(usage_text, stderr);
-			return EXIT_USAGE;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		return ret;
+	ret = EXIT_USAGE;
 	const char *verb = optind < argc ? argv[optind] : "list";
 	bool needs_id = !strcmp(verb, "show") || !strcmp(verb, "retry");
 	if ((strcmp(verb, "list") && strcmp(verb, "send") && !needs_id) || argc - optind > (needs_id ? 2 : 1) ||

@@ -4,17 +4,17 @@
  * knows that lkprobot does not — and each program's options.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/job/lkpsrc.h"
 #include "../lib/run/program.h"
 #include "../lib/util/strbuf.h"
 #include "../lib/util/yml.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot programs [options] [NAME...]\n"
 	"\n"
 	"List the programs a job can name: kind (setup, test, daemon, monitor,\n"
@@ -24,9 +24,8 @@ static const char usage_text[] =
 	"'lkp-tests' (only lkp-tests runs it; run refuses the job). Given names,\n"
 	"each program's options: lkprobot's, and lkp-tests' (its script's header,\n"
 	"what names use; meta.yaml parameters the header lacks are shown apart).\n"
-	"\n"
-	JOBOPTS_LKP_SRC_HELP
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 printed, 2 unknown program or bad --lkp-src\n";
 
@@ -154,30 +153,17 @@ static void show_lkp(struct lkpsrc *lk, const struct lkpsrc_program *lp)
 
 int cmd_programs(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "lkp-src", required_argument, NULL, JOBOPTS_LKP_SRC },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct jobopts jo;
+	const struct opt table[] = {
+		JOBOPTS_LKP_SRC_ROW(&jo),
+		OPT_END(),
+	};
 	struct strbuf err = STRBUF_INIT;
-	int ret = EXIT_USAGE, c;
+	int ret;
 
-	(void)ctx;
 	jobopts_init(&jo);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == JOBOPTS_LKP_SRC) {
-			jo.lkp_src = optarg;
-		} else if (c == 'h') {
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-			goto out;
-		} else {
-			fputs(usage_text, stderr);
-			goto out;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		goto out;
 	if (jobopts_lkp_src(&jo, &err)) {
 		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 		goto out;

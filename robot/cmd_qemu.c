@@ -5,6 +5,7 @@
  * keeps its results, and the run recorded in the store by the host.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/job/job.h"
@@ -22,7 +23,6 @@
 #include "runstore.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <limits.h>
@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot qemu [options] JOB.yaml... [key=value...]\n"
 	"\n"
 	"Boot a kernel in QEMU with one emulated NVDIMM per pmem the job asks for\n"
@@ -40,38 +40,11 @@ static const char usage_text[] =
 	"'lkprobot run', plus the serial console as dmesg. KVM when a probe guest\n"
 	"runs under it, TCG otherwise (the reason on stderr and in job.yaml's\n"
 	"facts: accel; TCG runs are functional checks, and job.yaml says so).\n"
-	"\n"
-	"  -o, --result-root DIR  RESULT_ROOT_DIR (default /lkp/result)\n"
-	"  -k, --kernel IMAGE     boot this vmlinux/bzImage\n"
-	"      --tree DIR --commit REV [--kconfig NAME|FILE]\n"
-	"                         build that commit first ('lkprobot build'), boot it\n"
-	"                         (default kernel: the newest built in the kernel\n"
-	"                         cache, else Debian's packaged kernel, fetched once)\n"
-	"      --modules DIR      the /lib/modules/<release> of -k's kernel\n"
-	"      --runs N           boot and run each atomic job N times\n"
-	"      --reuse-boot       one boot for the N runs (lkp-tests reboots between runs)\n"
-	"      --cache DIR        kernels and NVDIMM files (default $LKPROBOT_CACHE,\n"
-	"                         /var/cache/lkprobot as root, else ~/.cache/lkprobot)\n"
-	"      --pmem-size SIZE   each NVDIMM (default 1G)\n"
-	"      --memory SIZE      guest RAM (default 2G)\n"
-	"      --cpus N           guest CPUs (default 2)\n"
-	"      --boot-timeout S   seconds for the guest to start lkprobot (default 120)\n"
-	"      --job-timeout S    seconds for the job once the guest runs it (default:\n"
-	"                         its runtime + 600)\n"
-	"      --append ARGS      more kernel parameters (the job's boot_params are added)\n"
-	"      --accel A          kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto:\n"
-	"                         KVM when a probe guest runs under it, else TCG)\n"
-	"      --db FILE, --no-store   the store, as for 'lkprobot run'\n"
-	"  -t, --testbox NAME     the test box (default qemu-pmem: hosts/qemu-pmem)\n"
-	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
-	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
-	JOBOPTS_LKP_SRC_HELP
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 every run finished, 1 a run failed, timed out, panicked or\n"
 	"did not boot, 2 bad job file or usage\n";
-
-enum { OPT_RUNS = 0x400, OPT_CACHE, OPT_PMEM, OPT_MEM, OPT_CPUS, OPT_BOOT, OPT_DB, OPT_NOSTORE, OPT_MODULES, OPT_APPEND, OPT_JOBTIMEOUT, OPT_REUSE, OPT_TREE, OPT_COMMIT, OPT_KCONFIG, OPT_ACCEL };
 
 
 /* A run as `qemu` says it: each result root of its boot, the times and the accelerator, the key figures. */
@@ -199,89 +172,58 @@ static int qemu_where(const struct lkp_ctx *ctx, const char *result_dir, char **
 
 int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		JOBOPTS_LONGOPTS,
-		{ "result-root", required_argument, NULL, 'o' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "modules", required_argument, NULL, OPT_MODULES },
-		{ "runs", required_argument, NULL, OPT_RUNS },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "pmem-size", required_argument, NULL, OPT_PMEM },
-		{ "memory", required_argument, NULL, OPT_MEM },
-		{ "cpus", required_argument, NULL, OPT_CPUS },
-		{ "boot-timeout", required_argument, NULL, OPT_BOOT },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "no-store", no_argument, NULL, OPT_NOSTORE },
-		{ "append", required_argument, NULL, OPT_APPEND },
-		{ "job-timeout", required_argument, NULL, OPT_JOBTIMEOUT },
-		{ "reuse-boot", no_argument, NULL, OPT_REUSE },
-		{ "tree", required_argument, NULL, OPT_TREE },
-		{ "commit", required_argument, NULL, OPT_COMMIT },
-		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ NULL, 0, NULL, 0 },
-	};
-	/* the provider's option each of its flags sets */
-	static const struct { int c; const char *name; } to_option[] = {
-		{ 'k', "kernel" }, { OPT_MODULES, "modules" }, { OPT_PMEM, "pmem_size" }, { OPT_MEM, "memory" },
-		{ OPT_CPUS, "cpus" }, { OPT_BOOT, "boot_timeout" }, { OPT_APPEND, "append" },
-		{ OPT_JOBTIMEOUT, "job_timeout" },
-	};
 	const struct provider_ops *qemu = provider_find("qemu");
 	struct provider_options *opts = provider_options_new(qemu);
-	struct provider *p = NULL;
 	struct jobopts jo;
-	struct atomic_list jobs = { 0 };
-	struct strbuf err = STRBUF_INIT;
 	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL, *result_dir = "/lkp/result";
-	char *cache = NULL, data_real[PATH_MAX], res_real[PATH_MAX];
+	char *cache = NULL;
 	bool use_store = true, reuse = false;
 	long runs = 1;
-	int ret = EXIT_USAGE, c, r;
+	/* the provider's options are set where their rows say */
+	const struct opt table[] = {
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		OPT_PROVIDER('k', "kernel", "IMAGE", "boot this vmlinux/bzImage", "kernel", opts),
+		OPT_STRING(0, "tree", "DIR",
+			   "with --commit: build that commit first ('lkprobot build'),\n"
+			   "boot it (default kernel: the newest built in the kernel\n"
+			   "cache, else Debian's packaged kernel, fetched once)",
+			   &tree),
+		OPT_STRING(0, "commit", "REV", "the commit of --tree to build and boot", &rev),
+		OPT_STRING(0, "kconfig", "NAME|FILE", "the kernel config of that build (default x86_64-pmem)", &kconfig),
+		OPT_PROVIDER(0, "modules", "DIR", "the /lib/modules/<release> of -k's kernel", "modules", opts),
+		JOBOPTS_RUNS("boot and run each atomic job N times", &runs),
+		OPT_BOOL(0, "reuse-boot", "one boot for the N runs (lkp-tests reboots between runs)", &reuse),
+		OPT_DUP(0, "cache", "DIR",
+			"kernels and NVDIMM files (default $LKPROBOT_CACHE,\n"
+			"/var/cache/lkprobot as root, else ~/.cache/lkprobot)",
+			&cache),
+		OPT_PROVIDER(0, "pmem-size", "SIZE", "each NVDIMM (default 1G)", "pmem_size", opts),
+		OPT_PROVIDER(0, "memory", "SIZE", "guest RAM (default 2G)", "memory", opts),
+		OPT_PROVIDER(0, "cpus", "N", "guest CPUs (default 2)", "cpus", opts),
+		OPT_PROVIDER(0, "boot-timeout", "S", "seconds for the guest to start lkprobot (default 120)", "boot_timeout",
+			     opts),
+		OPT_PROVIDER(0, "job-timeout", "S", "seconds for the job once the guest runs it (default:\nits runtime + 600)",
+			     "job_timeout", opts),
+		OPT_PROVIDER(0, "append", "ARGS", "more kernel parameters (the job's boot_params are added)", "append", opts),
+		OPT_STRING(0, "accel", "A",
+			   "kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto:\n"
+			   "KVM when a probe guest runs under it, else TCG)",
+			   &accel),
+		OPT_STRING(0, "db", "FILE", "the store, as for 'lkprobot run'", &db),
+		OPT_NO(0, "no-store", "do not record the runs in the store", &use_store),
+		JOBOPTS_ROWS(&jo, "the test box (default qemu-pmem: hosts/qemu-pmem)"),
+		OPT_END(),
+	};
+	struct provider *p = NULL;
+	struct atomic_list jobs = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	char data_real[PATH_MAX], res_real[PATH_MAX];
+	int ret;
 
 	jobopts_init(&jo);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:k:t:s:h", longopts, NULL)) != -1) {
-		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
-			goto bad;
-		if (r)
-			continue;
-		bool set = false;
-		for (size_t i = 0; i < sizeof(to_option) / sizeof(to_option[0]) && !set; i++)
-			if (to_option[i].c == c) {
-				if (provider_options_set(opts, to_option[i].name, optarg, &err)) {
-					char *e = strbuf_detach(&err);
-					strbuf_setf(&err, "--%s", e);
-					free(e);
-					goto bad;
-				}
-				set = true;
-			}
-		if (set)
-			continue;
-		switch (c) {
-		case 'o': result_dir = optarg; break;
-		case OPT_RUNS:
-			if (jobopts_runs(optarg, &runs, &err))
-				goto bad;
-			break;
-		case OPT_CACHE: cache = xstrdup(optarg); break;
-		case OPT_DB: db = optarg; break;
-		case OPT_NOSTORE: use_store = false; break;
-		case OPT_REUSE: reuse = true; break;
-		case OPT_TREE: tree = optarg; break;
-		case OPT_COMMIT: rev = optarg; break;
-		case OPT_KCONFIG: kconfig = optarg; break;
-		case OPT_ACCEL: accel = optarg; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			fputs(usage_text, stderr);
-			goto out;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		goto out;
+	ret = EXIT_USAGE;
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err) || qemu_accel_option(accel, &err) ||
 	    qemu_jobs(&jo, ctx, qemu, &jobs, &err))
 		goto bad;

@@ -7,6 +7,7 @@
  * unix socket, through which `system_reset` power-cycles it.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/kernel/kbuild.h"
 #include "../lib/run/run.h"
@@ -14,14 +15,13 @@
 #include "../providers/qemu.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot qemu-box --dir DIR --ssh-port PORT --authorized-keys FILE [options]\n"
 	"\n"
 	"Boot a QEMU guest that behaves like a test box for the ssh provider: it\n"
@@ -31,24 +31,16 @@ static const char usage_text[] =
 	"/mnt/initramfs.cpio, the initrd of the kernels it is kexec'd into),\n"
 	"host_key (dropbear, made with dropbearkey when missing), console (the\n"
 	"serial console) and monitor (QEMU's monitor).\n"
-	"\n"
-	"      --dir DIR            the box's state directory (created)\n"
-	"      --ssh-port PORT      127.0.0.1:PORT reaches the box's ssh\n"
-	"      --authorized-keys F  root's authorized_keys on the box\n"
-	"      --name NAME          its host name (default qemu-box)\n"
-	"  -k, --kernel IMAGE       the box's own kernel (default: Debian's, fetched once)\n"
-	"      --modules DIR        that kernel's /lib/modules/<release>\n"
-	"      --pmem N             NVDIMMs (default 2), --pmem-size SIZE each (default 1G)\n"
-	"      --memory SIZE        RAM (default 2G), --cpus N (default 2)\n"
-	"      --append PARAMS      more kernel parameters\n"
-	"      --cache DIR          NVDIMM files and Debian's kernel (default as qemu's)\n"
-	"      --accel A            kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)\n"
-	"  -h, --help               this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 the box powered off, 1 it could not start or QEMU failed, 2 usage\n";
 
-enum { OPT_DIR = 0x200, OPT_PORT, OPT_KEYS, OPT_NAME, OPT_MODULES, OPT_PMEM, OPT_PMEM_SIZE, OPT_MEMORY, OPT_CPUS,
-       OPT_APPEND, OPT_CACHE, OPT_ACCEL };
+/* --memory, --pmem-size: a size (2G) into a uint64_t */
+static int take_size(const struct opt *o, const char *value, struct strbuf *err)
+{
+	return units_bytes(value, o->dst, err);
+}
 
 /* The box's state directory: its files, by their real paths. */
 struct box_state {
@@ -131,69 +123,31 @@ static int box_start(const struct qemu_box_opts *o, const char *image, const cha
 
 int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "dir", required_argument, NULL, OPT_DIR },
-		{ "ssh-port", required_argument, NULL, OPT_PORT },
-		{ "authorized-keys", required_argument, NULL, OPT_KEYS },
-		{ "name", required_argument, NULL, OPT_NAME },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "modules", required_argument, NULL, OPT_MODULES },
-		{ "pmem", required_argument, NULL, OPT_PMEM },
-		{ "pmem-size", required_argument, NULL, OPT_PMEM_SIZE },
-		{ "memory", required_argument, NULL, OPT_MEMORY },
-		{ "cpus", required_argument, NULL, OPT_CPUS },
-		{ "append", required_argument, NULL, OPT_APPEND },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct qemu_box_opts o = { .name = "qemu-box", .npmem = 2 };
 	const char *dir = NULL, *keys = NULL, *image = NULL, *modules = NULL, *cache = NULL, *accel = NULL;
+	const struct opt table[] = {
+		OPT_STRING(0, "dir", "DIR", "the box's state directory (created)", &dir),
+		OPT_INT(0, "ssh-port", "PORT", "127.0.0.1:PORT reaches the box's ssh", &o.ssh_port, 1, 65535, "a TCP port"),
+		OPT_STRING(0, "authorized-keys", "F", "root's authorized_keys on the box", &keys),
+		OPT_STRING(0, "name", "NAME", "its host name (default qemu-box)", &o.name),
+		OPT_STRING('k', "kernel", "IMAGE", "the box's own kernel (default: Debian's, fetched once)", &image),
+		OPT_STRING(0, "modules", "DIR", "that kernel's /lib/modules/<release>", &modules),
+		OPT_INT(0, "pmem", "N", "NVDIMMs (default 2)", &o.npmem, 0, 64, "a number from 0 to 64"),
+		OPT_CALL(0, "pmem-size", "SIZE", "each NVDIMM (default 1G)", take_size, &o.pmem_size),
+		OPT_CALL(0, "memory", "SIZE", "RAM (default 2G)", take_size, &o.memory),
+		OPT_INT(0, "cpus", "N", "CPUs (default 2)", &o.cpus, 1, 64, "a number from 1 to 64"),
+		OPT_STRING(0, "append", "PARAMS", "more kernel parameters", &o.append),
+		OPT_STRING(0, "cache", "DIR", "NVDIMM files and Debian's kernel (default as qemu's)", &cache),
+		OPT_STRING(0, "accel", "A", "kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)", &accel),
+		OPT_END(),
+	};
 	char exe[PATH_MAX], keys_real[PATH_MAX];
 	struct strbuf err = STRBUF_INIT, cd = STRBUF_INIT;
-	int c, ret = EXIT_FAIL;
-	char *end;
-	(void)ctx;
+	int ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "k:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DIR: dir = optarg; break;
-		case OPT_PORT:
-			o.ssh_port = (int)strtol(optarg, &end, 10);
-			if (*end || o.ssh_port < 1 || o.ssh_port > 65535)
-				return cmd_error(EXIT_USAGE, "--ssh-port: '%s' is not a TCP port", optarg);
-			break;
-		case OPT_KEYS: keys = optarg; break;
-		case OPT_NAME: o.name = optarg; break;
-		case 'k': image = optarg; break;
-		case OPT_MODULES: modules = optarg; break;
-		case OPT_PMEM:
-		case OPT_CPUS: {
-			long v = strtol(optarg, &end, 10);
-			if (*end || v < (c == OPT_PMEM ? 0 : 1) || v > 64)
-				return cmd_error(EXIT_USAGE, "--%s: '%s' is not a number from %d to 64",
-						 c == OPT_PMEM ? "pmem" : "cpus", optarg, c == OPT_PMEM ? 0 : 1);
-			*(c == OPT_PMEM ? &o.npmem : &o.cpus) = (int)v;
-			break;
-		}
-		case OPT_PMEM_SIZE:
-		case OPT_MEMORY:
-			if (units_bytes(optarg, c == OPT_MEMORY ? &o.memory : &o.pmem_size, &err))
-				return cmd_error(EXIT_USAGE, "--%s: %s", c == OPT_MEMORY ? "memory" : "pmem-size", err.buf);
-			break;
-		case OPT_APPEND: o.append = optarg; break;
-		case OPT_CACHE: cache = optarg; break;
-		case OPT_ACCEL: accel = optarg; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		default:
-			fputs(usage_text, stderr);
-			return EXIT_USAGE;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		return ret;
+	ret = EXIT_FAIL;
 	if (!dir || !o.ssh_port || !keys || optind != argc)
 		return cmd_error(EXIT_USAGE, "qemu-box needs --dir, --ssh-port and --authorized-keys; see 'lkprobot qemu-box --help'");
 	if (qemu_accel_option(accel, &err)) {

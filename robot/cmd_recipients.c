@@ -5,14 +5,14 @@
  * sends to them at all (live) or to the operator only.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../mail/mailconf.h"
 #include "../mail/recipients.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot recipients --tree DIR [--config FILE] REV\n"
 	"\n"
 	"Print the recipients of a report on commit REV of the git repository DIR:\n"
@@ -22,45 +22,30 @@ static const char usage_text[] =
 	"(of that commit's tree) whose F:/N:/X: patterns match the files it touches,\n"
 	"and the configured lists (mail.lists). Each address once, with the reasons;\n"
 	"addresses that are not valid are dropped with a warning on stderr.\n"
-	"\n"
-	"      --tree DIR         the git repository\n"
-	"      --config FILE      lkprobot's configuration (default $LKPROBOT_CONFIG,\n"
-	"                         /etc/lkprobot/config.yaml)\n"
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 printed, 2 bad input (no such tree or commit, a bad\n"
 	"configuration) or usage\n";
 
-enum { OPT_TREE = 0x800, OPT_CONFIG };
-
 int cmd_recipients(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "tree", required_argument, NULL, OPT_TREE },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *tree = NULL, *config = NULL;
+	const struct opt table[] = {
+		OPT_STRING(0, "tree", "DIR", "the git repository", &tree),
+		OPT_STRING(0, "config", "FILE",
+			   "lkprobot's configuration (default $LKPROBOT_CONFIG,\n"
+			   "/etc/lkprobot/config.yaml)",
+			   &config),
+		OPT_END(),
+	};
 	struct strbuf err = STRBUF_INIT;
 	struct mailconf mc;
 	struct recipients r;
-	int c, ret;
+	int ret;
 
-	(void)ctx;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_TREE: tree = optarg; break;
-		case OPT_CONFIG: config = optarg; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		default:
-			fputs(usage_text, stderr);
-			return EXIT_USAGE;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		return ret;
 	if (!tree || optind != argc - 1)
 		return cmd_error(EXIT_USAGE, "recipients needs --tree DIR and one commit; see 'lkprobot recipients --help'");
 	if (mailconf_load(&mc, config, &err)) {

@@ -5,6 +5,7 @@
  * body). Sending it is the mailer's business (SMTP, the outbox).
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/results/compare.h"
 #include "../mail/dkim.h"
 #include "../mail/mailconf.h"
@@ -15,14 +16,13 @@
 #include "../mail/reportjob.h"
 #include "../lib/store/store.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot report --base BASE --commit COMMIT [options]\n"
 	"\n"
 	"Render the report mail of what changed from BASE to COMMIT (each a commit\n"
@@ -31,50 +31,14 @@ static const char usage_text[] =
 	"(commit, test machine, parameters, other jobs that changed, how sure the\n"
 	"robot is, how to reproduce, the compare table, per-sample plots) and the\n"
 	"job.yaml, reproduce and kernel config attachments.\n"
-	"\n"
-	"      --tree DIR         the git repository: the commit's subject, its author as\n"
-	"                         the To: address, and a reply to the patch's mail when the\n"
-	"                         commit has a \"Link: .../<message-id>\" trailer\n"
-	"      --url TEXT         the \"url:\" line (where the commit is: tree and branch)\n"
-	"      --tree-url URL     where readers clone the tree from (\"To reproduce\")\n"
-	"      --lkprobot-url URL where readers get lkprobot (\"To reproduce\")\n"
-	"      --closes URL       the \"Closes:\" tag's URL (ending in /: the Message-ID\n"
-	"                         is appended, as in a mail archive)\n"
-	"      --note TEXT        a paragraph before the \"how sure\" one (a bisection's caveat)\n"
-	"      --from ADDR        the robot's address (default lkprobot <lkprobot@HOST>)\n"
-	"      --to ADDR, --cc ADDR  recipients (repeatable)\n"
-	"      --job FILE         the job file to attach (default: the run's job.yaml)\n"
-	"      --kconfig FILE     attach this kernel config\n"
-	"      --metric M         report on M (a bisection's metric): the mail goes out only\n"
-	"                         if the decision says M changed (default: the metric with\n"
-	"                         a direction that changed most, the test's own first)\n"
-	"      --floor METRIC=PCT the decision's floor for METRIC (a glob; repeatable; default:\n"
-	"                         the job's change_floor, else 1% for perf metrics, 5%)\n"
-	"      --signature TEXT   the name under \"Thanks,\" (default lkprobot)\n"
-	"      --date EPOCH       the message's date (default now): same input, same bytes\n"
-	"      --domain NAME      the Message-ID's domain (default this host's name)\n"
-	"      --body             only the body text\n"
-	"      --send             queue the message in the store's outbox and deliver it\n"
-	"                         (mail: in the configuration): To/Cc from --tree (the\n"
-	"                         commit's author, trailers, MAINTAINERS, mail.lists) unless\n"
-	"                         --to/--cc are given; DKIM-signed when mail.dkim is set;\n"
-	"                         only to mail.operator unless mail.live is true\n"
-	"      --config FILE      lkprobot's configuration (default $LKPROBOT_CONFIG,\n"
-	"                         /etc/lkprobot/config.yaml)\n"
-	"  -o, --output FILE      write the message there (default standard output)\n"
-	"      --db FILE          the store (default: RESULT_ROOT_DIR/lkprobot.db)\n"
-	"      --result-root DIR  RESULT_ROOT_DIR (default /lkp/result)\n"
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 written (--send: queued; sent, or to be retried by 'lkprobot\n"
 	"outbox send'), 1 nothing to report (the decision says no metric with a\n"
 	"direction, or not --metric, changed: the reason on stderr),\n"
 	"the output cannot be written, or the server refused the message for good,\n"
 	"2 bad input or usage\n";
-
-enum { OPT_BASE = 0x600, OPT_COMMIT, OPT_TREE, OPT_URL, OPT_FROM, OPT_TO, OPT_CC, OPT_JOB, OPT_KCONFIG,
-       OPT_SIGNATURE, OPT_DATE, OPT_DOMAIN, OPT_BODY, OPT_DB, OPT_RESULT, OPT_SEND, OPT_CONFIG, OPT_METRIC,
-       OPT_FLOOR, OPT_NOTE, OPT_TREE_URL, OPT_LKPROBOT_URL, OPT_CLOSES };
 
 struct addrs {
 	const char **v;
@@ -279,36 +243,30 @@ static int print_report(const struct report_input *in, bool body_only, const cha
 	return ret;
 }
 
+/* --to, --cc: one more address on o->dst, a struct addrs */
+static int take_addr(const struct opt *o, const char *value, struct strbuf *err)
+{
+	(void)err;
+	addrs_add(o->dst, value);
+	return 0;
+}
+
+/* --date EPOCH into o->dst, a time_t */
+static int take_date(const struct opt *o, const char *value, struct strbuf *err)
+{
+	char *end;
+	long long d = strtoll(value, &end, 10);
+
+	if (!*value || *end || d < 0) {
+		strbuf_setf(err, "'%s' is not seconds since the epoch", value);
+		return -1;
+	}
+	*(time_t *)o->dst = (time_t)d;
+	return 0;
+}
+
 int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "base", required_argument, NULL, OPT_BASE },
-		{ "commit", required_argument, NULL, OPT_COMMIT },
-		{ "tree", required_argument, NULL, OPT_TREE },
-		{ "url", required_argument, NULL, OPT_URL },
-		{ "tree-url", required_argument, NULL, OPT_TREE_URL },
-		{ "lkprobot-url", required_argument, NULL, OPT_LKPROBOT_URL },
-		{ "closes", required_argument, NULL, OPT_CLOSES },
-		{ "from", required_argument, NULL, OPT_FROM },
-		{ "to", required_argument, NULL, OPT_TO },
-		{ "cc", required_argument, NULL, OPT_CC },
-		{ "job", required_argument, NULL, OPT_JOB },
-		{ "kconfig", required_argument, NULL, OPT_KCONFIG },
-		{ "signature", required_argument, NULL, OPT_SIGNATURE },
-		{ "date", required_argument, NULL, OPT_DATE },
-		{ "domain", required_argument, NULL, OPT_DOMAIN },
-		{ "body", no_argument, NULL, OPT_BODY },
-		{ "output", required_argument, NULL, 'o' },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "result-root", required_argument, NULL, OPT_RESULT },
-		{ "send", no_argument, NULL, OPT_SEND },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "note", required_argument, NULL, OPT_NOTE },
-		{ "floor", required_argument, NULL, OPT_FLOOR },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *base = NULL, *commit = NULL, *tree = NULL, *url = NULL, *from = NULL, *jobfile = NULL;
 	const char *kconfig = NULL, *signature = NULL, *domain = NULL, *output = NULL, *db = NULL;
 	const char *result_dir = "/lkp/result", *metric = NULL, *note = NULL;
@@ -318,60 +276,65 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	const char *config_file = NULL;
 	time_t date = time(NULL);
 	struct addrs to = { 0 }, cc = { 0 };
+	const struct opt table[] = {
+		OPT_STRING(0, "base", "BASE", "what the change is from", &base),
+		OPT_STRING(0, "commit", "COMMIT", "what the change is to", &commit),
+		OPT_STRING(0, "tree", "DIR",
+			   "the git repository: the commit's subject, its author as\n"
+			   "the To: address, and a reply to the patch's mail when the\n"
+			   "commit has a \"Link: .../<message-id>\" trailer",
+			   &tree),
+		OPT_STRING(0, "url", "TEXT", "the \"url:\" line (where the commit is: tree and branch)", &url),
+		OPT_STRING(0, "tree-url", "URL", "where readers clone the tree from (\"To reproduce\")", &tree_url),
+		OPT_STRING(0, "lkprobot-url", "URL", "where readers get lkprobot (\"To reproduce\")", &lkprobot_url),
+		OPT_STRING(0, "closes", "URL",
+			   "the \"Closes:\" tag's URL (ending in /: the Message-ID\n"
+			   "is appended, as in a mail archive)",
+			   &closes),
+		OPT_STRING(0, "note", "TEXT", "a paragraph before the \"how sure\" one (a bisection's caveat)", &note),
+		OPT_STRING(0, "from", "ADDR", "the robot's address (default lkprobot <lkprobot@HOST>)", &from),
+		OPT_CALL(0, "to", "ADDR", "a To: recipient (repeatable)", take_addr, &to),
+		OPT_CALL(0, "cc", "ADDR", "a Cc: recipient (repeatable)", take_addr, &cc),
+		OPT_STRING(0, "job", "FILE", "the job file to attach (default: the run's job.yaml)", &jobfile),
+		OPT_STRING(0, "kconfig", "FILE", "attach this kernel config (default: the run's\n"
+			   "kernel.config, when it has one)", &kconfig),
+		OPT_STRING(0, "metric", "M",
+			   "report on M (a bisection's metric): the mail goes out only\n"
+			   "if the decision says M changed (default: the metric with\n"
+			   "a direction that changed most, the test's own first)",
+			   &metric),
+		OPT_CALL(0, "floor", "METRIC=PCT",
+			 "the decision's floor for METRIC (a glob; repeatable; default:\n"
+			 "the job's change_floor, else 1% for perf metrics, 5%)",
+			 opt_floor, &floors),
+		OPT_STRING(0, "signature", "TEXT", "the name under \"Thanks,\" (default lkprobot)", &signature),
+		OPT_CALL(0, "date", "EPOCH", "the message's date (default now): same input, same bytes", take_date, &date),
+		OPT_STRING(0, "domain", "NAME", "the Message-ID's domain (default this host's name)", &domain),
+		OPT_BOOL(0, "body", "only the body text", &body_only),
+		OPT_BOOL(0, "send",
+			 "queue the message in the store's outbox and deliver it\n"
+			 "(mail: in the configuration): To/Cc from --tree (the\n"
+			 "commit's author, trailers, MAINTAINERS, mail.lists) unless\n"
+			 "--to/--cc are given; DKIM-signed when mail.dkim is set;\n"
+			 "only to mail.operator unless mail.live is true",
+			 &send),
+		OPT_STRING(0, "config", "FILE",
+			   "lkprobot's configuration (default $LKPROBOT_CONFIG,\n"
+			   "/etc/lkprobot/config.yaml)",
+			   &config_file),
+		OPT_STRING('o', "output", "FILE", "write the message there (default standard output)", &output),
+		OPT_STRING(0, "db", "FILE", "the store (default: RESULT_ROOT_DIR/lkprobot.db)", &db),
+		OPT_STRING(0, "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		OPT_END(),
+	};
 	struct strbuf err = STRBUF_INIT;
 	struct reportjob rj = { 0 };
 	char *from_default = NULL;
-	int c, ret = EXIT_USAGE;
+	int ret;
 
-	(void)ctx;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_BASE: base = optarg; break;
-		case OPT_COMMIT: commit = optarg; break;
-		case OPT_TREE: tree = optarg; break;
-		case OPT_URL: url = optarg; break;
-		case OPT_TREE_URL: tree_url = optarg; break;
-		case OPT_LKPROBOT_URL: lkprobot_url = optarg; break;
-		case OPT_CLOSES: closes = optarg; break;
-		case OPT_FROM: from = optarg; break;
-		case OPT_TO: addrs_add(&to, optarg); break;
-		case OPT_CC: addrs_add(&cc, optarg); break;
-		case OPT_JOB: jobfile = optarg; break;
-		case OPT_KCONFIG: kconfig = optarg; break;
-		case OPT_SIGNATURE: signature = optarg; break;
-		case OPT_DATE: {
-			char *end;
-			long long d = strtoll(optarg, &end, 10);
-			if (*end || d < 0) {
-				ret = cmd_error(EXIT_USAGE, "--date: '%s' is not seconds since the epoch", optarg);
-				goto out;
-			}
-			date = (time_t)d;
-			break;
-		}
-		case OPT_DOMAIN: domain = optarg; break;
-		case OPT_BODY: body_only = true; break;
-		case 'o': output = optarg; break;
-		case OPT_DB: db = optarg; break;
-		case OPT_RESULT: result_dir = optarg; break;
-		case OPT_SEND: send = true; break;
-		case OPT_CONFIG: config_file = optarg; break;
-		case OPT_METRIC: metric = optarg; break;
-		case OPT_NOTE: note = optarg; break;
-		case OPT_FLOOR:
-			if (compare_floors_add(&floors, optarg, &err))
-				goto bad;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			fputs(usage_text, stderr);
-			goto out;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		goto out;
+	ret = EXIT_USAGE;
 	if (!base || !commit || optind < argc) {
 		ret = cmd_error(EXIT_USAGE, "report needs --base and --commit (and no other arguments); see 'lkprobot report --help'");
 		goto out;

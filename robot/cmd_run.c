@@ -5,6 +5,7 @@
  * directory) into an LKP result root, and each run is recorded in the store.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/job/engine.h"
 #include "../lib/job/job.h"
 #include "../lib/util/json.h"
@@ -15,42 +16,23 @@
 #include "runjobs.h"
 #include "runstore.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot run [options] JOB.yaml... [key=value...]\n"
 	"\n"
 	"Run each atomic job of the job files on this machine: setups, monitors,\n"
 	"the test, stats. Results go to <RESULT_ROOT_DIR>/<testcase>/<path_params>/\n"
 	"<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>/<run>, as lkp-tests lays\n"
 	"them out, and each run is recorded in the store.\n"
-	"\n"
-	"  -o, --result-root DIR  RESULT_ROOT_DIR (default /lkp/result)\n"
-	"      --runs N           run each atomic job N times (default 1)\n"
-	"      --loop-disks[=SIZE] stand loop devices over sparse files in for the\n"
-	"                         job's disks (default size 1G): a functional check on\n"
-	"                         machines without spare disks; no pmem, no DAX\n"
-	"      --fs-root DIR      mount the job's file systems under DIR (default /fs)\n"
-	"      --timeout-margin S kill the test S seconds past its runtime (default:\n"
-	"                         the runtime itself, at least 60)\n"
-	"      --db FILE          the store (default <RESULT_ROOT_DIR>/lkprobot.db)\n"
-	"      --no-store         do not record the runs in the store\n"
-	"      --compatible-names also write the metric names of older reports\n"
-	"                         (fio.write_clat_mean_us, perf-stat.ipc, ...)\n"
-	"  -t, --testbox NAME     convert units against hosts/<NAME> (default: this machine)\n"
-	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
-	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
-	JOBOPTS_LKP_SRC_HELP
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 every run finished, 1 a run failed, timed out or was\n"
 	"interrupted (its result root says which in job.yaml), 2 bad job file or usage\n";
-
-enum { OPT_RUNS = 0x200, OPT_LOOP, OPT_FSROOT, OPT_MARGIN, OPT_DB, OPT_NOSTORE, OPT_OLDNAMES };
 
 
 /* The test's own key metrics, the ones a report leads with. */
@@ -98,79 +80,66 @@ static void print_run(const struct node *job, const struct provider_run *r)
 	strbuf_release(&err);
 }
 
+/* --loop-disks[=SIZE]: the local provider's loop_disks, and loop_size when given (a size) */
+static int take_loop(const struct opt *o, const char *value, struct strbuf *err)
+{
+	uint64_t size;
+
+	if (value && units_bytes(value, &size, err))
+		return -1;
+	provider_options_set(o->dst, "loop_disks", "true", err);
+	return value ? provider_options_set(o->dst, "loop_size", value, err) : 0;
+}
+
+/* --timeout-margin S: seconds, more than 0 */
+static int take_margin(const struct opt *o, const char *value, struct strbuf *err)
+{
+	if (opt_provider_set(o, value, err) || !strtoul(value, NULL, 10)) {
+		strbuf_setf(err, "'%s' is not a number of seconds", value);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		JOBOPTS_LONGOPTS,
-		{ "result-root", required_argument, NULL, 'o' },
-		{ "runs", required_argument, NULL, OPT_RUNS },
-		{ "loop-disks", optional_argument, NULL, OPT_LOOP },
-		{ "fs-root", required_argument, NULL, OPT_FSROOT },
-		{ "timeout-margin", required_argument, NULL, OPT_MARGIN },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "no-store", no_argument, NULL, OPT_NOSTORE },
-		{ "compatible-names", no_argument, NULL, OPT_OLDNAMES },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct jobopts jo;
-	struct job_env env;
 	const struct provider_ops *local = provider_find("local");
 	struct provider_options *opts = provider_options_new(local);
 	const char *result_dir = "/lkp/result";
-	struct atomic_list jobs = { 0 };
-	struct machine m = { 0 };
-	struct strbuf err = STRBUF_INIT;
 	const char *db = NULL;
 	bool use_store = true;
 	long runs = 1;
-	int ret = EXIT_USAGE, c, r;
-	char *end;
+	const struct opt table[] = {
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		JOBOPTS_RUNS("run each atomic job N times (default 1)", &runs),
+		OPT_CALL(0, "loop-disks", "[=SIZE]",
+			 "stand loop devices over sparse files in for the\n"
+			 "job's disks (default size 1G): a functional check on\n"
+			 "machines without spare disks; no pmem, no DAX",
+			 take_loop, opts),
+		OPT_PROVIDER(0, "fs-root", "DIR", "mount the job's file systems under DIR (default /fs)", "fs_root", opts),
+		{ .kind = OPTK_CALL, .name = "timeout-margin", .arg = "S",
+		  .help = "kill the test S seconds past its runtime (default:\nthe runtime itself, at least 60)",
+		  .fn = take_margin, .key = "timeout_margin", .dst = opts },
+		OPT_STRING(0, "db", "FILE", "the store (default <RESULT_ROOT_DIR>/lkprobot.db)", &db),
+		OPT_NO(0, "no-store", "do not record the runs in the store", &use_store),
+		OPT_PROVIDER(0, "compatible-names", NULL,
+			     "also write the metric names of older reports\n(fio.write_clat_mean_us, perf-stat.ipc, ...)",
+			     "compatible_names", opts),
+		JOBOPTS_ROWS(&jo, "convert units against hosts/<NAME> (default: this machine)"),
+		OPT_END(),
+	};
+	struct job_env env;
+	struct atomic_list jobs = { 0 };
+	struct machine m = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	int ret;
 
 	jobopts_init(&jo);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:t:s:h", longopts, NULL)) != -1) {
-		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
-			goto bad;
-		if (r)
-			continue;
-		switch (c) {
-		case 'o': result_dir = optarg; break;
-		case OPT_RUNS:
-			if (jobopts_runs(optarg, &runs, &err))
-				goto bad;
-			break;
-		case OPT_LOOP: {
-			uint64_t size;
-			if (optarg && units_bytes(optarg, &size, &err)) {
-				char *e = strbuf_detach(&err);
-				strbuf_setf(&err, "--loop-disks: %s", e);
-				free(e);
-				goto bad;
-			}
-			provider_options_set(opts, "loop_disks", "true", &err);
-			if (optarg)
-				provider_options_set(opts, "loop_size", optarg, &err);
-			break;
-		}
-		case OPT_FSROOT: provider_options_set(opts, "fs_root", optarg, &err); break;
-		case OPT_MARGIN:
-			if (provider_options_set(opts, "timeout_margin", optarg, &err) || !strtoul(optarg, &end, 10)) {
-				strbuf_setf(&err, "--timeout-margin: '%s' is not a number of seconds", optarg);
-				goto bad;
-			}
-			break;
-		case OPT_DB: db = optarg; break;
-		case OPT_NOSTORE: use_store = false; break;
-		case OPT_OLDNAMES: provider_options_set(opts, "compatible_names", "true", &err); break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			fputs(usage_text, stderr);
-			goto out;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		goto out;
+	ret = EXIT_USAGE;
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
 		goto bad;
 	const char *given = jo.testbox;	/* the provider's machine: NULL is this one */

@@ -7,6 +7,7 @@
  * went).
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/kernel/kbuild.h"
 #include "../lib/run/run.h"
@@ -15,19 +16,15 @@
 #include "../providers/qemu.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot run-commit --provider P --tree DIR --commit ID -o DIR --status FILE\n"
-	"                           [--cache DIR] [--kconfig NAME] [-t TESTBOX] [--accel A] [provider options]\n"
-	"                           ATOMIC_JOB.yaml\n"
-	"(--cache: default $LKPROBOT_CACHE, else /var/cache/lkprobot; --accel: qemu's\n"
-	"kvm, tcg or auto, default $LKPROBOT_ACCEL, else auto)\n"
+	"                           [options] ATOMIC_JOB.yaml\n"
 	"\n"
 	"Prepare the commit with the provider (local: check it out; qemu: build its\n"
 	"kernel), run the atomic job once into a new result root under -o, and write\n"
@@ -36,11 +33,11 @@ static const char usage_text[] =
 	"provider; on a Slurm node the local provider keeps a work tree of its own\n"
 	"for the node ($SLURMD_NODENAME), so that boxes sharing the cache do not wait\n"
 	"for one another.\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 the status file is written (whatever the job's state), 1 it\n"
 	"could not be, 2 usage\n";
-
-enum { OPT_PROVIDER_BASE = 0x800 };
 
 /* The provider a node runs called name, else NULL with the usage error said. */
 static const struct provider_ops *node_provider(const char *name)
@@ -111,54 +108,35 @@ static int write_status(const char *status, const struct provider_run *r, const 
 
 int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	struct option longopts[64] = {
-		{ "provider", required_argument, NULL, 'P' },
-		{ "tree", required_argument, NULL, 'T' },
-		{ "commit", required_argument, NULL, 'C' },
-		{ "status", required_argument, NULL, 'S' },
-		{ "cache", required_argument, NULL, 'c' },
-		{ "kconfig", required_argument, NULL, 'k' },
-		{ "accel", required_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-	};
 	const char *provider = NULL, *tree = NULL, *commit = NULL, *status = NULL, *cache = NULL, *kconfig = NULL;
 	const char *result_dir = NULL, *testbox = NULL, *accel = NULL;
+	struct provider_cli cli = { 0 };
+	struct opt prov[32];
+	opt_provider_rows(prov, 32, &cli);
+	const struct opt table[] = {
+		OPT_STRING(0, "provider", "P", "the provider that prepares the commit and runs the job", &provider),
+		OPT_STRING(0, "tree", "DIR", "the git repository", &tree),
+		OPT_STRING(0, "commit", "ID", "the commit to test", &commit),
+		OPT_STRING('o', "result-root", "DIR", "where the result root goes", &result_dir),
+		OPT_STRING(0, "status", "FILE", "the outcome as JSON", &status),
+		OPT_STRING(0, "cache", "DIR", "kernels and work trees (default $LKPROBOT_CACHE, else /var/cache/lkprobot)",
+			   &cache),
+		OPT_STRING(0, "kconfig", "NAME", "qemu, ssh: the kernel config", &kconfig),
+		OPT_STRING('t', "testbox", "NAME", "hosts/NAME describes the machine", &testbox),
+		OPT_STRING(0, "accel", "A", "qemu: kvm, tcg or auto (default $LKPROBOT_ACCEL, else auto)", &accel),
+		OPT_INCLUDE(prov),
+		OPT_END(),
+	};
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, cache_dir = STRBUF_INIT;
 	struct provider_run r = { 0 };
-	struct provider_cli cli = { 0 };
 	struct provider_options *opts = NULL;
 	const struct provider_ops *ops = NULL;
 	struct node *job = NULL;
-	int c, ret = EXIT_FAIL;
+	int ret;
 
-	size_t nl = 0;
-	while (longopts[nl].name)
-		nl++;
-	provider_cli_longopts(longopts + nl, sizeof(longopts) / sizeof(longopts[0]) - nl - 1, OPT_PROVIDER_BASE);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:t:h", longopts, NULL)) != -1) {
-		if (provider_cli_take(&cli, c, OPT_PROVIDER_BASE, optarg))
-			continue;
-		switch (c) {
-		case 'P': provider = optarg; break;
-		case 'T': tree = optarg; break;
-		case 'C': commit = optarg; break;
-		case 'S': status = optarg; break;
-		case 'c': cache = optarg; break;
-		case 'k': kconfig = optarg; break;
-		case 'o': result_dir = optarg; break;
-		case 't': testbox = optarg; break;
-		case 'A': accel = optarg; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			fputs(usage_text, stderr);
-			ret = EXIT_USAGE;
-			goto out;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		goto out;
+	ret = EXIT_FAIL;
 	if (!provider || !tree || !commit || !status || !result_dir || optind != argc - 1) {
 		ret = cmd_error(EXIT_USAGE, "run-commit needs --provider, --tree, --commit, -o, --status and one job file");
 		goto out;

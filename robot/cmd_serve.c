@@ -11,6 +11,7 @@
  * goes on. `lkprobot status` shows it.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "serve.h"
 #include "../lib/stats/lkpetc.h"
 #include "../lib/sys/fsutil.h"
@@ -21,7 +22,6 @@
 #include "../providers/qemu.h"
 #include "../web/web.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,32 +72,19 @@ static const char usage_head[] =
 	"          kconfig: x86_64-pmem     # qemu, ssh\n";
 static const char usage_tail[] =
 	"\n"
-	"  -c, --config FILE      the configuration (serve: and mail: sections)\n"
-	"      --once             one pass, then stop\n"
-	"      --listen HOST:PORT the dashboard (HTML, and JSON under /api/), on an\n"
-	"                         address, a name or [IPv6] (localhost:8080, [::1]:8080):\n"
-	"                         per tree and branch each head's state, queue,\n"
-	"                         machines, heads, commits, compare, metric history,\n"
-	"                         bisections, report mails, the result roots' files;\n"
-	"                         actions (retest, cancel, resend) with the token\n"
-	"      --accel A          qemu: kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)\n"
-	"  -h, --help             this help\n"
-	"\n"
 	"exit codes: 0 stopped as asked (or the configuration is right), 1 a step\n"
 	"failed in a way the service cannot go on from, 2 a bad configuration or usage\n";
 
-/* The help: the providers and their settings from the registry's tables. */
-static void usage(FILE *f)
+/* The help's head: the providers and their settings from the registry's tables. */
+static void usage_head_make(struct strbuf *b)
 {
-	struct strbuf b = STRBUF_INIT, names = STRBUF_INIT;
+	struct strbuf names = STRBUF_INIT;
 
 	provider_names(&names, ", ");
-	strbuf_addstr(&b, usage_head);
-	strbuf_addf(&b, "          provider: local          # %s; its own settings (serve: or the tree):\n", names.buf);
-	provider_conf_help(&b, "          ", 35);
-	strbuf_addstr(&b, usage_tail);
-	fputs(b.buf, f);
-	strbuf_release(&b);
+	strbuf_addstr(b, usage_head);
+	strbuf_addf(b, "          provider: local          # %s; its own settings (serve: or the tree):\n", names.buf);
+	provider_conf_help(b, "          ", 35);
+	strbuf_addch(b, '\n');
 	strbuf_release(&names);
 }
 
@@ -215,39 +202,34 @@ static int serve_loop(struct serve_conf *conf, const char *config, struct store 
 
 int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "once", no_argument, NULL, 'O' },
-		{ "listen", required_argument, NULL, 'L' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "accel", required_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *config = NULL, *listen = NULL, *accel = NULL;
 	bool once = false, json = false;
+	const struct opt table[] = {
+		OPT_STRING('c', "config", "FILE", "the configuration (serve: and mail: sections)", &config),
+		OPT_BOOL(0, "once", "serve: one pass, then stop", &once),
+		OPT_STRING(0, "listen", "HOST:PORT",
+			   "serve: the dashboard (HTML, and JSON under /api/), on an\n"
+			   "address, a name or [IPv6] (localhost:8080, [::1]:8080):\n"
+			   "per tree and branch each head's state, queue,\n"
+			   "machines, heads, commits, compare, metric history,\n"
+			   "bisections, report mails, the result roots' files;\n"
+			   "actions (retest, cancel, resend) with the token",
+			   &listen),
+		OPT_STRING(0, "accel", "A", "serve: qemu's kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)", &accel),
+		OPT_BOOL(0, "json", "status: as JSON", &json),
+		OPT_END(),
+	};
 	struct web *web = NULL;
 	struct serve_conf conf;
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, head = STRBUF_INIT;
 	struct store *s = NULL;
-	int c, ret;
+	int ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': config = optarg; break;
-		case 'O': once = true; break;
-		case 'L': listen = optarg; break;
-		case 'J': json = true; break;
-		case 'A': accel = optarg; break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	usage_head_make(&head);
+	ret = opt_parse(ctx->cmd, argc, argv, table, head.buf, usage_tail, false);
+	strbuf_release(&head);
+	if (ret != OPT_GO)
+		return ret;
 	if (!config || optind != argc)
 		return cmd_error(EXIT_USAGE, "%s needs -c FILE (and nothing else); see 'lkprobot serve --help'", ctx->cmd);
 	if (json && strcmp(ctx->cmd, "status"))

@@ -4,54 +4,39 @@
  * document per document of the job file (lists not yet expanded).
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/job/job.h"
 #include "../lib/util/yml.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot show-job [options] JOB.yaml [key=value...]\n"
 	"\n"
 	"Print the job fully merged, one YAML document per document of the file\n"
 	"(document 0, then document 0 merged with each later one). Lines '#! FILE'\n"
 	"say where the keys after them came from.\n"
-	"\n"
-	"  -t, --testbox NAME     add testbox/tbox_group and merge hosts/<tbox_group>\n"
-	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
-	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
-	JOBOPTS_LKP_SRC_HELP
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 printed, 2 bad job file or usage\n";
 
 int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		JOBOPTS_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	struct jobopts jo;
+	const struct opt table[] = {
+		JOBOPTS_ROWS(&jo, "add testbox/tbox_group and merge hosts/<tbox_group>"),
+		OPT_END(),
+	};
 	struct job_env env;
 	struct jobfile jf;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	int ret = EXIT_USAGE, c, r;
+	int ret;
 
 	jobopts_init(&jo);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:s:h", longopts, NULL)) != -1) {
-		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
-			goto bad;
-		if (r)
-			continue;
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-		} else {
-			fputs(usage_text, stderr);
-		}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
 		goto out;
-	}
+	ret = EXIT_USAGE;
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
 		goto bad;
 	if (jo.nfiles != 1) {

@@ -8,6 +8,7 @@
  * the time for 10,000 jobs.)
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/job/job.h"
 #include "../lib/sys/machine.h"
@@ -16,31 +17,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot split-job [options] JOB.yaml... [key=value...]\n"
 	"\n"
 	"Expand each job file into atomic jobs (one value per expandable key) and\n"
 	"write them as <outdir>/<job>-<path_params>.yaml, as lkp-tests' split-job.\n"
-	"\n"
-	"  -o, --output DIR       directory for the atomic jobs (default: .; created)\n"
-	"  -t, --testbox NAME     test box to add as testbox/tbox_group (default: this host);\n"
-	"                         hosts/<tbox_group> is merged when it exists\n"
-	"  -s, --set 'KEY: VALUE' override a key (also KEY=VALUE arguments)\n"
-	"  -c, --kconfig NAME     set kconfig\n"
-	"  -k, --commit SHA       set commit\n"
-	"      --no-defaults      do not merge jobs/include defaults nor the host file\n"
-	JOBOPTS_LKP_SRC_HELP
-	"      --compatible       name files with the pre-2019 path_params order\n"
-	"                         (order of appearance instead of sorted)\n"
-	"  -n, --dry-run          print the atomic job names, write nothing\n"
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 written, 1 cannot write the output, 2 bad job file or usage\n";
 
@@ -122,51 +111,42 @@ out:
 	return ret;
 }
 
+/* -c, -k: set key o->key of the overrides of o->dst, a struct jobopts */
+static int set_key(const struct opt *o, const char *value, struct strbuf *err)
+{
+	(void)err;
+	node_set(((struct jobopts *)o->dst)->overrides, o->key, node_new_scalar(value));
+	return 0;
+}
+
 int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		JOBOPTS_LONGOPTS,
-		JOBOPTS_COMPATIBLE,
-		{ "output", required_argument, NULL, 'o' },
-		{ "kconfig", required_argument, NULL, 'c' },
-		{ "commit", required_argument, NULL, 'k' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct jobopts jo;
-	struct job_env env;
 	struct split sp = { .jo = &jo };
+	const char *outdir = ".";
+	const struct opt table[] = {
+		OPT_STRING('o', "output", "DIR", "directory for the atomic jobs (default: .; created)", &outdir),
+		JOBOPTS_ROWS(&jo, "test box to add as testbox/tbox_group (default: this host);\n"
+				  "hosts/<tbox_group> is merged when it exists"),
+		{ .kind = OPTK_CALL, .shrt = 'c', .name = "kconfig", .arg = "NAME", .help = "set kconfig", .fn = set_key,
+		  .key = "kconfig", .dst = &jo },
+		{ .kind = OPTK_CALL, .shrt = 'k', .name = "commit", .arg = "SHA", .help = "set commit", .fn = set_key,
+		  .key = "commit", .dst = &jo },
+		OPT_BOOL(0, "compatible", "name files with the pre-2019 path_params order\n(order of appearance instead of sorted)",
+			 &jo.compatible),
+		OPT_BOOL('n', "dry-run", "print the atomic job names, write nothing", &sp.dry_run),
+		OPT_END(),
+	};
+	struct job_env env;
 	struct strbuf err = STRBUF_INIT;
 	struct machine local = { 0 };
-	const char *outdir = ".";
-	int ret = EXIT_USAGE, c, r;
+	int ret;
 
 	jobopts_init(&jo);
 	strbuf_init(&sp.arena, 1 << 16);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:t:s:c:k:nh", longopts, NULL)) != -1) {
-		if ((r = jobopts_option(&jo, c, optarg, &err)) < 0)
-			goto usage_err;
-		if (r)
-			continue;
-		switch (c) {
-		case 'o': outdir = optarg; break;
-		case 'c':
-			node_set(jo.overrides, "kconfig", node_new_scalar(optarg));
-			break;
-		case 'k':
-			node_set(jo.overrides, "commit", node_new_scalar(optarg));
-			break;
-		case 'n': sp.dry_run = true; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			fputs(usage_text, stderr);
-			goto out;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		goto out;
+	ret = EXIT_USAGE;
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
 		goto usage_err;
 	if (!jo.testbox) {

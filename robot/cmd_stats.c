@@ -5,6 +5,7 @@
  * lost or stale store is rebuilt.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/results/result.h"
 #include "../lib/util/yml.h"
 #include "runstore.h"
@@ -13,7 +14,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: lkprobot stats [options] RUN_DIR...\n"
 	"       lkprobot stats --reindex DIR [options]\n"
 	"\n"
@@ -30,20 +30,11 @@ static const char usage_text[] =
 	"and stddev.json, and record them in the store. With --reindex, find every\n"
 	"result root under DIR and rebuild the store's rows for them from what is on\n"
 	"disk (runs no longer on disk are forgotten).\n"
-	"\n"
-	"      --reindex DIR      rebuild the store's view of DIR\n"
-	"      --missing          with --reindex: only record the complete result roots\n"
-	"                         (with stats.json) the store lacks; forget nothing\n"
-	"      --db FILE          the store (default: lkprobot.db in DIR or in the\n"
-	"                         nearest directory above RUN_DIR that has one)\n"
-	"      --no-store         only rewrite the files\n"
-	"      --compatible-names also write the metric names of older reports\n"
-	"  -h, --help             this help\n"
+	"\n";
+static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 done, 1 a raw file was rejected by its parser or the store\n"
 	"could not be written, 2 not a result root or usage\n";
-
-enum { OPT_REINDEX = 0x300, OPT_DB, OPT_NOSTORE, OPT_OLDNAMES, OPT_MISSING };
 
 static bool older_names;
 static bool missing_only;	/* --missing: record what the store lacks, forget nothing */
@@ -172,38 +163,29 @@ out:
 
 int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "reindex", required_argument, NULL, OPT_REINDEX },
-		{ "missing", no_argument, NULL, OPT_MISSING },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "no-store", no_argument, NULL, OPT_NOSTORE },
-		{ "compatible-names", no_argument, NULL, OPT_OLDNAMES },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *reindex = NULL, *db = NULL;
 	bool use_store = true;
+	const struct opt table[] = {
+		OPT_STRING(0, "reindex", "DIR", "rebuild the store's view of DIR", &reindex),
+		OPT_BOOL(0, "missing",
+			 "with --reindex: only record the complete result roots\n"
+			 "(with stats.json) the store lacks; forget nothing",
+			 &missing_only),
+		OPT_STRING(0, "db", "FILE",
+			   "the store (default: lkprobot.db in DIR or in the\n"
+			   "nearest directory above RUN_DIR that has one)",
+			   &db),
+		OPT_NO(0, "no-store", "only rewrite the files", &use_store),
+		OPT_BOOL(0, "compatible-names", "also write the metric names of older reports", &older_names),
+		OPT_END(),
+	};
 	struct strbuf err = STRBUF_INIT;
 	struct runstore rs = { 0 };
-	int ret = EXIT_USAGE, c;
+	int ret;
 
-	(void)ctx;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_REINDEX: reindex = optarg; break;
-		case OPT_MISSING: missing_only = true; break;
-		case OPT_DB: db = optarg; break;
-		case OPT_NOSTORE: use_store = false; break;
-		case OPT_OLDNAMES: older_names = true; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		default:
-			fputs(usage_text, stderr);
-			return EXIT_USAGE;
-		}
-	}
+	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
+		return ret;
+	ret = EXIT_USAGE;
 	if (reindex) {
 		struct stat st;
 		long found = 0, failed = 0;

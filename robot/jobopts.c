@@ -2,6 +2,7 @@
  * jobopts: the options shared by commands that read job files.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/job/job.h"
 #include "../lib/job/lkpsrc.h"
 #include "../lib/util/yml.h"
@@ -65,25 +66,9 @@ static int jobopts_arg(struct jobopts *jo, char *arg, struct strbuf *err)
 	return 0;
 }
 
-int jobopts_option(struct jobopts *jo, int c, const char *arg, struct strbuf *err)
+int jobopts_set_opt(const struct opt *o, const char *value, struct strbuf *err)
 {
-	switch (c) {
-	case 't':
-		jo->testbox = arg;
-		return 1;
-	case 's':
-		return jobopts_set(jo, arg, err) ? -1 : 1;
-	case JOBOPTS_NO_DEFAULTS:
-		jo->no_defaults = true;
-		return 1;
-	case JOBOPTS_COMPAT:
-		jo->compatible = true;
-		return 1;
-	case JOBOPTS_LKP_SRC:
-		jo->lkp_src = arg;
-		return 1;
-	}
-	return 0;
+	return jobopts_set(o->dst, value, err);
 }
 
 int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
@@ -177,17 +162,4 @@ void jobopts_atomic_release(struct atomic_list *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
-}
-
-int jobopts_runs(const char *arg, long *runs, struct strbuf *err)
-{
-	char *end;
-	long n = strtol(arg, &end, 10);
-
-	if (!*arg || *end || n < 1 || n > 1000) {
-		strbuf_setf(err, "--runs: '%s' is not a number of runs (1-1000)", arg);
-		return -1;
-	}
-	*runs = n;
-	return 0;
 }

@@ -3,6 +3,7 @@
  * directory is, program table check). Each command lives in cmd_<name>.c.
  */
 #include "cmd.h"
+#include "opt.h"
 #include "../lib/run/program.h"
 #include "../providers/provider.h"
 #include "../lib/stats/lkpetc.h"
@@ -131,16 +132,37 @@ static char *find_data_dir(void)
 	return xstrdup(LKPROBOT_DATADIR);
 }
 
-static void usage(FILE *out)
+/* The help's head: how to call it and the commands (the options follow, then usage_tail). */
+static void usage_head(struct strbuf *out)
 {
-	fprintf(out, "usage: lkprobot <command> [options]\n"
-		     "       lkprobot --version\n\n"
-		     "commands:\n");
+	strbuf_addstr(out, "usage: lkprobot <command> [options]\n"
+			   "       lkprobot --version\n\n"
+			   "commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (commands[i].summary)
-			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'lkprobot <command> --help' shows a command's options.\n"
-		     "exit codes: 0 success, 1 the work failed, 2 bad input or usage\n");
+			strbuf_addf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	strbuf_addstr(out, "\noptions:\n");
+}
+
+static const char usage_tail[] =
+	"\n'lkprobot <command> --help' shows a command's options.\n"
+	"exit codes: 0 success, 1 the work failed, 2 bad input or usage\n";
+
+/* lkprobot's own options, before the command */
+static bool version;
+static const struct opt global_options[] = {
+	OPT_BOOL(0, "version", "print lkprobot's version", &version),
+	OPT_END(),
+};
+
+static void usage(FILE *out)
+{
+	struct strbuf b = STRBUF_INIT;
+
+	usage_head(&b);
+	opt_help(&b, global_options, NULL, usage_tail);
+	fputs(b.buf, out);
+	strbuf_release(&b);
 }
 
 int cmd_help(int argc, char **argv, struct lkp_ctx *ctx)
@@ -184,14 +206,22 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+	struct strbuf head = STRBUF_INIT;
+	usage_head(&head);
+	ret = opt_parse(NULL, argc, argv, global_options, head.buf, usage_tail, true);
+	strbuf_release(&head);
+	if (ret != OPT_GO)
+		return ret;
+	if (version || (optind < argc && !strcmp(argv[optind], "version"))) {
 		printf("lkprobot %s\n", LKPROBOT_VERSION);
 		return EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return EXIT_OK;
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
 	}
+	argc -= optind - 1;
+	argv += optind - 1;
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (strcmp(argv[1], commands[i].name))
 			continue;
