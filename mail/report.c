@@ -364,12 +364,23 @@ static bool is_commit_id(const char *s)
 	return s && strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
 }
 
-/* The command the run recorded, its words quoted for a reader's shell (display only: never run). */
+/*
+ * The command the run recorded, its words quoted for a reader's shell
+ * (display only: never run). A config file the run was given is recorded
+ * as the result root's kernel.config; the reader has it as the attachment.
+ */
 static void recorded_command(struct strbuf *out, const struct report_input *in)
 {
 	for (size_t i = 0; i < in->ncommand; i++) {
+		const char *w = in->command[i];
 		strbuf_addstr(out, i ? " " : "");
-		strbuf_add_shell_word(out, in->command[i]);
+		if (i && in->kconfig && in->kconfig_name && !strcmp(in->command[i - 1], "--kconfig") &&
+		    !strcmp(w, "kernel.config")) {
+			strbuf_addstr(out, "./");
+			strbuf_add_shell_word(out, in->kconfig_name);
+		} else {
+			strbuf_add_shell_word(out, w);
+		}
 	}
 }
 

@@ -127,7 +127,7 @@ assert [p.get_filename() for p in m.iter_parts()] == [None, \"job.yaml\", \"repr
 	grep -qx "        lkprobot run     job.yaml" "$TMP/local.txt"
 '
 
-test_expect_success 'the run.s kernel.config attached by default as config-<release> (its dmesg), the recorded command in To reproduce' '
+test_expect_success 'the run.s kernel.config attached by default as config-<release> (its dmesg), the recorded command in To reproduce (a recorded config file named as the attachment)' '
 	lid=$(git -C "$TMP/lt" rev-parse HEAD) &&
 	mkdir -p "$TMP/kc" && cp -r "$B/base" "$TMP/kc/" && cp -r "$B/new" "$TMP/kc/$lid" && R="$TMP/kc/$lid/0" &&
 	printf "facts:\n  accel: \"tcg: an emulated CPU\"\n" >>"$R/job.yaml" &&
@@ -145,6 +145,9 @@ parts = list(m.iter_parts())
 assert [p.get_filename() for p in parts] == [None, \"job.yaml\", \"reproduce\", \"config-6.1.0-57-amd64\"], [p.get_filename() for p in parts]
 assert parts[3].get_content() == open(sys.argv[2]).read()
 " "$TMP/kc.eml" "$R/kernel.config" &&
+	printf "{\"argv\": [\"lkprobot\", \"qemu\", \"--tree\", \"linux\", \"--commit\", \"%s\", \"--kconfig\", \"kernel.config\", \"job.yaml\"]}\n" "$lid" >"$R/reproduce.json" &&
+	lkprobot report --base "$TMP/kc/base" --commit "$TMP/kc/$lid" --date 1485000000 -o "$TMP/kcf.eml" &&
+	grep -qxF "        lkprobot qemu --tree linux --commit $lid --kconfig ./config-6.1.0-57-amd64 job.yaml  # job file and kernel config are attached in this email" "$TMP/kcf.eml" &&
 	rm "$R/dmesg" && echo "[\"lkprobot\"]" >"$R/reproduce.json" &&
 	lkprobot report --base "$TMP/kc/base" --commit "$TMP/kc/$lid" --date 1485000000 -o "$TMP/kc2.eml" 2>"$TMP/kc2.err" &&
 	cat "$TMP/kc2.err" &&
