@@ -152,7 +152,7 @@ static void child_reason(const struct strbuf *e, struct strbuf *out)
 struct head_test {
 	const struct serve_conf *c;
 	const struct tree_conf *t;
-	const char *config, *exe, *tree, *head, *base, *first;
+	const char *config, *exe, *tree, *branch, *head, *base, *first;
 };
 
 /* A job's bisection as its JSON says (js NULL: it said nothing usable). */
@@ -246,8 +246,14 @@ static void ambiguous_note(const struct bisect_outcome *o, struct strbuf *note)
 			  "commit found good.", o->culprit, o->parent);
 }
 
-/* The report child's argv for a named culprit (url and note: the caller's, may be NULL). */
-static char **report_argv(const struct head_test *ht, const struct bisect_outcome *o, const char *url, const char *note)
+/*
+ * The report child's argv for a named culprit (url, the bisection's page,
+ * and note: the caller's, may be NULL). The mail's url: line says where the
+ * commit is, as 0-day's do: the tree's address and the branch when the tree
+ * is fetched from one, else the bisection's page; Closes: is the page.
+ */
+static char **report_argv(const struct head_test *ht, const struct bisect_outcome *o, const char *url, const char *where,
+			  const char *note)
 {
 	const struct serve_conf *c = ht->c;
 	size_t nr = 0;
@@ -259,9 +265,11 @@ static char **report_argv(const struct head_test *ht, const struct bisect_outcom
 #define ARG2(flag, x) (r[nr++] = (char *)(flag), r[nr++] = (char *)(x))
 	for (size_t k = 0; k < sizeof(fixed) / sizeof(*fixed); k++)
 		r[nr++] = (char *)fixed[k];
-	/* the mail's url: the bisection's page, which leads to the compare and the history; the fix's Closes: too */
+	/* the bisection's page leads to the compare and the history: the fix's Closes: */
+	if (where || url)
+		ARG2("--url", where ? where : url);
 	if (url)
-		ARG2("--url", url), ARG2("--closes", url);
+		ARG2("--closes", url);
 	if (ht->t->url)
 		ARG2("--tree-url", ht->t->url);
 	if (c->lkprobot_url)
@@ -292,7 +300,8 @@ static int send_report(const struct head_test *ht, const struct bisect_outcome *
 
 	if (!strcmp(o->st, "ambiguous"))
 		ambiguous_note(o, &note);
-	char **r = report_argv(ht, o, url, note.len ? note.buf : NULL);
+	char *where = ht->t->url && ht->branch ? xasprintf("%s %s", ht->t->url, ht->branch) : NULL;
+	char **r = report_argv(ht, o, url, where, note.len ? note.buf : NULL);
 	int rr = serve_child(r, &rout, &re);
 	strbuf_rtrim(&rout);
 	if (rout.len)
@@ -323,6 +332,7 @@ static int send_report(const struct head_test *ht, const struct bisect_outcome *
 		json_emit_string(result, rwhy.buf);
 	}
 	free(url);
+	free(where);
 	free(r);
 	strbuf_release(&rout);
 	strbuf_release(&re);
@@ -398,8 +408,8 @@ static const char *test_head(const struct serve_conf *c, const char *config, con
 		return "failed";
 	}
 	exe[n] = '\0';
-	struct head_test ht = { c, t, config, exe, tree, node_str(node_get(h, "head")), base,
-				node_str(node_get(h, "first_seen")) };
+	struct head_test ht = { c, t, config, exe, tree, node_str(node_get(h, "branch")), node_str(node_get(h, "head")),
+				base, node_str(node_get(h, "first_seen")) };
 	strbuf_addstr(result, "[");
 	for (size_t j = 0; j < t->njobs && !proc_stop_signal; j++)
 		status = test_job(&ht, t->jobs[j], status, j > 0, result);

@@ -201,6 +201,19 @@ test_expect_success SETUP 'a url that cannot be fetched: said once a pass, the s
 	one_line_error "url-ftp.yaml:[0-9]+:[0-9]+: serve.trees.url: not a repository address"
 '
 
+test_expect_success SETUP 'a tree by url: a culprit.s mail names where it is, url: <tree url> <branch>' '
+	write_serve_conf "$TMP/url-mail.yaml" serve.result_root="$TMP/res2" serve.cache="$TMP/cache2" tree.name=demo-url \
+		tree.path= tree.url="file://$TMP/repo" mail.retry=1 mail.smtp=smtp://127.0.0.1:$port &&
+	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
+	before=$(ls "$TMP/spool" | wc -l) &&
+	echo 20 >"$TMP/repo/speed" && git -C "$TMP/repo" commit -qam "much slower" &&
+	lkprobot serve -c "$TMP/url-mail.yaml" --once 2>"$TMP/u4" && cat "$TMP/u4" &&
+	[ $(ls "$TMP/spool" | wc -l) = $((before + 1)) ] &&
+	m="$TMP/spool/$(ls "$TMP/spool" | sort -n | tail -1)" &&
+	grep -q "^Subject: \[lkprobot\] $(git -C "$TMP/repo" rev-parse HEAD | cut -c1-10): command.throughput" "$m/data" &&
+	tr -d "\r" <"$m/data" | grep -qx "url: file://$TMP/repo $branch"
+'
+
 test_expect_success SETUP 'check-config: an unknown key and a tree that is not a repository (exit 2, file:line:col)' '
 	printf "serve:\n  pol: 5\n  trees: []\n" >"$TMP/typo.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/typo.yaml" &&
