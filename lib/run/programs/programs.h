@@ -35,7 +35,7 @@ int perf_stat_parse(const char *text, size_t len, struct stats_samples *out,
 		    struct strbuf *err);
 
 /*
- * klog.c: lkp-tests' dmesg and kmsg parsers — the serial console's oopses
+ * klog_parse.c: lkp-tests' dmesg and kmsg parsers — the serial console's oopses
  * (dmesg.*, dmesg.boot_failures) or the kmsg monitor's printk errors
  * (kmsg.*) as error ids counted 1 a run, with their timestamps.
  */
