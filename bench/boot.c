@@ -137,6 +137,66 @@ out:
 	return ret;
 }
 
+/*
+ * The bare boot of the same kernel: its image (-k IMAGE, else the Debian
+ * kernel of the cache) in *vmlinux, and an initramfs whose init powers off
+ * at once, written in dir: its path, or NULL when either is missing.
+ */
+static char *bare_initrd(const char *dir, const char *image, const char *cache, char **vmlinux)
+{
+	struct strbuf err = STRBUF_INIT, bb = STRBUF_INIT;
+
+	*vmlinux = image ? xstrdup(image) : NULL;
+	char *deb = xasprintf("%s/debian", cache);
+	DIR *d = image ? NULL : opendir(deb);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && !*vmlinux)
+			*vmlinux = xasprintf("%s/%s/vmlinux", deb, de->d_name);
+	if (d)
+		closedir(d);
+	if (!*vmlinux || strbuf_read_file(&bb, "/bin/busybox")) {
+		fprintf(stderr, "bench/boot: no Debian kernel in %s or no busybox\n", deb);
+		return NULL;
+	}
+	struct cpio c;
+	static const char init[] = "#!/bin/busybox sh\n/bin/busybox poweroff -f\n";
+	cpio_init(&c);
+	cpio_dir(&c, "bin", 0755);
+	cpio_file(&c, "bin/busybox", 0755, bb.buf, bb.len);
+	cpio_file(&c, "init", 0755, init, sizeof(init) - 1);
+	cpio_finish(&c);
+	char *initrd = xasprintf("%s/bare.cpio", dir);
+	if (fsutil_write_atomic(initrd, c.out.buf, c.out.len, &err))
+		return NULL;
+	return initrd;
+}
+
+/* The medians of the rounds, against the targets. */
+static void print_figures(const char *vmlinux, int rounds, double *bare_v, double *same_v, double *ratio_v,
+			  double v[6][MAX_ROUNDS])
+{
+	double plain = median(bare_v, rounds), bare = median(same_v, rounds), wall = median(v[0], rounds), boot = median(v[1], rounds),
+	       setups = median(v[2], rounds), first = median(v[3], rounds), after = median(v[4], rounds),
+	       test = median(v[5], rounds), ratio = median(ratio_v, rounds);
+	/* the kernel's own boot is what any harness pays; the rest is ours */
+	double over = boot - bare + after;
+
+	printf("kernel: %s; median of %d rounds\n", vmlinux, rounds);
+	printf("bare boot to power-off, plain q35:         %.2f s\n", plain);
+	printf("bare boot to power-off, the same machine:  %.2f s (2 NVDIMMs, 9p shares): the baseline below\n", bare);
+	printf("lkprobot qemu, smoke fio job:              %.2f s wall (test %.2f s)\n", wall, test);
+	printf("  boot: QEMU start to the agent ready:     %.2f s = %.2fx the bare boot (target <= 1.2x: %s)\n",
+	       boot, ratio, ratio <= 1.2 ? "met" : "NOT met");
+	printf("  the job's setups (mkfs, mount, layout):  %.2f s\n", setups);
+	printf("  QEMU start to the test's first second:   %.2f s = %.2fx the bare boot\n", first, first / bare);
+	printf("  test end to the result root complete:    %.2f s\n", after);
+	printf("  boot + after:                            %.2f s = %.1f %% of a 200 s job\n", boot + after,
+	       100 * (boot + after) / (200 + boot + after));
+	printf("  robot overhead (boot - bare + after):    %.2f s = %.1f %% of a 200 s job (target <= 2 %%: %s)\n",
+	       over, 100 * over / (200 + over), 100 * over / (200 + over) <= 2 ? "met" : "NOT met");
+}
+
 int main(int argc, char **argv)
 {
 	const char *image = NULL;
@@ -155,7 +215,7 @@ int main(int argc, char **argv)
 	const char *bin = optind < argc ? argv[optind] : "./lkprobot";
 	const char *cache = optind + 1 < argc ? argv[optind + 1] : "/var/cache/lkprobot";
 	char dir[] = "/tmp/lkp-bench-boot-XXXXXX";
-	struct strbuf err = STRBUF_INIT, bb = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 
 	if (geteuid()) {
 		fprintf(stderr, "bench/boot: needs root\n");
@@ -176,29 +236,8 @@ int main(int argc, char **argv)
 	run(lk, log);	/* warm: kernel fetched, NVDIMMs made fsdax */
 
 	struct round r[MAX_ROUNDS];
-	/* the bare boot of the same kernel */
-	char *vmlinux = image ? xstrdup(image) : NULL;
-	char *deb = xasprintf("%s/debian", cache);
-	DIR *d = image ? NULL : opendir(deb);
-	struct dirent *de;
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.' && !vmlinux)
-			vmlinux = xasprintf("%s/%s/vmlinux", deb, de->d_name);
-	if (d)
-		closedir(d);
-	if (!vmlinux || strbuf_read_file(&bb, "/bin/busybox")) {
-		fprintf(stderr, "bench/boot: no Debian kernel in %s or no busybox\n", deb);
-		return 1;
-	}
-	struct cpio c;
-	static const char init[] = "#!/bin/busybox sh\n/bin/busybox poweroff -f\n";
-	cpio_init(&c);
-	cpio_dir(&c, "bin", 0755);
-	cpio_file(&c, "bin/busybox", 0755, bb.buf, bb.len);
-	cpio_file(&c, "init", 0755, init, sizeof(init) - 1);
-	cpio_finish(&c);
-	char *initrd = xasprintf("%s/bare.cpio", dir);
-	if (fsutil_write_atomic(initrd, c.out.buf, c.out.len, &err))
+	char *vmlinux = NULL, *initrd = bare_initrd(dir, image, cache, &vmlinux);
+	if (!initrd)
 		return 1;
 	char *bare_log = xasprintf("%s/bare.out", dir);
 	/* the accelerator lkprobot qemu chooses (the same probe), so that both sides compare */
@@ -261,25 +300,7 @@ int main(int argc, char **argv)
 		v[5][i] = r[i].test;
 	}
 	close(lock_fd);
-	double plain = median(bare_v, rounds), bare = median(same_v, rounds), wall = median(v[0], rounds), boot = median(v[1], rounds),
-	       setups = median(v[2], rounds), first = median(v[3], rounds), after = median(v[4], rounds),
-	       test = median(v[5], rounds), ratio = median(ratio_v, rounds);
-	/* the kernel's own boot is what any harness pays; the rest is ours */
-	double over = boot - bare + after;
-
-	printf("kernel: %s; median of %d rounds\n", vmlinux, rounds);
-	printf("bare boot to power-off, plain q35:         %.2f s\n", plain);
-	printf("bare boot to power-off, the same machine:  %.2f s (2 NVDIMMs, 9p shares): the baseline below\n", bare);
-	printf("lkprobot qemu, smoke fio job:              %.2f s wall (test %.2f s)\n", wall, test);
-	printf("  boot: QEMU start to the agent ready:     %.2f s = %.2fx the bare boot (target <= 1.2x: %s)\n",
-	       boot, ratio, ratio <= 1.2 ? "met" : "NOT met");
-	printf("  the job's setups (mkfs, mount, layout):  %.2f s\n", setups);
-	printf("  QEMU start to the test's first second:   %.2f s = %.2fx the bare boot\n", first, first / bare);
-	printf("  test end to the result root complete:    %.2f s\n", after);
-	printf("  boot + after:                            %.2f s = %.1f %% of a 200 s job\n", boot + after,
-	       100 * (boot + after) / (200 + boot + after));
-	printf("  robot overhead (boot - bare + after):    %.2f s = %.1f %% of a 200 s job (target <= 2 %%: %s)\n",
-	       over, 100 * over / (200 + over), 100 * over / (200 + over) <= 2 ? "met" : "NOT met");
+	print_figures(vmlinux, rounds, bare_v, same_v, ratio_v, v);
 	char *rm = xasprintf("rm -rf '%s'", dir);
 	int rc = system(rm);
 	return rc ? 1 : 0;

@@ -1,0 +1,534 @@
+/*
+ * bisect_driver: the side of `lkprobot bisect` that lib/results/bisect's
+ * search calls back — a batch of runs made through the provider (a failed
+ * run made once more, then its commit marked untestable), the samples of a
+ * commit read from its result root, the free slots, the progress line; the
+ * metric picked from the ends' runs when none is asked for; the outcome
+ * printed as text or JSON. robot/cmd_bisect.c holds the command.
+ */
+#include "bisect_driver.h"
+#include "cmd.h"
+#include "runstore.h"
+#include "../lib/results/compare.h"
+#include "../lib/results/result.h"
+#include "../lib/results/sampling.h"
+#include "../lib/sys/fsutil.h"
+#include "../lib/sys/proc.h"
+#include "../lib/job/job.h"
+#include "../lib/util/json.h"
+#include "../lib/kernel/kbuild.h"
+#include "../lib/sys/machine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The commit directory of commit i's runs. */
+static char *commit_dir(struct driver *d, size_t i, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+
+	node_set(d->job, "commit", node_new_scalar(commit_of(d, i)));
+	strbuf_addf(&p, "%s/", d->result_dir);
+	if (job_result_path(d->job, d->m, NULL, false, &p, err)) {
+		strbuf_release(&p);
+		return NULL;
+	}
+	return strbuf_detach(&p);
+}
+
+/* A commit directory's matrix (NULL when it has no runs yet). */
+static struct node *load_matrix(const char *rt)
+{
+	char *mp = xasprintf("%s/matrix.json", rt);
+	struct node *m = NULL;
+	struct strbuf e = STRBUF_INIT;
+
+	if (access(mp, R_OK) || result_load_json(mp, &m, &e))
+		m = NULL;
+	free(mp);
+	strbuf_release(&e);
+	return m;
+}
+
+/*
+ * The samples of the metric in a commit directory's matrix, each with the
+ * round its run was made in (0 runs when none yet).
+ */
+static size_t load_samples(struct driver *d, const char *rt, size_t *runs)
+{
+	struct node *m = load_matrix(rt);
+	size_t n = 0, nr = 0;
+
+	*runs = 0;
+	if (m) {
+		const struct node *src = node_get(m, "stats_source");
+		*runs = src && src->type == NODE_SEQ ? src->n : 0;
+		const struct node *col = d->metric ? node_get(m, d->metric) : NULL;
+		uint64_t *rounds = sampling_matrix_rounds(m, &nr);
+		size_t cols = col && col->type == NODE_SEQ ? col->n : 0;
+		free(d->buf);
+		free(d->rbuf);
+		d->buf = xcalloc(cols + 1, sizeof(double));
+		d->rbuf = xcalloc(cols + 1, sizeof(uint64_t));
+		for (size_t k = 0; k < cols; k++)
+			if (json_number(col->vals[k], &d->buf[n])) {
+				d->rbuf[n] = k < nr ? rounds[k] : 0;
+				n++;
+			}
+		free(rounds);
+	}
+	node_free(m);
+	return n;
+}
+
+static void mark_untestable(struct driver *d, size_t i, const char *rt, const char *why)
+{
+	char *mp = xasprintf("%s/untestable", rt);
+	struct strbuf e = STRBUF_INIT;
+
+	d->untestable[i] = true;
+	free(d->why_untestable[i]);
+	d->why_untestable[i] = xstrdup(why);
+	fsutil_mkdir_p(rt);
+	fsutil_write_atomic(mp, why, strlen(why), &e);
+	if (d->progress)
+		fprintf(stderr, "\r\033[Kbisect: %.12s cannot be tested: %s\n", commit_of(d, i), why);
+	free(mp);
+	strbuf_release(&e);
+}
+
+/* Is commit i known not to be testable (here, or by an earlier bisection's marker)? */
+static bool is_untestable(struct driver *d, size_t i, const char *rt)
+{
+	char *marker = xasprintf("%s/untestable", rt);
+	struct strbuf why = STRBUF_INIT;
+
+	if (!d->untestable[i] && !strbuf_read_file(&why, marker)) {
+		strbuf_rtrim(&why);
+		d->untestable[i] = true;
+		d->why_untestable[i] = strbuf_detach(&why);
+	}
+	strbuf_release(&why);
+	free(marker);
+	return d->untestable[i];
+}
+
+/*
+ * Why a run that failed failed, in one line: a build that failed (git
+ * bisect's 125) by its first error line, from the run's output.
+ */
+static char *run_failure(const struct provider_run *pr)
+{
+	if (pr->untestable && pr->run_dir) {
+		struct strbuf log = STRBUF_INIT, line = STRBUF_INIT;
+		char *op = xasprintf("%s/output", pr->run_dir);
+		if (!strbuf_read_file(&log, op))
+			kbuild_first_error(log.buf, log.len, &line);
+		free(op);
+		strbuf_release(&log);
+		if (line.len) {
+			char *why = xasprintf("the build failed: %s", line.buf);
+			strbuf_release(&line);
+			return why;
+		}
+		strbuf_release(&line);
+	}
+	return xstrdup(pr->reason ? pr->reason : pr->job_state ? pr->job_state : "the run failed");
+}
+
+/*
+ * The bisection's batch: each run one provider item (the job with its
+ * commit and interleave tag), made in the batch's order. A run that fails
+ * is made once more (in a second batch, with the same tag); a second
+ * failure, or a commit that cannot be prepared, makes the commit untestable.
+ */
+static int run_batch(void *ctx, const struct bisect_batch *b, struct strbuf *err)
+{
+	struct driver *d = ctx;
+	struct provider_batch_item *items = xcalloc(b->n + 1, sizeof(*items));
+	size_t *idx = xcalloc(b->n + 1, sizeof(size_t)), k = 0;
+	int ret = -1;
+
+	for (size_t j = 0; j < b->n; j++) {
+		size_t i = b->runs[j].commit;
+		char *rt = commit_dir(d, i, err);
+		if (!rt) {
+			for (size_t j2 = 0; j2 < k; j2++)
+				node_free(items[j2].job);
+			goto out;
+		}
+		bool skip = is_untestable(d, i, rt);
+		free(rt);
+		if (skip)
+			continue;
+		struct strbuf tag = STRBUF_INIT;
+		sampling_tag(&tag, b->id, b->runs[j].round, b->runs[j].position);
+		items[k].commit = commit_of(d, i);
+		items[k].job = node_dup(d->job);
+		node_set(items[k].job, "commit", node_new_scalar(commit_of(d, i)));
+		node_set(items[k].job, SAMPLING_KEY, node_new_scalar(tag.buf));
+		strbuf_release(&tag);
+		idx[k++] = i;
+	}
+	for (int attempt = 0; k; attempt++) {
+		int rc = provider_run_batch(d->ops, d->prov, items, k, &d->prepared, err);
+		size_t again = 0;
+		for (size_t j = 0; j < k; j++) {
+			struct provider_batch_item *it = &items[j];
+			size_t i = idx[j];
+			struct strbuf why = STRBUF_INIT;
+			char *rt = NULL;
+			bool retry = false;
+			if (it->prepared == 1 && !d->untestable[i] && (rt = commit_dir(d, i, &why)))
+				mark_untestable(d, i, rt, it->res.reason ? it->res.reason : "it cannot be prepared");
+			if (it->prepared) {
+				free(rt);
+				node_free(it->job);
+				strbuf_release(&why);
+				continue;
+			}
+			d->runs++;
+			if (it->built && !d->built[i]) {
+				d->builds++;
+				d->built[i] = true;
+			}
+			if (it->res.run_dir && d->rs && runstore_record_dir(d->rs, it->res.run_dir, &why))
+				cmd_warn("%s", why.buf);
+			if (proc_stop_signal) {
+				/* the run was stopped, not failed: nothing to say about the commit */
+			} else if (it->res.untestable || strcmp(it->res.job_state, "finished")) {
+				/*
+				 * A run that fails measures nothing. Once may be the machine's
+				 * hiccup: run again; twice, the commit cannot be tested.
+				 */
+				char *reason = run_failure(&it->res);
+				fprintf(stderr, "%slkprobot: a run of %.12s failed (%s)%s\n", d->progress ? "\r\033[K" : "",
+					commit_of(d, i), reason, d->failures[i] || attempt ? "" : "; once more");
+				if (!d->failures[i]++ && !attempt)
+					retry = true;
+				else if (!d->untestable[i] && (rt = commit_dir(d, i, &why)))
+					mark_untestable(d, i, rt, reason);
+				free(reason);
+			}
+			free(rt);
+			strbuf_release(&why);
+			if (retry) {
+				struct provider_batch_item next = { .commit = it->commit, .job = it->job };
+				provider_run_release(&it->res);
+				items[again] = next;
+				idx[again++] = i;
+			} else {
+				node_free(it->job);
+			}
+			if (!retry)
+				provider_run_release(&it->res);
+		}
+		if (!rc && proc_stop_signal) {
+			strbuf_setf(err, "interrupted by signal %d; 'lkprobot bisect' with the same arguments goes on",
+				    (int)proc_stop_signal);
+			rc = -1;
+		}
+		if (rc) {
+			for (size_t j = 0; j < again; j++)
+				node_free(items[j].job);
+			goto out;
+		}
+		k = again;
+	}
+	ret = 0;
+out:
+	provider_batch_release(items, b->n);
+	free(items);
+	free(idx);
+	return ret;
+}
+
+static int samples(void *ctx, size_t i, const double **v, const uint64_t **r, size_t *n, struct strbuf *err)
+{
+	struct driver *d = ctx;
+	char *rt = commit_dir(d, i, err);
+	size_t runs;
+	int ret = -1;
+
+	if (!rt)
+		return -1;
+	if (is_untestable(d, i, rt)) {
+		ret = 1;
+		goto out;
+	}
+	*n = load_samples(d, rt, &runs);
+	if (d->metric && *n < runs) {
+		strbuf_setf(err, "the job's runs of %.12s have no '%s' metric ('lkprobot compare' lists what they have)",
+			    commit_of(d, i), d->metric);
+		goto out;
+	}
+	*v = d->buf;
+	*r = d->rbuf;
+	ret = 0;
+out:
+	free(rt);
+	return ret;
+}
+
+/* How many runs the provider can make at once now (a farm's free boxes, its share). */
+static size_t slots(void *ctx)
+{
+	struct driver *d = ctx;
+	return provider_slots(d->ops, d->prov);
+}
+
+
+static void progress(void *ctx, size_t step, size_t left, size_t i, int verdict, size_t runs)
+{
+	struct driver *d = ctx;
+
+	if (!d->progress)
+		return;
+	fprintf(stderr, "\r\033[Kbisect: step %zu of ~%zu: %.12s is %s (%zu rounds with the ends); %zu commit%s left, %zu runs so far\n",
+		step, d->expect_steps, commit_of(d, i), verdict > 0 ? "bad" : verdict < 0 ? "good" : "skipped", runs,
+		left, left == 1 ? "" : "s", d->runs);
+}
+
+/* Why an end cannot be tested, for the error line and the service (which end, the first error line). */
+void bisect_driver_end_untestable(struct driver *d, size_t i, struct strbuf *err)
+{
+	strbuf_setf(err, "the %s end %.12s cannot be tested: %s", i == d->range->n ? "good" : "bad", commit_of(d, i),
+		    d->why_untestable[i] ? d->why_untestable[i] : "it does not build or run");
+}
+
+/*
+ * The ends measured in interleaved rounds, then, when no metric is given,
+ * the one to follow: the job's KPI metric the decision says changed most
+ * (compare_headline), else the test's own figure that changed (not its
+ * rusage: *.time.* moves with the machine, not the commit), else the one
+ * that comes closest while not out of reach. NULL with *nochange when
+ * none is in sight, else NULL with err set on an error.
+ */
+char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *floors, size_t end_runs,
+				bool *nochange, struct strbuf *err)
+{
+	struct node *mats[2] = { NULL, NULL };
+	uint64_t *rounds[2] = { NULL, NULL };
+	size_t nr[2] = { 0, 0 }, ends[2] = { d->range->n, d->range->n - 1 };
+	char *picked = NULL;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int k = 0; k < 2; k++) {
+			char *rt = commit_dir(d, ends[k], err);
+			if (!rt)
+				goto out;
+			bool bad = is_untestable(d, ends[k], rt);
+			node_free(mats[k]);
+			free(rounds[k]);
+			mats[k] = bad ? NULL : load_matrix(rt);
+			rounds[k] = mats[k] ? sampling_matrix_rounds(mats[k], &nr[k]) : NULL;
+			free(rt);
+			if (bad) {
+				bisect_driver_end_untestable(d, ends[k], err);
+				goto out;
+			}
+		}
+		size_t shared = 0;
+		for (size_t a = 0; a < nr[0]; a++)
+			for (size_t b = 0; rounds[0][a] && b < nr[1]; b++)
+				if (rounds[1][b] == rounds[0][a]) {
+					shared++;
+					break;
+				}
+		if (shared >= end_runs && mats[0] && mats[1])
+			break;
+		if (pass) {
+			strbuf_setf(err, "the ends' runs did not come (see the lines above)");
+			goto out;
+		}
+		size_t want = end_runs - (shared < end_runs ? shared : 0), *first = xcalloc(want, sizeof(size_t));
+		size_t *second = xcalloc(want, sizeof(size_t));
+		for (size_t r = 0; r < want; r++) {
+			first[r] = ends[0];
+			second[r] = ends[1];
+		}
+		struct bisect_batch batch;
+		struct bisect_run *runs = bisect_plan_rounds(&d->rng, first, second, want, &batch);
+		int rc = run_batch(d, &batch, err);
+		free(runs);
+		free(first);
+		free(second);
+		if (rc)
+			goto out;
+	}
+	struct compare_result cmp;
+	const struct node *mm[2] = { mats[0], mats[1] };
+	const char *labels[2] = { "good", "bad" };
+	const uint64_t *rr[2] = { rounds[0], rounds[1] };
+	struct compare_opts co = { .floors = floors, .rounds = rr, .nrounds = nr };
+	if (compare_matrices(mm, labels, 2, &co, &cmp, err))
+		goto out;
+	/*
+	 * Never the test's rusage (*.time.*, time.*): context switches and
+	 * page faults move with the machine, and an elapsed time of a few
+	 * hundredths of a second is a handful of values, whose sides can be
+	 * alike by chance. Out of the running, then the headline.
+	 */
+	for (size_t i = 0; i < cmp.nrows; i++)
+		if (strstr(cmp.rows[i].metric, ".time.") || !strncmp(cmp.rows[i].metric, "time.", 5))
+			cmp.rows[i].decision.verdict = DECIDE_SAME;
+	const struct compare_row *h = compare_headline(&cmp, true);
+	for (size_t i = 0; !h && i < cmp.nrows; i++) {
+		const struct compare_row *r = &cmp.rows[i];
+		if (r->kind == COMPARE_PERF && r->decision.verdict == DECIDE_CHANGED && compare_is_test_metric(r->metric))
+			h = r;
+	}
+	/* nothing changed yet by the decision: the KPI or test metric closest to it, if more rounds may show it */
+	double best = 0;
+	for (size_t i = 0; !h && i < cmp.nrows; i++) {
+		const struct compare_row *r = &cmp.rows[i];
+		bool futile = false;
+		if (r->kind != COMPARE_PERF || r->decision.verdict != DECIDE_UNSURE ||
+		    !(r->direction || compare_is_test_metric(r->metric)) || !(r->decision.se > 0))
+			continue;
+		decide_rounds(&r->decision, r->decision.pairs, 30, &futile);
+		double z = fabs(r->decision.est) / r->decision.se;
+		if (!futile && !r->decision.settled && z > best) {
+			best = z;
+			h = r;
+		}
+	}
+	if (h)
+		picked = xstrdup(h->metric);
+	else
+		*nochange = true;
+	compare_result_release(&cmp);
+out:
+	node_free(mats[0]);
+	node_free(mats[1]);
+	free(rounds[0]);
+	free(rounds[1]);
+	return picked;
+}
+
+const char *bisect_driver_status_name(enum bisect_status s)
+{
+	return s == BISECT_FOUND ? "found" : s == BISECT_AMBIGUOUS ? "ambiguous" : s == BISECT_NOT_SURE ? "not-sure"
+													  : "not-reproduced";
+}
+
+static void json_double(struct strbuf *out, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(out, "%.6g", v);
+	else
+		strbuf_addstr(out, "null");
+}
+
+void bisect_driver_print_json(const struct driver *d, const struct bisect_outcome *o, const char *metric,
+			      long long id)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	strbuf_addstr(&out, "{\"id\": ");
+	strbuf_addf(&out, "%lld, \"status\": \"%s\", \"why\": ", id, bisect_driver_status_name(o->status));
+	json_emit_string(&out, o->why);
+	strbuf_addstr(&out, ", \"metric\": ");
+	json_emit_string(&out, metric);
+	/* a culprit: the one found, or of an ambiguous set the one that can be tested and changed */
+	bool named = o->status == BISECT_FOUND || o->located;
+	strbuf_addstr(&out, ", \"culprit\": ");
+	if (named)
+		json_emit_string(&out, commit_of(d, o->culprit));
+	else
+		strbuf_addstr(&out, "null");
+	strbuf_addstr(&out, ", \"parent\": ");
+	if (named)
+		json_emit_string(&out, commit_of(d, o->parent));
+	else
+		strbuf_addstr(&out, "null");
+	strbuf_addstr(&out, ", \"confidence\": ");
+	json_double(&out, isfinite(o->p) ? 1 - o->p : NAN);
+	strbuf_addstr(&out, ", \"p\": ");
+	json_double(&out, o->p);
+	strbuf_addstr(&out, ", \"change\": ");
+	json_double(&out, named ? o->change : NAN);
+	strbuf_addstr(&out, ", \"ends_change\": ");
+	json_double(&out, o->ends_change);
+	strbuf_addstr(&out, ", \"ends\": ");
+	compare_decision_json(&out, &o->ends);
+	strbuf_addstr(&out, ", \"confirmation\": ");
+	if (o->confirmed)
+		compare_decision_json(&out, &o->confirm);
+	else
+		strbuf_addstr(&out, "null");
+	strbuf_addf(&out, ", \"builds\": %zu, \"runs\": %zu, \"commits\": %zu, \"batches\": %zu, \"steps\": [", d->builds,
+		    o->runs, d->range->n, o->batches);
+	for (size_t i = 0; i < o->nsteps; i++) {
+		const struct bisect_step *s = &o->steps[i];
+		strbuf_addf(&out, "%s{\"commit\": \"%s\", \"verdict\": \"%s\", \"runs\": %zu, \"llr\": %.4g, \"sure\": %s}",
+			    i ? ", " : "", commit_of(d, s->commit),
+			    s->verdict > 0 ? "bad" : s->verdict < 0 ? "good" : "skip", s->runs, s->llr,
+			    s->sure ? "true" : "false");
+	}
+	strbuf_addstr(&out, "], \"skipped\": [");
+	size_t k = 0;
+	for (size_t i = 0; i <= d->range->n; i++)
+		if (d->untestable[i])
+			strbuf_addf(&out, "%s\"%s\"", k++ ? ", " : "", commit_of(d, i));
+	strbuf_addstr(&out, "], \"candidates\": [");
+	for (size_t i = 0; i < o->ncandidates; i++)
+		strbuf_addf(&out, "%s\"%s\"", i ? ", " : "", commit_of(d, o->candidates[i]));
+	strbuf_addstr(&out, "]}\n");
+	fwrite(out.buf, 1, out.len, stdout);
+	strbuf_release(&out);
+}
+
+/* --json when the bisection could not be made: status failed, why, and which end could not be tested. */
+void bisect_driver_print_json_failed(const struct driver *d, long long id, const char *metric, const char *why)
+{
+	struct strbuf out = STRBUF_INIT;
+	bool good = d->untestable && d->range && d->untestable[d->range->n];
+	bool bad = d->untestable && d->range && d->range->n && d->untestable[d->range->n - 1];
+
+	strbuf_addf(&out, "{\"id\": %lld, \"status\": \"failed\", \"why\": ", id);
+	json_emit_string(&out, why);
+	strbuf_addstr(&out, ", \"metric\": ");
+	if (metric)
+		json_emit_string(&out, metric);
+	else
+		strbuf_addstr(&out, "null");
+	strbuf_addf(&out, ", \"untestable\": %s, \"builds\": %zu, \"runs\": %zu}\n",
+		    bad ? "\"bad\"" : good ? "\"good\"" : "null", d->builds, d->runs);
+	fwrite(out.buf, 1, out.len, stdout);
+	strbuf_release(&out);
+}
+
+void bisect_driver_print_text(const struct driver *d, const struct bisect_outcome *o, const char *metric,
+			      const char *subject, long long id)
+{
+	if (o->status == BISECT_FOUND) {
+		char c[32], e[32];
+		decide_format_percent(c, sizeof(c), o->change);
+		decide_format_percent(e, sizeof(e), o->ends_change);
+		printf("first bad commit: %s%s%s%s\n", commit_of(d, o->culprit), subject ? " (\"" : "",
+		       subject ? subject : "", subject ? "\")" : "");
+		printf("  %s: %s against its parent %.12s (%s); the range moved %s\n", metric, c, commit_of(d, o->parent),
+		       o->confirm.why, e);
+	} else if (o->status == BISECT_AMBIGUOUS) {
+		printf("no single culprit: %s; the first bad commit is one of:\n", o->why);
+		for (size_t i = 0; i < o->ncandidates; i++)
+			printf("  %s%s\n", commit_of(d, o->candidates[i]), d->untestable[o->candidates[i]] ? " (cannot be tested)" : "");
+		if (o->located)
+			printf("  %s: %.12s, the one that can be tested, against %.12s (%s)\n", metric,
+			       commit_of(d, o->culprit), commit_of(d, o->parent), o->confirm.why);
+	} else {
+		printf("no culprit: %s\n", o->why);
+	}
+	printf("  %zu commits in the range, %zu tested, %zu builds, %zu runs (bisection %lld in the store)\n",
+	       d->range->n, o->commits, d->builds, o->runs, id);
+}
+
+/* The search's callbacks, each on d. */
+void bisect_driver_oracle(struct driver *d, struct bisect_oracle *o)
+{
+	*o = (struct bisect_oracle){ run_batch, samples, d, progress, slots };
+}

@@ -1,0 +1,69 @@
+/*
+ * bisect_driver: what lib/results/bisect's search calls back in `lkprobot
+ * bisect`, private to robot/cmd_bisect.c (its options and the session's
+ * phases). The driver runs each batch of commits through the provider,
+ * reads a commit's samples from its result root, marks the commits that
+ * cannot be tested, picks the metric that changed between the ends, and
+ * prints the outcome (text or JSON).
+ */
+#ifndef LKP_BISECT_DRIVER_H
+#define LKP_BISECT_DRIVER_H
+
+#include "../lib/kernel/git.h"
+#include "../lib/results/bisect.h"
+#include "../lib/util/strbuf.h"
+#include "../providers/provider.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct compare_floors;
+struct machine;
+struct node;
+struct runstore;
+
+/* One bisection's state, shared by the session (which fills it) and the callbacks. */
+
+struct driver {
+	const struct provider_ops *ops;
+	struct provider *prov;
+	struct node *job;
+	const struct machine *m;
+	const struct gitrepo_range *range;
+	char good[GITREPO_HEXSZ + 1];
+	const char *result_dir;
+	const char *metric;		/* NULL while the ends are measured for all metrics */
+	char *prepared;
+	bool *untestable;
+	char **why_untestable;		/* why each untestable commit is (its first error line) */
+	bool *built;			/* prepared at least once (a build, or a kernel-cache hit) */
+	unsigned char *failures;	/* failed runs of each commit: a second one makes it untestable */
+	double *buf;
+	uint64_t *rbuf;
+	size_t builds, runs;
+	struct runstore *rs;
+	bool progress;
+	size_t expect_steps;
+	uint64_t rng;			/* the rounds' random orders */
+};
+
+/* Commit i of the range; i == n is the good end. */
+static inline const char *commit_of(const struct driver *d, size_t i)
+{
+	return i < d->range->n ? d->range->id[i] : d->good;
+}
+
+/* The search's callbacks (run_batch, samples, progress, slots) on d. */
+void bisect_driver_oracle(struct driver *d, struct bisect_oracle *o);
+char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *floors, size_t end_runs,
+				bool *nochange, struct strbuf *err);
+void bisect_driver_end_untestable(struct driver *d, size_t i, struct strbuf *err);
+const char *bisect_driver_status_name(enum bisect_status s);
+void bisect_driver_print_json(const struct driver *d, const struct bisect_outcome *o, const char *metric,
+			      long long id);
+void bisect_driver_print_json_failed(const struct driver *d, long long id, const char *metric, const char *why);
+void bisect_driver_print_text(const struct driver *d, const struct bisect_outcome *o, const char *metric,
+			      const char *subject, long long id);
+
+#endif
