@@ -1,0 +1,65 @@
+/*
+ * git_int: what the files of lib/kernel/git share and nobody else may see:
+ * the libgit2 functions loaded on first use, a repository's handle, and
+ * the error and commit helpers both git.c (revisions, commits, mirrors)
+ * and git_checkout.c (checkouts into plain directories) call. The public
+ * API is git.h. The short names (g2, git_fail, lookup_commit) are macros
+ * for prefixed symbols, so the code reads as it did in one file.
+ */
+#ifndef LKP_GIT_INT_H
+#define LKP_GIT_INT_H
+
+#include "git.h"
+#include "../sys/dynlib.h"
+#include "../util/strbuf.h"
+
+#include <git2.h>
+
+
+/*
+ * The libgit2 functions this file calls, loaded on first use (dynlib.h):
+ * most commands, and the agent in every guest, never touch a repository.
+ */
+#define GIT2_API(X) \
+	X(git_blob_free) X(git_blob_lookup) X(git_blob_rawcontent) \
+	X(git_blob_rawsize) X(git_commit_author) X(git_commit_committer) \
+	X(git_commit_free) X(git_commit_id) X(git_commit_lookup) \
+	X(git_commit_message) X(git_commit_parent) X(git_commit_parent_id) \
+	X(git_commit_parentcount) X(git_commit_summary) X(git_commit_tree) \
+	X(git_diff_find_similar) X(git_diff_foreach) X(git_diff_free) \
+	X(git_diff_get_delta) X(git_diff_num_deltas) X(git_diff_options_init) \
+	X(git_diff_tree_to_tree) X(git_error_clear) X(git_error_last) \
+	X(git_graph_descendant_of) X(git_libgit2_init) X(git_libgit2_shutdown) \
+	X(git_object_free) X(git_object_peel) X(git_object_type) \
+	X(git_object_type2string) X(git_odb_hashfile) X(git_oid_equal) \
+	X(git_oid_fromstr) X(git_oid_tostr) X(git_oid_tostr_s) \
+	X(git_repository_free) X(git_repository_open_ext) X(git_revparse_single) \
+	X(git_revwalk_free) X(git_revwalk_hide) X(git_revwalk_new) \
+	X(git_revwalk_next) X(git_revwalk_push) X(git_revwalk_simplify_first_parent) \
+	X(git_revwalk_sorting) X(git_tree_entry_bypath) X(git_tree_entry_filemode) \
+	X(git_tree_entry_free) X(git_tree_entry_id) X(git_tree_entry_name) \
+	X(git_tree_entry_type) X(git_tree_free) X(git_tree_id) \
+	X(git_tree_lookup) X(git_tree_walk) X(git_repository_init) \
+	X(git_remote_create_anonymous) X(git_fetch_options_init) X(git_remote_fetch) \
+	X(git_remote_free) X(git_repository_odb) X(git_odb_free) X(git_odb_read) \
+	X(git_odb_object_data) X(git_odb_object_size) X(git_odb_object_type) X(git_odb_object_free)
+struct gitrepo_g2 {
+	GIT2_API(DYNLIB_SLOT)
+};
+extern struct gitrepo_g2 gitrepo_g2;
+#define g2 gitrepo_g2
+
+struct gitrepo {
+	git_repository *repo;
+	char *path;
+};
+
+#define git_fail gitrepo_fail
+#define lookup_commit gitrepo_lookup_commit
+/* libgit2's last error as "what: why". */
+int git_fail(struct strbuf *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The commit rev names in r. */
+int lookup_commit(struct gitrepo *r, const char *rev, git_commit **out, struct strbuf *err);
+
+#endif
