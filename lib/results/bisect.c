@@ -1,10 +1,10 @@
 /*
  * bisect: the search and the verdicts. See bisect.h. The graph is held as
  * one bitset of ancestors per commit (the range is at most a few thousand
- * commits: n^2 bits); candidates are a bitset too.
+ * commits: n^2 bits); candidates are a bitset too. The rounds run and the
+ * statistics of their samples are bisect_rounds.c (shared: bisect_int.h).
  */
-#include "bisect.h"
-#include "sampling.h"
+#include "bisect_int.h"
 
 #include <float.h>
 #include <math.h>
@@ -179,303 +179,6 @@ size_t bisect_log2_ceil(size_t n)
 	return k;
 }
 
-/* xorshift64*: the rounds' orders and ids, reproducible from the seed */
-static uint64_t next_random(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ULL;
-}
-
-/* What the oracle has of one commit, copied (it may move on the next call). */
-struct sampled {
-	double *v;
-	uint64_t *round;
-	size_t n;
-};
-
-struct bis {
-	const struct bisect_oracle *o;
-	struct bisect_outcome *out;
-	size_t n;
-	size_t *seen;		/* samples of each commit so far */
-	uint64_t rng;
-	struct sampled *cache;	/* [n + 1]: the samples last read */
-	bool *fresh;		/* cache[i] is still what the oracle has */
-};
-
-static void sampled_release(struct sampled *s)
-{
-	free(s->v);
-	free(s->round);
-	memset(s, 0, sizeof(*s));
-}
-
-/* Commit i's samples: 0, 1 when it cannot be tested, -1 with err set. */
-static int get(struct bis *b, size_t i, const struct sampled **out, struct strbuf *err)
-{
-	const double *v;
-	const uint64_t *r;
-	size_t n;
-
-	if (!b->fresh[i]) {
-		int rc = b->o->samples(b->o->ctx, i, &v, &r, &n, err);
-		if (rc)
-			return rc;
-		struct sampled *s = &b->cache[i];
-		sampled_release(s);
-		s->v = xmalloc((n ? n : 1) * sizeof(double));
-		s->round = xcalloc(n ? n : 1, sizeof(uint64_t));
-		if (n)
-			memcpy(s->v, v, n * sizeof(double));
-		if (r && n)
-			memcpy(s->round, r, n * sizeof(uint64_t));
-		s->n = n;
-		if (n > b->seen[i])
-			b->seen[i] = n;
-		b->fresh[i] = true;
-	}
-	*out = &b->cache[i];
-	return 0;
-}
-
-/*
- * The rounds two commits' samples share: for each (the first sample of a
- * round only), the index of x's sample and of y's in ix[k], iy[k] (either
- * may be NULL). Returns how many.
- */
-static size_t pair_up(const struct sampled *x, const struct sampled *y, size_t *ix, size_t *iy)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < x->n; i++) {
-		if (!x->round[i])
-			continue;
-		bool dup = false;
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = x->round[j] == x->round[i];
-		for (size_t j = 0; j < y->n && !dup; j++)
-			if (y->round[j] == x->round[i]) {
-				if (ix)
-					ix[k] = i;
-				if (iy)
-					iy[k] = j;
-				k++;
-				break;
-			}
-	}
-	return k;
-}
-
-static size_t shared_rounds(const struct sampled *x, const struct sampled *y)
-{
-	return pair_up(x, y, NULL, NULL);
-}
-
-/*
- * Run `rounds` new rounds, round r of commits first[r] and second[r] in a
- * random order, as one batch. 0, or -1 with err set.
- */
-struct bisect_run *bisect_plan_rounds(uint64_t *rng, const size_t *first, const size_t *second, size_t rounds,
-				      struct bisect_batch *batch)
-{
-	struct bisect_run *runs = xcalloc(2 * rounds + 1, sizeof(*runs));
-
-	if (!*rng)
-		*rng = 0x9E3779B97F4A7C15ULL;
-	batch->id = next_random(rng);
-	batch->runs = runs;
-	batch->n = 2 * rounds;
-	for (size_t r = 0; r < rounds; r++) {
-		bool swap = next_random(rng) >> 63;
-		uint64_t id = sampling_round_id(batch->id, r);
-		runs[2 * r] = (struct bisect_run){ swap ? second[r] : first[r], r, 2 * r, id };
-		runs[2 * r + 1] = (struct bisect_run){ swap ? first[r] : second[r], r, 2 * r + 1, id };
-	}
-	return runs;
-}
-
-static int run_rounds(struct bis *b, const size_t *first, const size_t *second, size_t rounds, struct strbuf *err)
-{
-	struct bisect_batch batch;
-	struct bisect_run *runs = bisect_plan_rounds(&b->rng, first, second, rounds, &batch);
-	int rc = b->o->run(b->o->ctx, &batch, err);
-	free(runs);
-	b->out->batches++;
-	for (size_t i = 0; i <= b->n; i++)
-		b->fresh[i] = false;
-	return rc;
-}
-
-/* At least `want` rounds of commits x and y together: 0, 1 one cannot be tested, -1 with err set. */
-static int ensure_pairs(struct bis *b, size_t x, size_t y, size_t want, struct strbuf *err)
-{
-	const struct sampled *sx, *sy;
-	int rc;
-
-	if ((rc = get(b, x, &sx, err)) || (rc = get(b, y, &sy, err)))
-		return rc;
-	size_t have = shared_rounds(sx, sy);
-	if (have >= want)
-		return 0;
-	size_t k = want - have, *first = xcalloc(k, sizeof(size_t)), *second = xcalloc(k, sizeof(size_t));
-	for (size_t r = 0; r < k; r++) {
-		first[r] = x;
-		second[r] = y;
-	}
-	rc = run_rounds(b, first, second, k, err);
-	free(first);
-	free(second);
-	if (rc)
-		return rc;
-	if ((rc = get(b, x, &sx, err)) || (rc = get(b, y, &sy, err)))
-		return rc;
-	return 0;
-}
-
-/* Is round id r one of the n in ex? */
-static bool among(uint64_t r, const uint64_t *ex, size_t n)
-{
-	for (size_t i = 0; r && i < n; i++)
-		if (ex[i] == r)
-			return true;
-	return false;
-}
-
-/* x's samples but those of the rounds in ex (which the ends were decided on). */
-static void without(const struct sampled *x, const uint64_t *ex, size_t nex, struct sampled *out)
-{
-	out->v = xcalloc(x->n + 1, sizeof(double));
-	out->round = xcalloc(x->n + 1, sizeof(uint64_t));
-	out->n = 0;
-	for (size_t i = 0; i < x->n; i++)
-		if (!among(x->round[i], ex, nex)) {
-			out->v[out->n] = x->v[i];
-			out->round[out->n++] = x->round[i];
-		}
-}
-
-/*
- * Decide commit against base, leaving out the rounds in ex: a
- * confirmation of the ends themselves (a range of one commit) is made on
- * rounds of its own, not on those that made the ends look different.
- * *shared gets how many rounds the decision had.
- */
-static void decide_between(struct bis *b, size_t base, size_t commit, const struct decide_metric *m,
-			   const uint64_t *ex, size_t nex, struct decision *d, size_t *shared)
-{
-	struct sampled x, y;
-
-	without(&b->cache[base], ex, nex, &x);
-	without(&b->cache[commit], ex, nex, &y);
-	struct decide_side sa = { x.v, x.round, x.n }, sb = { y.v, y.round, y.n };
-	decide(&sa, &sb, m, d);
-	if (shared)
-		*shared = shared_rounds(&x, &y);
-	sampled_release(&x);
-	sampled_release(&y);
-}
-
-/*
- * The ends as two levels and the spread of a round's difference, in the
- * scale the decision compared them (logarithms of a positive metric): a
- * commit tested in a round with the good end shows a difference near 0 if
- * it is good and near delta if bad; with the bad end, near -delta or 0.
- */
-struct model {
-	bool log;
-	double scale;		/* values are divided by it when not logarithms */
-	double delta, sigma;
-};
-
-static double scaled(const struct model *m, double v)
-{
-	if (m->log)
-		return v > 0 ? log(v) : log(DBL_MIN);
-	return v / m->scale;
-}
-
-/* The pooled standard deviation of two commits' samples, scaled. */
-static double pooled_sd(const struct model *m, const struct sampled *x, const struct sampled *y)
-{
-	double ss = 0;
-	size_t df = 0;
-
-	for (int k = 0; k < 2; k++) {
-		const struct sampled *z = k ? y : x;
-		double mean = 0;
-		for (size_t i = 0; i < z->n; i++)
-			mean += scaled(m, z->v[i]) / (double)z->n;
-		for (size_t i = 0; i < z->n; i++)
-			ss += (scaled(m, z->v[i]) - mean) * (scaled(m, z->v[i]) - mean);
-		df += z->n ? z->n - 1 : 0;
-	}
-	return df ? sqrt(ss / (double)df) : 0;
-}
-
-/* The differences commit y - commit x over their shared rounds, scaled; their count. */
-static size_t round_diffs(const struct model *m, const struct sampled *x, const struct sampled *y, double **u)
-{
-	size_t *ix = xcalloc(x->n + 1, sizeof(size_t)), *iy = xcalloc(x->n + 1, sizeof(size_t));
-	size_t k = pair_up(x, y, ix, iy);
-
-	*u = xcalloc(k + 1, sizeof(double));
-	for (size_t j = 0; j < k; j++)
-		(*u)[j] = scaled(m, y->v[iy[j]]) - scaled(m, x->v[ix[j]]);
-	free(ix);
-	free(iy);
-	return k;
-}
-
-/* The log-likelihood ratio, bad over good, of commit i's rounds with the ends. */
-static double llr(const struct model *m, const struct sampled *c, const struct sampled *good,
-		  const struct sampled *bad, size_t *rounds)
-{
-	double *u, l = 0, s2 = 2 * m->sigma * m->sigma;
-	size_t k = round_diffs(m, good, c, &u);
-
-	/* with the good end: good means 0, bad means delta */
-	for (size_t j = 0; j < k; j++)
-		l += (u[j] * u[j] - (u[j] - m->delta) * (u[j] - m->delta)) / s2;
-	*rounds = k;
-	free(u);
-	k = round_diffs(m, bad, c, &u);
-	/* with the bad end: good means -delta, bad means 0 */
-	for (size_t j = 0; j < k; j++)
-		l += ((u[j] + m->delta) * (u[j] + m->delta) - u[j] * u[j]) / s2;
-	*rounds += k;
-	free(u);
-	return l;
-}
-
-/*
- * The rounds commit i needs to have `want` with either end, each new one
- * with the end it has fewer rounds with (so both references are used
- * alike), appended to first/second (*k of them). 0, 1 when i or an end
- * cannot be tested, -1 with err set.
- */
-static int plan_with_ends(struct bis *b, size_t i, size_t want, size_t **first, size_t **second, size_t *k,
-			  struct strbuf *err)
-{
-	const struct sampled *si, *sg, *sb;
-	int rc;
-
-	if ((rc = get(b, i, &si, err)) || (rc = get(b, b->n, &sg, err)) || (rc = get(b, b->n - 1, &sb, err)))
-		return rc;
-	size_t with_g = shared_rounds(si, sg), with_b = shared_rounds(si, sb);
-	for (size_t r = with_g + with_b; r < want; r++) {
-		bool good = with_g < with_b || (with_g == with_b && next_random(&b->rng) >> 63);
-		*first = xrealloc(*first, (*k + 1) * sizeof(size_t));
-		*second = xrealloc(*second, (*k + 1) * sizeof(size_t));
-		(*first)[*k] = i;
-		(*second)[(*k)++] = good ? b->n : b->n - 1;
-		with_g += good;
-		with_b += !good;
-	}
-	return 0;
-}
-
 static void add_step(struct bisect_outcome *out, size_t i, int verdict, size_t runs, double l, bool sure)
 {
 	out->steps = xrealloc(out->steps, (out->nsteps + 1) * sizeof(*out->steps));
@@ -521,9 +224,9 @@ static int measure_ends(struct bctx *c, struct strbuf *err)
 	int rc;
 
 	for (size_t want = c->end_runs;;) {
-		rc = ensure_pairs(b, n, n - 1, want, err);
+		rc = bisect_ensure_pairs(b, n, n - 1, want, err);
 		if (rc > 0) {
-			bool good_bad = get(b, n, &g, err) != 0;
+			bool good_bad = bisect_get(b, n, &g, err) != 0;
 			strbuf_setf(err, "the %s end of the range cannot be tested (it does not build or run)",
 				    good_bad ? "good" : "bad");
 			return -1;
@@ -531,7 +234,7 @@ static int measure_ends(struct bctx *c, struct strbuf *err)
 		if (rc < 0)
 			return -1;
 		size_t have;
-		decide_between(b, n, n - 1, &c->metric, NULL, 0, &c->ends, &have);
+		bisect_decide_between(b, n, n - 1, &c->metric, NULL, 0, &c->ends, &have);
 		size_t next = decide_rounds(&c->ends, have, c->limit, &c->futile);
 		if (next <= have || have < want)	/* decided, or the runs asked for did not come */
 			break;
@@ -541,7 +244,7 @@ static int measure_ends(struct bctx *c, struct strbuf *err)
 	/* the rounds the ends were decided on: a confirmation of the ends themselves is not made of them */
 	c->ends_rounds = xcalloc(b->cache[n].n + 1, sizeof(uint64_t));
 	size_t *ig = xcalloc(b->cache[n].n + 1, sizeof(size_t));
-	c->nends_rounds = pair_up(&b->cache[n], &b->cache[n - 1], ig, NULL);
+	c->nends_rounds = bisect_pair_up(&b->cache[n], &b->cache[n - 1], ig, NULL);
 	for (size_t k = 0; k < c->nends_rounds; k++)
 		c->ends_rounds[k] = b->cache[n].round[ig[k]];
 	free(ig);
@@ -577,7 +280,7 @@ static void fit_model(struct bctx *c)
 	for (size_t i = 0; i < bd->n; i++)
 		m->scale = fmax(m->scale, fabs(bd->v[i]));
 	double *u;
-	size_t k = round_diffs(m, g, bd, &u);
+	size_t k = bisect_round_diffs(m, g, bd, &u);
 	m->delta = mean_of(u, k);
 	double ss = 0;
 	for (size_t i = 0; i < k; i++)
@@ -591,7 +294,7 @@ static void fit_model(struct bctx *c)
 	 * a spread underestimated by half would make every verdict look four
 	 * times surer than it is, and one wild round decide.
 	 */
-	double within = sqrt(2) * pooled_sd(m, g, bd);
+	double within = sqrt(2) * bisect_pooled_sd(m, g, bd);
 	if (within > m->sigma)
 		m->sigma = within;
 	if (k > 1) {
@@ -675,14 +378,14 @@ static int run_wave(struct bctx *c, struct point *pts, size_t np, struct strbuf 
 	for (size_t q = 0; q < np && rc >= 0; q++) {
 		if (pts[q].done)
 			continue;
-		rc = plan_with_ends(b, pts[q].i, pts[q].want, &first, &second, &nr, err);
+		rc = bisect_plan_with_ends(b, pts[q].i, pts[q].want, &first, &second, &nr, err);
 		if (rc > 0) {
 			pts[q].done = true;	/* skipped */
 			pts[q].rounds = 0;
 		}
 	}
 	if (rc >= 0 && nr)
-		rc = run_rounds(b, first, second, nr, err) ? -1 : 0;
+		rc = bisect_run_rounds(b, first, second, nr, err) ? -1 : 0;
 	free(first);
 	free(second);
 	if (rc < 0)
@@ -691,19 +394,19 @@ static int run_wave(struct bctx *c, struct point *pts, size_t np, struct strbuf 
 		struct point *pt = &pts[q];
 		if (pt->done)
 			continue;
-		if ((rc = get(b, pt->i, &x, err)) < 0)
+		if ((rc = bisect_get(b, pt->i, &x, err)) < 0)
 			return -1;
 		if (rc > 0) {
 			pt->done = true;	/* skipped */
 			pt->rounds = 0;
 			continue;
 		}
-		if ((rc = get(b, n, &g, err)) || (rc = get(b, n - 1, &bd, err))) {
+		if ((rc = bisect_get(b, n, &g, err)) || (rc = bisect_get(b, n - 1, &bd, err))) {
 			if (rc > 0)
 				strbuf_setf(err, "an end of the range cannot be tested any more");
 			return -1;
 		}
-		pt->l = llr(&c->m, x, g, bd, &pt->rounds);
+		pt->l = bisect_llr(&c->m, x, g, bd, &pt->rounds);
 		if (pt->rounds < pt->want) {
 			pt->done = true;	/* its runs do not come: skipped */
 			pt->rounds = 0;
@@ -847,7 +550,7 @@ static int confirm_culprit(struct bctx *c, size_t cc, size_t p, struct strbuf *e
 	out->culprit = cc;
 	out->parent = p;
 	for (size_t want = c->confirm;;) {
-		int rc = ensure_pairs(&c->b, p, cc, want + reused, err);
+		int rc = bisect_ensure_pairs(&c->b, p, cc, want + reused, err);
 		if (rc < 0)
 			return -1;
 		if (rc > 0) {
@@ -856,7 +559,7 @@ static int confirm_culprit(struct bctx *c, size_t cc, size_t p, struct strbuf *e
 			return 0;
 		}
 		size_t have;
-		decide_between(&c->b, p, cc, &c->metric, c->ends_rounds, c->nends_rounds, &conf, &have);
+		bisect_decide_between(&c->b, p, cc, &c->metric, c->ends_rounds, c->nends_rounds, &conf, &have);
 		out->confirm = conf;
 		out->confirmed = true;
 		out->p = decide_p(&conf);
@@ -943,7 +646,7 @@ out:
 	for (size_t i = 0; i <= n; i++) {
 		out->commits += c.b.seen[i] > 0;
 		out->runs += c.b.seen[i];
-		sampled_release(&c.b.cache[i]);
+		bisect_sampled_release(&c.b.cache[i]);
 	}
 	free(c.b.seen);
 	free(c.b.cache);
