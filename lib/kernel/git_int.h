@@ -17,7 +17,7 @@
 
 
 /*
- * The libgit2 functions this file calls, loaded on first use (dynlib.h):
+ * The libgit2 functions these files call, loaded on first use (dynlib.h):
  * most commands, and the agent in every guest, never touch a repository.
  */
 #define GIT2_API(X) \
