@@ -15,7 +15,6 @@
 
 #include <git2.h>
 
-
 /*
  * The libgit2 functions these files call, loaded on first use (dynlib.h):
  * most commands, and the agent in every guest, never touch a repository.
