@@ -202,9 +202,9 @@ test_expect_success SETUP 'a url that cannot be fetched: said once a pass, the s
 '
 
 test_expect_success SETUP 'a tree by url: a culprit.s mail names where it is, url: <tree url> <branch>' '
+	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
 	write_serve_conf "$TMP/url-mail.yaml" serve.result_root="$TMP/res2" serve.cache="$TMP/cache2" tree.name=demo-url \
 		tree.path= tree.url="file://$TMP/repo" mail.retry=1 mail.smtp=smtp://127.0.0.1:$port &&
-	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
 	before=$(ls "$TMP/spool" | wc -l) &&
 	echo 20 >"$TMP/repo/speed" && git -C "$TMP/repo" commit -qam "much slower" &&
 	lkprobot serve -c "$TMP/url-mail.yaml" --once 2>"$TMP/u4" && cat "$TMP/u4" &&
