@@ -493,7 +493,7 @@ static void sbatch_release(struct sbatch *b)
  * the signal is ours again.
  */
 int slurm_run_batch(struct provider *p, struct provider_batch_item *items, size_t n, char **prepared,
-			   struct strbuf *err)
+		    struct strbuf *err)
 {
 	/* a job each run at most, and one more each for the runs a node failure lost */
 	struct sbatch b = { xcalloc(n + 1, sizeof(struct srun)), n, 0, n, xcalloc(2 * n + 1, sizeof(struct sjob)), 0, 0 };
