@@ -16,6 +16,7 @@
 #include "qemu.h"
 #include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
+#include "../lib/sys/proc.h"
 #include "../lib/job/job.h"
 #include "../lib/kernel/kbuild.h"
 #include "../lib/results/result.h"
@@ -30,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -164,14 +164,14 @@ static int boot_facts(const char *work, const struct qemu_accel *acc, char **pat
 	return rc;
 }
 
-/* ---- start: QEMU forked with its console and stderr on pipes ---- */
+/* ---- start: QEMU with its console and stderr on pipes (lib/sys/proc) ---- */
 
 /* A running QEMU of a job's boot and what its console said so far. */
 struct qemu_watch {
 	const struct qemu_opts *o;
 	struct qemu_boot *b;
 	struct qemu_result *res;
-	pid_t pid;
+	struct proc p;			/* QEMU (p.pid 0: not started or reaped) */
 	int out, err;			/* the console's and QEMU's stderr's pipes (-1: closed) */
 	double t0, boot_deadline, job_deadline;
 	bool started, panic, done, lockup, killed;
@@ -179,47 +179,24 @@ struct qemu_watch {
 	struct strbuf line;
 };
 
-/* Start argv with w's pipes; 0, or -1 with err. QEMU never outlives lkprobot, even if lkprobot is killed. */
+/*
+ * Start argv with w's pipes (its console and its stderr), in a process
+ * group of its own — a Ctrl-C reaches lkprobot, which kills QEMU and says
+ * so — with a death signal: QEMU never outlives lkprobot, even if lkprobot
+ * is killed. 0, or -1 with err.
+ */
 static int boot_start(char **argv, struct qemu_watch *w, struct strbuf *err)
 {
-	int pfd[2] = { -1, -1 }, efd[2] = { -1, -1 };
-
-	if (pipe2(pfd, O_CLOEXEC) || pipe2(efd, O_CLOEXEC)) {
-		strbuf_setf(err, "pipe: %s", strerror(errno));
-		goto fail;
-	}
-	fflush(NULL);
+	w->p = (struct proc){ .argv = argv, .in = PROC_NULL, .out = PROC_PIPE, .err = PROC_PIPE, .pgroup = true,
+			      .death_sig = SIGKILL };
 	w->t0 = now_mono();
-	w->pid = fork();
-	if (w->pid < 0) {
-		strbuf_setf(err, "cannot fork QEMU: %s", strerror(errno));
-		goto fail;
+	if (proc_start(&w->p, err)) {
+		w->p.pid = 0;
+		return -1;
 	}
-	if (w->pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(pfd[1], 1);
-		dup2(efd[1], 2);
-		signal(SIGINT, SIG_IGN);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run qemu-system-x86_64: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
-	close(efd[1]);
-	w->out = pfd[0];
-	w->err = efd[0];
+	w->out = w->p.out;
+	w->err = w->p.err;
 	return 0;
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (pfd[i] >= 0)
-			close(pfd[i]);
-		if (efd[i] >= 0)
-			close(efd[i]);
-	}
-	return -1;
 }
 
 /* ---- watch the console: the guest's markers, a panic, a lockup, the deadlines ---- */
@@ -293,7 +270,7 @@ static void boot_stderr(struct qemu_boot *b, const char *buf, size_t n)
 /* Kill QEMU now: state and reason (NULL: as they are) say why. */
 static void boot_kill(struct qemu_watch *w, const char *state, char *reason)
 {
-	kill(w->pid, SIGKILL);
+	proc_signal(&w->p, SIGKILL);
 	w->killed = true;
 	if (state)
 		w->state = state;
@@ -371,11 +348,11 @@ static void boot_end(struct qemu_watch *w)
 	struct qemu_result *res = w->res;
 	struct qemu_boot *b = w->b;
 	char buf[4096];
-	int status;
+	struct strbuf werr = STRBUF_INIT;
 
-	while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	w->pid = -1;
+	proc_wait(&w->p, &werr);	/* it has ended or been killed: no wait longer than its end */
+	strbuf_release(&werr);
+	int status = w->p.status;
 	/* QEMU is gone: the rest of its stderr is there to read */
 	for (ssize_t n; w->err >= 0 && (n = read(w->err, buf, sizeof(buf))) > 0;)
 		boot_stderr(b, buf, (size_t)n);
@@ -405,7 +382,7 @@ static void boot_end(struct qemu_watch *w)
 static int qemu_boot(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
 		     const struct qemu_accel *acc, struct qemu_boot *b, struct qemu_result *res, struct strbuf *err)
 {
-	struct qemu_watch w = { .o = o, .b = b, .res = res, .pid = -1, .out = -1, .err = -1, .line = STRBUF_INIT };
+	struct qemu_watch w = { .o = o, .b = b, .res = res, .out = -1, .err = -1, .line = STRBUF_INIT };
 	char **argv = NULL, *facts = NULL;
 	size_t argc = 0;
 	int ret = -1, lock_fd = -1;
@@ -430,9 +407,11 @@ static int qemu_boot(const struct qemu_kernel *k, const struct node *job, const 
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out:
-	if (w.pid > 0) {
-		kill(w.pid, SIGKILL);
-		waitpid(w.pid, NULL, 0);
+	if (w.p.pid > 0 && !w.p.ended) {
+		struct strbuf werr = STRBUF_INIT;
+		proc_signal(&w.p, SIGKILL);
+		proc_wait(&w.p, &werr);
+		strbuf_release(&werr);
 	}
 	if (w.out >= 0)
 		close(w.out);

@@ -12,6 +12,7 @@
  * stale answer behind).
  */
 #include "qemu.h"
+#include "../lib/sys/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,7 +91,7 @@ static bool kvm_probe(struct strbuf *why)
 {
 	const char *dev = getenv("LKPROBOT_KVM_DEVICE");
 	struct strbuf qerr = STRBUF_INIT;
-	int fd, pfd[2] = { -1, -1 }, status = 0;
+	int fd, status = 0;
 	bool ok = false;
 
 	if (!dev || !*dev)
@@ -115,51 +116,13 @@ static bool kvm_probe(struct strbuf *why)
 	char *argv[] = { "qemu-system-x86_64", "-accel", "kvm", "-cpu", "host", "-machine", "q35", "-m", "16M",
 			 "-nodefaults", "-no-user-config", "-display", "none", "-bios", fw,
 			 "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", NULL };
-	if (pipe2(pfd, O_CLOEXEC)) {
-		strbuf_setf(why, "pipe: %s", strerror(errno));
+	/* QEMU prints nothing on stdout here (-nodefaults): its stdout is where its stderr is kept */
+	struct proc p = { .argv = argv, .in = PROC_NULL, .out = PROC_CAPTURE, .err = PROC_TO_OUT, .capture = &qerr,
+			  .capture_max = 8192, .timeout = PROBE_SECONDS, .grace = 0.5, .death_sig = SIGKILL };
+	if (proc_run(&p, why) < 0)
 		goto out;
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		strbuf_setf(why, "cannot fork QEMU: %s", strerror(errno));
-		goto out;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-		}
-		dup2(pfd[1], 2);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run qemu-system-x86_64: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
-	pfd[1] = -1;
-	/* whole seconds are enough for a deadline 200 times the probe's time */
-	time_t deadline = time(NULL) + PROBE_SECONDS;
-	bool late = false;
-	for (;;) {
-		if (time(NULL) > deadline) {
-			late = true;
-			break;
-		}
-		struct pollfd p = { pfd[0], POLLIN, 0 };
-		if (poll(&p, 1, 1000) <= 0)
-			continue;
-		char buf[1024];
-		ssize_t n = read(pfd[0], buf, sizeof(buf));
-		if (n <= 0)
-			break;	/* QEMU ended */
-		if (qerr.len < 8192)
-			strbuf_add(&qerr, buf, (size_t)n);
-	}
-	if (late)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	bool late = p.timed_out;
+	status = p.status;
 	ok = !late && WIFEXITED(status) && WEXITSTATUS(status) == PROBE_EXIT;
 	if (!ok) {
 		struct strbuf tail = STRBUF_INIT;
@@ -173,10 +136,6 @@ static bool kvm_probe(struct strbuf *why)
 		strbuf_release(&tail);
 	}
 out:
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
 	unlink(fw);
 	free(fw);
 	strbuf_release(&qerr);

@@ -3,6 +3,7 @@
  * qemu-box`), booted and kept until it powers off. See qemu.h.
  */
 #include "qemu.h"
+#include "../lib/sys/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,30 +28,15 @@ static bool box_started(const char *console)
 static int box_qemu(char **argv, struct strbuf *err)
 {
 	struct strbuf qerr = STRBUF_INIT;
-	int efd[2] = { -1, -1 }, ret = -1;
+	/* QEMU never outlives lkprobot, even if lkprobot is killed */
+	struct proc p = { .argv = argv, .err = PROC_PIPE, .death_sig = SIGKILL };
+	int ret = -1;
 
-	if (pipe2(efd, O_CLOEXEC)) {
-		strbuf_setf(err, "pipe: %s", strerror(errno));
+	if (proc_start(&p, err))
 		return -1;
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		strbuf_setf(err, "cannot fork QEMU: %s", strerror(errno));
-		goto out;
-	}
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(efd[1], 2);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run qemu-system-x86_64: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(efd[1]);
-	efd[1] = -1;
 	/* QEMU's stderr is passed on as it comes, and its end kept for the error */
 	char buf[4096];
-	for (ssize_t n; (n = read(efd[0], buf, sizeof(buf))) != 0;) {
+	for (ssize_t n; (n = read(p.err, buf, sizeof(buf))) != 0;) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -63,9 +48,10 @@ static int box_qemu(char **argv, struct strbuf *err)
 			strbuf_reset(&qerr);
 		strbuf_add(&qerr, buf, (size_t)n);
 	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	close(p.err);
+	if (proc_wait(&p, err) < 0)
+		goto out;
+	int status = p.status;
 	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
 		ret = 0;
 	} else {
@@ -77,9 +63,6 @@ static int box_qemu(char **argv, struct strbuf *err)
 		strbuf_release(&tail);
 	}
 out:
-	for (int i = 0; i < 2; i++)
-		if (efd[i] >= 0)
-			close(efd[i]);
 	strbuf_release(&qerr);
 	return ret;
 }
