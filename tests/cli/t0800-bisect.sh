@@ -108,7 +108,12 @@ test_expect_success 'two regressions in the range: one of them is named' '
 	grep -q "(\"change 33\")\|(\"change 41\")" "$TMP/o7"
 '
 
-test_expect_success 'twenty seeded scenarios on one 64-commit repository (culprit, shift and noise from the environment): all right' '
+# A step misled by the noise's tail (the bench's Box-Muller draws reach 7
+# sigma) ends in a confirmation that fails: "not-reproduced", honest, never a
+# wrong culprit. bench/trust measured 99.7 % right where the shift is >= 3
+# sigma, so twenty scenarios all right would fail ~6 % of runs by design:
+# none wrong and at most one not found is the bar.
+test_expect_success 'twenty seeded scenarios on one 64-commit repository (culprit, shift and noise from the environment): no wrong culprit, at least 19 right' '
 	git init -q "$TMP/acc" && cd "$TMP/acc" && git config user.email t@example.org && git config user.name T &&
 	cat >bench.sh <<-\EOF &&
 	#!/bin/sh
@@ -119,15 +124,20 @@ test_expect_success 'twenty seeded scenarios on one 64-commit repository (culpri
 	echo 0 >idx && git add -A && git commit -qm base &&
 	for i in $(seq 1 64); do echo $i >idx; git commit -qam "commit $i"; done && cd "$SRC" &&
 	printf "suite: command\ntestcase: command\ncommand:\n  cmd: sh bench.sh\n" >"$TMP/acc.yaml" &&
-	right=0 &&
+	right=0 && wrong=0 &&
 	for k in $(seq 1 20); do
 		set -- $(awk -v k=$k "BEGIN { srand(k); n = 8 + int(rand() * 57); c = 65 - n + 1 + int(rand() * (n - 1)); sh = (0.10 + rand() * 0.65) * (rand() < 0.5 ? -1 : 1); cv = 0.01 + rand() * 0.04; print n, c, sh, cv }") &&
 		CULPRIT=$2 SHIFT=$3 BENCH_NOISE=$4 lkprobot bisect -o "$TMP/acc-res/$k" --cache "$TMP/cache" --tree "$TMP/acc" \
 			--good HEAD~$1 --bad HEAD --metric command.throughput --json "$TMP/acc.yaml" >"$TMP/acc-$k.json" || true
 		want=$(git -C "$TMP/acc" log --format=%H --grep="^commit $2\$")
-		grep -q "\"culprit\": \"$want\"" "$TMP/acc-$k.json" && right=$((right + 1)) || echo "scenario $k ($*): $(cat "$TMP/acc-$k.json" | cut -c1-200)"
+		if grep -q "\"culprit\": \"$want\"" "$TMP/acc-$k.json"; then
+			right=$((right + 1))
+		else
+			echo "scenario $k ($*): $(cat "$TMP/acc-$k.json" | cut -c1-200)"
+			if grep -q "\"status\": \"found\"" "$TMP/acc-$k.json"; then wrong=$((wrong + 1)); fi
+		fi
 	done &&
-	echo "$right of 20 right" && [ $right = 20 ]
+	echo "$right of 20 right, $wrong wrong" && [ $wrong = 0 ] && [ $right -ge 19 ]
 '
 
 test_expect_success 'bad input: ends in the wrong order, a job that splits in two, an unknown provider (exit 2, one line)' '
