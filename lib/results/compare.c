@@ -10,6 +10,7 @@
  * compare_lkp.c, the tables (ncompare, classic, JSON) in compare_render.c.
  */
 #include "compare_int.h"
+#include "../util/conf.h"
 #include "../util/json.h"
 #include "../run/program.h"
 #include "../stats/lkpetc.h"
@@ -103,15 +104,14 @@ int compare_direction(const char *metric)
 int compare_floors_add(struct compare_floors *f, const char *spec, struct strbuf *err)
 {
 	const char *eq = spec ? strrchr(spec, '=') : NULL;
-	char *end;
+	double pct;
 
 	if (!eq || eq == spec) {
 		strbuf_setf(err, "'%s': a floor is METRIC=PERCENT, e.g. command.throughput=2%% (a glob may stand for the metric)",
 			    spec ? spec : "");
 		return -1;
 	}
-	double pct = strtod(eq + 1, &end);
-	if (end == eq + 1 || (*end && strcmp(end, "%")) || !(pct > 0) || !(pct < 1000)) {
+	if (conf_percent(eq + 1, &pct)) {
 		strbuf_setf(err, "'%s': '%s' is not a percentage above 0; write e.g. 2%% or 0.5", spec, eq + 1);
 		return -1;
 	}
