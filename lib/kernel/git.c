@@ -14,13 +14,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-struct gitrepo_g2 g2;
-#define G2_SYM(fn) DYNLIB_SYM(g2, fn)
+struct gitrepo_g2 gitrepo_g2;
+#define G2_SYM(fn) DYNLIB_SYM(gitrepo_g2, fn)
 static struct dynlib g2_lib = DYNLIB(LKP_SONAME_git2, "libgit2-1.5", GIT2_API(G2_SYM));
 
-int git_fail(struct strbuf *err, const char *fmt, ...)
+int gitrepo_fail(struct strbuf *err, const char *fmt, ...)
 {
-	const git_error *e = g2.git_error_last();
+	const git_error *e = gitrepo_g2.git_error_last();
 	va_list ap;
 
 	strbuf_reset(err);
@@ -50,10 +50,10 @@ int gitrepo_open(struct gitrepo **out, const char *path, struct strbuf *err)
 	}
 	if (dynlib_load(&g2_lib, err))
 		return -1;
-	g2.git_libgit2_init();
-	if (g2.git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
-		git_fail(err, "'%s': not a git repository", path);
-		g2.git_libgit2_shutdown();
+	gitrepo_g2.git_libgit2_init();
+	if (gitrepo_g2.git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
+		gitrepo_fail(err, "'%s': not a git repository", path);
+		gitrepo_g2.git_libgit2_shutdown();
 		return -1;
 	}
 	*out = xcalloc(1, sizeof(**out));
@@ -75,28 +75,28 @@ int gitrepo_mirror(const char *url, const char *dir, struct strbuf *err)
 
 	if (dynlib_load(&g2_lib, err))
 		return -1;
-	g2.git_libgit2_init();
-	if (stat(dir, &st) ? g2.git_repository_init(&repo, dir, 1)
-			   : g2.git_repository_open_ext(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
-		git_fail(err, "'%s': cannot make or open the mirror of %s", dir, url);
+	gitrepo_g2.git_libgit2_init();
+	if (stat(dir, &st) ? gitrepo_g2.git_repository_init(&repo, dir, 1)
+			   : gitrepo_g2.git_repository_open_ext(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
+		gitrepo_fail(err, "'%s': cannot make or open the mirror of %s", dir, url);
 		goto out;
 	}
-	if (g2.git_remote_create_anonymous(&remote, repo, url)) {
-		git_fail(err, "%s: not a repository address", url);
+	if (gitrepo_g2.git_remote_create_anonymous(&remote, repo, url)) {
+		gitrepo_fail(err, "%s: not a repository address", url);
 		goto out;
 	}
-	g2.git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+	gitrepo_g2.git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	fo.prune = GIT_FETCH_PRUNE;
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;	/* the refspec has them */
-	if (g2.git_remote_fetch(remote, &refspecs, &fo, "lkprobot mirror")) {
-		git_fail(err, "%s: fetch failed", url);
+	if (gitrepo_g2.git_remote_fetch(remote, &refspecs, &fo, "lkprobot mirror")) {
+		gitrepo_fail(err, "%s: fetch failed", url);
 		goto out;
 	}
 	ret = 0;
 out:
-	g2.git_remote_free(remote);
-	g2.git_repository_free(repo);
-	g2.git_libgit2_shutdown();
+	gitrepo_g2.git_remote_free(remote);
+	gitrepo_g2.git_repository_free(repo);
+	gitrepo_g2.git_libgit2_shutdown();
 	return ret;
 }
 
@@ -104,10 +104,10 @@ void gitrepo_close(struct gitrepo *r)
 {
 	if (!r)
 		return;
-	g2.git_repository_free(r->repo);
+	gitrepo_g2.git_repository_free(r->repo);
 	free(r->path);
 	free(r);
-	g2.git_libgit2_shutdown();
+	gitrepo_g2.git_libgit2_shutdown();
 }
 
 const char *gitrepo_path(const struct gitrepo *r)
@@ -115,7 +115,7 @@ const char *gitrepo_path(const struct gitrepo *r)
 	return r->path;
 }
 
-int lookup_commit(struct gitrepo *r, const char *rev, git_commit **out, struct strbuf *err)
+int gitrepo_lookup_commit(struct gitrepo *r, const char *rev, git_commit **out, struct strbuf *err)
 {
 	git_object *obj = NULL, *peeled = NULL;
 
@@ -124,15 +124,15 @@ int lookup_commit(struct gitrepo *r, const char *rev, git_commit **out, struct s
 		strbuf_setf(err, "an empty revision names no commit");
 		return -1;
 	}
-	if (g2.git_revparse_single(&obj, r->repo, rev))
-		return git_fail(err, "cannot resolve '%s' in '%s'", rev, r->path);
-	if (g2.git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT)) {
+	if (gitrepo_g2.git_revparse_single(&obj, r->repo, rev))
+		return gitrepo_fail(err, "cannot resolve '%s' in '%s'", rev, r->path);
+	if (gitrepo_g2.git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT)) {
 		strbuf_setf(err, "'%s' in '%s' is a %s, not a commit", rev, r->path,
-			    g2.git_object_type2string(g2.git_object_type(obj)));
-		g2.git_object_free(obj);
+			    gitrepo_g2.git_object_type2string(gitrepo_g2.git_object_type(obj)));
+		gitrepo_g2.git_object_free(obj);
 		return -1;
 	}
-	g2.git_object_free(obj);
+	gitrepo_g2.git_object_free(obj);
 	*out = (git_commit *)peeled;
 	return 0;
 }
@@ -142,10 +142,10 @@ int gitrepo_resolve(struct gitrepo *r, const char *rev, char id[GITREPO_HEXSZ + 
 {
 	git_commit *c;
 
-	if (lookup_commit(r, rev, &c, err))
+	if (gitrepo_lookup_commit(r, rev, &c, err))
 		return -1;
-	g2.git_oid_tostr(id, GITREPO_HEXSZ + 1, g2.git_commit_id(c));
-	g2.git_commit_free(c);
+	gitrepo_g2.git_oid_tostr(id, GITREPO_HEXSZ + 1, gitrepo_g2.git_commit_id(c));
+	gitrepo_g2.git_commit_free(c);
 	return 0;
 }
 
@@ -219,12 +219,12 @@ static void raw_commit_parse(struct raw_commit *c, const char *text, size_t len)
 		if (n == 5 + GITREPO_HEXSZ && !strncmp(p, "tree ", 5)) {
 			memcpy(hex, p + 5, GITREPO_HEXSZ);
 			hex[GITREPO_HEXSZ] = '\0';
-			g2.git_oid_fromstr(&c->tree, hex);
+			gitrepo_g2.git_oid_fromstr(&c->tree, hex);
 		} else if (n == 7 + GITREPO_HEXSZ && !strncmp(p, "parent ", 7)) {
 			memcpy(hex, p + 7, GITREPO_HEXSZ);
 			hex[GITREPO_HEXSZ] = '\0';
 			if (c->nparents < ARRAY_SIZE(c->parents))
-				g2.git_oid_fromstr(&c->parents[c->nparents++], hex);
+				gitrepo_g2.git_oid_fromstr(&c->parents[c->nparents++], hex);
 			else
 				c->more_parents++;
 		} else if (n > 7 && !strncmp(p, "author ", 7) && !author) {
@@ -263,27 +263,27 @@ static int raw_commit_read(struct gitrepo *r, const char *rev, struct raw_commit
 	strbuf_init(&c->author, 0);
 	strbuf_init(&c->committer, 0);
 	strbuf_init(&c->message, 0);
-	if (!lookup_commit(r, rev, &gc, err)) {
-		c->id = *g2.git_commit_id(gc);
-		g2.git_commit_free(gc);
+	if (!gitrepo_lookup_commit(r, rev, &gc, err)) {
+		c->id = *gitrepo_g2.git_commit_id(gc);
+		gitrepo_g2.git_commit_free(gc);
 	} else if (strlen(rev) != GITREPO_HEXSZ || strspn(rev, "0123456789abcdef") != GITREPO_HEXSZ ||
-		   g2.git_oid_fromstr(&c->id, rev)) {
+		   gitrepo_g2.git_oid_fromstr(&c->id, rev)) {
 		return -1;	/* err says why */
 	}
-	if (g2.git_repository_odb(&odb, r->repo) || g2.git_odb_read(&obj, odb, &c->id)) {
-		git_fail(err, "cannot read commit '%s' in '%s'", rev, r->path);
+	if (gitrepo_g2.git_repository_odb(&odb, r->repo) || gitrepo_g2.git_odb_read(&obj, odb, &c->id)) {
+		gitrepo_fail(err, "cannot read commit '%s' in '%s'", rev, r->path);
 		goto out;
 	}
-	if (g2.git_odb_object_type(obj) != GIT_OBJECT_COMMIT) {
+	if (gitrepo_g2.git_odb_object_type(obj) != GIT_OBJECT_COMMIT) {
 		strbuf_setf(err, "'%s' in '%s' is not a commit", rev, r->path);
 		goto out;
 	}
-	raw_commit_parse(c, g2.git_odb_object_data(obj), g2.git_odb_object_size(obj));
+	raw_commit_parse(c, gitrepo_g2.git_odb_object_data(obj), gitrepo_g2.git_odb_object_size(obj));
 	strbuf_reset(err);
 	ret = 0;
 out:
-	g2.git_odb_object_free(obj);
-	g2.git_odb_free(odb);
+	gitrepo_g2.git_odb_object_free(obj);
+	gitrepo_g2.git_odb_free(odb);
 	if (ret)
 		raw_commit_release(c);
 	return ret;
@@ -347,37 +347,38 @@ int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool fir
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (lookup_commit(r, good, &g, err) || lookup_commit(r, bad, &b, err))
+	if (gitrepo_lookup_commit(r, good, &g, err) || gitrepo_lookup_commit(r, bad, &b, err))
 		goto out;
-	if (g2.git_revwalk_new(&walk, r->repo)) {
-		git_fail(err, "cannot walk '%s'", r->path);
+	if (gitrepo_g2.git_revwalk_new(&walk, r->repo)) {
+		gitrepo_fail(err, "cannot walk '%s'", r->path);
 		goto out;
 	}
 	/* parents before children, so that each commit's ancestors come first */
-	g2.git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+	gitrepo_g2.git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
 	if (first_parent)
-		g2.git_revwalk_simplify_first_parent(walk);
-	if (g2.git_revwalk_push(walk, g2.git_commit_id(b)) || g2.git_revwalk_hide(walk, g2.git_commit_id(g))) {
-		git_fail(err, "cannot walk from '%s' to '%s'", good, bad);
+		gitrepo_g2.git_revwalk_simplify_first_parent(walk);
+	if (gitrepo_g2.git_revwalk_push(walk, gitrepo_g2.git_commit_id(b)) ||
+	    gitrepo_g2.git_revwalk_hide(walk, gitrepo_g2.git_commit_id(g))) {
+		gitrepo_fail(err, "cannot walk from '%s' to '%s'", good, bad);
 		goto out;
 	}
-	while (!g2.git_revwalk_next(&oid, walk)) {
+	while (!gitrepo_g2.git_revwalk_next(&oid, walk)) {
 		git_commit *c;
-		if (g2.git_commit_lookup(&c, r->repo, &oid)) {
-			git_fail(err, "cannot read a commit of '%s'", r->path);
+		if (gitrepo_g2.git_commit_lookup(&c, r->repo, &oid)) {
+			gitrepo_fail(err, "cannot read a commit of '%s'", r->path);
 			goto out;
 		}
 		size_t i = out->n++;
 		out->id = xrealloc(out->id, out->n * sizeof(*out->id));
 		out->parents = xrealloc(out->parents, out->n * sizeof(*out->parents));
 		out->nparents = xrealloc(out->nparents, out->n * sizeof(*out->nparents));
-		g2.git_oid_tostr(out->id[i], GITREPO_HEXSZ + 1, &oid);
-		size_t np = first_parent && g2.git_commit_parentcount(c) ? 1 : g2.git_commit_parentcount(c);
+		gitrepo_g2.git_oid_tostr(out->id[i], GITREPO_HEXSZ + 1, &oid);
+		size_t np = first_parent && gitrepo_g2.git_commit_parentcount(c) ? 1 : gitrepo_g2.git_commit_parentcount(c);
 		out->nparents[i] = 0;
 		out->parents[i] = xcalloc(np ? np : 1, sizeof(**out->parents));
 		for (size_t k = 0; k < np; k++) {
 			char pid[GITREPO_HEXSZ + 1];
-			g2.git_oid_tostr(pid, sizeof(pid), g2.git_commit_parent_id(c, (unsigned)k));
+			gitrepo_g2.git_oid_tostr(pid, sizeof(pid), gitrepo_g2.git_commit_parent_id(c, (unsigned)k));
 			/* parents come earlier: an index, or none when outside the range */
 			for (size_t j = 0; j < i; j++)
 				if (!strcmp(out->id[j], pid)) {
@@ -385,9 +386,9 @@ int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool fir
 					break;
 				}
 		}
-		g2.git_commit_free(c);
+		gitrepo_g2.git_commit_free(c);
 	}
-	if (!out->n || strcmp(out->id[out->n - 1], g2.git_oid_tostr_s(g2.git_commit_id(b)))) {
+	if (!out->n || strcmp(out->id[out->n - 1], gitrepo_g2.git_oid_tostr_s(gitrepo_g2.git_commit_id(b)))) {
 		strbuf_setf(err, "'%s' is not a descendant of '%s' in '%s': nothing to bisect", bad, good, r->path);
 		goto out;
 	}
@@ -395,9 +396,9 @@ int gitrepo_range(struct gitrepo *r, const char *good, const char *bad, bool fir
 out:
 	if (ret)
 		gitrepo_range_release(out);
-	g2.git_revwalk_free(walk);
-	g2.git_commit_free(g);
-	g2.git_commit_free(b);
+	gitrepo_g2.git_revwalk_free(walk);
+	gitrepo_g2.git_commit_free(g);
+	gitrepo_g2.git_commit_free(b);
 	return ret;
 }
 
@@ -434,8 +435,8 @@ static git_tree *commit_tree(struct gitrepo *r, const char *rev, git_oid *parent
 
 	if (raw_commit_read(r, rev, &c, err))
 		return NULL;
-	if (g2.git_tree_lookup(&t, r->repo, &c.tree))
-		git_fail(err, "cannot read the tree of '%s'", rev);
+	if (gitrepo_g2.git_tree_lookup(&t, r->repo, &c.tree))
+		gitrepo_fail(err, "cannot read the tree of '%s'", rev);
 	if (parent) {
 		memset(parent, 0, sizeof(*parent));
 		if (c.nparents)
@@ -457,25 +458,26 @@ int gitrepo_changed_paths(struct gitrepo *r, const char *rev, struct gitrepo_pat
 	memset(&zero, 0, sizeof(zero));
 	if (!(t = commit_tree(r, rev, &parent, err)))
 		return -1;
-	if (!g2.git_oid_equal(&parent, &zero) &&
-	    !(pt = commit_tree(r, g2.git_oid_tostr_s(&parent), NULL, err)))
+	if (!gitrepo_g2.git_oid_equal(&parent, &zero) &&
+	    !(pt = commit_tree(r, gitrepo_g2.git_oid_tostr_s(&parent), NULL, err)))
 		goto out;
-	g2.git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	if (g2.git_diff_tree_to_tree(&diff, r->repo, pt, t, &opts)) {
-		git_fail(err, "cannot diff '%s' against its parent", rev);
+	gitrepo_g2.git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	if (gitrepo_g2.git_diff_tree_to_tree(&diff, r->repo, pt, t, &opts)) {
+		gitrepo_fail(err, "cannot diff '%s' against its parent", rev);
 		goto out;
 	}
-	if (g2.git_diff_find_similar(diff, NULL) || g2.git_diff_foreach(diff, collect_path, NULL, NULL, NULL, out)) {
-		git_fail(err, "cannot list the files '%s' changes", rev);
+	if (gitrepo_g2.git_diff_find_similar(diff, NULL) ||
+	    gitrepo_g2.git_diff_foreach(diff, collect_path, NULL, NULL, NULL, out)) {
+		gitrepo_fail(err, "cannot list the files '%s' changes", rev);
 		goto out;
 	}
 	ret = 0;
 out:
 	if (ret)
 		gitrepo_paths_release(out);
-	g2.git_diff_free(diff);
-	g2.git_tree_free(t);
-	g2.git_tree_free(pt);
+	gitrepo_g2.git_diff_free(diff);
+	gitrepo_g2.git_tree_free(t);
+	gitrepo_g2.git_tree_free(pt);
 	return ret;
 }
 
@@ -488,21 +490,22 @@ int gitrepo_read(struct gitrepo *r, const char *rev, const char *path, struct st
 
 	if (!(t = commit_tree(r, rev, NULL, err)))
 		return -1;
-	if (g2.git_tree_entry_bypath(&e, t, path)) {
-		g2.git_error_clear();
+	if (gitrepo_g2.git_tree_entry_bypath(&e, t, path)) {
+		gitrepo_g2.git_error_clear();
 		ret = 1;
 		goto out;
 	}
-	if (g2.git_tree_entry_type(e) != GIT_OBJECT_BLOB || g2.git_blob_lookup(&b, r->repo, g2.git_tree_entry_id(e))) {
-		git_fail(err, "'%s' at '%s' is not a file", path, rev);
+	if (gitrepo_g2.git_tree_entry_type(e) != GIT_OBJECT_BLOB ||
+	    gitrepo_g2.git_blob_lookup(&b, r->repo, gitrepo_g2.git_tree_entry_id(e))) {
+		gitrepo_fail(err, "'%s' at '%s' is not a file", path, rev);
 		goto out;
 	}
-	strbuf_add(out, g2.git_blob_rawcontent(b), (size_t)g2.git_blob_rawsize(b));
+	strbuf_add(out, gitrepo_g2.git_blob_rawcontent(b), (size_t)gitrepo_g2.git_blob_rawsize(b));
 	ret = 0;
 out:
-	g2.git_blob_free(b);
-	g2.git_tree_entry_free(e);
-	g2.git_tree_free(t);
+	gitrepo_g2.git_blob_free(b);
+	gitrepo_g2.git_tree_entry_free(e);
+	gitrepo_g2.git_tree_free(t);
 	return ret;
 }
 
@@ -511,16 +514,16 @@ int gitrepo_is_ancestor(struct gitrepo *r, const char *ancestor, const char *rev
 	git_commit *a = NULL, *c = NULL;
 	int ret = -1;
 
-	if (lookup_commit(r, ancestor, &a, err) || lookup_commit(r, rev, &c, err))
+	if (gitrepo_lookup_commit(r, ancestor, &a, err) || gitrepo_lookup_commit(r, rev, &c, err))
 		goto out;
-	ret = g2.git_graph_descendant_of(r->repo, g2.git_commit_id(c), g2.git_commit_id(a));
+	ret = gitrepo_g2.git_graph_descendant_of(r->repo, gitrepo_g2.git_commit_id(c), gitrepo_g2.git_commit_id(a));
 	if (ret < 0)
-		git_fail(err, "cannot walk '%s' in '%s'", rev, r->path);
-	else if (g2.git_oid_equal(g2.git_commit_id(a), g2.git_commit_id(c)))
+		gitrepo_fail(err, "cannot walk '%s' in '%s'", rev, r->path);
+	else if (gitrepo_g2.git_oid_equal(gitrepo_g2.git_commit_id(a), gitrepo_g2.git_commit_id(c)))
 		ret = 1;
 out:
-	g2.git_commit_free(a);
-	g2.git_commit_free(c);
+	gitrepo_g2.git_commit_free(a);
+	gitrepo_g2.git_commit_free(c);
 	return ret;
 }
 
@@ -540,7 +543,7 @@ int gitrepo_commit_info(struct gitrepo *r, const char *rev, struct gitrepo_commi
 	memset(ci, 0, sizeof(*ci));
 	if (raw_commit_read(r, rev, &c, err))
 		return -1;
-	g2.git_oid_tostr(ci->id, sizeof(ci->id), &c.id);
+	gitrepo_g2.git_oid_tostr(ci->id, sizeof(ci->id), &c.id);
 	ci->message = xstrdup(c.message.buf);
 	ci->subject = summary_of(c.message.buf);
 	signature_parse(c.author.buf, &ci->author_name, &ci->author_email, &ci->author_time, &ci->author_offset);
@@ -550,7 +553,7 @@ int gitrepo_commit_info(struct gitrepo *r, const char *rev, struct gitrepo_commi
 	if (ci->nparents) {
 		ci->parents = xcalloc(ci->nparents, sizeof(*ci->parents));
 		for (size_t i = 0; i < ci->nparents; i++)
-			g2.git_oid_tostr(ci->parents[i], GITREPO_HEXSZ + 1, &c.parents[i]);
+			gitrepo_g2.git_oid_tostr(ci->parents[i], GITREPO_HEXSZ + 1, &c.parents[i]);
 	}
 	raw_commit_release(&c);
 	return 0;

@@ -108,15 +108,15 @@ static int write_entry(struct co *co, const char *rel, const git_oid *id, git_fi
 	strbuf_addstr(&co->path, rel);
 	if (make_parents(co, off))
 		return -1;
-	if (g2.git_blob_lookup(&blob, co->r->repo, id))
-		return git_fail(co->err, "cannot read '%s' from '%s'", rel, co->r->path);
+	if (gitrepo_g2.git_blob_lookup(&blob, co->r->repo, id))
+		return gitrepo_fail(co->err, "cannot read '%s' from '%s'", rel, co->r->path);
 	if (!lstat(co->path.buf, &st) &&
 	    (S_ISDIR(st.st_mode) ? fsutil_remove_tree(co->path.buf) : unlink(co->path.buf)) && errno != ENOENT) {
 		strbuf_setf(co->err, "cannot replace '%s': %s", co->path.buf, strerror(errno));
 		goto out;
 	}
-	const char *data = g2.git_blob_rawcontent(blob);
-	size_t len = (size_t)g2.git_blob_rawsize(blob);
+	const char *data = gitrepo_g2.git_blob_rawcontent(blob);
+	size_t len = (size_t)gitrepo_g2.git_blob_rawsize(blob);
 	if (mode == GIT_FILEMODE_LINK) {
 		char *target = xstrndup(data, len);
 		int rc = symlink(target, co->path.buf);
@@ -138,7 +138,7 @@ static int write_entry(struct co *co, const char *rel, const git_oid *id, git_fi
 	co->st.written++;
 	ret = 0;
 out:
-	g2.git_blob_free(blob);
+	gitrepo_g2.git_blob_free(blob);
 	return ret;
 }
 
@@ -178,27 +178,27 @@ static bool same_as_blob(struct co *co, const git_oid *id, git_filemode_t mode)
 	if (mode == GIT_FILEMODE_LINK) {
 		git_blob *blob;
 		bool same = false;
-		if (!S_ISLNK(st.st_mode) || g2.git_blob_lookup(&blob, co->r->repo, id))
+		if (!S_ISLNK(st.st_mode) || gitrepo_g2.git_blob_lookup(&blob, co->r->repo, id))
 			return false;
-		size_t len = (size_t)g2.git_blob_rawsize(blob);
+		size_t len = (size_t)gitrepo_g2.git_blob_rawsize(blob);
 		char *buf = xmalloc(len + 1);
 		ssize_t n = readlink(co->path.buf, buf, len + 1);
-		same = n >= 0 && (size_t)n == len && !memcmp(buf, g2.git_blob_rawcontent(blob), len);
+		same = n >= 0 && (size_t)n == len && !memcmp(buf, gitrepo_g2.git_blob_rawcontent(blob), len);
 		free(buf);
-		g2.git_blob_free(blob);
+		gitrepo_g2.git_blob_free(blob);
 		return same;
 	}
 	if (!S_ISREG(st.st_mode) ||
 	    !!(st.st_mode & S_IXUSR) != (mode == GIT_FILEMODE_BLOB_EXECUTABLE))
 		return false;
-	return !g2.git_odb_hashfile(&have, co->path.buf, GIT_OBJECT_BLOB) && g2.git_oid_equal(&have, id);
+	return !gitrepo_g2.git_odb_hashfile(&have, co->path.buf, GIT_OBJECT_BLOB) && gitrepo_g2.git_oid_equal(&have, id);
 }
 
 static int full_write_cb(const char *root, const git_tree_entry *e, void *payload)
 {
 	struct co *co = payload;
-	const char *name = g2.git_tree_entry_name(e);
-	git_filemode_t mode = g2.git_tree_entry_filemode(e);
+	const char *name = gitrepo_g2.git_tree_entry_name(e);
+	git_filemode_t mode = gitrepo_g2.git_tree_entry_filemode(e);
 	struct strbuf rel = STRBUF_INIT;
 	int ret = 0;
 
@@ -213,9 +213,9 @@ static int full_write_cb(const char *root, const git_tree_entry *e, void *payloa
 	strbuf_addf(&rel, "%s%s", root, name);
 	strbuf_reset(&co->path);
 	strbuf_addf(&co->path, "%s/%s", co->dir, rel.buf);
-	if (same_as_blob(co, g2.git_tree_entry_id(e), mode))
+	if (same_as_blob(co, gitrepo_g2.git_tree_entry_id(e), mode))
 		co->st.unchanged++;
-	else if (write_entry(co, rel.buf, g2.git_tree_entry_id(e), mode)) {
+	else if (write_entry(co, rel.buf, gitrepo_g2.git_tree_entry_id(e), mode)) {
 		co->failed = 1;
 		ret = -1;
 	}
@@ -249,9 +249,9 @@ static int remove_stale(struct co *co, const char *rel)
 		strbuf_addf(&co->path, "%s/%s", co->dir, sub.buf);
 		if (lstat(co->path.buf, &st))
 			continue;
-		bool in_tree = !g2.git_tree_entry_bypath(&te, co->tree, sub.buf);
-		git_filemode_t mode = in_tree ? g2.git_tree_entry_filemode(te) : 0;
-		g2.git_tree_entry_free(te);
+		bool in_tree = !gitrepo_g2.git_tree_entry_bypath(&te, co->tree, sub.buf);
+		git_filemode_t mode = in_tree ? gitrepo_g2.git_tree_entry_filemode(te) : 0;
+		gitrepo_g2.git_tree_entry_free(te);
 		if (S_ISDIR(st.st_mode) && in_tree &&
 		    (mode == GIT_FILEMODE_TREE || mode == GIT_FILEMODE_COMMIT)) {
 			ret = remove_stale(co, sub.buf);
@@ -275,9 +275,9 @@ static int checkout_full(struct co *co)
 {
 	if (remove_stale(co, ""))
 		return -1;
-	if (g2.git_tree_walk(co->tree, GIT_TREEWALK_PRE, full_write_cb, co)) {
+	if (gitrepo_g2.git_tree_walk(co->tree, GIT_TREEWALK_PRE, full_write_cb, co)) {
 		if (!co->failed)
-			return git_fail(co->err, "cannot check out into '%s'", co->dir);
+			return gitrepo_fail(co->err, "cannot check out into '%s'", co->dir);
 		return -1;
 	}
 	return 0;
@@ -289,20 +289,20 @@ static int checkout_diff(struct co *co, git_tree *old)
 	git_diff *diff = NULL;
 	int ret = -1;
 
-	g2.git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	gitrepo_g2.git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
-	if (g2.git_diff_tree_to_tree(&diff, co->r->repo, old, co->tree, &opts))
-		return git_fail(co->err, "cannot compare trees in '%s'", co->r->path);
-	size_t n = g2.git_diff_num_deltas(diff);
+	if (gitrepo_g2.git_diff_tree_to_tree(&diff, co->r->repo, old, co->tree, &opts))
+		return gitrepo_fail(co->err, "cannot compare trees in '%s'", co->r->path);
+	size_t n = gitrepo_g2.git_diff_num_deltas(diff);
 	/* removals first: a directory may become a file of the same name */
 	for (size_t i = 0; i < n; i++) {
-		const git_diff_delta *d = g2.git_diff_get_delta(diff, i);
+		const git_diff_delta *d = gitrepo_g2.git_diff_get_delta(diff, i);
 		if (d->status == GIT_DELTA_DELETED && d->old_file.mode != GIT_FILEMODE_COMMIT &&
 		    remove_entry(co, d->old_file.path))
 			goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const git_diff_delta *d = g2.git_diff_get_delta(diff, i);
+		const git_diff_delta *d = gitrepo_g2.git_diff_get_delta(diff, i);
 		if (d->status == GIT_DELTA_DELETED || d->new_file.mode == GIT_FILEMODE_COMMIT)
 			continue;
 		if (write_entry(co, d->new_file.path, &d->new_file.id, d->new_file.mode))
@@ -310,7 +310,7 @@ static int checkout_diff(struct co *co, git_tree *old)
 	}
 	ret = 0;
 out:
-	g2.git_diff_free(diff);
+	gitrepo_g2.git_diff_free(diff);
 	return ret;
 }
 
@@ -326,11 +326,11 @@ static git_tree *previous_tree(struct co *co)
 	if (!strbuf_read_file(&state, p.buf) && state.len >= 2 * GITREPO_HEXSZ + 1 &&
 	    state.buf[GITREPO_HEXSZ] == ' ') {
 		state.buf[2 * GITREPO_HEXSZ + 1] = '\0';
-		if (g2.git_oid_fromstr(&oid, state.buf + GITREPO_HEXSZ + 1) ||
-		    g2.git_tree_lookup(&t, co->r->repo, &oid))
+		if (gitrepo_g2.git_oid_fromstr(&oid, state.buf + GITREPO_HEXSZ + 1) ||
+		    gitrepo_g2.git_tree_lookup(&t, co->r->repo, &oid))
 			t = NULL;
 	}
-	g2.git_error_clear();
+	gitrepo_g2.git_error_clear();
 	strbuf_release(&state);
 	strbuf_release(&p);
 	return t;
@@ -346,23 +346,23 @@ int gitrepo_checkout(struct gitrepo *r, const char *id, const char *dir,
 	char tree_hex[GITREPO_HEXSZ + 1];
 	int ret = -1;
 
-	if (lookup_commit(r, id, &c, err))
+	if (gitrepo_lookup_commit(r, id, &c, err))
 		goto out;
-	if (g2.git_commit_tree(&co.tree, c)) {
-		git_fail(err, "cannot read the tree of '%s'", id);
+	if (gitrepo_g2.git_commit_tree(&co.tree, c)) {
+		gitrepo_fail(err, "cannot read the tree of '%s'", id);
 		goto out;
 	}
 	if (fsutil_mkdir_p(dir)) {
 		strbuf_setf(err, "cannot create directory '%s': %s", dir, strerror(errno));
 		goto out;
 	}
-	g2.git_oid_tostr(tree_hex, sizeof(tree_hex), g2.git_tree_id(co.tree));
+	gitrepo_g2.git_oid_tostr(tree_hex, sizeof(tree_hex), gitrepo_g2.git_tree_id(co.tree));
 	strbuf_addf(&state_path, "%s/%s", dir, GITREPO_CHECKOUT_STATE);
-	strbuf_addf(&state, "%s %s\n", g2.git_oid_tostr_s(g2.git_commit_id(c)), tree_hex);
+	strbuf_addf(&state, "%s %s\n", gitrepo_g2.git_oid_tostr_s(gitrepo_g2.git_commit_id(c)), tree_hex);
 
 	old = previous_tree(&co);
 	co.st.incremental = old != NULL;
-	if (old && g2.git_oid_equal(g2.git_tree_id(old), g2.git_tree_id(co.tree))) {
+	if (old && gitrepo_g2.git_oid_equal(gitrepo_g2.git_tree_id(old), gitrepo_g2.git_tree_id(co.tree))) {
 		ret = fsutil_write_atomic(state_path.buf, state.buf, state.len, err);
 		goto out;
 	}
@@ -377,9 +377,9 @@ int gitrepo_checkout(struct gitrepo *r, const char *id, const char *dir,
 out:
 	if (stats)
 		*stats = co.st;
-	g2.git_tree_free(old);
-	g2.git_tree_free(co.tree);
-	g2.git_commit_free(c);
+	gitrepo_g2.git_tree_free(old);
+	gitrepo_g2.git_tree_free(co.tree);
+	gitrepo_g2.git_commit_free(c);
 	strbuf_release(&co.path);
 	strbuf_release(&co.parent);
 	strbuf_release(&state_path);

@@ -3,8 +3,7 @@
  * the libgit2 functions loaded on first use, a repository's handle, and
  * the error and commit helpers both git.c (revisions, commits, mirrors)
  * and git_checkout.c (checkouts into plain directories) call. The public
- * API is git.h. The short names (g2, git_fail, lookup_commit) are macros
- * for prefixed symbols, so the code reads as it did in one file.
+ * API is git.h.
  */
 #ifndef LKP_GIT_INT_H
 #define LKP_GIT_INT_H
@@ -46,19 +45,16 @@ struct gitrepo_g2 {
 	GIT2_API(DYNLIB_SLOT)
 };
 extern struct gitrepo_g2 gitrepo_g2;
-#define g2 gitrepo_g2
 
 struct gitrepo {
 	git_repository *repo;
 	char *path;
 };
 
-#define git_fail gitrepo_fail
-#define lookup_commit gitrepo_lookup_commit
 /* libgit2's last error as "what: why". */
-int git_fail(struct strbuf *err, const char *fmt, ...)
+int gitrepo_fail(struct strbuf *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The commit rev names in r. */
-int lookup_commit(struct gitrepo *r, const char *rev, git_commit **out, struct strbuf *err);
+int gitrepo_lookup_commit(struct gitrepo *r, const char *rev, git_commit **out, struct strbuf *err);
 
 #endif
