@@ -152,7 +152,7 @@ struct bsession {
 /* How a phase of the session ended badly: the input (exit 2) or the work (exit 1). */
 enum { SESSION_FAIL = -1, SESSION_BAD = -2 };
 
-/* The result directory and the store; with --resume, the recorded arguments. */
+/* The result directory and the store; with --resume, the recorded arguments (read before session_job). */
 static int session_store(struct bsession *s, struct strbuf *err)
 {
 	struct bargs *a = s->a;
@@ -166,13 +166,8 @@ static int session_store(struct bsession *s, struct strbuf *err)
 	if (runstore_open(&s->rs, true, a->db, s->res_real, err))
 		return SESSION_BAD;
 	s->have_rs = true;
-	if (!a->resume) {
-		if (!a->tree || !a->good || !a->bad) {
-			strbuf_setf(err, "bisect needs --tree, --good and --bad (or --resume ID); see 'lkprobot bisect --help'");
-			return SESSION_BAD;
-		}
+	if (!a->resume)
 		return 0;
-	}
 	struct store_bisection *sb = &s->sb;
 	if (store_bisection_get(s->rs.store, a->resume, sb, err))
 		return SESSION_BAD;
@@ -195,6 +190,10 @@ static int session_job(struct bsession *s, int argc, char **argv, struct strbuf 
 	struct bargs *a = s->a;
 	struct jobopts *jo = a->jo;
 
+	if (!a->resume && (!a->tree || !a->good || !a->bad)) {
+		strbuf_setf(err, "bisect needs --tree, --good and --bad (or --resume ID); see 'lkprobot bisect --help'");
+		return SESSION_BAD;
+	}
 	if (a->resume) {
 		char *args[] = { "bisect", s->sb.job, NULL };
 		optind = 1;
@@ -434,8 +433,12 @@ static int bisect_session(struct bargs *a, int argc, char **argv, struct lkp_ctx
 	struct strbuf err = STRBUF_INIT;
 	int rc;
 
-	if (!(rc = session_store(&s, &err)) && !(rc = session_job(&s, argc, argv, &err)) &&
-	    !(rc = session_provider(&s, &err)) && !(rc = session_record(&s, &err)))
+	/* a resumed bisection's arguments are in the store; a new one's are checked before anything is made */
+	if (a->resume)
+		rc = session_store(&s, &err) ? SESSION_BAD : session_job(&s, argc, argv, &err);
+	else
+		rc = session_job(&s, argc, argv, &err) ? SESSION_BAD : session_store(&s, &err);
+	if (!rc && !(rc = session_provider(&s, &err)) && !(rc = session_record(&s, &err)))
 		rc = session_bisect(&s, &err);
 	if (rc == SESSION_FAIL) {
 		/* a bisection that could not be made ends as failed, with why: never "running" for ever */
