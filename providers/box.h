@@ -100,6 +100,13 @@ struct box_run {
  * the box), -1 with err set when the run could not be attempted (the box
  * is out of service, unreachable, the kernel unreadable; *r is empty then).
  */
+/*
+ * Could a run start on box name now: in service (store s, may be NULL) and
+ * no run holding it (its lock under result_dir)? 1, 0 with why set, -1
+ * with why set when the store cannot say.
+ */
+int box_available(const char *name, const char *result_dir, struct store *s, struct strbuf *why);
+
 int box_run(struct box *b, const char *kernel, const struct node *job, const struct machine *m, const char *result_dir,
 	    struct store *s, struct box_run *r, struct strbuf *err);
 void box_run_release(struct box_run *r);

@@ -454,6 +454,56 @@ static int bring_home(const struct box *b, const char *rdir, const char *tail, c
 	return rc;
 }
 
+/* Is box name in service? 1 yes, 0 no (why said in err), -1 with err set. */
+static int box_in_service(const char *name, struct store *s, struct strbuf *err)
+{
+	struct node *row = NULL;
+
+	if (s && store_box_get(s, name, &row, err) < 0)
+		return -1;
+	const char *in = row ? node_str(node_get(row, "in_service")) : NULL;
+	int rc = !(in && !strcmp(in, "0"));
+	if (!rc) {
+		const char *last = node_str(node_get(row, "last_error"));
+		strbuf_setf(err, "box %s is out of service (%s); 'lkprobot box enable %s' puts it back", name,
+			    last ? last : "taken out by hand", name);
+	}
+	node_free(row);
+	return rc;
+}
+
+/* The lock file of box name's runs under result_dir (its directory made), opened; -1 when it cannot be. */
+static int box_lock_open(const char *name, const char *result_dir, char **path)
+{
+	char *lock = xasprintf("%s/.boxes/%s.lock", result_dir, name);
+
+	*strrchr(lock, '/') = '\0';
+	fsutil_mkdir_p(lock);
+	lock[strlen(lock)] = '/';
+	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (path)
+		*path = lock;
+	else
+		free(lock);
+	return fd;
+}
+
+int box_available(const char *name, const char *result_dir, struct store *s, struct strbuf *why)
+{
+	int rc = box_in_service(name, s, why);
+
+	if (rc <= 0)
+		return rc;
+	int fd = box_lock_open(name, result_dir, NULL);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
+		strbuf_setf(why, "box %s: another run has it", name);
+		rc = 0;
+	}
+	if (fd >= 0)
+		close(fd);	/* the lock, if it was ours, goes with it */
+	return rc;
+}
+
 /*
  * The box for one run: in service (else -2, err says so), and ours alone —
  * one run at a time on a box: a second robot process waits (a kexec would
@@ -461,23 +511,10 @@ static int bring_home(const struct box *b, const char *rdir, const char *tail, c
  */
 static int box_take(const struct box *b, const char *result_dir, struct store *s, struct strbuf *err)
 {
-	struct node *row = NULL;
-
-	if (s && store_box_get(s, b->name, &row, err) < 0)
+	if (box_in_service(b->name, s, err) <= 0)
 		return -2;
-	if (row && node_str(node_get(row, "in_service")) && !strcmp(node_str(node_get(row, "in_service")), "0")) {
-		const char *last = node_str(node_get(row, "last_error"));
-		strbuf_setf(err, "box %s is out of service (%s); 'lkprobot box enable %s' puts it back", b->name,
-			    last ? last : "taken out by hand", b->name);
-		node_free(row);
-		return -2;
-	}
-	node_free(row);
-	char *lock = xasprintf("%s/.boxes/%s.lock", result_dir, b->name);
-	*strrchr(lock, '/') = '\0';
-	fsutil_mkdir_p(lock);
-	lock[strlen(lock)] = '/';
-	int lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	char *lock;
+	int lock_fd = box_lock_open(b->name, result_dir, &lock);
 	if (lock_fd >= 0 && flock(lock_fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
 		fprintf(stderr, "lkprobot: box %s: another run has it (%s); waiting\n", b->name, lock);
 		flock(lock_fd, LOCK_EX);

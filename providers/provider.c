@@ -8,11 +8,14 @@
 #include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
 #include "../lib/util/json.h"
+#include "../lib/util/yml.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* the registry: one row a provider (its ops are provider_<name>, in providers/<name>*.c) */
 #define PROVIDERS(X) X(local) X(qemu) X(slurm) X(ssh)
@@ -650,6 +653,12 @@ int provider_run_batch(const struct provider_ops *ops, struct provider *p, struc
 	}
 	if (ops->run_batch)
 		return ops->run_batch(p, items, n, prepared, err);
+	return provider_run_serial(ops, p, items, n, prepared, err);
+}
+
+int provider_run_serial(const struct provider_ops *ops, struct provider *p, struct provider_batch_item *items, size_t n,
+			char **prepared, struct strbuf *err)
+{
 	for (size_t i = 0; i < n; i++) {
 		struct provider_batch_item *it = &items[i];
 		bool untestable = false, build_failed = false;
@@ -699,6 +708,30 @@ void provider_batch_release(struct provider_batch_item *items, size_t n)
 
 /* ---- status files ---- */
 
+int provider_spool_item(const char *spool, const struct provider_batch_item *it, size_t k, struct provider_spooled *out,
+			struct strbuf *err)
+{
+	struct strbuf yaml = STRBUF_INIT;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(out->tag, sizeof(out->tag), "%.12s-%ld-%09ld-%d-%zu", it->commit, (long)ts.tv_sec, ts.tv_nsec,
+		 (int)getpid(), k);
+	out->jobfile = xasprintf("%s/%s.yaml", spool, out->tag);
+	out->status = xasprintf("%s/%s.status", spool, out->tag);
+	yml_emit(&yaml, it->job);
+	int rc = fsutil_write_atomic(out->jobfile, yaml.buf, yaml.len, err);
+	strbuf_release(&yaml);
+	return rc;
+}
+
+void provider_spooled_release(struct provider_spooled *s)
+{
+	free(s->jobfile);
+	free(s->status);
+	s->jobfile = s->status = NULL;
+}
+
 void provider_status_json(struct strbuf *b, const struct provider_run *r, const char *reason, const char *node)
 {
 	strbuf_addstr(b, "{\"run_dir\": ");
@@ -715,7 +748,7 @@ void provider_status_json(struct strbuf *b, const struct provider_run *r, const 
 		strbuf_addstr(b, "null");
 	strbuf_addstr(b, ", \"node\": ");
 	json_emit_string(b, node ? node : "");
-	strbuf_addstr(b, "}\n");
+	strbuf_addf(b, ", \"stop\": %s}\n", r->stop ? "true" : "false");
 }
 
 int provider_status_read(const char *text, size_t len, const char *file, struct provider_run *r, struct strbuf *err)
@@ -728,13 +761,14 @@ int provider_status_read(const char *text, size_t len, const char *file, struct 
 		return -1;
 	const char *rd = node_str(node_get(js, "run_dir")), *st = node_str(node_get(js, "job_state"));
 	const char *why = node_str(node_get(js, "reason")), *node = node_str(node_get(js, "node"));
-	const char *u = node_str(node_get(js, "untestable"));
+	const char *u = node_str(node_get(js, "untestable")), *stop = node_str(node_get(js, "stop"));
 	r->job_state = "failed";
 	for (const char *const *k = known; *k; k++)
 		if (st && !strcmp(st, *k))
 			r->job_state = *k;
 	r->run_dir = rd ? xstrdup(rd) : NULL;
 	r->untestable = u && !strcmp(u, "true");
+	r->stop = stop && !strcmp(stop, "true");
 	r->reason = why ? xstrdup(why) : NULL;
 	r->node = node && *node ? xstrdup(node) : NULL;
 	node_free(js);

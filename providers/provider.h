@@ -343,12 +343,30 @@ int provider_run_job(const struct provider_ops *ops, struct provider *p, struct 
  */
 int provider_run_batch(const struct provider_ops *ops, struct provider *p, struct provider_batch_item *items, size_t n,
 		       char **prepared, struct strbuf *err);
+/* The one-at-a-time batch of provider_run_batch(), for a run_batch that has nothing better to do this time. */
+int provider_run_serial(const struct provider_ops *ops, struct provider *p, struct provider_batch_item *items, size_t n,
+			char **prepared, struct strbuf *err);
 void provider_batch_release(struct provider_batch_item *items, size_t n);
+
+/*
+ * A batch item handed to a child process (`lkprobot run-commit` on a
+ * farm's node, or here for a box): its job written to <spool>/<tag>.yaml,
+ * the child's outcome to come in <spool>/<tag>.status. The tag is the
+ * commit, the time, our pid and k (the item's index): unique in the spool.
+ */
+struct provider_spooled {
+	char tag[96];
+	char *jobfile, *status;
+};
+int provider_spool_item(const char *spool, const struct provider_batch_item *it, size_t k, struct provider_spooled *out,
+			struct strbuf *err);
+void provider_spooled_release(struct provider_spooled *s);
 
 /*
  * A run's outcome as the status file a node writes (run-commit) and the
  * farm providers read back: {"run_dir", "job_state", "untestable",
- * "reason", "node"}.
+ * "reason", "node", "stop"} — stop: nothing more can run there (the box is
+ * out of service or could not be used; the run did not measure the commit).
  */
 void provider_status_json(struct strbuf *out, const struct provider_run *r, const char *reason, const char *node);
 /* Read one back into *r (job_state one of the known states, else failed). 0, or -1 with err set. */

@@ -6,10 +6,8 @@
  */
 #include "provider.h"
 #include "slurm_int.h"
-#include "../lib/sys/fsutil.h"
 #include "../lib/run/run.h"
 #include "../lib/sys/proc.h"
-#include "../lib/util/yml.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,8 +37,7 @@
 
 struct srun {
 	struct provider_batch_item *it;
-	char tag[96];
-	char *jobfile, *status;
+	struct provider_spooled sp;	/* its tag, job file and status file */
 	size_t job;		/* its Slurm job in the batch's jobs (SIZE_MAX: not submitted yet) */
 	char *lost;		/* the node failure that cost its first submission */
 	bool done;
@@ -128,7 +125,7 @@ static bool slurm_own_time(const struct provider *p)
 static void run_commit_argv(struct provider *p, struct srun *r, struct args *a)
 {
 	const char *fixed[] = { p->exe, "run-commit", "--provider", p->via, "--tree", p->cfg.tree, "--commit",
-				r->it->commit, "-o", p->cfg.result_dir, "--cache", p->cfg.cache, "--status", r->status };
+				r->it->commit, "-o", p->cfg.result_dir, "--cache", p->cfg.cache, "--status", r->sp.status };
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
 		args_add(a, fixed[i]);
 	if (p->cfg.kconfig) {
@@ -139,7 +136,7 @@ static void run_commit_argv(struct provider *p, struct srun *r, struct args *a)
 		args_add(a, "-t");
 		args_add(a, p->cfg.testbox);
 	}
-	args_add(a, r->jobfile);
+	args_add(a, r->sp.jobfile);
 }
 
 /*
@@ -150,7 +147,7 @@ static void run_commit_argv(struct provider *p, struct srun *r, struct args *a)
 static int slurm_submit(struct provider *p, struct sbatch *b, struct sjob *j, struct strbuf *err)
 {
 	struct srun *first = &b->runs[j->runs[0]];
-	char *output = xasprintf("--output=%s/%s.out", p->spool, first->tag), *name = xasprintf("--job-name=lkprobot-%.12s", first->it->commit);
+	char *output = xasprintf("--output=%s/%s.out", p->spool, first->sp.tag), *name = xasprintf("--job-name=lkprobot-%.12s", first->it->commit);
 	char *constraint = p->constraint ? xasprintf("--constraint=%s", p->constraint) : NULL;
 	char *partition = p->partition ? xasprintf("--partition=%s", p->partition) : NULL;
 	char *comment = xasprintf("--comment=%s", p->comment), *tlimit = NULL;
@@ -197,7 +194,7 @@ static int slurm_submit(struct provider *p, struct sbatch *b, struct sjob *j, st
 	}
 	if (!rc) {
 		snprintf(j->id, sizeof(j->id), "%.*s", (int)strspn(out.buf, "0123456789"), out.buf);
-		snprintf(j->out, sizeof(j->out), "%s", first->tag);
+		snprintf(j->out, sizeof(j->out), "%s", first->sp.tag);
 		b->inflight++;
 		p->pending++;
 	}
@@ -231,20 +228,10 @@ static int sbatch_job(struct provider *p, struct sbatch *b, const size_t *idx, s
 /* Write the run's job file; its tag, job and status file names in r. */
 static int srun_init(struct provider *p, struct srun *r, struct provider_batch_item *it, size_t k, struct strbuf *err)
 {
-	struct strbuf yaml = STRBUF_INIT;
-	struct timespec ts;
-
 	memset(r, 0, sizeof(*r));
 	r->it = it;
 	r->job = SIZE_MAX;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(r->tag, sizeof(r->tag), "%.12s-%ld-%09ld-%d-%zu", it->commit, (long)ts.tv_sec, ts.tv_nsec, (int)getpid(), k);
-	r->jobfile = xasprintf("%s/%s.yaml", p->spool, r->tag);
-	r->status = xasprintf("%s/%s.status", p->spool, r->tag);
-	yml_emit(&yaml, it->job);
-	int rc = fsutil_write_atomic(r->jobfile, yaml.buf, yaml.len, err);
-	strbuf_release(&yaml);
-	return rc;
+	return provider_spool_item(p->spool, it, k, &r->sp, err);
 }
 
 /* The states of the jobs in flight, by one squeue. 0, or -1 with err set. */
@@ -301,7 +288,7 @@ static void slurm_collect(struct provider *p, struct sbatch *b, struct srun *r)
 
 	r->it->prepared = 0;
 	r->it->built = true;	/* the node prepared the commit */
-	if (strbuf_read_file(&st, r->status) || provider_status_read(st.buf, st.len, r->status, res, &e)) {
+	if (strbuf_read_file(&st, r->sp.status) || provider_status_read(st.buf, st.len, r->sp.status, res, &e)) {
 		provider_run_release(res);
 		res->job_state = !strcmp(j->state, "CANCELLED") ? "killed" : "failed";
 		res->reason = xasprintf("Slurm job %s ended %s%s%s without a status file (see %s/%s.out)", j->id,
@@ -384,7 +371,7 @@ static int sjob_lost(struct provider *p, struct sbatch *b, struct sjob *j, struc
 		struct srun *r = &b->runs[j->runs[i]];
 		if (r->done)
 			continue;
-		if (!access(r->status, R_OK)) {
+		if (!access(r->sp.status, R_OK)) {
 			slurm_collect(p, b, r);
 			continue;
 		}
@@ -441,7 +428,7 @@ static int sbatch_reap(struct provider *p, struct sbatch *b, struct strbuf *err)
 
 	for (size_t i = 0; i < b->next; i++) {
 		struct srun *r = &b->runs[i];
-		if (!r->done && r->job != SIZE_MAX && !access(r->status, R_OK))
+		if (!r->done && r->job != SIZE_MAX && !access(r->sp.status, R_OK))
 			slurm_collect(p, b, r);
 	}
 	for (size_t i = 0; i < b->njobs; i++) {
@@ -473,8 +460,7 @@ static int sbatch_reap(struct provider *p, struct sbatch *b, struct strbuf *err)
 static void sbatch_release(struct sbatch *b)
 {
 	for (size_t i = 0; i < b->n; i++) {
-		free(b->runs[i].jobfile);
-		free(b->runs[i].status);
+		provider_spooled_release(&b->runs[i].sp);
 		free(b->runs[i].lost);
 	}
 	for (size_t i = 0; i < b->njobs; i++)

@@ -319,7 +319,11 @@ static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp
 		provider_options_set(opts, "kernel", a->kernel, &err);
 	struct provider_config pc = { .result_dir = a->result_dir, .data_dir = ctx->data_dir, .db = a->db,
 				      .progress = isatty(2), .opts = opts };
-	/* the box's tbox_group is the test box: its hosts/ file and the result path */
+	/* one box (the provider would take a tbox_group's name for its boxes); its tbox_group is the test box */
+	struct box b;
+	if (box_load(a->boxes, name, &b, &err))
+		goto bad;
+	box_release(&b);
 	if (provider_check(ssh, &pc, &err) || provider_testbox(ssh, &pc, &testbox, &err))
 		goto bad;
 	jo->testbox = testbox;

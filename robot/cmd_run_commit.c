@@ -1,10 +1,11 @@
 /*
  * lkprobot run-commit: one run of an atomic job on one commit through a
- * provider (local or qemu), its outcome written to a status file. It is
- * what a farm's node runs for the slurm provider: the batch script execs
- * it with an argv, and the robot reads the status file from the shared
- * result directory (a job's own file, not Slurm's accounting, says how it
- * went).
+ * provider (local, qemu or ssh), its outcome written to a status file. It
+ * is what a farm's node runs for the slurm provider — the batch script
+ * execs it with an argv, and the robot reads the status file from the
+ * shared result directory (a job's own file, not Slurm's accounting, says
+ * how it went) — and what the ssh provider starts here for each box of a
+ * tbox_group it runs on at once.
  */
 #include "cmd.h"
 #include "opt.h"
@@ -26,11 +27,14 @@ static const char usage_head[] =
 	"usage: lkprobot run-commit --provider P --tree DIR --commit ID -o DIR --status FILE\n"
 	"                           [options] ATOMIC_JOB.yaml\n"
 	"\n"
-	"Prepare the commit with the provider (local: check it out; qemu: build its\n"
-	"kernel), run the atomic job once into a new result root under -o, and write\n"
-	"the outcome to FILE as JSON: run_dir, job_state, untestable, reason, node\n"
-	"($SLURMD_NODENAME, else the host name). What a farm's box runs for the slurm\n"
-	"provider; on a Slurm node the local provider keeps a work tree of its own\n"
+	"Prepare the commit with the provider (local: check it out; qemu, ssh: build\n"
+	"its kernel), run the atomic job once into a new result root under -o, and\n"
+	"write the outcome to FILE as JSON: run_dir, job_state, untestable, reason,\n"
+	"node ($SLURMD_NODENAME, else the host name, else the box), stop (nothing\n"
+	"could run: the provider did not open, the commit could not be prepared for\n"
+	"a reason of this machine's, or the box is out of service). What a farm's box\n"
+	"runs for the slurm provider, and the ssh provider for each box of a\n"
+	"tbox_group; on a Slurm node the local provider keeps a work tree of its own\n"
 	"for the node ($SLURMD_NODENAME), so that boxes sharing the cache do not wait\n"
 	"for one another.\n"
 	"\n";
@@ -66,17 +70,21 @@ static void run_once(const struct provider_ops *ops, const struct provider_confi
 {
 	struct provider *p = NULL;
 
+	/* stop: what failed is this machine's or the box's, not the commit's */
 	if (fsutil_mkdir_p(pc->cache) || provider_check(ops, pc, err) || !(p = provider_open(ops, pc, err))) {
 		r->job_state = "failed";
+		r->stop = true;
 		*reason = err->len ? err->buf : "cannot create the cache";
 	} else {
 		int rc = ops->prepare(p, commit, err);
 		if (rc) {
 			r->job_state = rc > 0 ? "build_failed" : "failed";
 			r->untestable = rc > 0;
+			r->stop = rc < 0;
 			*reason = err->buf;
 		} else if (provider_run_job(ops, p, job, r, err)) {
 			r->job_state = "failed";
+			r->stop = true;
 			*reason = err->buf;
 		} else {
 			*reason = r->reason;
@@ -109,7 +117,7 @@ static int write_status(const char *status, const struct provider_run *r, const 
 int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	const char *provider = NULL, *tree = NULL, *commit = NULL, *status = NULL, *cache = NULL, *kconfig = NULL;
-	const char *result_dir = NULL, *testbox = NULL, *accel = NULL;
+	const char *result_dir = NULL, *testbox = NULL, *accel = NULL, *db = NULL;
 	struct provider_cli cli = { 0 };
 	struct opt prov[32];
 	opt_provider_rows(prov, 32, &cli);
@@ -124,6 +132,8 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_STRING(0, "kconfig", "NAME", "qemu, ssh: the kernel config", &kconfig),
 		OPT_STRING('t', "testbox", "NAME", "hosts/NAME describes the machine", &testbox),
 		OPT_STRING(0, "accel", "A", "qemu: kvm, tcg or auto (default $LKPROBOT_ACCEL, else auto)", &accel),
+		OPT_STRING(0, "db", "FILE", "ssh: the store that keeps the boxes' state (default <result-root>/lkprobot.db)",
+			   &db),
 		OPT_INCLUDE(prov),
 		OPT_END(),
 	};
@@ -168,7 +178,7 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 	else
 		kbuild_cache_dir(&cache_dir);	/* as bisect's: $LKPROBOT_CACHE, /var/cache/lkprobot */
 	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache_dir.buf,
-				      .data_dir = data_real, .kconfig = kconfig, .testbox = testbox,
+				      .data_dir = data_real, .kconfig = kconfig, .testbox = testbox, .db = db,
 				      .slot = getenv("SLURMD_NODENAME"), .opts = opts,
 				      /* two runs on one node share its work tree: one waits for the other */
 				      .lock_wait = run_job_timeout(job) + RUN_JOB_MARGIN };

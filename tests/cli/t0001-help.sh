@@ -82,7 +82,7 @@ qemu-box dir ssh-port authorized-keys name kernel modules pmem pmem-size memory 
 recipients tree config
 report base commit tree url tree-url lkprobot-url closes from to cc job kconfig signature date domain body output db result-root send config metric note floor
 run result-root runs loop-disks fs-root timeout-margin db no-store compatible-names testbox set no-defaults lkp-src
-run-commit provider tree commit status cache kconfig accel via constraint partition sbatch-arg pending-timeout max-boxes box boxes
+run-commit provider tree commit status cache kconfig accel db via constraint partition sbatch-arg pending-timeout max-boxes box boxes
 serve config once listen json accel
 show-job testbox set no-defaults lkp-src
 split-job output kconfig commit dry-run testbox set no-defaults lkp-src compatible

@@ -140,6 +140,24 @@ test_expect_success 'twenty seeded scenarios on one 64-commit repository (culpri
 	echo "$right of 20 right, $wrong wrong" && [ $wrong = 0 ] && [ $right -ge 19 ]
 '
 
+command -v ssh >/dev/null && test_set_prereq SSH
+test_expect_success SSH 'provider ssh over a tbox_group none of whose boxes answers: each left with why, no commit blamed (exit 1)' '
+	: >"$TMP/kh" && : >"$TMP/key" &&
+	for b in ga gb; do
+		printf "  %s:\n    host: 127.0.0.1\n    port: 1\n    key: %s\n    known_hosts: %s\n    tbox_group: qemu-pmem\n" \
+			"$b" "$TMP/key" "$TMP/kh" || exit 1
+	done >"$TMP/boxes.body" && { echo "boxes:"; cat "$TMP/boxes.body"; } >"$TMP/boxes.yaml" &&
+	expect_exit 1 lkprobot bisect -o "$TMP/gres" --cache "$TMP/cache" --provider ssh --box qemu-pmem \
+		--boxes "$TMP/boxes.yaml" --tree "$TMP/r1" --good HEAD~3 --bad HEAD "$TMP/job.yaml" &&
+	grep -q "^lkprobot: box ga left out of tbox_group qemu-pmem.s runs: box ga (root@127.0.0.1:1): cannot reach it" "$TMP/err" &&
+	tail -n 1 "$TMP/err" | grep -q "^lkprobot: no box of tbox_group qemu-pmem can run: ga: box ga (root@127.0.0.1:1): cannot reach it: .*; gb: box gb (root@127.0.0.1:1): cannot reach it: " &&
+	[ "$(sqlite3 "$TMP/gres/lkprobot.db" "select status from bisections")" = failed ] &&
+	[ -z "$(find "$TMP/gres" -name untestable)" ] && [ -z "$(ls "$TMP/gres/.ssh")" ] &&
+	expect_exit 2 lkprobot bisect -o "$TMP/gres" --provider ssh --box nosuch --boxes "$TMP/boxes.yaml" \
+		--tree "$TMP/r1" --good HEAD~3 --bad HEAD "$TMP/job.yaml" &&
+	one_line_error "boxes.yaml: no box and no tbox_group .nosuch. in boxes: \(tbox_groups: qemu-pmem; .lkprobot box list. shows the boxes\)$"
+'
+
 test_expect_success 'bad input: ends in the wrong order, a job that splits in two, an unknown provider (exit 2, one line)' '
 	expect_exit 2 B --tree "$TMP/r1" --good HEAD --bad HEAD~3 "$TMP/job.yaml" &&
 	one_line_error "is not a descendant of" &&

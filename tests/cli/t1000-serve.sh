@@ -223,14 +223,16 @@ test_expect_success SETUP 'check-config: an unknown key and a tree that is not a
 	one_line_error "norepo.yaml:3:[0-9]+: serve.trees.path: .*/nonexistent"
 '
 
-test_expect_success SETUP 'check-config: provider ssh needs a box of serve.boxes (file:line:col when not)' '
+test_expect_success SETUP 'check-config: provider ssh needs a box or a tbox_group of serve.boxes (file:line:col when not)' '
 	printf "boxes:\n  pmem1:\n    host: 10.0.0.5\n    tbox_group: lkp-csl-2sp6\n" >"$TMP/boxes.yaml" &&
 	printf "serve:\n  boxes: %s\n  trees:\n    - path: %s\n      branches: [main]\n      jobs: [%s]\n      provider: ssh\n      box: %s\n" \
 		"$TMP/boxes.yaml" "$TMP/repo" "$TMP/job.yaml" pmem1 >"$TMP/ssh.yaml" &&
 	lkprobot check-config -c "$TMP/ssh.yaml" | grep -q "1 tree" &&
 	sed "s/box: pmem1/box: pmem9/" "$TMP/ssh.yaml" >"$TMP/ssh-nobox.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/ssh-nobox.yaml" &&
-	one_line_error "ssh-nobox.yaml:8:12: serve.trees.box: .*no box .pmem9. in boxes" &&
+	one_line_error "ssh-nobox.yaml:8:12: serve.trees.box: .*no box and no tbox_group .pmem9. in boxes: \(tbox_groups: lkp-csl-2sp6; " &&
+	sed "s/box: pmem1/box: lkp-csl-2sp6/" "$TMP/ssh.yaml" >"$TMP/ssh-group.yaml" &&
+	lkprobot check-config -c "$TMP/ssh-group.yaml" | grep -q "1 tree" &&
 	sed "/box: pmem1/d" "$TMP/ssh.yaml" >"$TMP/ssh-none.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/ssh-none.yaml" &&
 	one_line_error "serve.trees.box: provider: ssh needs box: NAME" &&

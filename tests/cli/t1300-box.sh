@@ -10,55 +10,26 @@
 # there is no real pmem DIMM, the NVDIMMs are QEMU's.
 # wall-clock limit: 1800 s
 . "$(dirname "$0")/lib.sh"
-test_need_root
-test_need_cmd qemu-system-x86_64 qemu-system-x86
-test_need_cmd dropbearkey dropbear-bin
-test_need_cmd ssh openssh-client
-test_need_cmd kexec kexec-tools
-test_need_cmd python3 python3
+. "$(dirname "$0")/boxlib.sh"
 test_need_cmd sqlite3 sqlite3
 
 B="$TMP/box"
-CACHE=${LKPROBOT_TEST_CACHE:-/var/cache/lkprobot-test}
 port=$((22000 + $$ % 1000))
 test_at_exit 'stop_pid "$(cat "$TMP/qbox.pid" 2>/dev/null)"'
 test_log "$TMP/qbox.out" "$B/console" "$TMP/*.err"
-# Debian's kernel in the cache (qemu-box fetches it when it is not there)
-kernel() { ls "$CACHE"/debian/*/root/boot/vmlinuz-* 2>/dev/null | head -n 1; }
 box() { lkprobot box --boxes "$TMP/boxes.yaml" -o "$TMP/result" "$@"; }
 
-# a box entry: name, then more keys (already indented)
+# the boxes file: name, then more keys (already indented), for each box
 write_boxes() {
 	file=$1
 	shift
 	{
 		echo "boxes:"
 		while [ $# -gt 0 ]; do
-			cat <<-EOF
-			  $1:
-			    host: 127.0.0.1
-			    port: $port
-			    key: $TMP/id
-			    known_hosts: $TMP/known_hosts
-			    tbox_group: qemu-pmem
-			    workdir: /mnt/lkprobot
-			    fs_root: /run/fs
-			    initrd: /mnt/initramfs.cpio
-			    power_cycle_cmd: [python3, $SRC/tests/fixtures/box/power-cycle.py, $B/monitor]
-			EOF
-			printf '%s\n' "$2"
+			box_entry "$1" "$port" "$B" && printf '%s\n' "$2"
 			shift 2
 		done
 	} >"$file"
-}
-
-wait_box() {
-	for i in $(seq 1 180); do
-		ssh -i "$TMP/id" -p "$port" -o BatchMode=yes -o UserKnownHostsFile="$TMP/known_hosts" \
-			-o ConnectTimeout=5 root@127.0.0.1 true 2>/dev/null && return 0
-		sleep 1
-	done
-	echo "the box did not answer on port $port"; tail -n 30 "$B/console"; return 1
 }
 
 test_expect_success 'setup: a QEMU box with NVDIMMs answers ssh on a forwarded port' '
@@ -68,7 +39,7 @@ test_expect_success 'setup: a QEMU box with NVDIMMs answers ssh on a forwarded p
 	("$LKPROBOT" qemu-box --dir "$B" --ssh-port "$port" --authorized-keys "$TMP/id.pub" --cache "$CACHE" \
 		>"$TMP/qbox.out" 2>&1 & echo $! >"$TMP/qbox.pid") &&
 	write_boxes "$TMP/boxes.yaml" qbox "    boot_timeout: 120" &&
-	wait_box && grep -q "@@LKPROBOT box up" "$B/console" &&
+	wait_box "$port" "$B" && grep -q "@@LKPROBOT box up" "$B/console" &&
 	test_set_prereq BOX
 '
 
@@ -131,7 +102,7 @@ test_expect_success BOX 'a box that never comes back: power-cycled, a recorded f
 	cat "$TMP/.stdout" &&
 	grep -Eq "reason: box flaky did not answer within 45 s of kexec into .*; power-cycled(: it is back|, and it did not answer within 45 s either); box flaky is out of service after 2 failures in a row" "$TMP/.stdout" &&
 	[ "$(sqlite3 "$TMP/result/lkprobot.db" "select count(*) from runs where job_state = '\''boot_failed'\''")" = 2 ] &&
-	wait_box
+	wait_box "$port" "$B"
 '
 
 test_expect_success BOX 'out of service: runs refused in one line until box enable' '

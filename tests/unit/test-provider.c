@@ -1,4 +1,8 @@
-/* Unit tests: providers/provider — the command a run's reproduce.json records (runs: t0400, t0600). */
+/*
+ * Unit tests: providers/provider — the command a run's reproduce.json records
+ * (runs: t0400, t0600); the status file a child's run writes and the batch
+ * reads back (runs: t1100, t1310).
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,6 +107,45 @@ static void test_reproduce_json(void **state)
 	strbuf_release(&out);
 }
 
+static void test_status_round_trip(void **state)
+{
+	(void)state;
+	struct provider_run r = { .run_dir = "/r/a b/0", .job_state = "boot_failed", .untestable = true, .stop = false };
+	struct strbuf js = STRBUF_INIT, err = STRBUF_INIT;
+
+	provider_status_json(&js, &r, "box gb: \"quoted\"", "gb");
+	assert_string_equal(js.buf, "{\"run_dir\": \"/r/a b/0\", \"job_state\": \"boot_failed\", \"untestable\": true, "
+				    "\"reason\": \"box gb: \\\"quoted\\\"\", \"node\": \"gb\", \"stop\": false}\n");
+	struct provider_run back = { 0 };
+	assert_int_equal(provider_status_read(js.buf, js.len, "s", &back, &err), 0);
+	assert_string_equal(back.run_dir, "/r/a b/0");
+	assert_string_equal(back.job_state, "boot_failed");
+	assert_true(back.untestable);
+	assert_false(back.stop);
+	assert_string_equal(back.reason, "box gb: \"quoted\"");
+	assert_string_equal(back.node, "gb");
+	provider_run_release(&back);
+
+	/* stop: the box could not be used; an unknown state reads as failed; an older file has no stop */
+	strbuf_reset(&js);
+	struct provider_run s = { .job_state = "failed", .stop = true };
+	provider_status_json(&js, &s, "cannot reach it", NULL);
+	assert_int_equal(provider_status_read(js.buf, js.len, "s", &back, &err), 0);
+	assert_true(back.stop);
+	assert_null(back.run_dir);
+	assert_null(back.node);
+	provider_run_release(&back);
+	const char *old = "{\"run_dir\": null, \"job_state\": \"exploded\", \"untestable\": false, \"reason\": null, \"node\": \"n1\"}";
+	assert_int_equal(provider_status_read(old, strlen(old), "s", &back, &err), 0);
+	assert_false(back.stop);
+	assert_string_equal(back.job_state, "failed");
+	provider_run_release(&back);
+	assert_int_equal(provider_status_read("{", 1, "s", &back, &err), -1);
+	assert_true(err.len > 0);
+	strbuf_release(&js);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -110,6 +153,7 @@ int main(void)
 		cmocka_unit_test(test_reproduce_qemu_commit),
 		cmocka_unit_test(test_reproduce_box_and_bools),
 		cmocka_unit_test(test_reproduce_json),
+		cmocka_unit_test(test_status_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
