@@ -157,8 +157,6 @@ static int session_store(struct bsession *s, struct strbuf *err)
 {
 	struct bargs *a = s->a;
 
-	if (a->accel && qemu_accel_option(a->accel, err))
-		return SESSION_BAD;
 	if (fsutil_mkdir_p(a->result_dir) || !realpath(a->result_dir, s->res_real)) {
 		strbuf_setf(err, "%s: cannot create the result directory", a->result_dir);
 		return SESSION_BAD;
@@ -434,7 +432,9 @@ static int bisect_session(struct bargs *a, int argc, char **argv, struct lkp_ctx
 	int rc;
 
 	/* a resumed bisection's arguments are in the store; a new one's are checked before anything is made */
-	if (a->resume)
+	if (a->accel && qemu_accel_option(a->accel, &err))
+		rc = SESSION_BAD;
+	else if (a->resume)
 		rc = session_store(&s, &err) ? SESSION_BAD : session_job(&s, argc, argv, &err);
 	else
 		rc = session_job(&s, argc, argv, &err) ? SESSION_BAD : session_store(&s, &err);

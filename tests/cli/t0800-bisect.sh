@@ -140,7 +140,7 @@ test_expect_success 'twenty seeded scenarios on one 64-commit repository (culpri
 	echo "$right of 20 right, $wrong wrong" && [ $wrong = 0 ] && [ $right -ge 19 ]
 '
 
-command -v ssh >/dev/null && test_set_prereq SSH
+test_prereq_cmd SSH ssh openssh-client
 test_expect_success SSH 'provider ssh over a tbox_group none of whose boxes answers: each left with why, no commit blamed (exit 1)' '
 	: >"$TMP/kh" && : >"$TMP/key" &&
 	for b in ga gb; do
