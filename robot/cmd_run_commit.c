@@ -30,7 +30,7 @@ static const char usage_head[] =
 	"Prepare the commit with the provider (local: check it out; qemu, ssh: build\n"
 	"its kernel), run the atomic job once into a new result root under -o, and\n"
 	"write the outcome to FILE as JSON: run_dir, job_state, untestable, reason,\n"
-	"node ($SLURMD_NODENAME, else the host name, else the box), stop (nothing\n"
+	"node (the box, else $SLURMD_NODENAME, else the host name), stop (nothing\n"
 	"could run: the provider did not open, the commit could not be prepared for\n"
 	"a reason of this machine's, or the box is out of service). What a farm's box\n"
 	"runs for the slurm provider, and the ssh provider for each box of a\n"
