@@ -84,6 +84,14 @@ int box_ssh_text(const struct box *b, const char *command, const char *text, siz
 /* The release (uname -r) a bzImage says it is, from its setup header. */
 int box_kernel_release(const char *bzimage, struct strbuf *out, struct strbuf *err);
 
+/*
+ * Could a run start on box name now? BOX_FREE; BOX_HELD (another run holds
+ * its lock under result_dir) or BOX_OUT (out of service in store s, which
+ * may be NULL), why said; -1 with why set when the store cannot say.
+ */
+enum { BOX_HELD = 0, BOX_FREE = 1, BOX_OUT = 2 };
+int box_available(const char *name, const char *result_dir, struct store *s, struct strbuf *why);
+
 struct box_run {
 	char *run_dir;			/* the result root here (NULL when there is none) */
 	const char *job_state;		/* the run's, or boot_failed */
@@ -100,13 +108,6 @@ struct box_run {
  * the box), -1 with err set when the run could not be attempted (the box
  * is out of service, unreachable, the kernel unreadable; *r is empty then).
  */
-/*
- * Could a run start on box name now: in service (store s, may be NULL) and
- * no run holding it (its lock under result_dir)? 1, 0 with why set, -1
- * with why set when the store cannot say.
- */
-int box_available(const char *name, const char *result_dir, struct store *s, struct strbuf *why);
-
 int box_run(struct box *b, const char *kernel, const struct node *job, const struct machine *m, const char *result_dir,
 	    struct store *s, struct box_run *r, struct strbuf *err);
 void box_run_release(struct box_run *r);

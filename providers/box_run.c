@@ -493,11 +493,12 @@ int box_available(const char *name, const char *result_dir, struct store *s, str
 	int rc = box_in_service(name, s, why);
 
 	if (rc <= 0)
-		return rc;
+		return rc < 0 ? -1 : BOX_OUT;
 	int fd = box_lock_open(name, result_dir, NULL);
+	rc = BOX_FREE;
 	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
 		strbuf_setf(why, "box %s: another run has it", name);
-		rc = 0;
+		rc = BOX_HELD;
 	}
 	if (fd >= 0)
 		close(fd);	/* the lock, if it was ours, goes with it */

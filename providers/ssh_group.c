@@ -18,7 +18,6 @@
 #include "../lib/run/run.h"
 #include "../lib/sys/proc.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +64,7 @@ size_t ssh_group_slots(struct provider *p)
 
 	for (size_t k = 0; k < p->nmembers; k++) {
 		struct strbuf why = STRBUF_INIT;
-		n += !p->gone[k] && box_available(p->members[k], p->cfg.result_dir, p->store, &why) == 1;
+		n += !p->gone[k] && box_available(p->members[k], p->cfg.result_dir, p->store, &why) == BOX_FREE;
 		strbuf_release(&why);
 	}
 	return n ? n : 1;
@@ -101,13 +100,12 @@ static int start_run(struct gbatch *b, size_t k, struct grun *r, struct strbuf *
 {
 	struct provider *p = b->p;
 	struct gbox *g = &b->boxes[k];
-	const char **argv = g->argv, *fixed[] = { p->exe, "run-commit", "--provider", "ssh", "--box", p->members[k], "--boxes", p->boxes,
-				 "--tree", p->cfg.tree, "--commit", r->it->commit, "-o", p->cfg.result_dir, "--cache",
-				 p->cfg.cache, "--status", r->sp.status };
+	const char **argv = g->argv, *fixed[] = { p->exe, "run-commit", "--provider", "ssh", "--box", p->members[k],
+						  "--boxes", p->boxes, "--tree", p->cfg.tree, "--commit", r->it->commit,
+						  "-o", p->cfg.result_dir, "--cache", p->cfg.cache, "--status", r->sp.status };
 	size_t n = sizeof(fixed) / sizeof(*fixed);
 
 	memcpy(argv, fixed, sizeof(fixed));
-
 	if (p->cfg.kconfig) {
 		argv[n++] = "--kconfig";
 		argv[n++] = p->cfg.kconfig;
@@ -222,10 +220,10 @@ static int start_free(struct gbatch *b, struct strbuf *err)
 			strbuf_release(&why);
 			return -1;
 		}
-		if (rc == 0 && strstr(why.buf, "out of service"))
+		if (rc == BOX_OUT)
 			member_gone(p, k, strbuf_detach(&why));
 		strbuf_release(&why);
-		if (rc == 1 && start_run(b, k, r, err))
+		if (rc == BOX_FREE && start_run(b, k, r, err))
 			return -1;
 	}
 	return 0;

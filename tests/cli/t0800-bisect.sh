@@ -153,6 +153,11 @@ test_expect_success SSH 'provider ssh over a tbox_group none of whose boxes answ
 	tail -n 1 "$TMP/err" | grep -q "^lkprobot: no box of tbox_group qemu-pmem can run: ga: box ga (root@127.0.0.1:1): cannot reach it: .*; gb: box gb (root@127.0.0.1:1): cannot reach it: " &&
 	[ "$(sqlite3 "$TMP/gres/lkprobot.db" "select status from bisections")" = failed ] &&
 	[ -z "$(find "$TMP/gres" -name untestable)" ] && [ -z "$(ls "$TMP/gres/.ssh")" ] &&
+	lkprobot box --boxes "$TMP/boxes.yaml" -o "$TMP/gres" disable ga --reason maintenance >/dev/null &&
+	expect_exit 1 lkprobot bisect -o "$TMP/gres" --cache "$TMP/cache" --provider ssh --box qemu-pmem \
+		--boxes "$TMP/boxes.yaml" --tree "$TMP/r1" --good HEAD~3 --bad HEAD "$TMP/job.yaml" &&
+	grep -q "^lkprobot: box ga left out of tbox_group qemu-pmem.s runs: box ga is out of service (maintenance)" "$TMP/err" &&
+	tail -n 1 "$TMP/err" | grep -q "^lkprobot: no box of tbox_group qemu-pmem can run: ga: box ga is out of service (maintenance); .*; gb: box gb (root@127.0.0.1:1): cannot reach it: " &&
 	expect_exit 2 lkprobot bisect -o "$TMP/gres" --provider ssh --box nosuch --boxes "$TMP/boxes.yaml" \
 		--tree "$TMP/r1" --good HEAD~3 --bad HEAD "$TMP/job.yaml" &&
 	one_line_error "boxes.yaml: no box and no tbox_group .nosuch. in boxes: \(tbox_groups: qemu-pmem; .lkprobot box list. shows the boxes\)$"
