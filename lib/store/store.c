@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* PRAGMA application_id of an lkprobot store: "lkpr". */
 #define STORE_APPLICATION_ID 0x6c6b7072
@@ -534,6 +535,33 @@ static int migrate(struct store *s, struct strbuf *err)
 	}
 }
 
+/*
+ * WAL mode and the connection's pragmas, outside any transaction (they are
+ * no-ops inside one). Switching a fresh file to WAL upgrades a read lock to
+ * a write lock; when another process opening the same fresh file holds its
+ * read lock for the same step, SQLite answers SQLITE_BUSY at once (its busy
+ * handler is not called: waiting could deadlock), so we retry, each time a
+ * little later, for as long as a writer would wait.
+ */
+static int set_up(struct store *s, struct strbuf *err)
+{
+	struct timespec t0, now;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 1;; i++) {
+		rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+				  " PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+		if ((rc & 0xff) != SQLITE_BUSY)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >= s->busy_ms)
+			break;
+		sqlite3_sleep(i < 10 ? i * 5 : 50);
+	}
+	return rc == SQLITE_OK ? 0 : store_sqlerr(s, err);
+}
+
 struct store *store_open(const char *path, struct strbuf *err)
 {
 	struct store *s;
@@ -558,10 +586,7 @@ struct store *store_open(const char *path, struct strbuf *err)
 	sqlite3_busy_timeout(s->db, s->busy_ms);
 	if (check_identity(s, &version, err))
 		goto fail;
-	/* outside any transaction: these are no-ops inside one */
-	if (sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-			 " PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {
-		store_sqlerr(s, err);
+	if (set_up(s, err)) {
 		store_context(s, err, "set it up");
 		goto fail;
 	}
