@@ -9,6 +9,7 @@
 #include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/job/job.h"
+#include "../lib/kernel/git.h"
 #include "../lib/kernel/kbuild.h"
 #include "../lib/util/json.h"
 #include "../lib/sys/machine.h"
@@ -147,6 +148,17 @@ static int qemu_runs(const struct provider_ops *qemu, struct provider *p, const 
 	return ret;
 }
 
+/* --commit names a commit of --tree (bad input, said before anything is made). 0, or -1 with err. */
+static int commit_known(const char *tree, const char *rev, struct strbuf *err)
+{
+	struct gitrepo *r = NULL;
+	char id[GITREPO_HEXSZ + 1];
+	int ret = gitrepo_open(&r, tree, err) ? -1 : gitrepo_resolve(r, rev, id, err);
+
+	gitrepo_close(r);
+	return ret ? -1 : 0;
+}
+
 /*
  * Where things are: the cache (*cache, the default when NULL), the data
  * and the result directory (created) by their real paths. 0, or -1 with err.
@@ -231,6 +243,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		strbuf_setf(&err, "--tree and --commit go together: the repository and the commit to build");
 		goto bad;
 	}
+	if (tree && commit_known(tree, rev, &err))
+		goto bad;
 	if (reuse) {
 		char n[32];
 		snprintf(n, sizeof(n), "%ld", runs);

@@ -228,7 +228,7 @@ test_expect_success 'SIGTERM while the guest runs its job: the console is kept, 
 	! pgrep -f "qemu-system-x86_64.*$RES" >/dev/null
 '
 
-test_expect_success '--tree/--commit: a commit that does not build ends as build_failed' '
+test_expect_success '--tree/--commit: a commit that does not build ends as build_failed; one not in the tree is bad input' '
 	REPO="$TMP/repo" && mkdir -p "$REPO" &&
 	printf ".PHONY: allnoconfig olddefconfig defconfig bzImage\nallnoconfig defconfig olddefconfig:\n\t@echo CONFIG_X=y > \$(O)/.config\nbzImage:\n\t@echo \"pmem.c:3:5: error: expected ; before }\" >&2\n\t@false\n" >"$REPO/Makefile" &&
 	git -C "$REPO" init -q -b main && git -C "$REPO" add -A &&
@@ -237,7 +237,9 @@ test_expect_success '--tree/--commit: a commit that does not build ends as build
 	grep -q "^build_failed " "$TMP/.stdout" &&
 	grep -q "reason: pmem.c:3:5: error: expected ; before }" "$TMP/.stdout" &&
 	expect_exit 2 q --tree "$REPO" jobs/fio-basic/fio-basic-smoke.yaml &&
-	one_line_error "go together"
+	one_line_error "go together" &&
+	expect_exit 2 q --tree "$REPO" --commit nosuch jobs/fio-basic/fio-basic-smoke.yaml &&
+	one_line_error "^lkprobot: cannot resolve .nosuch. in .$REPO.: "
 '
 
 test_done
