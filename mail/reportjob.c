@@ -294,7 +294,8 @@ char *reportjob_fixes(const char *msg, size_t nth)
 
 /*
  * A fix's report in the thread of the first report of the commit it fixes
- * (a Fixes: trailer; the store's outbox, when there is a store): it
+ * (a Fixes: trailer; the store's outbox, when there is a store; a live
+ * mail only to a report that was not a dry run's): it
  * replies to that report, References its thread. A store that cannot be
  * read is a warning: the mail goes out unthreaded.
  */
@@ -312,7 +313,7 @@ static void fixes_thread(struct reportjob *rj, const struct reportjob_opts *o, c
 		goto out;
 	}
 	for (size_t i = 1; fixed; i++) {
-		int r = store_outbox_of_commit(s, fixed, &id, &headers, &err);
+		int r = store_outbox_of_commit(s, fixed, o->live, &id, &headers, &err);
 		if (r < 0)
 			warn(rj, "%s; the report does not reply to the first report of %s", err.buf, fixed);
 		if (r)

@@ -27,6 +27,7 @@ struct reportjob_opts {
 	const char *kconfig;		/* the kernel config to attach; NULL: the lead run's kernel.config, if any */
 	const char *metric;		/* the metric to report on; NULL: the headline */
 	struct compare_floors *floors;	/* the command line's (each job's change_floor is added, then taken off) */
+	bool live;			/* the mail goes to its recipients: it threads only to reports they got */
 	const char *const *to;		/* recipients the user named (none: the commit's author) */
 	size_t nto;
 	const char *const *cc;

@@ -117,11 +117,10 @@ static int send_recipients(struct report_input *in, const struct mailconf *mc, c
  * the message rendered for SMTP and DKIM-signed, queued in the outbox,
  * then one delivery pass. Returns the exit status.
  */
-static int send_report(struct report_input *in, const char *config, const char *tree, bool user_rcpts,
+static int send_report(struct report_input *in, const struct mailconf *mc, const char *tree, bool user_rcpts,
 		       bool explicit_from, bool explicit_domain, const char *db, const char *result_dir,
 		       struct strbuf *err)
 {
-	struct mailconf mc;
 	struct recipients r = { 0 };
 	struct strbuf msg = STRBUF_INIT, id = STRBUF_INIT, signed_msg = STRBUF_INIT;
 	struct addrs to = { 0 }, cc = { 0 };
@@ -131,13 +130,11 @@ static int send_report(struct report_input *in, const char *config, const char *
 	size_t nspecs = 0;
 	int ret = EXIT_USAGE;
 
-	if (mailconf_load(&mc, config, err))
-		return cmd_error(EXIT_USAGE, "%s", err->buf);
 	if (!explicit_from)
-		in->from = mc.from;
+		in->from = mc->from;
 	if (!explicit_domain)
-		in->domain = mc.domain;
-	if (send_recipients(in, &mc, tree, user_rcpts, &r, &to, &cc, &specs, &nspecs, &note, err))
+		in->domain = mc->domain;
+	if (send_recipients(in, mc, tree, user_rcpts, &r, &to, &cc, &specs, &nspecs, &note, err))
 		goto bad;
 	in->lf = false;
 	in->message_id_out = &id;
@@ -145,10 +142,10 @@ static int send_report(struct report_input *in, const char *config, const char *
 		ret = strstr(err->buf, "nothing to report") ? cmd_error(EXIT_FAIL, "%s", err->buf) : cmd_error(EXIT_USAGE, "%s", err->buf);
 		goto out;
 	}
-	if (mc.dkim_key) {
+	if (mc->dkim_key) {
 		struct dkim_key *key;
-		struct dkim_params dp = { .domain = mc.dkim_domain, .selector = mc.dkim_selector, .time = in->date };
-		if (dkim_key_load(&key, mc.dkim_key, err))
+		struct dkim_params dp = { .domain = mc->dkim_domain, .selector = mc->dkim_selector, .time = in->date };
+		if (dkim_key_load(&key, mc->dkim_key, err))
 			goto bad;
 		int r2 = dkim_sign(key, &dp, msg.buf, msg.len, &signed_msg, err);
 		dkim_key_free(key);
@@ -178,8 +175,8 @@ static int send_report(struct report_input *in, const char *config, const char *
 		goto out;
 	}
 	printf("queued %lld %s for %zu envelope recipient%s%s\n", (long long)qid, id.buf, nspecs, nspecs == 1 ? "" : "s",
-	       mc.live ? "" : " (a dry run: the operator)");
-	long left = outbox_deliver(s, dbpath, &mc, 0, stdout, err);
+	       mc->live ? "" : " (a dry run: the operator)");
+	long left = outbox_deliver(s, dbpath, mc, 0, stdout, err);
 	if (left < 0)
 		goto fail;
 	struct store_mail m;
@@ -206,7 +203,6 @@ out:
 	free(to.v);
 	free(cc.v);
 	recipients_release(&r);
-	mailconf_release(&mc);
 	strbuf_release(&msg);
 	strbuf_release(&id);
 	strbuf_release(&signed_msg);
@@ -329,6 +325,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	};
 	struct strbuf err = STRBUF_INIT;
 	struct reportjob rj = { 0 };
+	struct mailconf mc = { 0 };
 	char *from_default = NULL;
 	int ret;
 
@@ -339,9 +336,11 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		ret = cmd_error(EXIT_USAGE, "report needs --base and --commit (and no other arguments); see 'lkprobot report --help'");
 		goto out;
 	}
+	if (send && mailconf_load(&mc, config_file, &err))
+		goto bad;
 	struct reportjob_opts ro = { .base = base, .commit = commit, .db = db, .result_dir = result_dir, .tree = tree,
 				     .jobfile = jobfile, .kconfig = kconfig, .metric = metric, .floors = &floors,
-				     .to = to.v, .nto = to.n, .cc = cc.v, .ncc = cc.n };
+				     .live = send && mc.live, .to = to.v, .nto = to.n, .cc = cc.v, .ncc = cc.n };
 	int ar = reportjob_assemble(&rj, &ro, &err);
 	for (size_t i = 0; i < rj.nwarnings; i++)
 		cmd_warn("%s", rj.warnings[i]);
@@ -371,7 +370,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 			strbuf_setf(&err, "--send delivers the message: not with --body or -o");
 			goto bad;
 		}
-		ret = send_report(&in, config_file, tree, user_rcpts, from != from_default, domain != NULL, db, result_dir,
+		ret = send_report(&in, &mc, tree, user_rcpts, from != from_default, domain != NULL, db, result_dir,
 				  &err);
 		goto out;
 	}
@@ -380,6 +379,8 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
+	if (send)
+		mailconf_release(&mc);
 	compare_floors_release(&floors);
 	reportjob_release(&rj);
 	free(from_default);

@@ -224,10 +224,13 @@ int store_outbox_list(struct store *s, struct node **out, struct strbuf *err);
 /*
  * The first report of a commit (its X-lkprobot-Commit header starts with
  * commit, a hex prefix) still queued, sent or on its way — a fix's report
- * replies to it: its Message-ID and header block (free() both). 1 found,
- * 0 none, -1 with err set.
+ * replies to it: its Message-ID and header block (free() both). sent_live:
+ * only a report that went to its recipients, not a dry run's (the
+ * X-lkprobot-Dry-Run header), which they never saw. 1 found, 0 none, -1
+ * with err set.
  */
-int store_outbox_of_commit(struct store *s, const char *commit, char **message_id, char **headers, struct strbuf *err);
+int store_outbox_of_commit(struct store *s, const char *commit, bool sent_live, char **message_id, char **headers,
+			   struct strbuf *err);
 
 /*
  * The service's heads: each head of a watched branch once (queued ->

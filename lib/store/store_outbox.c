@@ -31,11 +31,12 @@ const char *const store_outbox_sql[ST_NR] = {
 	[ST_OUTBOX_LIST] = "SELECT id, message_id, status, attempts, next_try, last_error, created, updated, sent,"
 		" rcpts, CAST(substr(data, 1, CASE WHEN instr(data, X'0D0A0D0A') BETWEEN 1 AND 16384"
 		" THEN instr(data, X'0D0A0D0A') + 1 ELSE 16384 END) AS TEXT) FROM outbox ORDER BY id",
-	/* the first report that is not refused for good whose X-lkprobot-Commit starts with ?1 */
+	/* the first report that is not refused for good whose X-lkprobot-Commit starts with ?1 (?2: not a dry run's) */
 	[ST_OUTBOX_OF_COMMIT] = "SELECT message_id, h FROM (SELECT id, message_id, status, CAST(substr(data, 1,"
 		" CASE WHEN instr(data, X'0D0A0D0A') BETWEEN 1 AND 16384 THEN instr(data, X'0D0A0D0A') + 1 ELSE 16384 END)"
 		" AS TEXT) AS h FROM outbox) WHERE status != 'failed'"
-		" AND instr(h, char(13, 10) || 'X-lkprobot-Commit: ' || ?1) > 0 ORDER BY id LIMIT 1",
+		" AND instr(h, char(13, 10) || 'X-lkprobot-Commit: ' || ?1) > 0"
+		" AND (?2 = 0 OR instr(h, char(13, 10) || 'X-lkprobot-Dry-Run:') = 0) ORDER BY id LIMIT 1",
 };
 
 
@@ -225,7 +226,8 @@ int store_outbox_list(struct store *s, struct node **out, struct strbuf *err)
 	return store_list(s, ST_OUTBOX_LIST, keys, NKEYS(keys), "list the outbox", out, err);
 }
 
-int store_outbox_of_commit(struct store *s, const char *commit, char **message_id, char **headers, struct strbuf *err)
+int store_outbox_of_commit(struct store *s, const char *commit, bool sent_live, char **message_id, char **headers,
+			   struct strbuf *err)
 {
 	sqlite3_stmt *q = store_stmt(s, ST_OUTBOX_OF_COMMIT, err);
 	int rc;
@@ -234,6 +236,7 @@ int store_outbox_of_commit(struct store *s, const char *commit, char **message_i
 	if (!q)
 		return store_context(s, err, "look for the report of %s", commit);
 	store_bind_text(q, 1, commit);
+	sqlite3_bind_int(q, 2, sent_live);
 	rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW) {
 		*message_id = store_column_dup(q, 0);

@@ -271,7 +271,7 @@ test_expect_success SETUP 'a fix (Fixes: the reported commit): its report replie
 	ID=$(cat "$TMP/id") && first=$(sed -n "s/^Message-ID: //p" "$TMP/spool1/1/data" | tr -d "\r") && [ -n "$first" ] &&
 	cd "$TMP/linux" && tree=$(git write-tree) &&
 	fix=$(printf "x86, dax, pmem: fix the slowdown\n\nFixes: %.12s (\"x86, dax, pmem: introduce copy_from_iter dax operation\")\nLink: https://lore.kernel.org/r/20170122.1-1-joro@8bytes.org\nSigned-off-by: A <a@example.org>\n" "$ID" |
-		git commit-tree "$tree" -p "$ID") &&
+		git commit-tree "$tree" -p "$ID") && echo "$fix" >"$TMP/fix" &&
 	fix2=$(printf "x86, dax, pmem: fix the fix\n\nFixes: %.7s (\"x86, dax, pmem: fix the slowdown\")\n" "$fix" | git commit-tree "$tree" -p "$fix") &&
 	cd "$SRC" &&
 	cp -r "$B/base" "$B/$fix" && mkdir -p "$B/$fix/0" && cp "$B/$ID/0/job.yaml" "$B/$fix/0/" &&
@@ -294,6 +294,26 @@ assert m[1][\"In-Reply-To\"] == m[0][\"Message-ID\"]
 assert m[1][\"References\"].split() == [first, m[0][\"Message-ID\"]]
 assert m[2][\"In-Reply-To\"] is None and m[2][\"References\"] is None
 " "$TMP/spool9" "$first"
+'
+
+test_expect_success SETUP 'a live fix report replies only to a report its readers got: not to a dry run, to a live one' '
+	ID=$(cat "$TMP/id") && fix=$(cat "$TMP/fix") &&
+	start_smtpd "$TMP/spool10" &&
+	lkprobot report --send --config "$TMP/live7.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
+		--base "$B/$ID" --commit "$B/$fix" --date 1485400000 >"$TMP/s10" &&
+	lkprobot report --send --config "$TMP/live7.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
+		--base "$B/base" --commit "$B/$ID" --date 1485500000 >>"$TMP/s10" &&
+	lkprobot report --send --config "$TMP/live7.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
+		--base "$B/$ID" --commit "$B/$fix" --date 1485600000 >>"$TMP/s10" &&
+	stop_smtpd && cat "$TMP/s10" &&
+	"$PY" -c "import email, email.policy, sys
+m = [email.message_from_bytes(open(sys.argv[1] + f\"/{i}/data\", \"rb\").read(), policy=email.policy.default) for i in (1, 2, 3)]
+print([(x[\"Subject\"], x[\"In-Reply-To\"]) for x in m])
+assert all(x[\"X-lkprobot-Dry-Run\"] is None for x in m)
+# the store holds a dry run of the regression first: the patch thread (Link:), not that one
+assert m[0][\"In-Reply-To\"] == \"<20170122.1-1-joro@8bytes.org>\", m[0][\"In-Reply-To\"]
+assert m[2][\"In-Reply-To\"] == m[1][\"Message-ID\"], (m[2][\"In-Reply-To\"], m[1][\"Message-ID\"])
+" "$TMP/spool10"
 '
 
 test_expect_success 'bad configuration: an unknown key, live not a boolean (exit 2, one line naming file:line:col)' '
