@@ -267,6 +267,14 @@ for line in open(sys.argv[1], \"rb\").read().split(b\"\\r\\n\"):
 " "$TMP/spool7/1/data"
 '
 
+# send1 CONF BASE COMMIT DATE [ARGS]: report --send of $B/COMMIT against $B/BASE with $TMP/CONF.yaml, into out1.db
+send1() {
+	s1_conf=$1 s1_base=$2 s1_commit=$3 s1_date=$4
+	shift 4
+	lkprobot report --send --config "$TMP/$s1_conf.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
+		--base "$B/$s1_base" --commit "$B/$s1_commit" --date "$s1_date" "$@"
+}
+
 test_expect_success SETUP 'a fix (Fixes: the reported commit): its report replies to the first report, a fix of the fix continues the thread' '
 	ID=$(cat "$TMP/id") && first=$(sed -n "s/^Message-ID: //p" "$TMP/spool1/1/data" | tr -d "\r") && [ -n "$first" ] &&
 	cd "$TMP/linux" && tree=$(git write-tree) &&
@@ -277,12 +285,9 @@ test_expect_success SETUP 'a fix (Fixes: the reported commit): its report replie
 	cp -r "$B/base" "$B/$fix" && mkdir -p "$B/$fix/0" && cp "$B/$ID/0/job.yaml" "$B/$fix/0/" &&
 	cp -r "$B/$ID" "$B/$fix2" &&
 	start_smtpd "$TMP/spool9" &&
-	lkprobot report --send --config "$TMP/dry-plain.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
-		--base "$B/$ID" --commit "$B/$fix" --date 1485100000 >"$TMP/s9" &&
-	lkprobot report --send --config "$TMP/dry-plain.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
-		--base "$B/$fix" --commit "$B/$fix2" --date 1485200000 >>"$TMP/s9" &&
-	lkprobot report --send --config "$TMP/dry-plain.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
-		--base "$B/base" --commit "$B/$ID" --date 1485300000 --to a@example.org >>"$TMP/s9" &&
+	send1 dry-plain "$ID" "$fix" 1485100000 >"$TMP/s9" &&
+	send1 dry-plain "$fix" "$fix2" 1485200000 >>"$TMP/s9" &&
+	send1 dry-plain "base" "$ID" 1485300000 --to a@example.org >>"$TMP/s9" &&
 	stop_smtpd && cat "$TMP/s9" &&
 	"$PY" -c "import email, email.policy, sys
 m = [email.message_from_bytes(open(sys.argv[1] + f\"/{i}/data\", \"rb\").read(), policy=email.policy.default) for i in (1, 2, 3)]
@@ -299,12 +304,9 @@ assert m[2][\"In-Reply-To\"] is None and m[2][\"References\"] is None
 test_expect_success SETUP 'a live fix report replies only to a report its readers got: not to a dry run, to a live one' '
 	ID=$(cat "$TMP/id") && fix=$(cat "$TMP/fix") &&
 	start_smtpd "$TMP/spool10" &&
-	lkprobot report --send --config "$TMP/live7.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
-		--base "$B/$ID" --commit "$B/$fix" --date 1485400000 >"$TMP/s10" &&
-	lkprobot report --send --config "$TMP/live7.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
-		--base "$B/base" --commit "$B/$ID" --date 1485500000 >>"$TMP/s10" &&
-	lkprobot report --send --config "$TMP/live7.yaml" --db "$TMP/out1.db" --tree "$TMP/linux" \
-		--base "$B/$ID" --commit "$B/$fix" --date 1485600000 >>"$TMP/s10" &&
+	send1 live7 "$ID" "$fix" 1485400000 >"$TMP/s10" &&
+	send1 live7 "base" "$ID" 1485500000 >>"$TMP/s10" &&
+	send1 live7 "$ID" "$fix" 1485600000 >>"$TMP/s10" &&
 	stop_smtpd && cat "$TMP/s10" &&
 	"$PY" -c "import email, email.policy, sys
 m = [email.message_from_bytes(open(sys.argv[1] + f\"/{i}/data\", \"rb\").read(), policy=email.policy.default) for i in (1, 2, 3)]

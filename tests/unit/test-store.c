@@ -919,6 +919,17 @@ static void test_store_busy_timeout_gives_clear_error(void **state)
 	store_close(a);
 }
 
+/* Each of n children exits 0. */
+static void children_all_ok(const pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int status;
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+}
+
 static void test_store_open_concurrent_processes(void **state)
 {
 	struct fixture *f = *state;
@@ -951,12 +962,7 @@ static void test_store_open_concurrent_processes(void **state)
 			_exit(0);
 		}
 	}
-	for (int i = 0; i < NPROC; i++) {
-		int status;
-		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
-		assert_true(WIFEXITED(status));
-		assert_int_equal(WEXITSTATUS(status), 0);
-	}
+	children_all_ok(pids, NPROC);
 	s = open_ok(f->db);
 	assert_int_equal(count(s, NULL), NPROC);
 	assert_int_equal(raw_int(s->db, "SELECT count(*) FROM jobs"), 1);
@@ -1002,12 +1008,7 @@ static void test_store_open_fresh_file_races(void **state)
 				_exit(0);
 			}
 		}
-		for (int i = 0; i < NPROC; i++) {
-			int status;
-			assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
-			assert_true(WIFEXITED(status));
-			assert_int_equal(WEXITSTATUS(status), 0);
-		}
+		children_all_ok(pids, NPROC);
 	}
 }
 
