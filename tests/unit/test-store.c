@@ -919,9 +919,38 @@ static void test_store_busy_timeout_gives_clear_error(void **state)
 	store_close(a);
 }
 
-/* Each of n children exits 0. */
-static void children_all_ok(const pid_t *pids, int n)
+/*
+ * n processes open the store at once (and, with record, each records a
+ * run), each exiting 0; round names the round in a child's error.
+ */
+static void children_open(const char *dbpath, int n, int round, bool record)
 {
+	pid_t pids[16];
+
+	assert_true(n <= (int)ARRAY_SIZE(pids));
+	for (int i = 0; i < n; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			struct strbuf err = STRBUF_INIT;
+			struct store *c = store_open(dbpath, &err);
+			char root[64];
+			struct store_run r;
+
+			if (!c) {
+				fprintf(stderr, "round %d, child %d: %s\n", round, i, err.buf);
+				_exit(1);
+			}
+			snprintf(root, sizeof(root), "/r/proc/%d", i);
+			r = sample_run(root, i);
+			if (record && store_record_run(c, &r, &err)) {
+				fprintf(stderr, "round %d, child %d: %s\n", round, i, err.buf);
+				_exit(2);
+			}
+			store_close(c);
+			_exit(0);
+		}
+	}
 	for (int i = 0; i < n; i++) {
 		int status;
 		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
@@ -934,35 +963,11 @@ static void test_store_open_concurrent_processes(void **state)
 {
 	struct fixture *f = *state;
 	enum { NPROC = 6 };
-	pid_t pids[NPROC];
 	struct store *s;
 	sqlite3 *db;
 
 	/* all open the fresh file at once: each migration applied once, all record */
-	for (int i = 0; i < NPROC; i++) {
-		pids[i] = fork();
-		assert_true(pids[i] >= 0);
-		if (pids[i] == 0) {
-			struct strbuf err = STRBUF_INIT;
-			struct store *c = store_open(f->db, &err);
-			char root[64];
-			struct store_run r;
-
-			if (!c) {
-				fprintf(stderr, "child %d: %s\n", i, err.buf);
-				_exit(1);
-			}
-			snprintf(root, sizeof(root), "/r/proc/%d", i);
-			r = sample_run(root, i);
-			if (store_record_run(c, &r, &err)) {
-				fprintf(stderr, "child %d: %s\n", i, err.buf);
-				_exit(2);
-			}
-			store_close(c);
-			_exit(0);
-		}
-	}
-	children_all_ok(pids, NPROC);
+	children_open(f->db, NPROC, 0, true);
 	s = open_ok(f->db);
 	assert_int_equal(count(s, NULL), NPROC);
 	assert_int_equal(raw_int(s->db, "SELECT count(*) FROM jobs"), 1);
@@ -982,33 +987,15 @@ static void test_store_open_concurrent_processes(void **state)
 static void test_store_open_fresh_file_races(void **state)
 {
 	struct fixture *f = *state;
-	enum { ROUNDS = 60, NPROC = 8 };
 	char side[160];
 
-	for (int r = 0; r < ROUNDS; r++) {
-		pid_t pids[NPROC];
-
+	for (int r = 0; r < 60; r++) {
 		unlink(f->db);
 		snprintf(side, sizeof(side), "%s-wal", f->db);
 		unlink(side);
 		snprintf(side, sizeof(side), "%s-shm", f->db);
 		unlink(side);
-		for (int i = 0; i < NPROC; i++) {
-			pids[i] = fork();
-			assert_true(pids[i] >= 0);
-			if (pids[i] == 0) {
-				struct strbuf err = STRBUF_INIT;
-				struct store *c = store_open(f->db, &err);
-
-				if (!c) {
-					fprintf(stderr, "round %d, child %d: %s\n", r, i, err.buf);
-					_exit(1);
-				}
-				store_close(c);
-				_exit(0);
-			}
-		}
-		children_all_ok(pids, NPROC);
+		children_open(f->db, 8, r, false);
 	}
 }
 
