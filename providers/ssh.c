@@ -172,6 +172,7 @@ static void sshp_close(struct provider *p)
 	machine_release(&p->m);
 	store_close(p->store);
 	free(p->kernel);
+	free(p->built);
 	free(p->given);
 	free(p->release);
 	free(p->kconfig_name);
@@ -230,6 +231,7 @@ static struct provider *sshp_open(const struct provider_config *cfg, struct strb
 	}
 	const char *kc = cfg->kconfig ? cfg->kconfig : KBUILD_DEFAULT_KCONFIG;
 	p->kconfig_name = xstrdup(strrchr(kc, '/') ? strrchr(kc, '/') + 1 : kc);
+	p->kconfig_arg = kbuild_config_portable(cfg->kconfig, cfg->data_dir);
 	if (k) {
 		struct strbuf rel = STRBUF_INIT;
 		if (box_kernel_release(k, &rel, err)) {
@@ -250,7 +252,8 @@ fail:
 static int sshp_prepare(struct provider *p, const char *commit, struct strbuf *why)
 {
 	free(p->kernel);
-	p->kernel = NULL;
+	free(p->built);
+	p->kernel = p->built = NULL;
 	if (p->group) {
 		/* its runs build it on their way to a box (sshp_run_batch) */
 		strbuf_setf(why, "provider ssh: a tbox_group runs batches of runs, not one prepared commit");
@@ -270,6 +273,7 @@ static int sshp_prepare(struct provider *p, const char *commit, struct strbuf *w
 		rc = 1;
 	} else if (!rc) {
 		p->kernel = xasprintf("%s/bzImage", kr.dir);
+		p->built = xstrdup(kr.commit);
 	}
 	kbuild_result_release(&kr);
 	return rc;
@@ -288,9 +292,9 @@ static int sshp_run_job(struct provider *p, struct node *job, struct provider_ru
 		strbuf_setf(err, "no kernel prepared");
 		return -1;
 	}
-	/* the result path's commit: the kernel's release, when the job names no commit */
-	if (p->release && p->kernel && !node_str(node_get(job, "commit")))
-		node_set(job, "commit", node_new_scalar(p->release));
+	/* the result path's commit, when the job names none: the commit built, else the given kernel's release */
+	if (!node_str(node_get(job, "commit")) && (p->built || (p->release && p->kernel)))
+		node_set(job, "commit", node_new_scalar(p->built ? p->built : p->release));
 	if (box_run(&p->box, p->kernel, job, &p->m, p->cfg.result_dir, p->store, &r, err))
 		return -1;
 	res->run_dir = r.run_dir;
@@ -325,15 +329,24 @@ static const char *sshp_kconfig(struct provider *p)
 	return p->kconfig_name;
 }
 
-/* `lkprobot box run NAME` with the kernel given by hand (the boxes file is this site's: not named). */
+/*
+ * `lkprobot box run NAME`: the commit built from the tree (--tree linux
+ * --commit C), else the kernel given by hand, else the box's own (the
+ * boxes file is this site's: not named).
+ */
 static void sshp_reproduce(struct provider *p, struct provider_reproduce *r)
 {
 	static const char *const skip[] = { "box", "boxes", NULL };
+	static const char *const skip_built[] = { "box", "boxes", "kernel", NULL };
 
 	r->command = "box run";
 	r->arg = p->box.name;
 	r->opts = p->opts;
-	r->skip = skip;
+	r->skip = p->built ? skip_built : skip;
+	if (p->built) {
+		r->commit = p->built;
+		r->kconfig = p->kconfig_arg;
+	}
 }
 
 const struct provider_ops provider_ssh = {

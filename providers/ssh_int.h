@@ -21,6 +21,8 @@ struct provider {
 	struct store *store;
 	char *kconfig_name;
 	struct provider_options *opts;	/* what it was opened with (reproduce.json) */
+	const char *kconfig_arg;	/* --kconfig elsewhere (NULL: the default; reproduce.json) */
+	char *built;		/* the commit the prepared kernel was built from (NULL: not built here) */
 	/* one box (`box: NAME` names a box) */
 	struct box box;
 	char *kernel;		/* the prepared commit's bzImage (NULL: the box's own kernel) */

@@ -11,6 +11,8 @@
 #include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
 #include "../lib/job/job.h"
+#include "../lib/kernel/git.h"
+#include "../lib/kernel/kbuild.h"
 #include "../lib/sys/machine.h"
 #include "../lib/run/run.h"
 #include "../lib/store/store.h"
@@ -35,8 +37,8 @@ static const char usage_head[] =
 	"       lkprobot box enable   NAME [--boxes FILE] [--db FILE | -o DIR]\n"
 	"       lkprobot box disable  NAME [--reason TEXT] [--boxes FILE] [--db FILE | -o DIR]\n"
 	"       lkprobot box install  NAME [--boxes FILE] [JOB.yaml...]\n"
-	"       lkprobot box run      NAME [-k BZIMAGE] [--runs N] [-o DIR] [--db FILE] [--boxes FILE]\n"
-	"                             JOB.yaml... [key=value...]\n"
+	"       lkprobot box run      NAME [-k BZIMAGE | --tree DIR --commit REV [--kconfig K] [--cache DIR]]\n"
+	"                             [--runs N] [-o DIR] [--db FILE] [--boxes FILE] JOB.yaml... [key=value...]\n"
 	"       lkprobot box boot     BOOT.yaml          (on the box: run by the robot over ssh)\n"
 	"\n"
 	"Real test boxes are reached over ssh (the system's ssh, host keys checked)\n"
@@ -55,8 +57,9 @@ static const char usage_head[] =
 	"  disable   take a box out of service\n"
 	"  install   copy this lkprobot there, check kexec, and install what the\n"
 	"            jobs need there ('lkprobot install' on the box, apt-get)\n"
-	"  run       run jobs there, booted into BZIMAGE (default: the kernel it\n"
-	"            runs now); results in -o DIR (default /lkp/result) and the store\n"
+	"  run       run jobs there, booted into the kernel of commit REV of the\n"
+	"            tree, built here (kernel cache), or BZIMAGE, else the kernel it\n"
+	"            runs now; results in -o DIR (default /lkp/result) and the store\n"
 	"\n";
 static const char usage_tail[] =
 	"\n"
@@ -65,6 +68,8 @@ static const char usage_tail[] =
 
 struct box_args {
 	const char *boxes, *db, *result_dir, *reason, *kernel;
+	const char *tree, *rev, *kconfig;	/* run: the commit's kernel, built here */
+	char *cache;
 	long runs;
 };
 
@@ -309,15 +314,36 @@ static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp
 	struct runstore rs = { 0 };
 	struct job_env env;
 	struct provider *p = NULL;
+	struct strbuf cache = STRBUF_INIT;
 	char *testbox = NULL;
 	bool have_rs = false;
 	int ret = EXIT_USAGE;
 
+	char id[GITREPO_HEXSZ + 1];
+	if ((a->tree || a->rev) && !(a->tree && a->rev)) {
+		strbuf_setf(&err, "--tree and --commit go together: the repository and the commit to build");
+		goto bad;
+	}
+	if (a->rev && a->kernel) {
+		strbuf_setf(&err, "-k and --commit both name the kernel: give one");
+		goto bad;
+	}
+	if (a->kconfig && !a->rev) {
+		strbuf_setf(&err, "--kconfig is the configuration of a build: give --tree and --commit too");
+		goto bad;
+	}
+	if (a->rev && gitrepo_resolve_in(a->tree, a->rev, id, &err))
+		goto bad;
 	provider_options_set(opts, "box", name, &err);
 	provider_options_set(opts, "boxes", a->boxes, &err);
 	if (a->kernel)
 		provider_options_set(opts, "kernel", a->kernel, &err);
-	struct provider_config pc = { .result_dir = a->result_dir, .data_dir = ctx->data_dir, .db = a->db,
+	if (a->cache)
+		strbuf_addstr(&cache, a->cache);
+	else
+		kbuild_cache_dir(&cache);
+	struct provider_config pc = { .tree = a->tree, .kconfig = a->kconfig, .cache = cache.buf,
+				      .result_dir = a->result_dir, .data_dir = ctx->data_dir, .db = a->db,
 				      .progress = isatty(2), .opts = opts };
 	/* one box (the provider would take a tbox_group's name for its boxes); its tbox_group is the test box */
 	struct box b;
@@ -340,8 +366,26 @@ static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp
 		goto out;
 	}
 	have_rs = true;
-	/* the kernel -k names, else the one the box runs now */
-	if (!(p = provider_open(ssh, &pc, &err)) || ssh->prepare(p, NULL, &err)) {
+	if (a->rev && fsutil_mkdir_p(cache.buf)) {
+		ret = cmd_error(EXIT_FAIL, "cannot create the kernel cache '%s': %s", cache.buf, strerror(errno));
+		goto out;
+	}
+	/* the commit's kernel, built here; else the kernel -k names, else the one the box runs now */
+	if (!(p = provider_open(ssh, &pc, &err))) {
+		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		goto out;
+	}
+	int pr = ssh->prepare(p, a->rev, &err);
+	if (pr > 0) {
+		/* the build's first error line, as `lkprobot qemu` says it */
+		const char *line = err.buf;
+		if (!strncmp(line, PROVIDER_NO_BUILD, strlen(PROVIDER_NO_BUILD)))
+			line += strlen(PROVIDER_NO_BUILD);
+		printf("build_failed %s %s\n  reason: %s\n", a->tree, a->rev, line);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (pr) {
 		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 		goto out;
 	}
@@ -358,6 +402,7 @@ out:
 		runstore_close(&rs);
 	jobopts_atomic_release(&jobs);
 	provider_options_free(opts);
+	strbuf_release(&cache);
 	free(testbox);
 	strbuf_release(&err);
 	return ret;
@@ -373,6 +418,14 @@ int cmd_box(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &a.result_dir),
 		OPT_STRING(0, "reason", "TEXT", "disable: why the box is out of service", &a.reason),
 		OPT_STRING('k', "kernel", "BZIMAGE", "run: boot this kernel (default: the one the box runs)", &a.kernel),
+		OPT_STRING(0, "tree", "DIR", "run: the git repository of --commit", &a.tree),
+		OPT_STRING(0, "commit", "REV", "run: boot the kernel of this commit, built here", &a.rev),
+		OPT_STRING(0, "kconfig", "NAME|FILE", "run: the kernel config of that build (default x86_64-pmem)",
+			   &a.kconfig),
+		OPT_DUP(0, "cache", "DIR",
+			"run: the kernel cache (default $LKPROBOT_CACHE,\n"
+			"/var/cache/lkprobot as root, else ~/.cache/lkprobot)",
+			&a.cache),
 		JOBOPTS_RUNS("run: run each atomic job N times (default 1)", &a.runs),
 		JOBOPTS_SET_ROWS(&jo),
 		OPT_END(),
@@ -437,6 +490,7 @@ bad:
 	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
 out:
 	jobopts_release(&jo);
+	free(a.cache);
 	strbuf_release(&err);
 	return ret;
 }

@@ -148,17 +148,6 @@ static int qemu_runs(const struct provider_ops *qemu, struct provider *p, const 
 	return ret;
 }
 
-/* --commit names a commit of --tree (bad input, said before anything is made). 0, or -1 with err. */
-static int commit_known(const char *tree, const char *rev, struct strbuf *err)
-{
-	struct gitrepo *r = NULL;
-	char id[GITREPO_HEXSZ + 1];
-	int ret = gitrepo_open(&r, tree, err) ? -1 : gitrepo_resolve(r, rev, id, err);
-
-	gitrepo_close(r);
-	return ret ? -1 : 0;
-}
-
 /*
  * Where things are: the cache (*cache, the default when NULL), the data
  * and the result directory (created) by their real paths. 0, or -1 with err.
@@ -243,7 +232,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		strbuf_setf(&err, "--tree and --commit go together: the repository and the commit to build");
 		goto bad;
 	}
-	if (tree && commit_known(tree, rev, &err))
+	char id[GITREPO_HEXSZ + 1];
+	if (tree && gitrepo_resolve_in(tree, rev, id, &err))
 		goto bad;
 	if (reuse) {
 		char n[32];

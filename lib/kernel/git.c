@@ -149,6 +149,15 @@ int gitrepo_resolve(struct gitrepo *r, const char *rev, char id[GITREPO_HEXSZ + 
 	return 0;
 }
 
+int gitrepo_resolve_in(const char *path, const char *rev, char id[GITREPO_HEXSZ + 1], struct strbuf *err)
+{
+	struct gitrepo *r = NULL;
+	int ret = gitrepo_open(&r, path, err) ? -1 : gitrepo_resolve(r, rev, id, err);
+
+	gitrepo_close(r);
+	return ret;
+}
+
 /* ---- commits read from their objects ---------------------------------- */
 
 /*

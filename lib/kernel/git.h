@@ -44,6 +44,8 @@ const char *gitrepo_path(const struct gitrepo *r);
  */
 int gitrepo_resolve(struct gitrepo *r, const char *rev, char id[GITREPO_HEXSZ + 1],
 		    struct strbuf *err);
+/* The same in the repository at path, opened and closed for it (a command's --tree/--commit checked). */
+int gitrepo_resolve_in(const char *path, const char *rev, char id[GITREPO_HEXSZ + 1], struct strbuf *err);
 
 /* What the reports, bisection and mails need to know about a commit. */
 struct gitrepo_commit {

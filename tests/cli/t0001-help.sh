@@ -70,7 +70,7 @@ test_expect_success 'every option a command documents is accepted (given a value
 # the box's), and bisect's and run-commit's providers' flags.
 cat >"$TMP/accepted" <<EOF
 bisect tree good bad metric provider accel kconfig max-points first-parent floor json resume result-root cache db testbox set no-defaults lkp-src via constraint partition sbatch-arg pending-timeout max-boxes box boxes
-box boxes db result-root reason kernel runs set no-defaults lkp-src
+box boxes db result-root reason kernel tree commit kconfig cache runs set no-defaults lkp-src
 build tree commit kconfig cache jobs rebuild
 compare classic field json stats all more show-noise perf-profile db floor result-root
 install dry-run testbox set no-defaults lkp-src

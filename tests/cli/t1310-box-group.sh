@@ -106,4 +106,35 @@ assert abs(sum(r[0] == \"ga\" for r in runs) - sum(r[0] == \"gb\" for r in runs)
 	done
 '
 
+test_expect_success BOXES 'a run as its reproduce.json says: box run ga --tree linux --commit C, the kernel built here (cached), the same command recorded' '
+	c3=$(sha 3) &&
+	rj= && for rj in $(grep -l "\"$c3\"" $(find "$TMP/res" -name reproduce.json)); do
+		python3 -c "import json,sys
+a = json.load(open(sys.argv[1]))[\"argv\"]
+assert a[:3] == [\"lkprobot\", \"box\", \"run\"] and a[3] in (\"ga\", \"gb\") and a[4:] == [\"--tree\", \"linux\", \"--commit\", sys.argv[2], \"job.yaml\"], a
+" "$rj" "$c3" || exit 1
+	done &&
+	[ -n "$rj" ] &&
+	{ lkprobot box run ga --boxes "$TMP/boxes.yaml" -o "$TMP/res3" --cache "$TMP/cache" --tree "$REPO" --commit "$c3" \
+		"$TMP/job.yaml" >"$TMP/r3" 2>"$TMP/r3.err" || { cat "$TMP/r3" "$TMP/r3.err"; false; }; } &&
+	cat "$TMP/r3" && d=$(sed -n "s/^finished //p" "$TMP/r3") && [ -d "$d" ] &&
+	grep -q "Command line: .* lkprobot.run=" "$d/dmesg" &&
+	python3 -c "import json,sys
+a = json.load(open(sys.argv[1]))[\"argv\"]
+assert a == [\"lkprobot\", \"box\", \"run\", \"ga\", \"--tree\", \"linux\", \"--commit\", sys.argv[2], \"job.yaml\"], a
+" "$d/reproduce.json" "$c3" &&
+	grep -q "^commit: $c3" "$d/job.yaml"
+'
+
+test_expect_success BOXES 'box run --tree/--commit: bad input in one line (exit 2) before any box is reached' '
+	write_boxes &&
+	expect_exit 2 lkprobot box run ga --boxes "$TMP/boxes.yaml" -o "$TMP/res4" --tree "$REPO" "$TMP/job.yaml" &&
+	one_line_error "^lkprobot: --tree and --commit go together" &&
+	expect_exit 2 lkprobot box run ga --boxes "$TMP/boxes.yaml" -o "$TMP/res4" --tree "$REPO" --commit nosuch "$TMP/job.yaml" &&
+	one_line_error "^lkprobot: cannot resolve .nosuch. in " &&
+	expect_exit 2 lkprobot box run ga --boxes "$TMP/boxes.yaml" -o "$TMP/res4" --tree "$REPO" --commit HEAD -k /nonexistent "$TMP/job.yaml" &&
+	one_line_error "^lkprobot: -k and --commit both name the kernel" &&
+	[ ! -e "$TMP/res4" ]
+'
+
 test_done
