@@ -295,6 +295,9 @@ static int sshp_run_job(struct provider *p, struct node *job, struct provider_ru
 	/* the result path's commit, when the job names none: the commit built, else the given kernel's release */
 	if (!node_str(node_get(job, "commit")) && (p->built || (p->release && p->kernel)))
 		node_set(job, "commit", node_new_scalar(p->built ? p->built : p->release));
+	/* and the configuration it was built with, as a bisection's runs name it */
+	if (p->built && !node_str(node_get(job, "kconfig")))
+		node_set(job, "kconfig", node_new_scalar(p->kconfig_name));
 	if (box_run(&p->box, p->kernel, job, &p->m, p->cfg.result_dir, p->store, &r, err))
 		return -1;
 	res->run_dir = r.run_dir;

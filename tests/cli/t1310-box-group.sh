@@ -123,7 +123,9 @@ assert a[:3] == [\"lkprobot\", \"box\", \"run\"] and a[3] in (\"ga\", \"gb\") an
 a = json.load(open(sys.argv[1]))[\"argv\"]
 assert a == [\"lkprobot\", \"box\", \"run\", \"ga\", \"--tree\", \"linux\", \"--commit\", sys.argv[2], \"job.yaml\"], a
 " "$d/reproduce.json" "$c3" &&
-	grep -q "^commit: $c3" "$d/job.yaml"
+	grep -q "^commit: $c3" "$d/job.yaml" && grep -q "^kconfig: x86_64-pmem" "$d/job.yaml" &&
+	rb=$(dirname "$rj") && rel1=${rb#"$TMP/res/"} && rel2=${d#"$TMP/res3/"} &&
+	{ [ "${rel1%/*}" = "${rel2%/*}" ] || { echo "result paths differ: $rel1 $rel2"; false; }; }
 '
 
 test_expect_success BOXES 'box run --tree/--commit: bad input in one line (exit 2) before any box is reached' '
