@@ -11,8 +11,6 @@
 #include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
 #include "../lib/job/job.h"
-#include "../lib/kernel/git.h"
-#include "../lib/kernel/kbuild.h"
 #include "../lib/sys/machine.h"
 #include "../lib/run/run.h"
 #include "../lib/store/store.h"
@@ -314,16 +312,10 @@ static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp
 	struct runstore rs = { 0 };
 	struct job_env env;
 	struct provider *p = NULL;
-	struct strbuf cache = STRBUF_INIT;
 	char *testbox = NULL;
 	bool have_rs = false;
 	int ret = EXIT_USAGE;
 
-	char id[GITREPO_HEXSZ + 1];
-	if ((a->tree || a->rev) && !(a->tree && a->rev)) {
-		strbuf_setf(&err, "--tree and --commit go together: the repository and the commit to build");
-		goto bad;
-	}
 	if (a->rev && a->kernel) {
 		strbuf_setf(&err, "-k and --commit both name the kernel: give one");
 		goto bad;
@@ -332,17 +324,14 @@ static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp
 		strbuf_setf(&err, "--kconfig is the configuration of a build: give --tree and --commit too");
 		goto bad;
 	}
-	if (a->rev && gitrepo_resolve_in(a->tree, a->rev, id, &err))
+	if (runjobs_commit_args(a->tree, a->rev, &err))
 		goto bad;
 	provider_options_set(opts, "box", name, &err);
 	provider_options_set(opts, "boxes", a->boxes, &err);
 	if (a->kernel)
 		provider_options_set(opts, "kernel", a->kernel, &err);
-	if (a->cache)
-		strbuf_addstr(&cache, a->cache);
-	else
-		kbuild_cache_dir(&cache);
-	struct provider_config pc = { .tree = a->tree, .kconfig = a->kconfig, .cache = cache.buf,
+	/* the cache is kbuild's only (NULL: its default, which it makes) */
+	struct provider_config pc = { .tree = a->tree, .kconfig = a->kconfig, .cache = a->cache,
 				      .result_dir = a->result_dir, .data_dir = ctx->data_dir, .db = a->db,
 				      .progress = isatty(2), .opts = opts };
 	/* one box (the provider would take a tbox_group's name for its boxes); its tbox_group is the test box */
@@ -366,29 +355,13 @@ static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp
 		goto out;
 	}
 	have_rs = true;
-	if (a->rev && fsutil_mkdir_p(cache.buf)) {
-		ret = cmd_error(EXIT_FAIL, "cannot create the kernel cache '%s': %s", cache.buf, strerror(errno));
-		goto out;
-	}
 	/* the commit's kernel, built here; else the kernel -k names, else the one the box runs now */
 	if (!(p = provider_open(ssh, &pc, &err))) {
 		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
 		goto out;
 	}
-	int pr = ssh->prepare(p, a->rev, &err);
-	if (pr > 0) {
-		/* the build's first error line, as `lkprobot qemu` says it */
-		const char *line = err.buf;
-		if (!strncmp(line, PROVIDER_NO_BUILD, strlen(PROVIDER_NO_BUILD)))
-			line += strlen(PROVIDER_NO_BUILD);
-		printf("build_failed %s %s\n  reason: %s\n", a->tree, a->rev, line);
-		ret = EXIT_FAIL;
+	if ((ret = runjobs_prepare(ssh, p, a->tree, a->rev)) != EXIT_OK)
 		goto out;
-	}
-	if (pr) {
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
-		goto out;
-	}
 	struct runjobs rj = { .ops = ssh, .p = p, .rs = &rs, .runs = a->runs, .stop_on_error = true,
 			      .print = print_box_run };
 	ret = runjobs(&rj, jobs.v, jobs.n);
@@ -402,7 +375,6 @@ out:
 		runstore_close(&rs);
 	jobopts_atomic_release(&jobs);
 	provider_options_free(opts);
-	strbuf_release(&cache);
 	free(testbox);
 	strbuf_release(&err);
 	return ret;

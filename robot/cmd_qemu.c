@@ -9,7 +9,6 @@
 #include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/job/job.h"
-#include "../lib/kernel/git.h"
 #include "../lib/kernel/kbuild.h"
 #include "../lib/util/json.h"
 #include "../lib/sys/machine.h"
@@ -110,22 +109,10 @@ static int qemu_jobs(struct jobopts *jo, struct lkp_ctx *ctx, const struct provi
  */
 static int qemu_kernel_ready(const struct provider_ops *qemu, struct provider *p, const char *tree, const char *rev)
 {
-	struct strbuf why = STRBUF_INIT;
-	int pr = qemu->prepare(p, rev, &why), ret = EXIT_OK;
+	int ret = runjobs_prepare(qemu, p, tree, rev);
 
-	if (pr > 0) {
-		/* the reason is the build's first error line, as `lkprobot build` says it */
-		const char *line = why.buf;
-		if (!strncmp(line, PROVIDER_NO_BUILD, strlen(PROVIDER_NO_BUILD)))
-			line += strlen(PROVIDER_NO_BUILD);
-		printf("build_failed %s %s\n  reason: %s\n", tree, rev, line);
-		ret = EXIT_FAIL;
-	} else if (pr) {
-		ret = cmd_error(EXIT_FAIL, "%s", why.buf);
-	} else {
+	if (ret == EXIT_OK)
 		fprintf(stderr, "lkprobot: kernel: %s\n", qemu->describe(p));
-	}
-	strbuf_release(&why);
 	return ret;
 }
 
@@ -228,12 +215,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err) || qemu_accel_option(accel, &err) ||
 	    qemu_jobs(&jo, ctx, qemu, &jobs, &err))
 		goto bad;
-	if ((tree || rev) && !(tree && rev)) {
-		strbuf_setf(&err, "--tree and --commit go together: the repository and the commit to build");
-		goto bad;
-	}
-	char id[GITREPO_HEXSZ + 1];
-	if (tree && gitrepo_resolve_in(tree, rev, id, &err))
+	if (runjobs_commit_args(tree, rev, &err))
 		goto bad;
 	if (reuse) {
 		char n[32];

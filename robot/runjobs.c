@@ -5,6 +5,7 @@
 #include "runjobs.h"
 #include "cmd.h"
 #include "runstore.h"
+#include "../lib/kernel/git.h"
 #include "../lib/results/result.h"
 #include "../lib/sys/proc.h"
 
@@ -58,5 +59,35 @@ int runjobs(const struct runjobs *rj, struct node *const *jobs, size_t n)
 	}
 out:
 	strbuf_release(&err);
+	return ret;
+}
+
+int runjobs_commit_args(const char *tree, const char *rev, struct strbuf *err)
+{
+	char id[GITREPO_HEXSZ + 1];
+
+	if ((tree || rev) && !(tree && rev)) {
+		strbuf_setf(err, "--tree and --commit go together: the repository and the commit to build");
+		return -1;
+	}
+	return tree ? gitrepo_resolve_in(tree, rev, id, err) : 0;
+}
+
+int runjobs_prepare(const struct provider_ops *ops, struct provider *p, const char *tree, const char *rev)
+{
+	struct strbuf why = STRBUF_INIT;
+	int pr = ops->prepare(p, rev, &why), ret = EXIT_OK;
+
+	if (pr > 0) {
+		/* the reason is the build's first error line, as `lkprobot build` says it */
+		const char *line = why.buf;
+		if (!strncmp(line, PROVIDER_NO_BUILD, strlen(PROVIDER_NO_BUILD)))
+			line += strlen(PROVIDER_NO_BUILD);
+		printf("build_failed %s %s\n  reason: %s\n", tree, rev, line);
+		ret = EXIT_FAIL;
+	} else if (pr) {
+		ret = cmd_error(EXIT_FAIL, "%s", why.buf);
+	}
+	strbuf_release(&why);
 	return ret;
 }

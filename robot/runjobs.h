@@ -8,6 +8,7 @@
 #define LKP_RUNJOBS_H
 
 #include "../lib/util/node.h"
+#include "../lib/util/strbuf.h"
 #include "../providers/provider.h"
 
 #include <stdbool.h>
@@ -29,6 +30,21 @@ struct runjobs {
  * failed, timed out, could not be made: said on stderr).
  */
 int runjobs(const struct runjobs *rj, struct node *const *jobs, size_t n);
+
+/*
+ * --tree and --commit of a command that builds the commit's kernel (qemu,
+ * box run): both or neither, and the commit one of the tree's. 0, or -1
+ * with err set (bad input).
+ */
+int runjobs_commit_args(const char *tree, const char *rev, struct strbuf *err);
+
+/*
+ * Prepare the provider for rev of tree (NULL: the kernel its options name,
+ * else its own). EXIT_OK; a commit whose kernel does not build is
+ * "build_failed TREE REV" and the build's first error line on stdout,
+ * EXIT_FAIL; any other failure said on stderr, EXIT_FAIL.
+ */
+int runjobs_prepare(const struct provider_ops *ops, struct provider *p, const char *tree, const char *rev);
 
 /* The stats.json of a run directory (NULL when it has none). */
 struct node *runjobs_stats(const char *run_dir);

@@ -14,6 +14,7 @@
  * always bound, never formatted in.
  */
 #include "store_int.h"
+#include "../sys/proc.h"
 
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* PRAGMA application_id of an lkprobot store: "lkpr". */
 #define STORE_APPLICATION_ID 0x6c6b7072
@@ -545,17 +545,13 @@ static int migrate(struct store *s, struct strbuf *err)
  */
 static int set_up(struct store *s, struct strbuf *err)
 {
-	struct timespec t0, now;
+	double deadline = proc_now() + s->busy_ms / 1000.0;
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 1;; i++) {
 		rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
 				  " PRAGMA foreign_keys = ON", NULL, NULL, NULL);
-		if ((rc & 0xff) != SQLITE_BUSY)
-			break;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >= s->busy_ms)
+		if ((rc & 0xff) != SQLITE_BUSY || proc_now() >= deadline)
 			break;
 		sqlite3_sleep(i < 10 ? i * 5 : 50);
 	}
