@@ -71,9 +71,11 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 # layer is an archive, linked after the outer ring (providers, mail, web).
 LIB_LAYERS := util sys stats store run results job kernel
 APP_SRC := $(sort $(wildcard providers/*.c mail/*.c web/*.c))
+# flow/: the flows, between the commands (robot/) and the outer ring
+FLOW_SRC := $(sort $(wildcard flow/*.c))
 layer_objs = $(patsubst %.c,build/$(1)/%.o,$(sort $(wildcard lib/$(2)/*.c lib/$(2)/*/*.c)))
-# archives in link order: the outer ring, then lib/'s layers from the top down
-link_archives = build/$(1)/libapp.a $(foreach l,$(call reverse,$(LIB_LAYERS)),build/$(1)/lib$(l).a)
+# archives in link order: the flows, the outer ring, then lib/'s layers from the top down
+link_archives = build/$(1)/libflow.a build/$(1)/libapp.a $(foreach l,$(call reverse,$(LIB_LAYERS)),build/$(1)/lib$(l).a)
 reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
 ROBOT_SRC := $(sort $(wildcard robot/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
@@ -125,10 +127,16 @@ build/san/libapp.a: $(APP_SRC:%.c=build/san/%.o)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 build/fuzz/libapp.a: $(APP_SRC:%.c=build/fuzz/%.o)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
+build/rel/libflow.a: $(FLOW_SRC:%.c=build/rel/%.o)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+build/san/libflow.a: $(FLOW_SRC:%.c=build/san/%.o)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+build/fuzz/libflow.a: $(FLOW_SRC:%.c=build/fuzz/%.o)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # a wrong-way include or call between lib/'s layers fails the build
 define layers_ok
-build/$(1)/layers.ok: $(call link_archives,$(1)) tests/layers.sh
+build/$(1)/layers.ok: $(call link_archives,$(1)) $(ROBOT_SRC:%.c=build/$(1)/%.o) tests/layers.sh
 	$$(call msg,LAYERS,build/$(1))
 	$$(Q)sh tests/layers.sh "$$(LIB_LAYERS)" build/$(1) && touch $$@
 endef

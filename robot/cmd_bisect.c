@@ -22,8 +22,8 @@
 #include "../lib/util/yml.h"
 #include "../providers/provider.h"
 #include "../providers/qemu.h"
-#include "runstore.h"
-#include "bisect_driver.h"
+#include "../flow/runstore.h"
+#include "../flow/bisect_driver.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -228,7 +228,7 @@ static int session_job(struct bsession *s, int argc, char **argv, struct strbuf 
 	s->have_m = true;
 	if (!jo->testbox)
 		jo->testbox = s->m.hostname;
-	jobopts_env(jo, s->ctx, &s->env);
+	jobopts_env(jo, s->ctx->data_dir, &s->env);
 	if (jobopts_atomic_jobs(jo, &s->env, &s->jobs, err))
 		return SESSION_BAD;
 	if (s->jobs.n != 1) {
@@ -449,9 +449,9 @@ static int bisect_session(struct bargs *a, int argc, char **argv, struct lkp_ctx
 		}
 		if (a->json && s.d.range)
 			bisect_driver_print_json_failed(&s.d, s.id, a->metric, err.buf);
-		rc = cmd_error(EXIT_FAIL, "%s", err.buf);
+		rc = say_error(EXIT_FAIL, "%s", err.buf);
 	} else if (rc == SESSION_BAD) {
-		rc = cmd_error(EXIT_USAGE, "%s", err.buf);
+		rc = say_error(EXIT_USAGE, "%s", err.buf);
 	}
 	session_release(&s);
 	strbuf_release(&err);

@@ -17,8 +17,8 @@
 #include "../lib/util/yml.h"
 #include "../providers/box.h"
 #include "../providers/provider.h"
-#include "runjobs.h"
-#include "runstore.h"
+#include "../flow/runjobs.h"
+#include "../flow/runstore.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,7 +92,7 @@ static void detach_then_exec(char *const argv[])
 			  .out = PROC_NULL, .err = PROC_NULL };
 
 	if (proc_start(&p, &err))
-		cmd_warn("%s", err.buf);
+		say_warn("%s", err.buf);
 	strbuf_release(&err);
 }
 
@@ -102,22 +102,22 @@ static int box_boot_here(const char *file)
 	struct node *boot;
 
 	if (strbuf_read_file(&text, file))
-		return cmd_error(EXIT_USAGE, "cannot read '%s': %s", file, strerror(errno));
+		return say_error(EXIT_USAGE, "cannot read '%s': %s", file, strerror(errno));
 	if (!(boot = yml_load_one(text.buf, file, &err)))
-		return cmd_error(EXIT_USAGE, "%s", err.buf);
+		return say_error(EXIT_USAGE, "%s", err.buf);
 	const char *kernel = node_str(node_get(boot, "kernel")), *initrd = node_str(node_get(boot, "initrd"));
 	const char *cmdline = node_str(node_get(boot, "cmdline")), *method = node_str(node_get(boot, "method"));
 	int ret = EXIT_FAIL;
 
 	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	if (!kernel || !cmdline || !method) {
-		ret = cmd_error(EXIT_USAGE, "%s: kernel, cmdline and method are needed", file);
+		ret = say_error(EXIT_USAGE, "%s: kernel, cmdline and method are needed", file);
 	} else if (!strcmp(method, "kexec")) {
 		char *init = initrd ? xasprintf("--initrd=%s", initrd) : NULL, *app = xasprintf("--append=%s", cmdline);
 		char *load[] = { "kexec", "-l", (char *)kernel, app, init, NULL };
 		int rc = run_exec(load, -1, -1, &err);
 		if (rc)
-			ret = cmd_error(EXIT_FAIL, "kexec -l %s failed (%s%d)%s%s", kernel, rc < 0 ? "" : "status ", rc,
+			ret = say_error(EXIT_FAIL, "kexec -l %s failed (%s%d)%s%s", kernel, rc < 0 ? "" : "status ", rc,
 					err.len ? ": " : "", err.buf);
 		else {
 			char *exec[] = { "kexec", "-e", NULL };
@@ -133,7 +133,7 @@ static int box_boot_here(const char *file)
 		for (size_t i = 0; cmd && i < cmd->n; i++)
 			argv[i] = (char *)node_str(cmd->vals[i]);
 		if (!argv[0]) {
-			ret = cmd_error(EXIT_USAGE, "%s: method reboot needs reboot_cmd", file);
+			ret = say_error(EXIT_USAGE, "%s: method reboot needs reboot_cmd", file);
 		} else {
 			setenv("LKPROBOT_KERNEL", kernel, 1);
 			setenv("LKPROBOT_CMDLINE", cmdline, 1);
@@ -145,7 +145,7 @@ static int box_boot_here(const char *file)
 		}
 		free(argv);
 	} else {
-		ret = cmd_error(EXIT_USAGE, "%s: method must be kexec or reboot", file);
+		ret = say_error(EXIT_USAGE, "%s: method must be kexec or reboot", file);
 	}
 	node_free(boot);
 	strbuf_release(&text);
@@ -164,11 +164,11 @@ static int box_list(const struct box_args *a)
 	int ret = EXIT_FAIL;
 
 	if (box_names(a->boxes, &names, &n, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
 	if (runstore_open(&rs, true, a->db, a->result_dir, &err)) {
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		ret = say_error(EXIT_FAIL, "%s", err.buf);
 		goto out2;
 	}
 	printf("%-20s %-28s %-14s %-8s %s\n", "box", "address", "state", "failures", "last error");
@@ -180,7 +180,7 @@ static int box_list(const struct box_args *a)
 			continue;
 		}
 		if (store_box_get(rs.store, names[i], &row, &err) < 0) {
-			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+			ret = say_error(EXIT_FAIL, "%s", err.buf);
 			box_release(&b);
 			goto out2;
 		}
@@ -213,14 +213,14 @@ static int box_service(const struct box_args *a, const char *name, bool in)
 	int ret;
 
 	if (box_load(a->boxes, name, &b, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);
 		return ret;
 	}
 	box_release(&b);
 	if (runstore_open(&rs, true, a->db, a->result_dir, &err) ||
 	    store_box_service(rs.store, name, in, in ? NULL : a->reason ? a->reason : "taken out by hand", (int64_t)time(NULL), &err))
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		ret = say_error(EXIT_FAIL, "%s", err.buf);
 	else {
 		printf("box %s is %s service\n", name, in ? "in" : "out of");
 		ret = EXIT_OK;
@@ -259,18 +259,18 @@ static int box_install(const struct box_args *a, struct jobopts *jo, struct lkp_
 	int ret = EXIT_FAIL;
 
 	if (box_load(a->boxes, name, &b, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
 	if (box_connect(&b, &err)) {
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		ret = say_error(EXIT_FAIL, "%s", err.buf);
 		goto out;
 	}
 	printf("box %s: lkprobot is %s\n", name, b.agent);
 	if (!b.reboot) {
 		int rc = box_ssh(&b, "command -v kexec", -1, &out, 60, &err);
 		if (rc) {
-			ret = cmd_error(EXIT_FAIL, "box %s: kexec is not installed there (Debian package kexec-tools), and boot is kexec",
+			ret = say_error(EXIT_FAIL, "box %s: kexec is not installed there (Debian package kexec-tools), and boot is kexec",
 					name);
 			goto out;
 		}
@@ -279,9 +279,9 @@ static int box_install(const struct box_args *a, struct jobopts *jo, struct lkp_
 	}
 	if (jo->nfiles) {
 		jo->testbox = b.tbox_group;
-		jobopts_env(jo, ctx, &env);
+		jobopts_env(jo, ctx->data_dir, &env);
 		if (jobopts_expand(jo, &env, install_job, &b, &err)) {
-			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+			ret = say_error(EXIT_FAIL, "%s", err.buf);
 			goto out;
 		}
 	}
@@ -342,7 +342,7 @@ static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp
 	if (provider_check(ssh, &pc, &err) || provider_testbox(ssh, &pc, &testbox, &err))
 		goto bad;
 	jo->testbox = testbox;
-	jobopts_env(jo, ctx, &env);
+	jobopts_env(jo, ctx->data_dir, &env);
 	if (jobopts_atomic_jobs(jo, &env, &jobs, &err))
 		goto bad;
 	for (size_t i = 0; i < jobs.n; i++)
@@ -351,13 +351,13 @@ static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp
 	if (fsutil_mkdir_p(a->result_dir) || runstore_open(&rs, true, a->db, a->result_dir, &err)) {
 		if (!err.len)
 			strbuf_setf(&err, "cannot create the result directory '%s': %s", a->result_dir, strerror(errno));
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		ret = say_error(EXIT_FAIL, "%s", err.buf);
 		goto out;
 	}
 	have_rs = true;
 	/* the commit's kernel, built here; else the kernel -k names, else the one the box runs now */
 	if (!(p = provider_open(ssh, &pc, &err))) {
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		ret = say_error(EXIT_FAIL, "%s", err.buf);
 		goto out;
 	}
 	if ((ret = runjobs_prepare(ssh, p, a->tree, a->rev)) != EXIT_OK)
@@ -367,7 +367,7 @@ static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp
 	ret = runjobs(&rj, jobs.v, jobs.n);
 	goto out;
 bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	ret = say_error(EXIT_USAGE, "%s", err.buf);
 out:
 	if (p)
 		ssh->close(p);
@@ -415,7 +415,7 @@ int cmd_box(int argc, char **argv, struct lkp_ctx *ctx)
 	if (!strcmp(argv[1], "boot")) {
 		/* on the box, run by the robot: nothing else on its command line */
 		if (argc != 3)
-			return cmd_error(EXIT_USAGE, "box boot needs one BOOT.yaml (the robot runs it on the box)");
+			return say_error(EXIT_USAGE, "box boot needs one BOOT.yaml (the robot runs it on the box)");
 		return box_boot_here(argv[2]);
 	}
 	jobopts_init(&jo);
@@ -459,7 +459,7 @@ int cmd_box(int argc, char **argv, struct lkp_ctx *ctx)
 	ret = !strcmp(sub, "install") ? box_install(&a, &jo, ctx, name) : box_run_jobs(&a, &jo, ctx, name);
 	goto out;
 bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	ret = say_error(EXIT_USAGE, "%s", err.buf);
 out:
 	jobopts_release(&jo);
 	free(a.cache);

@@ -62,19 +62,19 @@ int cmd_build(int argc, char **argv, struct lkp_ctx *ctx)
 	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
 		return ret;
 	if (optind < argc)
-		return cmd_error(EXIT_USAGE, "build: unexpected argument '%s'; see 'lkprobot build --help'",
+		return say_error(EXIT_USAGE, "build: unexpected argument '%s'; see 'lkprobot build --help'",
 				 argv[optind]);
 	if (!o.tree || !o.rev)
-		return cmd_error(EXIT_USAGE, "build: --tree DIR and --commit REV are both needed");
+		return say_error(EXIT_USAGE, "build: --tree DIR and --commit REV are both needed");
 
 	machine_detect(&local);
 	o.compiler = local.compiler;
 	o.progress = isatty(STDOUT_FILENO);
 	ret = kbuild_build(&o, &res, &err);
 	if (ret == KBUILD_EINPUT) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 	} else if (ret) {
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		ret = say_error(EXIT_FAIL, "%s", err.buf);
 	} else {
 		printf("%s\n", res.dir);
 		if (res.built && res.cached)
@@ -86,7 +86,7 @@ int cmd_build(int argc, char **argv, struct lkp_ctx *ctx)
 			       res.error ? res.error : "");
 		ret = EXIT_OK;
 		if (!res.built)
-			ret = cmd_error(EXIT_FAIL, "the build of %.12s failed; its log is %s/build.log",
+			ret = say_error(EXIT_FAIL, "the build of %.12s failed; its log is %s/build.log",
 					res.commit, res.dir);
 	}
 	kbuild_result_release(&res);

@@ -241,7 +241,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 	ret = EXIT_OK;
 	goto out;
 bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	ret = say_error(EXIT_USAGE, "%s", err.buf);
 out:
 	compare_floors_release(&floors);
 	sides_release(sides, nsides);

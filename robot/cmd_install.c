@@ -129,7 +129,7 @@ int cmd_install(int argc, char **argv, struct lkp_ctx *ctx)
 	ret = EXIT_USAGE;
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err))
 		goto bad;
-	jobopts_env(&jo, ctx, &env);
+	jobopts_env(&jo, ctx->data_dir, &env);
 	if (jobopts_expand(&jo, &env, collect, &nd, &err))
 		goto bad;
 
@@ -144,7 +144,7 @@ int cmd_install(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	if (nmissing && !dry) {
 		if (geteuid()) {
-			cmd_error(EXIT_FAIL, "not root: cannot install %zu missing package(s); run 'lkprobot install' as root", nmissing);
+			say_error(EXIT_FAIL, "not root: cannot install %zu missing package(s); run 'lkprobot install' as root", nmissing);
 			ret = EXIT_FAIL;
 		} else {
 			char **av = xcalloc(nmissing + 7, sizeof(*av));
@@ -165,7 +165,7 @@ int cmd_install(int argc, char **argv, struct lkp_ctx *ctx)
 					rc = run_exec(av, -1, -1, &err);
 			}
 			if (rc) {
-				cmd_error(EXIT_FAIL, "apt-get could not install the missing packages%s%s",
+				say_error(EXIT_FAIL, "apt-get could not install the missing packages%s%s",
 					  rc < 0 ? ": " : "", rc < 0 ? err.buf : "");
 				ret = EXIT_FAIL;
 			}
@@ -183,7 +183,7 @@ int cmd_install(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	goto out;
 bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	ret = say_error(EXIT_USAGE, "%s", err.buf);
 out:
 	for (size_t i = 0; i < nd.n; i++)
 		free(nd.order[i]);

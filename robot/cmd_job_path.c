@@ -90,13 +90,13 @@ int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx)
 	ps.m = &m;
 	ps.compatible = jo.compatible;
 	ps.lkp = jo.lkp;
-	jobopts_env(&jo, ctx, &env);
+	jobopts_env(&jo, ctx->data_dir, &env);
 	if (jobopts_expand(&jo, &env, one_path, &ps, &err))
 		goto bad;
 	ret = EXIT_OK;
 	goto out;
 bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	ret = say_error(EXIT_USAGE, "%s", err.buf);
 out:
 	sset_release(&ps.seen);
 	machine_release(&m);

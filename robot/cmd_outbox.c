@@ -4,6 +4,7 @@
  */
 #include "cmd.h"
 #include "opt.h"
+#include "../flow/serve.h"
 #include "../lib/util/json.h"
 #include "../lib/store/store.h"
 #include "../mail/mailconf.h"
@@ -73,7 +74,7 @@ static int outbox_list(struct store *s, const char *dbpath)
 	struct node *list;
 
 	if (store_outbox_list(s, &list, &err)) {
-		int ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		int ret = say_error(EXIT_FAIL, "%s", err.buf);
 		strbuf_release(&err);
 		return ret;
 	}
@@ -107,7 +108,7 @@ static int outbox_show(struct store *s, long long id)
 	struct store_mail m;
 
 	if (store_outbox_get(s, id, &m, &err)) {
-		int ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		int ret = say_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);
 		return ret;
 	}
@@ -131,7 +132,7 @@ static int outbox_retry(struct store *s, long long id)
 	int ret = EXIT_OK;
 
 	if (store_outbox_retry(s, id, (int64_t)time(NULL), &err))
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 	else
 		printf("queued %lld again\n", id);
 	strbuf_release(&err);
@@ -146,13 +147,13 @@ static int outbox_send(struct store *s, const char *dbpath, const char *config, 
 	int ret;
 
 	if (mailconf_load(&mc, config, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);
 		return ret;
 	}
 	long left = outbox_deliver(s, dbpath, &mc, wait, stdout, &err);
 	if (left < 0)
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		ret = say_error(EXIT_FAIL, "%s", err.buf);
 	else
 		ret = left ? EXIT_FAIL : EXIT_OK;
 	mailconf_release(&mc);
@@ -188,14 +189,14 @@ int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 	bool needs_id = !strcmp(verb, "show") || !strcmp(verb, "retry");
 	if ((strcmp(verb, "list") && strcmp(verb, "send") && !needs_id) || argc - optind > (needs_id ? 2 : 1) ||
 	    (needs_id && argc - optind != 2))
-		return cmd_error(EXIT_USAGE, "outbox: '%s' is not list, show ID, retry ID or send; see 'lkprobot outbox --help'",
+		return say_error(EXIT_USAGE, "outbox: '%s' is not list, show ID, retry ID or send; see 'lkprobot outbox --help'",
 				 verb);
 	long long id = 0;
 	if (needs_id) {
 		char *end;
 		id = strtoll(argv[optind + 1], &end, 10);
 		if (*end || id <= 0)
-			return cmd_error(EXIT_USAGE, "outbox %s: '%s' is not a message id", verb, argv[optind + 1]);
+			return say_error(EXIT_USAGE, "outbox %s: '%s' is not a message id", verb, argv[optind + 1]);
 	}
 	if (!(dbpath = outbox_db(config, db, result_dir, &err)) || !(s = store_open(dbpath, &err)))
 		goto bad;
@@ -209,7 +210,7 @@ int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 		ret = outbox_send(s, dbpath, config, wait);
 	goto out;
 bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	ret = say_error(EXIT_USAGE, "%s", err.buf);
 out:
 	if (s)
 		store_close(s);

@@ -165,7 +165,7 @@ int cmd_programs(int argc, char **argv, struct lkp_ctx *ctx)
 	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
 		goto out;
 	if (jobopts_lkp_src(&jo, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
 	if (optind == argc) {
@@ -177,7 +177,7 @@ int cmd_programs(int argc, char **argv, struct lkp_ctx *ctx)
 		const struct program *p = program_find(argv[a]);
 		const struct lkpsrc_program *lp = jo.lkp ? lkpsrc_program(jo.lkp, argv[a]) : NULL;
 		if (!p && !lp) {
-			ret = cmd_error(EXIT_USAGE, "'%s' is not a program lkprobot knows%s; 'lkprobot programs' lists them",
+			ret = say_error(EXIT_USAGE, "'%s' is not a program lkprobot knows%s; 'lkprobot programs' lists them",
 					argv[a], jo.lkp ? " nor one of lkp-tests" : "");
 			goto out;
 		}

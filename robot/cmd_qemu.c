@@ -19,8 +19,8 @@
 #include "../lib/util/yml.h"
 #include "../providers/provider.h"
 #include "../providers/qemu.h"
-#include "runjobs.h"
-#include "runstore.h"
+#include "../flow/runjobs.h"
+#include "../flow/runstore.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -93,7 +93,7 @@ static int qemu_jobs(struct jobopts *jo, struct lkp_ctx *ctx, const struct provi
 
 	if (!jo->testbox)
 		jo->testbox = "qemu-pmem";
-	jobopts_env(jo, ctx, &env);
+	jobopts_env(jo, ctx->data_dir, &env);
 	if (jobopts_atomic_jobs(jo, &env, jobs, err))
 		return -1;
 	for (size_t i = 0; i < jobs->n; i++)
@@ -125,7 +125,7 @@ static int qemu_runs(const struct provider_ops *qemu, struct provider *p, const 
 	int ret;
 
 	if (runstore_open(&rs, use_store, db, result_dir, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 	} else {
 		struct runjobs rj = { .ops = qemu, .p = p, .rs = &rs, .runs = runs, .print = print_run };
 		ret = runjobs(&rj, jobs->v, jobs->n);
@@ -230,14 +230,14 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	if (provider_check(qemu, &pc, &err))
 		goto bad;
 	if (fsutil_mkdir_p(cache) || !(p = provider_open(qemu, &pc, &err))) {
-		ret = cmd_error(EXIT_FAIL, "%s", err.len ? err.buf : "cannot create the cache");
+		ret = say_error(EXIT_FAIL, "%s", err.len ? err.buf : "cannot create the cache");
 		goto out;
 	}
 	if ((ret = qemu_kernel_ready(qemu, p, tree, rev)) == EXIT_OK)
 		ret = qemu_runs(qemu, p, &jobs, runs, use_store, db, res_real);
 	goto out;
 bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	ret = say_error(EXIT_USAGE, "%s", err.buf);
 out:
 	if (p)
 		qemu->close(p);

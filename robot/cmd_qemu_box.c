@@ -59,11 +59,11 @@ static int box_state_make(const char *dir, const char *cache, struct box_state *
 
 	char *disk = xasprintf("%s/disk", dir);
 	if (fsutil_mkdir_p(disk) || fsutil_mkdir_p(cache)) {
-		ret = cmd_error(EXIT_FAIL, "cannot create '%s' and '%s': %s", disk, cache, strerror(errno));
+		ret = say_error(EXIT_FAIL, "cannot create '%s' and '%s': %s", disk, cache, strerror(errno));
 		goto out;
 	}
 	if (!realpath(dir, real)) {
-		ret = cmd_error(EXIT_FAIL, "%s: %s", dir, strerror(errno));
+		ret = say_error(EXIT_FAIL, "%s: %s", dir, strerror(errno));
 		goto out;
 	}
 	/* on the box's own disk: its /mnt/initramfs.cpio, for the kernels kexec'd into */
@@ -75,7 +75,7 @@ static int box_state_make(const char *dir, const char *cache, struct box_state *
 	if (access(st->host_key, R_OK)) {
 		char *kargv[] = { "dropbearkey", "-t", "ed25519", "-f", st->host_key, NULL };
 		if (run_exec(kargv, -1, -1, &err)) {
-			ret = cmd_error(EXIT_FAIL, "cannot make the box's host key with dropbearkey (Debian package dropbear-bin): %s",
+			ret = say_error(EXIT_FAIL, "cannot make the box's host key with dropbearkey (Debian package dropbear-bin): %s",
 					err.buf);
 			goto out;
 		}
@@ -115,7 +115,7 @@ static int box_start(const struct qemu_box_opts *o, const char *image, const cha
 
 	if ((image ? qemu_kernel_file(&k, image, modules, &err) : qemu_kernel_debian(&k, o->cache, &err)) ||
 	    qemu_box_run(&k, o, &err))
-		ret = cmd_error(EXIT_FAIL, "box %s: %s", o->name, err.buf);
+		ret = say_error(EXIT_FAIL, "box %s: %s", o->name, err.buf);
 	qemu_kernel_release(&k);
 	strbuf_release(&err);
 	return ret;
@@ -149,15 +149,15 @@ int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx)
 		return ret;
 	ret = EXIT_FAIL;
 	if (!dir || !o.ssh_port || !keys || optind != argc)
-		return cmd_error(EXIT_USAGE, "qemu-box needs --dir, --ssh-port and --authorized-keys; see 'lkprobot qemu-box --help'");
+		return say_error(EXIT_USAGE, "qemu-box needs --dir, --ssh-port and --authorized-keys; see 'lkprobot qemu-box --help'");
 	if (qemu_accel_option(accel, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);
 		return ret;
 	}
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0 || !realpath(keys, keys_real))
-		return cmd_error(EXIT_USAGE, "--authorized-keys: cannot read '%s'", keys);
+		return say_error(EXIT_USAGE, "--authorized-keys: cannot read '%s'", keys);
 	exe[n] = '\0';
 	if (cache)
 		strbuf_addstr(&cd, cache);

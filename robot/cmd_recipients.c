@@ -47,19 +47,19 @@ int cmd_recipients(int argc, char **argv, struct lkp_ctx *ctx)
 	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
 		return ret;
 	if (!tree || optind != argc - 1)
-		return cmd_error(EXIT_USAGE, "recipients needs --tree DIR and one commit; see 'lkprobot recipients --help'");
+		return say_error(EXIT_USAGE, "recipients needs --tree DIR and one commit; see 'lkprobot recipients --help'");
 	if (mailconf_load(&mc, config, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);
 		return ret;
 	}
 	if (recipients_of_commit(tree, argv[optind], (const char *const *)mc.lists, mc.nlists,
 					 (size_t)mc.max_recipients, &r, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
 	for (size_t i = 0; i < r.nwarnings; i++)
-		cmd_warn("%s", r.warnings[i]);
+		say_warn("%s", r.warnings[i]);
 	for (size_t i = 0; i < r.n; i++)
 		printf("%s %-50s # %s\n", r.v[i].to ? "To:" : "Cc:", r.v[i].addr, r.v[i].why);
 	if (!mc.live)

@@ -66,7 +66,7 @@ static int send_recipients(struct report_input *in, const struct mailconf *mc, c
 					 (size_t)mc->max_recipients, r, err))
 			return -1;
 		for (size_t i = 0; i < r->nwarnings; i++)
-			cmd_warn("%s", r->warnings[i]);
+			say_warn("%s", r->warnings[i]);
 		for (size_t i = 0; i < r->n; i++)
 			addrs_add(r->v[i].to ? to : cc, r->v[i].addr);
 	} else {
@@ -139,7 +139,7 @@ static int send_report(struct report_input *in, const struct mailconf *mc, const
 	in->lf = false;
 	in->message_id_out = &id;
 	if (report_render(in, &msg, err)) {
-		ret = strstr(err->buf, "nothing to report") ? cmd_error(EXIT_FAIL, "%s", err->buf) : cmd_error(EXIT_USAGE, "%s", err->buf);
+		ret = strstr(err->buf, "nothing to report") ? say_error(EXIT_FAIL, "%s", err->buf) : say_error(EXIT_USAGE, "%s", err->buf);
 		goto out;
 	}
 	if (mc->dkim_key) {
@@ -188,10 +188,10 @@ static int send_report(struct report_input *in, const struct mailconf *mc, const
 	}
 	goto out;
 fail:
-	ret = cmd_error(EXIT_FAIL, "%s", err->buf);
+	ret = say_error(EXIT_FAIL, "%s", err->buf);
 	goto out;
 bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err->buf);
+	ret = say_error(EXIT_USAGE, "%s", err->buf);
 out:
 	if (s)
 		store_close(s);
@@ -225,12 +225,12 @@ static int print_report(const struct report_input *in, bool body_only, const cha
 	int ret = EXIT_OK;
 
 	if (body_only ? report_body(in, &out, &err) : report_render(in, &out, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 	} else if (output) {
 		FILE *f = fopen(output, "w");
 		bool ok = f && fwrite(out.buf, 1, out.len, f) == out.len;
 		if ((f && fclose(f)) || !ok)
-			ret = cmd_error(EXIT_FAIL, "%s: cannot write the report", output);
+			ret = say_error(EXIT_FAIL, "%s: cannot write the report", output);
 	} else {
 		fwrite(out.buf, 1, out.len, stdout);
 	}
@@ -333,7 +333,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	ret = EXIT_USAGE;
 	if (!base || !commit || optind < argc) {
-		ret = cmd_error(EXIT_USAGE, "report needs --base and --commit (and no other arguments); see 'lkprobot report --help'");
+		ret = say_error(EXIT_USAGE, "report needs --base and --commit (and no other arguments); see 'lkprobot report --help'");
 		goto out;
 	}
 	if (send && mailconf_load(&mc, config_file, &err))
@@ -343,9 +343,9 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 				     .live = send && mc.live, .to = to.v, .nto = to.n, .cc = cc.v, .ncc = cc.n };
 	int ar = reportjob_assemble(&rj, &ro, &err);
 	for (size_t i = 0; i < rj.nwarnings; i++)
-		cmd_warn("%s", rj.warnings[i]);
+		say_warn("%s", rj.warnings[i]);
 	if (ar > 0) {
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		ret = say_error(EXIT_FAIL, "%s", err.buf);
 		goto out;
 	}
 	if (ar)
@@ -377,7 +377,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	ret = print_report(&in, body_only, output);
 	goto out;
 bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	ret = say_error(EXIT_USAGE, "%s", err.buf);
 out:
 	if (send)
 		mailconf_release(&mc);

@@ -13,8 +13,8 @@
 #include "../lib/run/program.h"
 #include "../lib/util/units.h"
 #include "../lib/util/yml.h"
-#include "runjobs.h"
-#include "runstore.h"
+#include "../flow/runjobs.h"
+#include "../flow/runstore.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +147,7 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 		goto bad;
 	if (!jo.testbox)
 		jo.testbox = m.hostname;
-	jobopts_env(&jo, ctx, &env);
+	jobopts_env(&jo, ctx->data_dir, &env);
 	if (jobopts_atomic_jobs(&jo, &env, &jobs, &err))
 		goto bad;
 	/* refuse what cannot run before running anything */
@@ -163,7 +163,7 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 				      .progress = isatty(2), .opts = opts };
 	struct provider *p = provider_open(local, &pc, &err);
 	if (!p || local->prepare(p, NULL, &err)) {
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		ret = say_error(EXIT_FAIL, "%s", err.buf);
 		if (p)
 			local->close(p);
 		runstore_close(&rs);
@@ -175,7 +175,7 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 	runstore_close(&rs);
 	goto out;
 bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	ret = say_error(EXIT_USAGE, "%s", err.buf);
 out:
 	jobopts_atomic_release(&jobs);
 	machine_release(&m);

@@ -53,7 +53,7 @@ static const struct provider_ops *node_provider(const char *name)
 		for (const struct provider_ops *const *o = provider_all(); *o; o++)
 			if ((*o)->caps & PROVIDER_ON_NODE)
 				strbuf_addf(&names, "%s%s", names.len ? ", " : "", (*o)->name);
-		cmd_error(EXIT_USAGE, "--provider: '%s' is not a provider a node runs (%s)", name, names.buf);
+		say_error(EXIT_USAGE, "--provider: '%s' is not a provider a node runs (%s)", name, names.buf);
 		strbuf_release(&names);
 		return NULL;
 	}
@@ -108,7 +108,7 @@ static int write_status(const char *status, const struct provider_run *r, const 
 	}
 	provider_status_json(&out, r, reason, r->node ? r->node : node);
 	if (fsutil_write_atomic(status, out.buf, out.len, &err))
-		ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		ret = say_error(EXIT_FAIL, "%s", err.buf);
 	strbuf_release(&out);
 	strbuf_release(&err);
 	return ret;
@@ -148,7 +148,7 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	ret = EXIT_FAIL;
 	if (!provider || !tree || !commit || !status || !result_dir || optind != argc - 1) {
-		ret = cmd_error(EXIT_USAGE, "run-commit needs --provider, --tree, --commit, -o, --status and one job file");
+		ret = say_error(EXIT_USAGE, "run-commit needs --provider, --tree, --commit, -o, --status and one job file");
 		goto out;
 	}
 	if (!(ops = node_provider(provider))) {
@@ -157,20 +157,20 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	opts = provider_options_new(ops);
 	if (provider_cli_apply(&cli, opts, &err) || (accel && qemu_accel_option(accel, &err))) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
 	char data_real[PATH_MAX], res_real[PATH_MAX];
 	if (!realpath(ctx->data_dir, data_real) || fsutil_mkdir_p(result_dir) || !realpath(result_dir, res_real)) {
-		ret = cmd_error(EXIT_FAIL, "cannot find lkprobot's data or the result directory '%s'", result_dir);
+		ret = say_error(EXIT_FAIL, "cannot find lkprobot's data or the result directory '%s'", result_dir);
 		goto out;
 	}
 	if (strbuf_read_file(&text, argv[optind])) {
-		ret = cmd_error(EXIT_USAGE, "cannot read the job '%s': %s", argv[optind], strerror(errno));
+		ret = say_error(EXIT_USAGE, "cannot read the job '%s': %s", argv[optind], strerror(errno));
 		goto out;
 	}
 	if (!(job = yml_load_one(text.buf, argv[optind], &err))) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
 	if (cache)

@@ -12,7 +12,7 @@
  */
 #include "cmd.h"
 #include "opt.h"
-#include "serve.h"
+#include "../flow/serve.h"
 #include "../lib/stats/lkpetc.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
@@ -103,7 +103,7 @@ static int status(struct store *s, bool json)
 	struct node *heads;
 
 	if (store_heads(s, false, &heads, &err)) {
-		int ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+		int ret = say_error(EXIT_FAIL, "%s", err.buf);
 		strbuf_release(&err);
 		return ret;
 	}
@@ -231,24 +231,24 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	if (ret != OPT_GO)
 		return ret;
 	if (!config || optind != argc)
-		return cmd_error(EXIT_USAGE, "%s needs -c FILE (and nothing else); see 'lkprobot serve --help'", ctx->cmd);
+		return say_error(EXIT_USAGE, "%s needs -c FILE (and nothing else); see 'lkprobot serve --help'", ctx->cmd);
 	if (json && strcmp(ctx->cmd, "status"))
-		return cmd_error(EXIT_USAGE, "--json is an option of 'lkprobot status'; see 'lkprobot serve --help'");
+		return say_error(EXIT_USAGE, "--json is an option of 'lkprobot status'; see 'lkprobot serve --help'");
 	/* the bisections it starts inherit the choice (LKPROBOT_ACCEL) */
 	if (accel && qemu_accel_option(accel, &err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);
 		return ret;
 	}
 	if (serve_conf_load(&conf, config, &err) || lkpetc_load(&err)) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);
 		return ret;
 	}
 	if (!strcmp(ctx->cmd, "check-config")) {
 		struct mailconf mc;
 		if (mailconf_load(&mc, config, &err))
-			ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+			ret = say_error(EXIT_USAGE, "%s", err.buf);
 		else {
 			printf("%s: %zu tree%s, mail %s\n", config, conf.ntrees, conf.ntrees == 1 ? "" : "s",
 			       mc.live ? "live" : "a dry run (to the operator only)");
@@ -258,7 +258,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	}
 	if (fsutil_mkdir_p(conf.result_root) || !(s = store_open(conf.db, &err))) {
-		ret = cmd_error(EXIT_FAIL, "%s", err.len ? err.buf : "cannot create the result root");
+		ret = say_error(EXIT_FAIL, "%s", err.len ? err.buf : "cannot create the result root");
 		goto out;
 	}
 	if (!strcmp(ctx->cmd, "status")) {
@@ -267,7 +267,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	web = listen ? dashboard(&conf, listen, ctx, &err) : NULL;
 	if (listen && !web) {
-		ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		goto out;
 	}
 	if (web)

@@ -43,7 +43,7 @@ int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx)
 		strbuf_setf(&err, "show-job takes one job file, not %zu", jo.nfiles);
 		goto bad;
 	}
-	jobopts_env(&jo, ctx, &env);
+	jobopts_env(&jo, ctx->data_dir, &env);
 	if (job_load(&jf, jo.files[0], &env, &err))
 		goto bad;
 	for (size_t d = 0; d < jf.ndocs; d++) {
@@ -61,7 +61,7 @@ int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx)
 	ret = EXIT_OK;
 	goto out;
 bad:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	ret = say_error(EXIT_USAGE, "%s", err.buf);
 out:
 	strbuf_release(&out);
 	strbuf_release(&err);

@@ -89,7 +89,7 @@ static int one_atomic(const struct node *atomic, void *arg, struct strbuf *err)
 	}
 	if (again) {
 		/* lkp-tests writes both to the same file: the later one wins */
-		cmd_warn("%s: two atomic jobs are named '%s'; the later one is kept (vary a key that is part of path_params to keep both)",
+		say_warn("%s: two atomic jobs are named '%s'; the later one is kept (vary a key that is part of path_params to keep both)",
 			 sp->jobfile, name.buf);
 		for (size_t i = 0; i < sp->n; i++)
 			if (!strcmp(sp->v[i].name, name.buf)) {
@@ -156,10 +156,10 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 	sp.compatible = jo.compatible;
 
 	if (!sp.dry_run && fsutil_mkdir_p(outdir)) {
-		cmd_error(EXIT_USAGE, "%s: cannot create the output directory: %s", outdir, strerror(errno));
+		say_error(EXIT_USAGE, "%s: cannot create the output directory: %s", outdir, strerror(errno));
 		goto out;
 	}
-	jobopts_env(&jo, ctx, &env);
+	jobopts_env(&jo, ctx->data_dir, &env);
 	if (jobopts_expand(&jo, &env, one_atomic, &sp, &err))
 		goto usage_err;
 
@@ -173,7 +173,7 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 		struct strbuf to = STRBUF_INIT;
 		strbuf_addf(&to, "%s/%s", outdir, sp.v[i].name);
 		if (fsutil_write(to.buf, sp.arena.buf + sp.v[i].off, sp.v[i].len)) {
-			ret = cmd_error(EXIT_FAIL, "cannot write '%s': %s (%zu of %zu atomic jobs written)",
+			ret = say_error(EXIT_FAIL, "cannot write '%s': %s (%zu of %zu atomic jobs written)",
 					to.buf, strerror(errno), i, sp.n);
 			strbuf_release(&to);
 			break;
@@ -184,7 +184,7 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 	goto out;
 
 usage_err:
-	ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+	ret = say_error(EXIT_USAGE, "%s", err.buf);
 out:
 	for (size_t i = 0; i < sp.n; i++) {
 		free(sp.v[i].name);

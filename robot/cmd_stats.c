@@ -8,7 +8,7 @@
 #include "opt.h"
 #include "../lib/results/result.h"
 #include "../lib/util/yml.h"
-#include "runstore.h"
+#include "../flow/runstore.h"
 #include "../lib/util/sset.h"
 #include "../lib/store/store.h"
 
@@ -104,7 +104,7 @@ static void walk(const char *dir, int depth, struct runstore *rs, struct sset *r
 			return;
 		}
 		if (access(sp, R_OK) && restat(dir, &err) < 0) {
-			cmd_warn("%s", err.buf);
+			say_warn("%s", err.buf);
 			(*failed)++;
 		}
 		free(sp);
@@ -148,7 +148,7 @@ static int reindex_store(struct runstore *rs, const char *real, long *found, lon
 		if (!runs.slot[i])
 			continue;
 		if (runstore_record_dir(rs, runs.slot[i], &e)) {
-			cmd_warn("%s", e.buf);
+			say_warn("%s", e.buf);
 			(*failed)++;
 		} else {
 			(*found)++;
@@ -190,13 +190,13 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 		struct stat st;
 		long found = 0, failed = 0;
 		if (stat(reindex, &st) || !S_ISDIR(st.st_mode))
-			return cmd_error(EXIT_USAGE, "%s: not a directory of result roots", reindex);
+			return say_error(EXIT_USAGE, "%s: not a directory of result roots", reindex);
 		if (runstore_open(&rs, true, db, reindex, &err))
-			return cmd_error(EXIT_FAIL, "%s", err.buf);
+			return say_error(EXIT_FAIL, "%s", err.buf);
 		char real[PATH_MAX];
 		if (!realpath(reindex, real) || reindex_store(&rs, real, &found, &failed, &err)) {
 			runstore_close(&rs);
-			return cmd_error(EXIT_FAIL, "%s", err.len ? err.buf : strerror(errno));
+			return say_error(EXIT_FAIL, "%s", err.len ? err.buf : strerror(errno));
 		}
 		printf("%ld result root(s) recorded in %s%s\n", found, store_path(rs.store),
 		       failed ? "" : "");
@@ -204,7 +204,7 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 		return failed ? EXIT_FAIL : EXIT_OK;
 	}
 	if (optind >= argc)
-		return cmd_error(EXIT_USAGE, "stats needs a result root (.../<commit>/<run>) or --reindex DIR");
+		return say_error(EXIT_USAGE, "stats needs a result root (.../<commit>/<run>) or --reindex DIR");
 	ret = EXIT_OK;
 	struct sset commits = { 0 };
 	for (int i = optind; i < argc; i++) {
@@ -215,13 +215,13 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 			d[--len] = '\0';
 		if (!is_run_dir(d)) {
 			free(d);
-			ret = cmd_error(EXIT_USAGE, "%s: not a result root (a <run> directory with job.yaml)", dir);
+			ret = say_error(EXIT_USAGE, "%s: not a result root (a <run> directory with job.yaml)", dir);
 			continue;
 		}
 		strbuf_reset(&err);
 		int r = restat(d, &err);
 		if (r) {
-			cmd_error(EXIT_FAIL, "%s", err.buf);
+			say_error(EXIT_FAIL, "%s", err.buf);
 			ret = EXIT_FAIL;
 		}
 		if (r >= 0 && use_store) {
@@ -229,7 +229,7 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 			if (found) {
 				strbuf_reset(&err);
 				if (runstore_open(&rs, true, found, NULL, &err) || runstore_record_dir(&rs, d, &err)) {
-					cmd_error(EXIT_FAIL, "%s", err.buf);
+					say_error(EXIT_FAIL, "%s", err.buf);
 					ret = EXIT_FAIL;
 				}
 				runstore_close(&rs);
@@ -252,7 +252,7 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 			continue;
 		strbuf_reset(&err);
 		if (result_update_matrix(commits.slot[i], &err))
-			ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+			ret = say_error(EXIT_FAIL, "%s", err.buf);
 	}
 	sset_release(&commits);
 	strbuf_release(&err);

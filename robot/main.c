@@ -56,42 +56,6 @@ static const struct cmd commands[] = {
 	{ "status", cmd_serve, "the heads the service has seen and where each stands" },
 };
 
-/*
- * One message, one line: what it quotes (a value with a line break, a key
- * with a forged "lkprobot:" after one, control characters) is escaped.
- */
-static void say_line(const char *prefix, const char *fmt, va_list ap)
-{
-	struct strbuf msg = STRBUF_INIT, line = STRBUF_INIT;
-
-	strbuf_vaddf(&msg, fmt, ap);
-	strbuf_addstr(&line, prefix);
-	strbuf_add_oneline(&line, msg.buf, msg.len);
-	strbuf_addch(&line, '\n');
-	fwrite(line.buf, 1, line.len, stderr);
-	strbuf_release(&msg);
-	strbuf_release(&line);
-}
-
-int cmd_error(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say_line("lkprobot: ", fmt, ap);
-	va_end(ap);
-	return code;
-}
-
-void cmd_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say_line("lkprobot: warning: ", fmt, ap);
-	va_end(ap);
-}
-
 static bool has_jobs(const char *dir)
 {
 	struct stat st;
@@ -182,7 +146,7 @@ int cmd_help(int argc, char **argv, struct lkp_ctx *ctx)
 				return commands[i].fn(2, args, &c);
 			}
 		if (strcmp(argv[1], "help"))
-			return cmd_error(EXIT_USAGE, "'%s' is not a command; 'lkprobot help' lists them", argv[1]);
+			return say_error(EXIT_USAGE, "'%s' is not a command; 'lkprobot help' lists them", argv[1]);
 	}
 	usage(stdout);
 	return EXIT_OK;
@@ -195,10 +159,10 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (program_check(msg, sizeof(msg)))
-		return cmd_error(EXIT_FAIL, "internal error: %s", msg);
+		return say_error(EXIT_FAIL, "internal error: %s", msg);
 	struct strbuf perr = STRBUF_INIT;
 	if (provider_registry_check(&perr)) {
-		ret = cmd_error(EXIT_FAIL, "internal error: %s", perr.buf);
+		ret = say_error(EXIT_FAIL, "internal error: %s", perr.buf);
 		strbuf_release(&perr);
 		return ret;
 	}
@@ -232,8 +196,8 @@ int main(int argc, char **argv)
 		ret = commands[i].fn(argc - 1, argv + 1, &ctx);
 		free(data);
 		if (fflush(stdout) || ferror(stdout))
-			return cmd_error(EXIT_FAIL, "cannot write the output: %s", strerror(errno));
+			return say_error(EXIT_FAIL, "cannot write the output: %s", strerror(errno));
 		return ret;
 	}
-	return cmd_error(EXIT_USAGE, "'%s' is not a command; 'lkprobot help' lists them", argv[1]);
+	return say_error(EXIT_USAGE, "'%s' is not a command; 'lkprobot help' lists them", argv[1]);
 }

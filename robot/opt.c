@@ -167,7 +167,7 @@ int opt_parse(const char *cmd, int argc, char **argv, const struct opt *t, const
 			else
 				strbuf_setf(&err, "%s: not an option of %s%s; 'lkprobot%s%s --help' lists them", what.buf,
 					    cmd ? "" : "lkprobot", cmd ? cmd : "", cmd ? " " : "", cmd ? cmd : "");
-			ret = cmd_error(EXIT_USAGE, "%s", err.buf);
+			ret = say_error(EXIT_USAGE, "%s", err.buf);
 		} else if (o == &help_row) {
 			struct strbuf h = STRBUF_INIT;
 			opt_help(&h, t, head, tail);
@@ -179,9 +179,9 @@ int opt_parse(const char *cmd, int argc, char **argv, const struct opt *t, const
 			if (take(o, optarg, &why)) {
 				/* the why names the option already when the value is checked elsewhere too */
 				if (!strncmp(why.buf, "--", 2))
-					ret = cmd_error(EXIT_USAGE, "%s", why.buf);
+					ret = say_error(EXIT_USAGE, "%s", why.buf);
 				else
-					ret = cmd_error(EXIT_USAGE, "--%s: %s", o->name, why.buf);
+					ret = say_error(EXIT_USAGE, "--%s: %s", o->name, why.buf);
 			}
 			strbuf_release(&why);
 		}
@@ -260,4 +260,9 @@ size_t opt_provider_rows(struct opt *rows, size_t max, struct provider_cli *pc)
 					.dst = pc, .key = who[i], .prov = po[i] };
 	rows[n] = (struct opt)OPT_END();
 	return n;
+}
+
+int jobopts_set_opt(const struct opt *o, const char *value, struct strbuf *err)
+{
+	return jobopts_set(o->dst, value, err);
 }

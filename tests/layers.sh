@@ -1,7 +1,9 @@
 #!/bin/sh
-# The layers of lib/, checked at every build: a file of lib/<layer>/ may
-# include and call only its own layer and the layers below it, and lib/
-# never reaches into robot/, providers/, mail/ or web/.
+# The layers, checked at every build: a file of lib/<layer>/ may include
+# and call only its own layer and the layers below it, and lib/ never
+# reaches into robot/, flow/, providers/, mail/ or web/; above lib/, the
+# outer ring (providers/, mail/, web/) never reaches into flow/ or robot/,
+# and flow/ never into robot/ (the commands sit on top of everything).
 #   tests/layers.sh "util sys ..." [ARCHIVE_DIR]
 # With ARCHIVE_DIR (holding lib<layer>.a), the calls are checked too: no
 # archive may leave undefined a symbol that a higher layer's archive defines.
@@ -36,6 +38,19 @@ for f in $(find lib -name '*.[ch]' | sort); do
 		fi
 	done
 done
+# the outer ring and the flows: includes that go up
+for f in $(find providers mail web flow -name '*.[ch]' | sort); do
+	from=${f%%/*}
+	d=$(dirname "$f")
+	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+		t=$(realpath -m --relative-to=. "$d/$inc")
+		case $from/${t%%/*} in
+		*/robot | providers/flow | mail/flow | web/flow)
+			echo "layers: $f includes $t: $from/ is below ${t%%/*}/"
+			bad=1 ;;
+		esac
+	done
+done
 if [ -n "$dir" ]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
@@ -56,6 +71,25 @@ if [ -n "$dir" ]; then
 				echo "layers: lib/$l calls $s of lib/$m, a higher layer"
 				bad=1
 			done
+		done
+	done
+	# the archives above lib/: libapp (providers, mail, web), libflow, the commands' objects
+	nm -g --defined-only "$dir/libflow.a" 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u >"$tmp/def.flow"
+	nm -u "$dir/libflow.a" 2>/dev/null | awk 'NF == 2 {print $2}' | sort -u >"$tmp/undef.flow"
+	nm -u "$dir/libapp.a" 2>/dev/null | awk 'NF == 2 {print $2}' | sort -u >"$tmp/undef.app"
+	nm -g --defined-only "$dir"/robot/*.o 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u >"$tmp/def.robot"
+	for s in $(comm -12 "$tmp/undef.app" "$tmp/def.flow"); do
+		echo "layers: providers/, mail/ or web/ calls $s of flow/, a higher layer"
+		bad=1
+	done
+	for s in $(sort -u "$tmp/undef.app" "$tmp/undef.flow" | comm -12 - "$tmp/def.robot"); do
+		echo "layers: a file below robot/ calls $s of robot/ (the commands)"
+		bad=1
+	done
+	for l in $layers; do
+		for s in $(sort -u "$tmp/def.flow" "$tmp/def.robot" | comm -12 "$tmp/undef.$l" -); do
+			echo "layers: lib/$l calls $s of flow/ or robot/"
+			bad=1
 		done
 	done
 fi

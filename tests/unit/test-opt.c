@@ -2,7 +2,7 @@
  * Unit tests: robot/opt — a table parsed (values where the rows say,
  * arguments behind the options), the help made from it, and the one-line
  * errors: a bad value, an unknown option, a missing value, a value given
- * to a flag. opt.c is compiled in here (robot/ is no archive); cmd_error
+ * to a flag. opt.c is compiled in here (robot/ is no archive); say_error
  * is caught instead of printed.
  */
 #include <setjmp.h>
@@ -20,7 +20,7 @@
 static struct strbuf said_err = STRBUF_INIT;
 static int nsaid_err;
 
-int cmd_error(int code, const char *fmt, ...)
+int say_error(int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -30,6 +30,16 @@ int cmd_error(int code, const char *fmt, ...)
 	va_end(ap);
 	nsaid_err++;
 	return code;
+}
+
+/* ... and its warnings (lib/util/say.h), so that say.o is not linked in */
+void say_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 }
 
 struct vals {

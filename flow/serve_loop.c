@@ -6,7 +6,8 @@
  * Each step is a child process of this same binary with an argv (never a
  * shell); all state is in the store and the result roots. See serve.h.
  */
-#include "cmd.h"
+#include "flow.h"
+#include "../lib/util/say.h"
 #include "serve.h"
 #include "../lib/results/compare.h"
 #include "../lib/sys/proc.h"

@@ -5,7 +5,8 @@
  * settings (the provider's own table) — is checked here after it. See
  * serve.h.
  */
-#include "cmd.h"
+#include "flow.h"
+#include "../lib/util/say.h"
 #include "serve.h"
 #include "../lib/kernel/git.h"
 #include "../lib/util/conf.h"

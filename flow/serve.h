@@ -49,6 +49,13 @@ struct serve_conf {
 int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err);
 void serve_conf_release(struct serve_conf *c);
 
+/*
+ * The store of the service a configuration file describes (serve.db, else
+ * lkprobot.db in serve.result_root), newly allocated; NULL when the file
+ * has no serve: section (err untouched) or cannot be read (err set).
+ */
+char *serve_store_path(const char *file, struct strbuf *err);
+
 /* One line on stderr, "TIME lkprobot serve: ...": the service's log. */
 void serve_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -7,7 +7,8 @@
  * printed as text or JSON. robot/cmd_bisect.c holds the command.
  */
 #include "bisect_driver.h"
-#include "cmd.h"
+#include "flow.h"
+#include "../lib/util/say.h"
 #include "runstore.h"
 #include "../lib/results/compare.h"
 #include "../lib/results/result.h"
@@ -196,7 +197,7 @@ static int run_batch(void *ctx, const struct bisect_batch *b, struct strbuf *err
 				d->built[i] = true;
 			}
 			if (it->res.run_dir && d->rs && runstore_record_dir(d->rs, it->res.run_dir, &why))
-				cmd_warn("%s", why.buf);
+				say_warn("%s", why.buf);
 			if (proc_stop_signal) {
 				/* the run was stopped, not failed: nothing to say about the commit */
 			} else if (it->res.untestable || strcmp(it->res.job_state, "finished")) {

@@ -1,8 +1,8 @@
 /*
- * jobopts: the options shared by commands that read job files.
+ * jobopts: the job files a command or a flow reads. See jobopts.h.
  */
-#include "cmd.h"
-#include "opt.h"
+#include "jobopts.h"
+#include "../lib/util/say.h"
 #include "../lib/job/job.h"
 #include "../lib/job/lkpsrc.h"
 #include "../lib/util/yml.h"
@@ -66,11 +66,6 @@ static int jobopts_arg(struct jobopts *jo, char *arg, struct strbuf *err)
 	return 0;
 }
 
-int jobopts_set_opt(const struct opt *o, const char *value, struct strbuf *err)
-{
-	return jobopts_set(o->dst, value, err);
-}
-
 int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
 		 struct strbuf *err)
 {
@@ -96,13 +91,13 @@ int jobopts_lkp_src(struct jobopts *jo, struct strbuf *err)
 
 static void warn_line(const char *msg)
 {
-	cmd_warn("%s", msg);
+	say_warn("%s", msg);
 }
 
-void jobopts_env(const struct jobopts *jo, const struct lkp_ctx *ctx, struct job_env *env)
+void jobopts_env(const struct jobopts *jo, const char *data_dir, struct job_env *env)
 {
 	memset(env, 0, sizeof(*env));
-	env->data_dir = ctx->data_dir;
+	env->data_dir = data_dir;
 	env->no_defaults = jo->no_defaults;
 	env->overrides = jo->overrides;
 	env->testbox = jo->testbox;

@@ -3,7 +3,8 @@
  * machine or box. See runjobs.h.
  */
 #include "runjobs.h"
-#include "cmd.h"
+#include "flow.h"
+#include "../lib/util/say.h"
 #include "runstore.h"
 #include "../lib/kernel/git.h"
 #include "../lib/results/result.h"
@@ -29,13 +30,13 @@ struct node *runjobs_stats(const char *run_dir)
 int runjobs(const struct runjobs *rj, struct node *const *jobs, size_t n)
 {
 	struct strbuf err = STRBUF_INIT;
-	int ret = EXIT_OK;
+	int ret = FLOW_OK;
 
 	for (size_t i = 0; i < n; i++) {
 		for (long k = 0; k < rj->runs; k++) {
 			struct provider_run r;
 			if (provider_run_job(rj->ops, rj->p, jobs[i], &r, &err)) {
-				ret = cmd_error(EXIT_FAIL, "%s", err.buf);
+				ret = say_error(FLOW_FAIL, "%s", err.buf);
 				strbuf_reset(&err);
 				if (rj->stop_on_error)
 					goto out;
@@ -46,11 +47,11 @@ int runjobs(const struct runjobs *rj, struct node *const *jobs, size_t n)
 			size_t nd = r.nruns ? r.nruns : r.run_dir ? 1 : 0;
 			for (size_t d = 0; d < nd; d++)
 				if (runstore_record_dir(rj->rs, r.nruns ? r.run_dirs[d] : r.run_dir, &err)) {
-					cmd_warn("%s", err.buf);
+					say_warn("%s", err.buf);
 					strbuf_reset(&err);
 				}
 			if (strcmp(r.job_state, "finished"))
-				ret = EXIT_FAIL;
+				ret = FLOW_FAIL;
 			bool stop = r.stop;
 			provider_run_release(&r);
 			if (stop || proc_stop_signal)
@@ -76,7 +77,7 @@ int runjobs_commit_args(const char *tree, const char *rev, struct strbuf *err)
 int runjobs_prepare(const struct provider_ops *ops, struct provider *p, const char *tree, const char *rev)
 {
 	struct strbuf why = STRBUF_INIT;
-	int pr = ops->prepare(p, rev, &why), ret = EXIT_OK;
+	int pr = ops->prepare(p, rev, &why), ret = FLOW_OK;
 
 	if (pr > 0) {
 		/* the reason is the build's first error line, as `lkprobot build` says it */
@@ -84,9 +85,9 @@ int runjobs_prepare(const struct provider_ops *ops, struct provider *p, const ch
 		if (!strncmp(line, PROVIDER_NO_BUILD, strlen(PROVIDER_NO_BUILD)))
 			line += strlen(PROVIDER_NO_BUILD);
 		printf("build_failed %s %s\n  reason: %s\n", tree, rev, line);
-		ret = EXIT_FAIL;
+		ret = FLOW_FAIL;
 	} else if (pr) {
-		ret = cmd_error(EXIT_FAIL, "%s", why.buf);
+		ret = say_error(FLOW_FAIL, "%s", why.buf);
 	}
 	strbuf_release(&why);
 	return ret;

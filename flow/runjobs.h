@@ -26,7 +26,7 @@ struct runjobs {
 };
 
 /*
- * Run them. EXIT_OK when every run finished, else EXIT_FAIL (a run that
+ * Run them. FLOW_OK when every run finished, else FLOW_FAIL (a run that
  * failed, timed out, could not be made: said on stderr).
  */
 int runjobs(const struct runjobs *rj, struct node *const *jobs, size_t n);
@@ -40,9 +40,9 @@ int runjobs_commit_args(const char *tree, const char *rev, struct strbuf *err);
 
 /*
  * Prepare the provider for rev of tree (NULL: the kernel its options name,
- * else its own). EXIT_OK; a commit whose kernel does not build is
+ * else its own). FLOW_OK; a commit whose kernel does not build is
  * "build_failed TREE REV" and the build's first error line on stdout,
- * EXIT_FAIL; any other failure said on stderr, EXIT_FAIL.
+ * FLOW_FAIL; any other failure said on stderr, FLOW_FAIL.
  */
 int runjobs_prepare(const struct provider_ops *ops, struct provider *p, const char *tree, const char *rev);
 
