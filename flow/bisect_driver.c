@@ -3,8 +3,8 @@
  * search calls back — a batch of runs made through the provider (a failed
  * run made once more, then its commit marked untestable), the samples of a
  * commit read from its result root, the free slots, the progress line; the
- * metric picked from the ends' runs when none is asked for; the outcome
- * printed as text or JSON. robot/cmd_bisect.c holds the command.
+ * metric picked from the ends' runs when none is asked for. flow/bisect.c
+ * holds the session.
  */
 #include "bisect_driver.h"
 #include "flow.h"
@@ -408,124 +408,6 @@ out:
 	free(rounds[0]);
 	free(rounds[1]);
 	return picked;
-}
-
-const char *bisect_driver_status_name(enum bisect_status s)
-{
-	return s == BISECT_FOUND ? "found" : s == BISECT_AMBIGUOUS ? "ambiguous" : s == BISECT_NOT_SURE ? "not-sure"
-													  : "not-reproduced";
-}
-
-static void json_double(struct strbuf *out, double v)
-{
-	if (isfinite(v))
-		strbuf_addf(out, "%.6g", v);
-	else
-		strbuf_addstr(out, "null");
-}
-
-void bisect_driver_print_json(const struct driver *d, const struct bisect_outcome *o, const char *metric,
-			      long long id)
-{
-	struct strbuf out = STRBUF_INIT;
-
-	strbuf_addstr(&out, "{\"id\": ");
-	strbuf_addf(&out, "%lld, \"status\": \"%s\", \"why\": ", id, bisect_driver_status_name(o->status));
-	json_emit_string(&out, o->why);
-	strbuf_addstr(&out, ", \"metric\": ");
-	json_emit_string(&out, metric);
-	/* a culprit: the one found, or of an ambiguous set the one that can be tested and changed */
-	bool named = o->status == BISECT_FOUND || o->located;
-	strbuf_addstr(&out, ", \"culprit\": ");
-	if (named)
-		json_emit_string(&out, commit_of(d, o->culprit));
-	else
-		strbuf_addstr(&out, "null");
-	strbuf_addstr(&out, ", \"parent\": ");
-	if (named)
-		json_emit_string(&out, commit_of(d, o->parent));
-	else
-		strbuf_addstr(&out, "null");
-	strbuf_addstr(&out, ", \"confidence\": ");
-	json_double(&out, isfinite(o->p) ? 1 - o->p : NAN);
-	strbuf_addstr(&out, ", \"p\": ");
-	json_double(&out, o->p);
-	strbuf_addstr(&out, ", \"change\": ");
-	json_double(&out, named ? o->change : NAN);
-	strbuf_addstr(&out, ", \"ends_change\": ");
-	json_double(&out, o->ends_change);
-	strbuf_addstr(&out, ", \"ends\": ");
-	compare_decision_json(&out, &o->ends);
-	strbuf_addstr(&out, ", \"confirmation\": ");
-	if (o->confirmed)
-		compare_decision_json(&out, &o->confirm);
-	else
-		strbuf_addstr(&out, "null");
-	strbuf_addf(&out, ", \"builds\": %zu, \"runs\": %zu, \"commits\": %zu, \"batches\": %zu, \"steps\": [", d->builds,
-		    o->runs, d->range->n, o->batches);
-	for (size_t i = 0; i < o->nsteps; i++) {
-		const struct bisect_step *s = &o->steps[i];
-		strbuf_addf(&out, "%s{\"commit\": \"%s\", \"verdict\": \"%s\", \"runs\": %zu, \"llr\": %.4g, \"sure\": %s}",
-			    i ? ", " : "", commit_of(d, s->commit),
-			    s->verdict > 0 ? "bad" : s->verdict < 0 ? "good" : "skip", s->runs, s->llr,
-			    s->sure ? "true" : "false");
-	}
-	strbuf_addstr(&out, "], \"skipped\": [");
-	size_t k = 0;
-	for (size_t i = 0; i <= d->range->n; i++)
-		if (d->untestable[i])
-			strbuf_addf(&out, "%s\"%s\"", k++ ? ", " : "", commit_of(d, i));
-	strbuf_addstr(&out, "], \"candidates\": [");
-	for (size_t i = 0; i < o->ncandidates; i++)
-		strbuf_addf(&out, "%s\"%s\"", i ? ", " : "", commit_of(d, o->candidates[i]));
-	strbuf_addstr(&out, "]}\n");
-	fwrite(out.buf, 1, out.len, stdout);
-	strbuf_release(&out);
-}
-
-/* --json when the bisection could not be made: status failed, why, and which end could not be tested. */
-void bisect_driver_print_json_failed(const struct driver *d, long long id, const char *metric, const char *why)
-{
-	struct strbuf out = STRBUF_INIT;
-	bool good = d->untestable && d->range && d->untestable[d->range->n];
-	bool bad = d->untestable && d->range && d->range->n && d->untestable[d->range->n - 1];
-
-	strbuf_addf(&out, "{\"id\": %lld, \"status\": \"failed\", \"why\": ", id);
-	json_emit_string(&out, why);
-	strbuf_addstr(&out, ", \"metric\": ");
-	if (metric)
-		json_emit_string(&out, metric);
-	else
-		strbuf_addstr(&out, "null");
-	strbuf_addf(&out, ", \"untestable\": %s, \"builds\": %zu, \"runs\": %zu}\n",
-		    bad ? "\"bad\"" : good ? "\"good\"" : "null", d->builds, d->runs);
-	fwrite(out.buf, 1, out.len, stdout);
-	strbuf_release(&out);
-}
-
-void bisect_driver_print_text(const struct driver *d, const struct bisect_outcome *o, const char *metric,
-			      const char *subject, long long id)
-{
-	if (o->status == BISECT_FOUND) {
-		char c[32], e[32];
-		decide_format_percent(c, sizeof(c), o->change);
-		decide_format_percent(e, sizeof(e), o->ends_change);
-		printf("first bad commit: %s%s%s%s\n", commit_of(d, o->culprit), subject ? " (\"" : "",
-		       subject ? subject : "", subject ? "\")" : "");
-		printf("  %s: %s against its parent %.12s (%s); the range moved %s\n", metric, c, commit_of(d, o->parent),
-		       o->confirm.why, e);
-	} else if (o->status == BISECT_AMBIGUOUS) {
-		printf("no single culprit: %s; the first bad commit is one of:\n", o->why);
-		for (size_t i = 0; i < o->ncandidates; i++)
-			printf("  %s%s\n", commit_of(d, o->candidates[i]), d->untestable[o->candidates[i]] ? " (cannot be tested)" : "");
-		if (o->located)
-			printf("  %s: %.12s, the one that can be tested, against %.12s (%s)\n", metric,
-			       commit_of(d, o->culprit), commit_of(d, o->parent), o->confirm.why);
-	} else {
-		printf("no culprit: %s\n", o->why);
-	}
-	printf("  %zu commits in the range, %zu tested, %zu builds, %zu runs (bisection %lld in the store)\n",
-	       d->range->n, o->commits, d->builds, o->runs, id);
 }
 
 /* The search's callbacks, each on d. */

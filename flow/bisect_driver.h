@@ -1,10 +1,9 @@
 /*
- * bisect_driver: what lib/results/bisect's search calls back in `lkprobot
- * bisect`, private to robot/cmd_bisect.c (its options and the session's
- * phases). The driver runs each batch of commits through the provider,
- * reads a commit's samples from its result root, marks the commits that
- * cannot be tested, picks the metric that changed between the ends, and
- * prints the outcome (text or JSON).
+ * bisect_driver: what lib/results/bisect's search calls back in a
+ * bisection session, private to flow/bisect.c (the session's phases). The
+ * driver runs each batch of commits through the provider, reads a
+ * commit's samples from its result root, marks the commits that cannot be
+ * tested and picks the metric that changed between the ends.
  */
 #ifndef LKP_BISECT_DRIVER_H
 #define LKP_BISECT_DRIVER_H
@@ -59,11 +58,5 @@ void bisect_driver_oracle(struct driver *d, struct bisect_oracle *o);
 char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *floors, size_t end_runs,
 				bool *nochange, struct strbuf *err);
 void bisect_driver_end_untestable(struct driver *d, size_t i, struct strbuf *err);
-const char *bisect_driver_status_name(enum bisect_status s);
-void bisect_driver_print_json(const struct driver *d, const struct bisect_outcome *o, const char *metric,
-			      long long id);
-void bisect_driver_print_json_failed(const struct driver *d, long long id, const char *metric, const char *why);
-void bisect_driver_print_text(const struct driver *d, const struct bisect_outcome *o, const char *metric,
-			      const char *subject, long long id);
 
 #endif

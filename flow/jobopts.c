@@ -45,7 +45,7 @@ int jobopts_set(struct jobopts *jo, const char *yaml, struct strbuf *err)
 	return 0;
 }
 
-static int jobopts_arg(struct jobopts *jo, char *arg, struct strbuf *err)
+int jobopts_add(struct jobopts *jo, char *arg, struct strbuf *err)
 {
 	struct stat st;
 	char *eq = strchr(arg, '=');
@@ -70,7 +70,7 @@ int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
 		 struct strbuf *err)
 {
 	for (int i = optind; i < argc; i++)
-		if (jobopts_arg(jo, argv[i], err))
+		if (jobopts_add(jo, argv[i], err))
 			return -1;
 	if (!jo->nfiles) {
 		strbuf_setf(err, "%s needs a job file; 'lkprobot %s --help' shows how", cmd, cmd);

@@ -40,6 +40,11 @@ int jobopts_set(struct jobopts *jo, const char *yaml, struct strbuf *err);
  */
 int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
 		 struct strbuf *err);
+/*
+ * One argument: a key=value override (as lkp-tests: unless it is a file),
+ * else a job file (arg is kept, not copied). 0, or -1 with err set.
+ */
+int jobopts_add(struct jobopts *jo, char *arg, struct strbuf *err);
 /* Open the checkout of --lkp-src or $LKP_SRC, if any; -1 with err set if it is none. */
 int jobopts_lkp_src(struct jobopts *jo, struct strbuf *err);
 /* Fill a job_env from the options (warnings go to stderr). */

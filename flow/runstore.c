@@ -9,13 +9,18 @@
 #include "../lib/results/sampling.h"
 #include "../lib/store/store.h"
 #include "../lib/util/units.h"
+#include "../lib/util/say.h"
+#include "../lib/util/sset.h"
 #include "../lib/util/yml.h"
+#include "../lib/store/store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int runstore_open(struct runstore *rs, bool use, const char *db, const char *result_dir,
 		  struct strbuf *err)
@@ -139,5 +144,120 @@ out:
 	node_free(job);
 	node_free(stats);
 	strbuf_release(&text);
+	return ret;
+}
+
+bool runstore_is_run_dir(const char *dir)
+{
+	const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+	char *jy = xasprintf("%s/job.yaml", dir);
+	bool ok = *base && strspn(base, "0123456789") == strlen(base) && !access(jy, R_OK);
+	free(jy);
+	return ok;
+}
+
+int runstore_restat(const char *run_dir, bool older_names, struct strbuf *err)
+{
+	struct node *problems = node_new(NODE_MAP);
+	int ret = result_restat(run_dir, older_names, problems, err);
+
+	for (size_t i = 0; !ret && i < problems->n; i++) {
+		strbuf_setf(err, "%s/%s: %s", run_dir, problems->keys[i], problems->vals[i]->str);
+		ret = 1;
+	}
+	node_free(problems);
+	return ret;
+}
+
+/* A walk of result roots: where it records, what it found. */
+struct walk {
+	struct runstore *rs;
+	struct sset runs;
+	bool missing_only, older_names;
+	long failed;
+};
+
+/*
+ * Find the result roots under dir: the complete ones (re-extracted first
+ * when they have no stats.json) into runs, to be recorded in one batch.
+ */
+
+static void walk(struct walk *w, const char *dir, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	struct strbuf err = STRBUF_INIT;
+
+	if (depth > 12)
+		return;
+	if (runstore_is_run_dir(dir)) {
+		char *sp = xasprintf("%s/stats.json", dir);
+		struct node *known = NULL;
+		if (w->missing_only && (access(sp, R_OK) || store_run_stats(w->rs->store, dir, &known, &err) != 1)) {
+			/* complete and known, or never completed (no stats.json): nothing to add */
+			node_free(known);
+			free(sp);
+			strbuf_release(&err);
+			return;
+		}
+		if (access(sp, R_OK) && runstore_restat(dir, w->older_names, &err) < 0) {
+			say_warn("%s", err.buf);
+			w->failed++;
+		}
+		free(sp);
+		sset_add(&w->runs, dir);
+		strbuf_release(&err);
+		return;
+	}
+	if (!(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s", dir, de->d_name);
+		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
+			walk(w, p, depth + 1);
+		free(p);
+	}
+	closedir(d);
+}
+
+/*
+ * --reindex: the slow part (walking, re-extracting) first; then the rows
+ * forgotten and made again in one batch, so that a reader (compare --db,
+ * the dashboard) sees the old rows or the new ones, never half of them.
+ */
+int runstore_reindex(struct runstore *rs, const char *real, bool missing_only, bool older_names, long *found,
+		     long *failed, struct strbuf *err)
+{
+	struct walk w = { .rs = rs, .missing_only = missing_only, .older_names = older_names };
+	struct sset runs = { 0 };
+	int ret = -1;
+
+	walk(&w, real, 0);
+	runs = w.runs;
+	*failed += w.failed;
+	if (store_batch_begin(rs->store, err))
+		goto out;
+	if (!missing_only && store_forget_under(rs->store, real, err) < 0) {
+		store_batch_end(rs->store, false, err);
+		goto out;
+	}
+	for (size_t i = 0; i < runs.cap; i++) {
+		struct strbuf e = STRBUF_INIT;
+		if (!runs.slot[i])
+			continue;
+		if (runstore_record_dir(rs, runs.slot[i], &e)) {
+			say_warn("%s", e.buf);
+			(*failed)++;
+		} else {
+			(*found)++;
+		}
+		strbuf_release(&e);
+	}
+	ret = store_batch_end(rs->store, true, err);
+out:
+	sset_release(&runs);
 	return ret;
 }

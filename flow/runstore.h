@@ -26,4 +26,24 @@ void runstore_close(struct runstore *rs);
 /* Record the run whose result root is run_dir (.../<commit>/<run>). */
 int runstore_record_dir(struct runstore *rs, const char *run_dir, struct strbuf *err);
 
+/* Is dir a result root: a <run> directory (a number) with a job.yaml? */
+bool runstore_is_run_dir(const char *dir);
+/*
+ * Re-extract one run's stats from its raw files (older_names: the metric
+ * names of older reports too). 0, 1 when a raw file was rejected (err says
+ * which), -1 with err set.
+ */
+int runstore_restat(const char *run_dir, bool older_names, struct strbuf *err);
+/*
+ * The store's view of the result roots under dir (a real path) rebuilt
+ * from what is on disk: the slow part (walking, re-extracting runs with no
+ * stats.json) first, then the rows forgotten and made again in one batch,
+ * so that a reader sees the old rows or the new ones, never half of them.
+ * missing_only: only record the complete roots the store lacks, forget
+ * nothing. *found and *failed count the roots recorded and those that
+ * could not be (each said on stderr). 0, or -1 with err set.
+ */
+int runstore_reindex(struct runstore *rs, const char *dir, bool missing_only, bool older_names, long *found,
+		     long *failed, struct strbuf *err);
+
 #endif

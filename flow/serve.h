@@ -39,6 +39,7 @@ struct serve_conf {
 	long max_bisections;		/* heads tested at once (at most one whose provider runs here) */
 	struct tree_conf *trees;
 	size_t ntrees;
+	const char *data_dir;		/* lkprobot's jobs/ and hosts/ (the caller's, not the file's) */
 };
 
 /*

@@ -453,7 +453,7 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 	if (!h) {
 		report_nothing(cmp, in->metric, err);
 		node_free(params);
-		return -1;
+		return 1;
 	}
 	strbuf_addstr(out, "Greeting,\n\nFYI, we noticed a ");
 	if (h->absolute)
@@ -562,8 +562,9 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 	size_t natt = 0;
 	int ret = -1;
 
-	if (report_body(in, &body, err))
+	if ((ret = report_body(in, &body, err)))
 		goto out;
+	ret = -1;
 	/* [<the commit subject's prefix>] <sha10>: <metric> <change> <verdict> */
 	char *csubj = in->commit_subject ? one_line(in->commit_subject, 200) : NULL;
 	const char *colon = csubj ? strstr(csubj, ": ") : NULL;

@@ -80,12 +80,13 @@ void report_machine(const struct node *job, struct strbuf *out);
 char *report_link_message_id(const char *commit_message);
 
 /*
- * Append the whole message to out. 0, or -1 with one line in err (nothing
- * changed: no headline row; an invalid address).
+ * Append the whole message to out. 0; 1 nothing to report (no headline
+ * row: report_nothing's line in err); -1 with one line in err (an invalid
+ * address).
  */
 int report_render(const struct report_input *in, struct strbuf *out, struct strbuf *err);
 
-/* The body alone (for tests and `report --body`). -1 with err: no headline. */
+/* The body alone (for tests and `report --body`). 0, or 1 with err: no headline. */
 int report_body(const struct report_input *in, struct strbuf *out, struct strbuf *err);
 
 #endif

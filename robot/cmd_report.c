@@ -6,15 +6,11 @@
  */
 #include "cmd.h"
 #include "opt.h"
+#include "../flow/report.h"
 #include "../lib/results/compare.h"
-#include "../mail/dkim.h"
 #include "../mail/mailconf.h"
-#include "../mail/mime.h"
-#include "../mail/outbox.h"
-#include "../mail/recipients.h"
 #include "../mail/report.h"
 #include "../mail/reportjob.h"
-#include "../lib/store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,161 +47,28 @@ static void addrs_add(struct addrs *a, const char *s)
 	a->v[a->n++] = s;
 }
 
-/*
- * Who gets the report: the commit's people (--tree) unless the user named
- * recipients, the configured lists; and who really gets it (specs, the
- * envelope): everyone when mail.live, else the operator alone, said in an
- * X-lkprobot-Dry-Run header (*note). 0, or -1 with err set.
- */
-static int send_recipients(struct report_input *in, const struct mailconf *mc, const char *tree, bool user_rcpts,
-			   struct recipients *r, struct addrs *to, struct addrs *cc, char ***specs, size_t *nspecs,
-			   char **note, struct strbuf *err)
+/* --send: the report sent through the flow (the mail rules, the outbox); its verdict as the exit status */
+static int send_report(const struct report_request *rq)
 {
-	if (tree && !user_rcpts) {
-		if (recipients_of_commit(tree, in->commit, (const char *const *)mc->lists, mc->nlists,
-					 (size_t)mc->max_recipients, r, err))
-			return -1;
-		for (size_t i = 0; i < r->nwarnings; i++)
-			say_warn("%s", r->warnings[i]);
-		for (size_t i = 0; i < r->n; i++)
-			addrs_add(r->v[i].to ? to : cc, r->v[i].addr);
-	} else {
-		for (size_t i = 0; i < in->nto; i++)
-			addrs_add(to, in->to[i]);
-		for (size_t i = 0; i < in->ncc; i++)
-			addrs_add(cc, in->cc[i]);
-		for (size_t i = 0; i < mc->nlists; i++)
-			addrs_add(cc, mc->lists[i]);
-	}
-	in->to = to->v;
-	in->nto = to->n;
-	in->cc = cc->v;
-	in->ncc = cc->n;
-	/* who really gets it: everyone when live, else the operator alone */
-	if (mc->live) {
-		for (size_t i = 0; i < to->n + cc->n; i++) {
-			char *spec = mime_addr_spec(i < to->n ? to->v[i] : cc->v[i - to->n], err);
-			if (!spec)
-				return -1;
-			*specs = xrealloc(*specs, (*nspecs + 1) * sizeof(**specs));
-			(*specs)[(*nspecs)++] = spec;
-		}
-	} else {
-		if (!mc->operator_) {
-			strbuf_setf(err, "%s: mail.live is not true and there is no mail.operator: a dry run has nowhere to go",
-				    mc->path ? mc->path : "the configuration (none found)");
-			return -1;
-		}
-		*specs = xcalloc(1, sizeof(**specs));
-		if (!((*specs)[0] = mime_addr_spec(mc->operator_, err)))
-			return -1;
-		*nspecs = 1;
-		*note = xasprintf("X-lkprobot-Dry-Run: mail.live is not true; sent to the operator only, not to the %zu addresses in To and Cc",
-				 to->n + cc->n);
-		in->extra_headers = (const char *const *)note;
-		in->nextra = 1;
-	}
-	if (!*nspecs) {
-		strbuf_setf(err, "no recipient: give --tree (the commit's people), --to or --cc");
-		return -1;
-	}
-	return 0;
-}
+	struct report_outcome out;
+	int ret;
 
-/*
- * --send: the recipients (the commit's, or --to/--cc), the dry-run rule,
- * the message rendered for SMTP and DKIM-signed, queued in the outbox,
- * then one delivery pass. Returns the exit status.
- */
-static int send_report(struct report_input *in, const struct mailconf *mc, const char *tree, bool user_rcpts,
-		       bool explicit_from, bool explicit_domain, const char *db, const char *result_dir,
-		       struct strbuf *err)
-{
-	struct recipients r = { 0 };
-	struct strbuf msg = STRBUF_INIT, id = STRBUF_INIT, signed_msg = STRBUF_INIT;
-	struct addrs to = { 0 }, cc = { 0 };
-	struct store *s = NULL;
-	char *dbpath = NULL, *note = NULL;
-	char **specs = NULL;
-	size_t nspecs = 0;
-	int ret = EXIT_USAGE;
-
-	if (!explicit_from)
-		in->from = mc->from;
-	if (!explicit_domain)
-		in->domain = mc->domain;
-	if (send_recipients(in, mc, tree, user_rcpts, &r, &to, &cc, &specs, &nspecs, &note, err))
-		goto bad;
-	in->lf = false;
-	in->message_id_out = &id;
-	if (report_render(in, &msg, err)) {
-		ret = strstr(err->buf, "nothing to report") ? say_error(EXIT_FAIL, "%s", err->buf) : say_error(EXIT_USAGE, "%s", err->buf);
-		goto out;
-	}
-	if (mc->dkim_key) {
-		struct dkim_key *key;
-		struct dkim_params dp = { .domain = mc->dkim_domain, .selector = mc->dkim_selector, .time = in->date };
-		if (dkim_key_load(&key, mc->dkim_key, err))
-			goto bad;
-		int r2 = dkim_sign(key, &dp, msg.buf, msg.len, &signed_msg, err);
-		dkim_key_free(key);
-		if (r2)
-			goto fail;
-	}
-	strbuf_add(&signed_msg, msg.buf, msg.len);
-	dbpath = db ? xstrdup(db) : xasprintf("%s/lkprobot.db", result_dir);
-	if (!(s = store_open(dbpath, err)))
-		goto bad;
-	int64_t qid;
-	bool dup;
-	char *from_spec = mime_addr_spec(in->from, err);
-	if (!from_spec)
-		goto bad;
-	int qr = outbox_queue(s, id.buf, from_spec, (const char *const *)specs, nspecs, signed_msg.buf, signed_msg.len, &qid,
-			      &dup, err);
-	free(from_spec);
-	if (qr)
-		goto fail;
-	/* fault injection for the tests: die between the queue and the delivery */
-	if (getenv("LKPROBOT_FAULT") && !strcmp(getenv("LKPROBOT_FAULT"), "after-queue"))
-		_exit(137);
-	if (dup) {
-		printf("already queued: %s (the same report; 'lkprobot outbox list')\n", id.buf);
+	flow_report_send(rq, &out);
+	switch (out.verdict) {
+	case REPORT_QUEUED:
+	case REPORT_DUPLICATE:
 		ret = EXIT_OK;
-		goto out;
+		break;
+	case REPORT_REFUSED:	/* the delivery's line said it */
+		ret = EXIT_FAIL;
+		break;
+	case REPORT_BAD:
+		ret = say_error(EXIT_USAGE, "%s", out.why.buf);
+		break;
+	default:
+		ret = say_error(EXIT_FAIL, "%s", out.why.buf);
 	}
-	printf("queued %lld %s for %zu envelope recipient%s%s\n", (long long)qid, id.buf, nspecs, nspecs == 1 ? "" : "s",
-	       mc->live ? "" : " (a dry run: the operator)");
-	long left = outbox_deliver(s, dbpath, mc, 0, stdout, err);
-	if (left < 0)
-		goto fail;
-	struct store_mail m;
-	ret = EXIT_OK;
-	if (!store_outbox_get(s, qid, &m, err)) {
-		if (!strcmp(m.status, "failed"))
-			ret = EXIT_FAIL;
-		store_mail_release(&m);
-	}
-	goto out;
-fail:
-	ret = say_error(EXIT_FAIL, "%s", err->buf);
-	goto out;
-bad:
-	ret = say_error(EXIT_USAGE, "%s", err->buf);
-out:
-	if (s)
-		store_close(s);
-	for (size_t i = 0; i < nspecs; i++)
-		free(specs[i]);
-	free(specs);
-	free(note);
-	free(dbpath);
-	free(to.v);
-	free(cc.v);
-	recipients_release(&r);
-	strbuf_release(&msg);
-	strbuf_release(&id);
-	strbuf_release(&signed_msg);
+	report_outcome_release(&out);
 	return ret;
 }
 
@@ -340,7 +203,19 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 		goto bad;
 	struct reportjob_opts ro = { .base = base, .commit = commit, .db = db, .result_dir = result_dir, .tree = tree,
 				     .jobfile = jobfile, .kconfig = kconfig, .metric = metric, .floors = &floors,
-				     .live = send && mc.live, .to = to.v, .nto = to.n, .cc = cc.v, .ncc = cc.n };
+				     .to = to.v, .nto = to.n, .cc = cc.v, .ncc = cc.n };
+	if (send) {
+		if (body_only || output) {
+			strbuf_setf(&err, "--send delivers the message: not with --body or -o");
+			goto bad;
+		}
+		const struct report_request rq = { .what = ro, .from = from, .domain = domain, .url = url,
+						   .tree_url = tree_url, .lkprobot_url = lkprobot_url, .closes = closes,
+						   .note = note, .signature = signature, .date = date, .mc = &mc,
+						   .log = stdout };
+		ret = send_report(&rq);
+		goto out;
+	}
 	int ar = reportjob_assemble(&rj, &ro, &err);
 	for (size_t i = 0; i < rj.nwarnings; i++)
 		say_warn("%s", rj.warnings[i]);
@@ -350,8 +225,6 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	if (ar)
 		goto bad;
-	/* recipients the user named: --send uses them instead of the commit's */
-	bool user_rcpts = to.n || cc.n;
 	if (!from)
 		from = from_default = default_from();
 	struct report_input in = rj.in;
@@ -365,15 +238,6 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 	in.domain = domain ? domain : "localhost";
 	in.date = date;
 	in.lf = output != NULL || !isatty(1);
-	if (send) {
-		if (body_only || output) {
-			strbuf_setf(&err, "--send delivers the message: not with --body or -o");
-			goto bad;
-		}
-		ret = send_report(&in, &mc, tree, user_rcpts, from != from_default, domain != NULL, db, result_dir,
-				  &err);
-		goto out;
-	}
 	ret = print_report(&in, body_only, output);
 	goto out;
 bad:

@@ -190,6 +190,7 @@ static int serve_loop(struct serve_conf *conf, const char *config, struct store 
 				serve_say("SIGHUP: %s; keeping the configuration in use", err.buf);
 				strbuf_reset(&err);
 			} else {
+				fresh.data_dir = conf->data_dir;
 				serve_conf_release(conf);
 				*conf = fresh;
 				serve_say("SIGHUP: configuration read again (%zu trees)", conf->ntrees);
@@ -245,6 +246,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		strbuf_release(&err);
 		return ret;
 	}
+	conf.data_dir = ctx->data_dir;
 	if (!strcmp(ctx->cmd, "check-config")) {
 		struct mailconf mc;
 		if (mailconf_load(&mc, config, &err))

@@ -39,29 +39,6 @@ static const char usage_tail[] =
 static bool older_names;
 static bool missing_only;	/* --missing: record what the store lacks, forget nothing */
 
-static bool is_run_dir(const char *dir)
-{
-	const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-	char *jy = xasprintf("%s/job.yaml", dir);
-	bool ok = *base && strspn(base, "0123456789") == strlen(base) && !access(jy, R_OK);
-	free(jy);
-	return ok;
-}
-
-/* Re-extract one run: 0, 1 when a raw file was rejected (err says which), -1 */
-static int restat(const char *run_dir, struct strbuf *err)
-{
-	struct node *problems = node_new(NODE_MAP);
-	int ret = result_restat(run_dir, older_names, problems, err);
-
-	for (size_t i = 0; !ret && i < problems->n; i++) {
-		strbuf_setf(err, "%s/%s: %s", run_dir, problems->keys[i], problems->vals[i]->str);
-		ret = 1;
-	}
-	node_free(problems);
-	return ret;
-}
-
 /* The nearest lkprobot.db at or above dir. */
 static char *find_db(const char *dir)
 {
@@ -79,86 +56,6 @@ static char *find_db(const char *dir)
 			return NULL;
 		*slash = '\0';
 	}
-}
-
-/*
- * Find the result roots under dir: the complete ones (re-extracted first
- * when they have no stats.json) into runs, to be recorded in one batch.
- */
-static void walk(const char *dir, int depth, struct runstore *rs, struct sset *runs, long *failed)
-{
-	DIR *d;
-	struct dirent *de;
-	struct strbuf err = STRBUF_INIT;
-
-	if (depth > 12)
-		return;
-	if (is_run_dir(dir)) {
-		char *sp = xasprintf("%s/stats.json", dir);
-		struct node *known = NULL;
-		if (missing_only && (access(sp, R_OK) || store_run_stats(rs->store, dir, &known, &err) != 1)) {
-			/* complete and known, or never completed (no stats.json): nothing to add */
-			node_free(known);
-			free(sp);
-			strbuf_release(&err);
-			return;
-		}
-		if (access(sp, R_OK) && restat(dir, &err) < 0) {
-			say_warn("%s", err.buf);
-			(*failed)++;
-		}
-		free(sp);
-		sset_add(runs, dir);
-		strbuf_release(&err);
-		return;
-	}
-	if (!(d = opendir(dir)))
-		return;
-	while ((de = readdir(d))) {
-		struct stat st;
-		if (de->d_name[0] == '.')
-			continue;
-		char *p = xasprintf("%s/%s", dir, de->d_name);
-		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
-			walk(p, depth + 1, rs, runs, failed);
-		free(p);
-	}
-	closedir(d);
-}
-
-/*
- * --reindex: the slow part (walking, re-extracting) first; then the rows
- * forgotten and made again in one batch, so that a reader (compare --db,
- * the dashboard) sees the old rows or the new ones, never half of them.
- */
-static int reindex_store(struct runstore *rs, const char *real, long *found, long *failed, struct strbuf *err)
-{
-	struct sset runs = { 0 };
-	int ret = -1;
-
-	walk(real, 0, rs, &runs, failed);
-	if (store_batch_begin(rs->store, err))
-		goto out;
-	if (!missing_only && store_forget_under(rs->store, real, err) < 0) {
-		store_batch_end(rs->store, false, err);
-		goto out;
-	}
-	for (size_t i = 0; i < runs.cap; i++) {
-		struct strbuf e = STRBUF_INIT;
-		if (!runs.slot[i])
-			continue;
-		if (runstore_record_dir(rs, runs.slot[i], &e)) {
-			say_warn("%s", e.buf);
-			(*failed)++;
-		} else {
-			(*found)++;
-		}
-		strbuf_release(&e);
-	}
-	ret = store_batch_end(rs->store, true, err);
-out:
-	sset_release(&runs);
-	return ret;
 }
 
 int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
@@ -194,7 +91,7 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 		if (runstore_open(&rs, true, db, reindex, &err))
 			return say_error(EXIT_FAIL, "%s", err.buf);
 		char real[PATH_MAX];
-		if (!realpath(reindex, real) || reindex_store(&rs, real, &found, &failed, &err)) {
+		if (!realpath(reindex, real) || runstore_reindex(&rs, real, missing_only, older_names, &found, &failed, &err)) {
 			runstore_close(&rs);
 			return say_error(EXIT_FAIL, "%s", err.len ? err.buf : strerror(errno));
 		}
@@ -213,13 +110,13 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 		char *d = xstrdup(dir);
 		while (len > 1 && d[len - 1] == '/')
 			d[--len] = '\0';
-		if (!is_run_dir(d)) {
+		if (!runstore_is_run_dir(d)) {
 			free(d);
 			ret = say_error(EXIT_USAGE, "%s: not a result root (a <run> directory with job.yaml)", dir);
 			continue;
 		}
 		strbuf_reset(&err);
-		int r = restat(d, &err);
+		int r = runstore_restat(d, older_names, &err);
 		if (r) {
 			say_error(EXIT_FAIL, "%s", err.buf);
 			ret = EXIT_FAIL;

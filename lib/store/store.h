@@ -234,8 +234,9 @@ int store_outbox_of_commit(struct store *s, const char *commit, bool sent_live, 
 
 /*
  * The service's heads: each head of a watched branch once (queued ->
- * testing -> done | failed | build_failed; queued or testing -> cancelled
- * from the dashboard), the
+ * testing -> done | baseline | failed | build_failed; queued or testing ->
+ * cancelled from the dashboard; baseline: a first head with no parent,
+ * measured on its own), the
  * base it is compared with, the outcome as text (JSON). store_head_add:
  * its id, 0 when known already, -1 with err. store_head_set: 0, 1 when the
  * head is cancelled (or gone) and was left as it is, -1 with err.
@@ -248,7 +249,7 @@ int store_head_set(struct store *s, int64_t id, const char *status, const char *
 int store_head_last(struct store *s, const char *tree, const char *branch, struct strbuf *head, struct strbuf *err);
 /*
  * The last head of tree's branch recorded before head id `before` that was
- * tested and measured (status done: not failed, build_failed, queued...),
+ * tested and measured (status done or baseline: not failed, build_failed, queued...),
  * appended to head: 1, 0 when none, -1 with err set. A branch's base.
  */
 int store_head_last_measured(struct store *s, const char *tree, const char *branch, int64_t before,
@@ -257,6 +258,22 @@ int store_head_last_measured(struct store *s, const char *tree, const char *bran
 int store_head_set_base(struct store *s, int64_t id, const char *base, int64_t now, struct strbuf *err);
 /* The heads (todo: only queued and testing ones, oldest first) as maps. 0, or -1 with err set. */
 int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err);
+
+/* A head's row, typed (strings owned; NULL when the column is). */
+struct store_head {
+	int64_t id;
+	char *tree, *branch, *head, *base;
+	char *status;			/* queued, testing, done, baseline, failed, build_failed, cancelled */
+	char *result;			/* what testing it gave, as JSON (flow/serve_head.h); NULL: nothing yet */
+	int64_t first_seen, updated;
+};
+struct store_heads {
+	struct store_head *v;
+	size_t n;
+};
+/* The heads (todo: only queued and testing ones), oldest first, into *out (store_heads_release). 0, or -1. */
+int store_head_rows(struct store *s, bool todo, struct store_heads *out, struct strbuf *err);
+void store_heads_release(struct store_heads *h);
 
 /*
  * What the dashboard's actions do to a head: test it again (a done, failed

@@ -4,6 +4,8 @@
  */
 #include "store_int.h"
 
+#include <stdlib.h>
+
 /* The statements of this file, by id (store_int.h). */
 const char *const store_heads_sql[ST_NR] = {
 	[ST_HEAD_ADD] = "INSERT INTO heads(tree, branch, head, base, status, first_seen, updated)"
@@ -13,11 +15,11 @@ const char *const store_heads_sql[ST_NR] = {
 		" WHERE status IN ('queued', 'testing') ORDER BY id",
 	[ST_HEAD_LIST] = "SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads ORDER BY id",
 	[ST_HEAD_LAST] = "SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 ORDER BY id DESC LIMIT 1",
-	[ST_HEAD_LAST_MEASURED] = "SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 AND status = 'done'"
+	[ST_HEAD_LAST_MEASURED] = "SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 AND status IN ('done', 'baseline')"
 		" AND id < ?3 ORDER BY id DESC LIMIT 1",
 	[ST_HEAD_BASE] = "UPDATE heads SET base = ?2, updated = ?3 WHERE id = ?1",
 	[ST_HEAD_RETEST] = "UPDATE heads SET status = 'queued', result = NULL, updated = ?2"
-		" WHERE id = ?1 AND status IN ('done', 'failed', 'build_failed', 'cancelled')",
+		" WHERE id = ?1 AND status IN ('done', 'baseline', 'failed', 'build_failed', 'cancelled')",
 	[ST_HEAD_CANCEL] = "UPDATE heads SET status = 'cancelled', updated = ?2 WHERE id = ?1 AND status IN ('queued', 'testing')",
 };
 
@@ -115,6 +117,47 @@ int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *er
 	return store_list(s, todo ? ST_HEAD_TODO : ST_HEAD_LIST, keys, NKEYS(keys), "list the heads", out, err);
 }
 
+int store_head_rows(struct store *s, bool todo, struct store_heads *out, struct strbuf *err)
+{
+	sqlite3_stmt *q = store_stmt(s, todo ? ST_HEAD_TODO : ST_HEAD_LIST, err);
+	int rc = SQLITE_DONE;
+
+	*out = (struct store_heads){ 0 };
+	while (q && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		out->v[out->n++] = (struct store_head){
+			.id = sqlite3_column_int64(q, 0), .tree = store_column_dup(q, 1), .branch = store_column_dup(q, 2),
+			.head = store_column_dup(q, 3), .base = store_column_dup(q, 4), .status = store_column_dup(q, 5),
+			.result = store_column_dup(q, 6), .first_seen = sqlite3_column_int64(q, 7),
+			.updated = sqlite3_column_int64(q, 8) };
+	}
+	if (q && rc == SQLITE_DONE) {
+		sqlite3_reset(q);
+		return 0;
+	}
+	if (q) {
+		store_sqlerr(s, err);
+		sqlite3_reset(q);
+	}
+	store_heads_release(out);
+	return store_context(s, err, "list the heads");
+}
+
+void store_heads_release(struct store_heads *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		struct store_head *r = &h->v[i];
+		free(r->tree);
+		free(r->branch);
+		free(r->head);
+		free(r->base);
+		free(r->status);
+		free(r->result);
+	}
+	free(h->v);
+	*h = (struct store_heads){ 0 };
+}
+
 /* A head's status from `from` to `to`: 0, or -1 (no such head, or not in a state that allows it). */
 static int head_move(struct store *s, enum stmt_id st, int64_t id, int64_t now, const char *what, const char *allowed,
 		     struct strbuf *err)
@@ -138,7 +181,8 @@ static int head_move(struct store *s, enum stmt_id st, int64_t id, int64_t now, 
 
 int store_head_retest(struct store *s, int64_t id, int64_t now, struct strbuf *err)
 {
-	return head_move(s, ST_HEAD_RETEST, id, now, "tested again", "done, failed, build_failed or cancelled", err);
+	return head_move(s, ST_HEAD_RETEST, id, now, "tested again", "done, baseline, failed, build_failed or cancelled",
+			 err);
 }
 
 int store_head_cancel(struct store *s, int64_t id, int64_t now, struct strbuf *err)

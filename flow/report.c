@@ -1,0 +1,194 @@
+/*
+ * report (flow): a report gathered, addressed by the mail rules, rendered,
+ * signed, queued and delivered, with its verdict. See report.h.
+ */
+#include "report.h"
+#include "../lib/store/store.h"
+#include "../lib/util/say.h"
+#include "../mail/dkim.h"
+#include "../mail/mailconf.h"
+#include "../mail/mailrules.h"
+#include "../mail/mime.h"
+#include "../mail/outbox.h"
+#include "../mail/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void verdict(struct report_outcome *out, enum report_verdict v, const char *why)
+{
+	out->verdict = v;
+	strbuf_reset(&out->why);
+	strbuf_addstr(&out->why, why);
+}
+
+/* The message rendered for SMTP and DKIM-signed into signed_msg; its Message-ID into id. */
+static enum report_verdict render_signed(struct report_input *in, const struct mailconf *mc, struct strbuf *signed_msg,
+					 struct strbuf *id, struct strbuf *err)
+{
+	struct strbuf msg = STRBUF_INIT;
+	enum report_verdict v = REPORT_QUEUED;
+
+	in->lf = false;
+	in->message_id_out = id;
+	int r = report_render(in, &msg, err);
+	if (r) {
+		v = r > 0 ? REPORT_NOTHING : REPORT_BAD;
+		goto out;
+	}
+	if (mc->dkim_key) {
+		struct dkim_key *key;
+		struct dkim_params dp = { .domain = mc->dkim_domain, .selector = mc->dkim_selector, .time = in->date };
+		if (dkim_key_load(&key, mc->dkim_key, err)) {
+			v = REPORT_BAD;
+			goto out;
+		}
+		int r2 = dkim_sign(key, &dp, msg.buf, msg.len, signed_msg, err);
+		dkim_key_free(key);
+		if (r2) {
+			v = REPORT_FAILED;
+			goto out;
+		}
+	}
+	strbuf_add(signed_msg, msg.buf, msg.len);
+out:
+	strbuf_release(&msg);
+	return v;
+}
+
+/* Queued (once by Message-ID) and delivered: the verdict, the mail's state from the store. */
+static void queue_deliver(const struct report_request *rq, const struct mail_plan *plan, const char *from,
+			  const struct strbuf *msg, const char *id, struct report_outcome *out)
+{
+	const struct mailconf *mc = rq->mc;
+	const struct reportjob_opts *w = &rq->what;
+	struct strbuf err = STRBUF_INIT;
+	char *dbpath = w->db ? xstrdup(w->db) : xasprintf("%s/lkprobot.db", w->result_dir);
+	struct store *s = store_open(dbpath, &err);
+	char *from_spec = s ? mime_addr_spec(from, &err) : NULL;
+	int64_t qid;
+	bool dup;
+
+	if (!s || !from_spec) {
+		verdict(out, REPORT_BAD, err.buf);
+		goto out;
+	}
+	if (outbox_queue(s, id, from_spec, (const char *const *)plan->envelope, plan->nenvelope, msg->buf, msg->len,
+			 &qid, &dup, &err)) {
+		verdict(out, REPORT_FAILED, err.buf);
+		goto out;
+	}
+	/* fault injection for the tests: die between the queue and the delivery */
+	if (getenv("LKPROBOT_FAULT") && !strcmp(getenv("LKPROBOT_FAULT"), "after-queue"))
+		_exit(137);
+	if (dup) {
+		verdict(out, REPORT_DUPLICATE, "");
+		strbuf_addf(&out->why, "already queued: %s (the same report; 'lkprobot outbox list')", id);
+		if (rq->log)
+			fprintf(rq->log, "%s\n", out->why.buf);
+		goto out;
+	}
+	out->id = (long long)qid;
+	verdict(out, REPORT_QUEUED, "");
+	strbuf_addf(&out->why, "queued %lld %s for %zu envelope recipient%s%s", (long long)qid, id, plan->nenvelope,
+		    plan->nenvelope == 1 ? "" : "s", mc->live ? "" : " (a dry run: the operator)");
+	if (rq->log)
+		fprintf(rq->log, "%s\n", out->why.buf);
+	FILE *log = rq->log ? rq->log : fopen("/dev/null", "w");
+	long left = log ? outbox_deliver(s, dbpath, mc, 0, log, &err) : -1;
+	if (log && log != rq->log)
+		fclose(log);
+	if (left < 0) {
+		verdict(out, REPORT_FAILED, err.len ? err.buf : "cannot deliver the outbox");
+		goto out;
+	}
+	struct store_mail m;
+	if (!store_outbox_get(s, qid, &m, &err)) {
+		if (!strcmp(m.status, "failed")) {
+			out->verdict = REPORT_REFUSED;
+			out->mail_error = xstrdup(m.last_error ? m.last_error : "refused");
+			strbuf_setf(&out->why, "failed %lld %s: %s", (long long)qid, id, out->mail_error);
+		}
+		store_mail_release(&m);
+	}
+out:
+	free(from_spec);
+	if (s)
+		store_close(s);
+	free(dbpath);
+	strbuf_release(&err);
+}
+
+void flow_report_send(const struct report_request *rq, struct report_outcome *out)
+{
+	const struct mailconf *mc = rq->mc;
+	struct reportjob rj = { 0 };
+	struct reportjob_opts w = rq->what;
+	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, id = STRBUF_INIT;
+	struct mail_plan plan;
+	const struct mail_case mcase = { .mc = mc, .tree = w.tree, .to = w.to, .nto = w.nto, .cc = w.cc, .ncc = w.ncc,
+					 .kind = rq->kind, .hold_improvements = rq->hold_improvements,
+					 .floors = rq->conf_floors };
+
+	*out = (struct report_outcome){ .why = STRBUF_INIT };
+	w.live = mc->live;
+	mail_plan_init(&plan, w.floors);
+	int held = mail_rules_apply(MAIL_BEFORE, &mcase, &plan, &err);
+	if (held) {
+		verdict(out, held > 0 ? REPORT_HELD : REPORT_BAD, held > 0 ? plan.why.buf : err.buf);
+		goto out;
+	}
+	int ar = reportjob_assemble(&rj, &w, &err);
+	for (size_t i = 0; i < rj.nwarnings; i++)
+		say_warn("%s", rj.warnings[i]);
+	if (ar) {
+		verdict(out, ar > 0 ? REPORT_NOTHING : REPORT_BAD, err.buf);
+		goto out;
+	}
+	struct report_input in = rj.in;
+	struct mail_case c = mcase;
+	c.commit = in.commit;
+	if (mail_rules_apply(MAIL_ADDRESS, &c, &plan, &err)) {
+		verdict(out, REPORT_BAD, err.buf);
+		goto out;
+	}
+	for (size_t i = 0; i < plan.people.nwarnings; i++)
+		say_warn("%s", plan.people.warnings[i]);
+	in.to = plan.to;
+	in.nto = plan.nto;
+	in.cc = plan.cc;
+	in.ncc = plan.ncc;
+	if (plan.dry_run) {
+		in.extra_headers = (const char *const *)&plan.dry_run;
+		in.nextra = 1;
+	}
+	in.from = rq->from ? rq->from : mc->from;
+	in.domain = rq->domain ? rq->domain : mc->domain;
+	in.url = rq->url;
+	in.tree_url = rq->tree_url;
+	in.lkprobot_url = rq->lkprobot_url;
+	in.closes = rq->closes;
+	in.note = rq->note;
+	in.signature = rq->signature;
+	in.date = rq->date;
+	enum report_verdict v = render_signed(&in, mc, &msg, &id, &err);
+	if (v != REPORT_QUEUED) {
+		verdict(out, v, err.buf);
+		goto out;
+	}
+	queue_deliver(rq, &plan, in.from, &msg, id.buf, out);
+out:
+	mail_plan_release(&plan);
+	reportjob_release(&rj);
+	strbuf_release(&err);
+	strbuf_release(&msg);
+	strbuf_release(&id);
+}
+
+void report_outcome_release(struct report_outcome *out)
+{
+	strbuf_release(&out->why);
+	free(out->mail_error);
+	out->mail_error = NULL;
+}

@@ -1,0 +1,28 @@
+/*
+ * serve_int: what the service's files share, private to flow/serve_*.c —
+ * serve_loop.c (the passes and the heads' workers), serve_poll.c (the
+ * trees polled, a head's base), serve_test.c (testing one head).
+ */
+#ifndef LKP_SERVE_INT_H
+#define LKP_SERVE_INT_H
+
+#include "serve.h"
+#include "serve_head.h"
+#include "../lib/store/store.h"
+
+#include <stdint.h>
+
+/* The tree of that name in the configuration (NULL: none). */
+const struct tree_conf *serve_tree_named(const struct serve_conf *c, const char *name);
+/* Look at every branch: record its head when it is new, with its base. 0, or -1 with err set (the store). */
+int serve_poll_trees(const struct serve_conf *c, struct store *s, struct strbuf *err);
+/*
+ * The base head h is tested against, chosen when it is tested,
+ * appended to base and recorded in the store. See serve_poll.c.
+ */
+void serve_head_base(const struct serve_conf *c, struct store *s, const struct store_head *h, struct strbuf *base);
+/* Test head h against base, in the head's worker: what it gave into *out (head_outcome_release). */
+void serve_test_head(const struct serve_conf *c, const char *config, const struct store_head *h, const char *base,
+		     struct head_outcome *out);
+
+#endif

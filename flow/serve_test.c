@@ -1,0 +1,293 @@
+/*
+ * serve_test: testing one head, in the head's worker — each job bisected
+ * between the head's base and the head by a bisect child (a fork running
+ * flow_bisect, in a process group of its own, whose result comes back in
+ * the bisection's JSON form), and a named culprit's report sent through
+ * the report flow. What it gave is a head_outcome (serve_head.h).
+ */
+#include "serve_int.h"
+#include "bisect.h"
+#include "jobopts.h"
+#include "report.h"
+#include "../lib/results/compare.h"
+#include "../lib/sys/proc.h"
+#include "../lib/util/say.h"
+#include "../mail/mailconf.h"
+#include "../web/web.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A head under test: what its steps share. */
+struct head_test {
+	const struct serve_conf *c;
+	const struct tree_conf *t;
+	const struct mailconf *mc;	/* NULL: the configuration's mail: section could not be read (mc_err) */
+	const char *mc_err;
+	const char *tree, *branch, *head, *base;
+	int64_t first;			/* when the head was first seen: the mail's date */
+};
+
+/* Runs of a branch's first head when it has no parent (as many as a bisection gives each end first). */
+#define SERVE_BASELINE_RUNS 5
+
+/* What a bisect child is asked: a job of the head. */
+struct bisect_child {
+	const struct head_test *ht;
+	const char *job;
+};
+
+/* The serve: section's change_floor, as the bisection's floors. */
+static void conf_floors(const struct serve_conf *c, struct compare_floors *f)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	for (size_t k = 0; k < c->nfloors; k++)
+		if (compare_floors_add(f, c->floors[k], &e))
+			strbuf_reset(&e);	/* checked when the configuration was read */
+	strbuf_release(&e);
+}
+
+/*
+ * The bisect child: the job's bisection between the head's base and the
+ * head, its result on stdout in its JSON form — a failed one's short form
+ * too when it could not even start (bad input: why says why).
+ */
+static int bisect_child_main(void *arg)
+{
+	const struct bisect_child *bc = arg;
+	const struct head_test *ht = bc->ht;
+	const struct serve_conf *c = ht->c;
+	struct jobopts jo;
+	struct compare_floors floors = { 0 };
+	struct bisect_result res;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	enum flow_status rc = FLOW_BAD;
+
+	jobopts_init(&jo);
+	conf_floors(c, &floors);
+	if (jobopts_add(&jo, (char *)bc->job, &err) || jobopts_lkp_src(&jo, &err)) {
+		res = (struct bisect_result){ .status = BISECTION_FAILED, .why = xstrdup(err.buf) };
+	} else {
+		struct bisect_request req = { .tree = ht->t->path, .good = ht->base, .bad = ht->head,
+					      .provider = ht->t->provider, .opts = ht->t->opts, .kconfig = ht->t->kconfig,
+					      .result_dir = c->result_root, .db = c->db, .cache = c->cache,
+					      .data_dir = c->data_dir, .jo = &jo, .floors = &floors };
+		/* a head with no base (a branch's first, a root commit) is measured on its own */
+		rc = *ht->base ? flow_bisect(&req, &res, &err) : flow_measure(&req, SERVE_BASELINE_RUNS, &res, &err);
+		if (rc != FLOW_OK) {
+			free(res.why);
+			res.why = xstrdup(err.buf);
+			say_error(rc, "%s", err.buf);
+		}
+	}
+	bisect_result_json(&out, &res);
+	fwrite(out.buf, 1, out.len, stdout);
+	fflush(stdout);
+	int code = rc == FLOW_OK && res.status == BISECTION_FOUND ? 0 : rc == FLOW_BAD ? 2 : 1;
+	bisect_result_release(&res);
+	compare_floors_release(&floors);
+	jobopts_release(&jo);
+	strbuf_release(&err);
+	strbuf_release(&out);
+	return code;
+}
+
+/*
+ * Bisect a job of the head in a child: in a process group of its own,
+ * which a stop of the service ends (SIGTERM, then SIGKILL after a grace),
+ * and killed when the worker dies, so that a restarted service never
+ * finds an orphan working in the checkout it is about to use. Its result
+ * into *res (bisect_result_release); 0, or -1 with why when it gave none.
+ */
+static int run_bisect(const struct head_test *ht, const char *job, struct bisect_result *res, struct strbuf *why)
+{
+	struct bisect_child bc = { ht, job };
+	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
+	struct proc p = { .fn = bisect_child_main, .arg = &bc, .in = PROC_NULL, .out = PROC_CAPTURE, .capture = &out,
+			  .pgroup = true, .death_sig = SIGKILL, .stop = &proc_stop_signal, .grace = 30 };
+
+	if (*ht->base)
+		serve_say("%s %.12s..%.12s: %s", ht->tree, ht->base, ht->head, job);
+	else
+		serve_say("%s %.12s: %s: the branch's first head, with no parent: measured on its own", ht->tree, ht->head, job);
+	*res = (struct bisect_result){ 0 };
+	int rc = proc_run(&p, &e);
+	proc_kill_group(&p, 5);
+	int ret = out.len && !bisect_result_parse(out.buf, out.len, res, &e) ? 0 : -1;
+	if (ret) {
+		char buf[32];
+		strbuf_setf(why, "the bisection ended (%s) without a result%s%s", rc < 0 ? "not started" : proc_status_text(rc, buf),
+			    e.len ? ": " : "", e.buf);
+	}
+	strbuf_release(&out);
+	strbuf_release(&e);
+	return ret;
+}
+
+/*
+ * The mail's note for an ambiguous culprit: the set, so that the reader
+ * decides between the commits that could not be tested.
+ */
+static void ambiguous_note(const struct bisect_result *r, struct strbuf *note)
+{
+	strbuf_addstr(note, "Commits that cannot be tested keep lkprobot from naming one first bad commit; it is one of:");
+	for (size_t k = 0; k < r->ncandidates; k++) {
+		bool skipped = false;
+		for (size_t q = 0; q < r->nskipped; q++)
+			skipped |= !strcmp(r->skipped[q], r->candidates[k]);
+		strbuf_addf(note, "%s %.12s%s", k ? "," : "", r->candidates[k], skipped ? " (cannot be tested)" : "");
+	}
+	strbuf_addf(note, ". The one that can be tested, %.12s, is reported here, compared with %.12s, the nearest "
+			  "commit found good.", r->culprit, r->parent);
+}
+
+/* Each line the report flow logged, as a line of the service's log. */
+static void log_lines(const struct head_test *ht, const char *culprit, char *text)
+{
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		serve_say("%s %.12s: %s", ht->tree, culprit, l);
+}
+
+/*
+ * The culprit's report sent through the report flow (the same decision
+ * bisect took says whether it is worth a mail; the mail rules whether it
+ * goes), what became of it in j. kind: +1 an improvement, -1 a regression,
+ * 0 neither. Returns the verdict.
+ */
+static enum report_verdict send_report(const struct head_test *ht, const struct bisect_result *r, int kind,
+				       struct job_outcome *j)
+{
+	const struct serve_conf *c = ht->c;
+	struct strbuf note = STRBUF_INIT;
+	struct compare_floors floors = { 0 };
+	struct report_outcome out = { .why = STRBUF_INIT };
+	char *url = c->public_url && r->id > 0 ? web_url_bisection(c->public_url, r->id) : NULL;
+	char *where = ht->t->url && ht->branch ? xasprintf("%s %s", ht->t->url, ht->branch) : NULL;
+	char *log = NULL;
+	size_t loglen = 0;
+
+	if (r->status == BISECTION_AMBIGUOUS)
+		ambiguous_note(r, &note);
+	if (!ht->mc) {
+		out.verdict = REPORT_BAD;
+		strbuf_addstr(&out.why, ht->mc_err);
+	} else {
+		/* the url: line says where the commit is (the tree's address and branch), else the bisection's page */
+		struct report_request rq = {
+			.what = { .base = r->parent, .commit = r->culprit, .db = c->db, .result_dir = c->result_root,
+				  .tree = ht->t->path, .metric = r->metric, .floors = &floors },
+			.url = where ? where : url, .closes = url, .tree_url = ht->t->url, .lkprobot_url = c->lkprobot_url,
+			.note = note.len ? note.buf : NULL, .date = (time_t)ht->first,
+			.mc = ht->mc, .log = open_memstream(&log, &loglen), .kind = kind,
+			.hold_improvements = !c->report_improvements, .conf_floors = (const char *const *)c->floors };
+		flow_report_send(&rq, &out);
+		if (rq.log)
+			fclose(rq.log);
+	}
+	if (log)
+		log_lines(ht, r->culprit, log);
+	if (out.verdict == REPORT_HELD) {
+		serve_say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", ht->tree,
+			  r->culprit, r->metric);
+		j->kind = "improvement";
+	} else {
+		bool sent = out.verdict == REPORT_QUEUED || out.verdict == REPORT_DUPLICATE || out.verdict == REPORT_REFUSED;
+		/* a queued one said so in the flow's lines */
+		if (out.verdict != REPORT_QUEUED && out.verdict != REPORT_DUPLICATE)
+			serve_say("%s %.12s: report %s: %s", ht->tree, r->culprit,
+				  out.verdict == REPORT_REFUSED ? "refused" : "not sent", out.why.buf);
+		/* a regression or improvement only when it is reported: the same decision said so */
+		if (kind && sent)
+			j->kind = kind > 0 ? "improvement" : "regression";
+		j->named = true;
+		memcpy(j->culprit, r->culprit, sizeof(j->culprit));
+		j->report = out.verdict == REPORT_REFUSED ? JOB_REPORT_DELIVERY_FAILED
+			    : sent ? JOB_REPORT_QUEUED : out.verdict == REPORT_BAD ? JOB_REPORT_ERROR : JOB_REPORT_NOT_SENT;
+		if (out.mail_error)
+			j->mail_error = xstrdup(out.mail_error);
+		else if (!sent)
+			j->report_why = xstrdup(out.why.buf);
+	}
+	enum report_verdict v = out.verdict;
+	report_outcome_release(&out);
+	compare_floors_release(&floors);
+	strbuf_release(&note);
+	free(log);
+	free(url);
+	free(where);
+	return v;
+}
+
+/* Which way a named culprit's change went, by the metric's direction: +1 improvement, -1 regression, 0 neither. */
+static int change_kind(const struct bisect_result *r)
+{
+	bool named = (r->status == BISECTION_FOUND || r->status == BISECTION_AMBIGUOUS) && r->named;
+	int dir = named && r->metric ? compare_direction(r->metric) : 0;
+
+	if (!dir || !isfinite(r->change))
+		return 0;
+	return r->change * dir > 0 ? 1 : -1;
+}
+
+/*
+ * One job of the head: bisected, and a named culprit reported; its
+ * outcome added to h. Returns the head's status after it (status: before it).
+ */
+static enum head_status test_job(const struct head_test *ht, const char *job, enum head_status status,
+				 struct head_outcome *h)
+{
+	struct bisect_result r;
+	struct strbuf why = STRBUF_INIT;
+	struct job_outcome *j = head_outcome_add(h);
+	bool have = !run_bisect(ht, job, &r, &why);
+
+	j->job = xstrdup(job);
+	j->bisect = xstrdup(have ? bisection_status_name(r.status) : "error");
+	j->why = have && r.why ? xstrdup(r.why) : strbuf_detach(&why);
+	if (!have || r.status == BISECTION_FAILED) {
+		/* a head that does not build is no base for the next: recorded as such, with its first error line */
+		bool build = have && r.untestable == BISECTION_END_BAD;
+		status = build && status != HEAD_FAILED ? HEAD_BUILD_FAILED : HEAD_FAILED;
+		serve_say("%s %.12s: bisect failed: %s", ht->tree, ht->head, j->why);
+	} else {
+		serve_say("%s %.12s: %s%s%.12s: %s", ht->tree, ht->head, j->bisect, r.named ? ", culprit " : "",
+			  r.named ? r.culprit : "", j->why);
+		if (r.status == BISECTION_BASELINE && status == HEAD_DONE)
+			status = HEAD_BASELINE;
+	}
+	/* found, or of an ambiguous set the one commit that can be tested, confirmed (bisect names it) */
+	bool named = have && (r.status == BISECTION_FOUND || r.status == BISECTION_AMBIGUOUS) && r.named;
+	if (named && send_report(ht, &r, change_kind(&r), j) == REPORT_BAD)
+		status = HEAD_FAILED;
+	bisect_result_release(&r);
+	strbuf_release(&why);
+	return status;
+}
+
+void serve_test_head(const struct serve_conf *c, const char *config, const struct store_head *h, const char *base,
+		     struct head_outcome *out)
+{
+	const char *tree = h->tree;
+	const struct tree_conf *t = serve_tree_named(c, tree ? tree : "");
+	struct mailconf mc;
+	struct strbuf mc_err = STRBUF_INIT;
+
+	*out = (struct head_outcome){ .status = HEAD_DONE };
+	if (!t) {
+		out->status = HEAD_FAILED;
+		out->error = xstrdup("the tree is not in the configuration any more");
+		return;
+	}
+	bool have_mc = !mailconf_load(&mc, config, &mc_err);
+	struct head_test ht = { c, t, have_mc ? &mc : NULL, mc_err.buf, tree, h->branch, h->head, base, h->first_seen };
+	for (size_t j = 0; j < t->njobs && !proc_stop_signal; j++)
+		out->status = test_job(&ht, t->jobs[j], out->status, out);
+	if (have_mc)
+		mailconf_release(&mc);
+	strbuf_release(&mc_err);
+}

@@ -1,0 +1,153 @@
+/*
+ * mailrules: the table of who gets a report and whether it goes. See
+ * mailrules.h.
+ */
+#include "mailrules.h"
+#include "mailconf.h"
+#include "mime.h"
+#include "../lib/results/compare.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* serve.report_improvements: false — an improvement is recorded, not mailed */
+static int rule_hold_improvements(const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
+{
+	(void)err;
+	if (c->kind <= 0 || !c->hold_improvements)
+		return 0;
+	strbuf_setf(&p->why, "an improvement, recorded, not mailed (report_improvements: false)");
+	return 1;
+}
+
+/* serve.change_floor: the smallest change worth a mail, added to the decision's floors */
+static int rule_floors(const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
+{
+	for (const char *const *f = c->floors; f && *f; f++)
+		if (compare_floors_add(p->floors, *f, err))
+			return -1;
+	return 0;
+}
+
+static void add_addr(const char ***v, size_t *n, const char *a)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = a;
+}
+
+/*
+ * To and Cc: the commit's people (author, trailers, MAINTAINERS, and the
+ * lists) when there is a tree and the user named nobody; else the ones
+ * named, and the lists.
+ */
+static int rule_recipients(const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
+{
+	const struct mailconf *mc = c->mc;
+
+	if (c->tree && !c->nto && !c->ncc) {
+		if (recipients_of_commit(c->tree, c->commit, (const char *const *)mc->lists, mc->nlists,
+					 (size_t)mc->max_recipients, &p->people, err))
+			return -1;
+		for (size_t i = 0; i < p->people.n; i++)
+			add_addr(p->people.v[i].to ? &p->to : &p->cc, p->people.v[i].to ? &p->nto : &p->ncc,
+				 p->people.v[i].addr);
+		return 0;
+	}
+	for (size_t i = 0; i < c->nto; i++)
+		add_addr(&p->to, &p->nto, c->to[i]);
+	for (size_t i = 0; i < c->ncc; i++)
+		add_addr(&p->cc, &p->ncc, c->cc[i]);
+	for (size_t i = 0; i < mc->nlists; i++)
+		add_addr(&p->cc, &p->ncc, mc->lists[i]);
+	return 0;
+}
+
+static int add_spec(struct mail_plan *p, const char *addr, struct strbuf *err)
+{
+	char *spec = mime_addr_spec(addr, err);
+
+	if (!spec)
+		return -1;
+	p->envelope = xrealloc(p->envelope, (p->nenvelope + 1) * sizeof(*p->envelope));
+	p->envelope[p->nenvelope++] = spec;
+	return 0;
+}
+
+/*
+ * The envelope: everyone in To and Cc when mail.live, else the operator
+ * alone, said in an X-lkprobot-Dry-Run header.
+ */
+static int rule_live(const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
+{
+	const struct mailconf *mc = c->mc;
+
+	if (mc->live) {
+		for (size_t i = 0; i < p->nto + p->ncc; i++)
+			if (add_spec(p, i < p->nto ? p->to[i] : p->cc[i - p->nto], err))
+				return -1;
+		return 0;
+	}
+	if (!mc->operator_) {
+		strbuf_setf(err, "%s: mail.live is not true and there is no mail.operator: a dry run has nowhere to go",
+			    mc->path ? mc->path : "the configuration (none found)");
+		return -1;
+	}
+	if (add_spec(p, mc->operator_, err))
+		return -1;
+	p->dry_run = xasprintf("X-lkprobot-Dry-Run: mail.live is not true; sent to the operator only, not to the %zu addresses in To and Cc",
+			       p->nto + p->ncc);
+	return 0;
+}
+
+/* a report nobody gets is bad input */
+static int rule_someone(const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
+{
+	(void)c;
+	if (p->nenvelope)
+		return 0;
+	strbuf_setf(err, "no recipient: give --tree (the commit's people), --to or --cc");
+	return -1;
+}
+
+const struct mail_rule mail_rules[] = {
+	{ "hold-improvements", MAIL_BEFORE, "an improvement is recorded, not mailed, with report_improvements: false",
+	  rule_hold_improvements },
+	{ "floors", MAIL_BEFORE, "serve.change_floor: the smallest change worth a mail", rule_floors },
+	{ "recipients", MAIL_ADDRESS,
+	  "To and Cc: the commit's author, trailers, MAINTAINERS and mail.lists; or the ones named and mail.lists",
+	  rule_recipients },
+	{ "live", MAIL_ADDRESS, "mail.live: everyone in To and Cc gets it; else only mail.operator (a dry run)",
+	  rule_live },
+	{ "someone", MAIL_ADDRESS, "a report nobody would get is refused", rule_someone },
+	{ NULL, MAIL_BEFORE, NULL, NULL },
+};
+
+int mail_rules_apply(enum mail_stage stage, const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
+{
+	for (const struct mail_rule *r = mail_rules; r->name; r++) {
+		int rc = r->stage == stage ? r->apply(c, p, err) : 0;
+		if (rc == 1)
+			p->held = true;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void mail_plan_init(struct mail_plan *p, struct compare_floors *floors)
+{
+	*p = (struct mail_plan){ .why = STRBUF_INIT, .floors = floors };
+}
+
+void mail_plan_release(struct mail_plan *p)
+{
+	strbuf_release(&p->why);
+	free(p->to);
+	free(p->cc);
+	for (size_t i = 0; i < p->nenvelope; i++)
+		free(p->envelope[i]);
+	free(p->envelope);
+	free(p->dry_run);
+	recipients_release(&p->people);
+	memset(p, 0, sizeof(*p));
+}
