@@ -64,7 +64,7 @@ static void queue_deliver(const struct report_request *rq, const struct mail_pla
 	const struct mailconf *mc = rq->mc;
 	const struct reportjob_opts *w = &rq->what;
 	struct strbuf err = STRBUF_INIT;
-	char *dbpath = w->db ? xstrdup(w->db) : xasprintf("%s/lkprobot.db", w->result_dir);
+	char *dbpath = store_default_path(w->db, w->result_dir);
 	struct store *s = store_open(dbpath, &err);
 	char *from_spec = s ? mime_addr_spec(from, &err) : NULL;
 	int64_t qid;

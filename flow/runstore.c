@@ -28,7 +28,7 @@ int runstore_open(struct runstore *rs, bool use, const char *db, const char *res
 	rs->store = NULL;
 	if (!use)
 		return 0;
-	char *path = db ? xstrdup(db) : xasprintf("%s/lkprobot.db", result_dir);
+	char *path = store_default_path(db, result_dir);
 	if (!db)
 		fsutil_mkdir_p(result_dir);
 	rs->store = store_open(path, err);

@@ -8,6 +8,7 @@
 #include "flow.h"
 #include "../lib/util/say.h"
 #include "serve.h"
+#include "../lib/store/store.h"
 #include "../lib/kernel/git.h"
 #include "../lib/util/conf.h"
 #include "../web/web.h"
@@ -50,7 +51,7 @@ static int fetch_url_check(const char *url, struct strbuf *err)
 
 #define S(member) CONF_FIELD(struct serve_conf, member)
 static const struct conf_key serve_keys[] = {
-	{ "result_root", CONF_STRING, S(result_root), .def = "/lkp/result",
+	{ "result_root", CONF_STRING, S(result_root), .def = STORE_RESULT_ROOT,
 	  .help = "where the runs go (and the store, lkprobot.db)" },
 	{ "cache", CONF_STRING, S(cache), .help = "work trees and kernels" },
 	{ "db", CONF_NODE, .help = "the store (default: lkprobot.db in result_root)" },
@@ -110,7 +111,7 @@ void serve_conf_release(struct serve_conf *c)
 static char *store_of(const struct node *s)
 {
 	const char *db = node_str(node_get(s, "db")), *root = node_str(node_get(s, "result_root"));
-	return db ? xstrdup(db) : xasprintf("%s/lkprobot.db", root ? root : "/lkp/result");
+	return store_default_path(db, root);
 }
 
 char *serve_store_path(const char *file, struct strbuf *err)

@@ -301,7 +301,7 @@ char *reportjob_fixes(const char *msg, size_t nth)
  */
 static void fixes_thread(struct reportjob *rj, const struct reportjob_opts *o, const char *msg)
 {
-	char *db = o->db ? xstrdup(o->db) : xasprintf("%s/lkprobot.db", o->result_dir);
+	char *db = store_default_path(o->db, o->result_dir);
 	char *fixed = reportjob_fixes(msg, 0), *id = NULL, *headers = NULL;
 	struct strbuf err = STRBUF_INIT;
 	struct store *s = NULL;

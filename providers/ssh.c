@@ -211,7 +211,7 @@ static int group_open(struct provider *p, const struct provider_config *cfg, str
 static struct provider *sshp_open(const struct provider_config *cfg, struct strbuf *err)
 {
 	struct provider *p = xcalloc(1, sizeof(*p));
-	char *db = cfg->db ? xstrdup(cfg->db) : xasprintf("%s/lkprobot.db", cfg->result_dir);
+	char *db = store_default_path(cfg->db, cfg->result_dir);
 	const char *k = provider_opt(cfg, "kernel");
 
 	p->cfg = *cfg;

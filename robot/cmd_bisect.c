@@ -9,6 +9,7 @@
  */
 #include "cmd.h"
 #include "opt.h"
+#include "../lib/store/store.h"
 #include "../flow/bisect.h"
 #include "../lib/results/compare.h"
 #include "../providers/provider.h"
@@ -139,7 +140,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	struct provider_cli cli = { 0 };
 	bool first_parent = false, json = false;
 	const char *tree = NULL, *good = NULL, *bad = NULL, *metric = NULL, *provider = "local", *kconfig = NULL;
-	const char *result_dir = "/lkp/result", *db = NULL;
+	const char *result_dir = STORE_RESULT_ROOT, *db = NULL;
 	char *cache = NULL;
 	const char *accel = NULL;
 	long long resume = 0;
@@ -173,7 +174,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_BOOL(0, "first-parent", "only the first parent of each commit (the mainline)", &first_parent),
 		OPT_BOOL(0, "json", "the outcome as JSON on stdout", &json),
 		OPT_CALL(0, "resume", "ID", "go on with bisection ID of the store (same arguments)", take_resume, &resume),
-		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &result_dir),
 		OPT_DUP(0, "cache", "DIR", "work trees and kernels (default $LKPROBOT_CACHE, /var/cache/lkprobot)", &cache),
 		OPT_STRING(0, "db", "FILE", "the store (default RESULT_ROOT_DIR/lkprobot.db)", &db),
 		JOBOPTS_ROWS(&jo, "hosts/NAME describes the machine (qemu: qemu-pmem)"),

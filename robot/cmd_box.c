@@ -382,12 +382,12 @@ out:
 
 int cmd_box(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	struct box_args a = { .boxes = box_default_file(), .result_dir = "/lkp/result", .runs = 1 };
+	struct box_args a = { .boxes = box_default_file(), .result_dir = STORE_RESULT_ROOT, .runs = 1 };
 	struct jobopts jo;
 	const struct opt table[] = {
 		OPT_STRING(0, "boxes", "FILE", "the boxes file (default $LKPROBOT_BOXES, /etc/lkprobot/boxes.yaml)", &a.boxes),
 		OPT_STRING(0, "db", "FILE", "the store (default RESULT_ROOT_DIR/lkprobot.db)", &a.db),
-		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &a.result_dir),
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &a.result_dir),
 		OPT_STRING(0, "reason", "TEXT", "disable: why the box is out of service", &a.reason),
 		OPT_STRING('k', "kernel", "BZIMAGE", "run: boot this kernel (default: the one the box runs)", &a.kernel),
 		OPT_STRING(0, "tree", "DIR", "run: the git repository of --commit", &a.tree),

@@ -6,6 +6,7 @@
  */
 #include "cmd.h"
 #include "opt.h"
+#include "../lib/store/store.h"
 #include "../lib/results/compare.h"
 #include "../lib/util/json.h"
 #include "../lib/results/sides.h"
@@ -185,7 +186,7 @@ out:
 int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	bool classic = false, json = false, stats = false, noise = false;
-	const char *field = NULL, *db = NULL, *result_dir = "/lkp/result";
+	const char *field = NULL, *db = NULL, *result_dir = STORE_RESULT_ROOT;
 	struct compare_opts co = { 0 };
 	struct compare_floors floors = { 0 };
 	const struct opt table[] = {
@@ -207,7 +208,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 			 "(default 1% for perf metrics and the test's own, else 5%)",
 			 opt_floor, &floors),
 		OPT_STRING(0, "db", "FILE", "the store (default: RESULT_ROOT_DIR/lkprobot.db)", &db),
-		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &result_dir),
 		OPT_END(),
 	};
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;

@@ -58,7 +58,7 @@ static char *outbox_db(const char *config, const char *db, const char *result_di
 	else if (!result_dir && conf_file && !(dbpath = serve_store_path(conf_file, err)) && err->len)
 		return NULL;
 	if (!dbpath)
-		dbpath = xasprintf("%s/lkprobot.db", result_dir ? result_dir : "/lkp/result");
+		dbpath = store_default_path(NULL, result_dir);
 	if (access(dbpath, R_OK)) {
 		strbuf_setf(err, "%s: no store there (--db FILE, -o RESULT_ROOT_DIR)", dbpath);
 		free(dbpath);
@@ -172,7 +172,7 @@ int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 			   "the service's store, used unless --db or -o is given",
 			   &config),
 		OPT_STRING(0, "db", "FILE", "the store (default RESULT_ROOT_DIR/lkprobot.db)", &db),
-		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &result_dir),
 		OPT_LONG(0, "wait", "SECONDS", "send: keep going while messages wait for a retry", &wait, 0, LONG_MAX,
 			 "a number of seconds"),
 		OPT_END(),

@@ -6,6 +6,7 @@
  */
 #include "cmd.h"
 #include "opt.h"
+#include "../lib/store/store.h"
 #include "../lib/job/engine.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/job/job.h"
@@ -163,13 +164,13 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	const struct provider_ops *qemu = provider_find("qemu");
 	struct provider_options *opts = provider_options_new(qemu);
 	struct jobopts jo;
-	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL, *result_dir = "/lkp/result";
+	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL, *result_dir = STORE_RESULT_ROOT;
 	char *cache = NULL;
 	bool use_store = true, reuse = false;
 	long runs = 1;
 	/* the provider's options are set where their rows say */
 	const struct opt table[] = {
-		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &result_dir),
 		OPT_PROVIDER('k', "kernel", "IMAGE", "boot this vmlinux/bzImage", "kernel", opts),
 		OPT_STRING(0, "tree", "DIR",
 			   "with --commit: build that commit first ('lkprobot build'),\n"

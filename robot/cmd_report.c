@@ -6,6 +6,7 @@
  */
 #include "cmd.h"
 #include "opt.h"
+#include "../lib/store/store.h"
 #include "../flow/report.h"
 #include "../lib/results/compare.h"
 #include "../mail/mailconf.h"
@@ -128,7 +129,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	const char *base = NULL, *commit = NULL, *tree = NULL, *url = NULL, *from = NULL, *jobfile = NULL;
 	const char *kconfig = NULL, *signature = NULL, *domain = NULL, *output = NULL, *db = NULL;
-	const char *result_dir = "/lkp/result", *metric = NULL, *note = NULL;
+	const char *result_dir = STORE_RESULT_ROOT, *metric = NULL, *note = NULL;
 	const char *tree_url = NULL, *lkprobot_url = NULL, *closes = NULL;
 	struct compare_floors floors = { 0 };
 	bool body_only = false, send = false;
@@ -183,7 +184,7 @@ int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 			   &config_file),
 		OPT_STRING('o', "output", "FILE", "write the message there (default standard output)", &output),
 		OPT_STRING(0, "db", "FILE", "the store (default: RESULT_ROOT_DIR/lkprobot.db)", &db),
-		OPT_STRING(0, "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		OPT_STRING(0, "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &result_dir),
 		OPT_END(),
 	};
 	struct strbuf err = STRBUF_INIT;

@@ -6,6 +6,7 @@
  */
 #include "cmd.h"
 #include "opt.h"
+#include "../lib/store/store.h"
 #include "../lib/job/engine.h"
 #include "../lib/job/job.h"
 #include "../lib/util/json.h"
@@ -106,12 +107,12 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 	struct jobopts jo;
 	const struct provider_ops *local = provider_find("local");
 	struct provider_options *opts = provider_options_new(local);
-	const char *result_dir = "/lkp/result";
+	const char *result_dir = STORE_RESULT_ROOT;
 	const char *db = NULL;
 	bool use_store = true;
 	long runs = 1;
 	const struct opt table[] = {
-		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default /lkp/result)", &result_dir),
+		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &result_dir),
 		JOBOPTS_RUNS("run each atomic job N times (default 1)", &runs),
 		OPT_CALL(0, "loop-disks", "[=SIZE]",
 			 "stand loop devices over sparse files in for the\n"

@@ -258,7 +258,7 @@ int sides_load(char *const *args, size_t n, const char *db, const char *result_d
 			continue;
 		}
 		if (!st) {
-			dbpath = db ? xstrdup(db) : xasprintf("%s/lkprobot.db", result_dir);
+			dbpath = store_default_path(db, result_dir);
 			if (access(dbpath, R_OK)) {
 				strbuf_setf(err, "'%s': not a result directory, and there is no store at %s (--db FILE)", arg,
 					    dbpath);

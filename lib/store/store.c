@@ -558,6 +558,11 @@ static int set_up(struct store *s, struct strbuf *err)
 	return rc == SQLITE_OK ? 0 : store_sqlerr(s, err);
 }
 
+char *store_default_path(const char *db, const char *result_dir)
+{
+	return db ? xstrdup(db) : xasprintf("%s/lkprobot.db", result_dir ? result_dir : STORE_RESULT_ROOT);
+}
+
 struct store *store_open(const char *path, struct strbuf *err)
 {
 	struct store *s;

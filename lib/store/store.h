@@ -45,6 +45,14 @@ struct store;
  * Returns the store (close with store_close()) or NULL with err set.
  */
 struct store *store_open(const char *path, struct strbuf *err);
+
+/* RESULT_ROOT_DIR when none is given: lkp-tests' (every command's -o default, serve.result_root's). */
+#define STORE_RESULT_ROOT "/lkp/result"
+/*
+ * Where the store is: db when given, else lkprobot.db in result_dir (NULL:
+ * STORE_RESULT_ROOT). Newly allocated.
+ */
+char *store_default_path(const char *db, const char *result_dir);
 /* Close the store and free it; NULL is a no-op. */
 void store_close(struct store *s);
 
