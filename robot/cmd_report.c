@@ -125,132 +125,142 @@ static int take_date(const struct opt *o, const char *value, struct strbuf *err)
 	return 0;
 }
 
-int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
+/* What the command line asks: the report request, and the command's own choices. */
+struct rargs {
+	struct report_request rq;
+	const char *config_file, *output;
+	bool body_only, send;
+	struct compare_floors floors;
+	struct addrs to, cc;
+};
+
+static int parse_args(int argc, char **argv, const struct lkp_ctx *ctx, struct rargs *a)
 {
-	const char *base = NULL, *commit = NULL, *tree = NULL, *url = NULL, *from = NULL, *jobfile = NULL;
-	const char *kconfig = NULL, *signature = NULL, *domain = NULL, *output = NULL, *db = NULL;
-	const char *result_dir = STORE_RESULT_ROOT, *metric = NULL, *note = NULL;
-	const char *tree_url = NULL, *lkprobot_url = NULL, *closes = NULL;
-	struct compare_floors floors = { 0 };
-	bool body_only = false, send = false;
-	const char *config_file = NULL;
-	time_t date = time(NULL);
-	struct addrs to = { 0 }, cc = { 0 };
+	struct reportjob_opts *w = &a->rq.what;
 	const struct opt table[] = {
-		OPT_STRING(0, "base", "BASE", "what the change is from", &base),
-		OPT_STRING(0, "commit", "COMMIT", "what the change is to", &commit),
+		OPT_STRING(0, "base", "BASE", "what the change is from", &w->base),
+		OPT_STRING(0, "commit", "COMMIT", "what the change is to", &w->commit),
 		OPT_STRING(0, "tree", "DIR",
 			   "the git repository: the commit's subject, its author as\n"
 			   "the To: address, and a reply to the patch's mail when the\n"
 			   "commit has a \"Link: .../<message-id>\" trailer",
-			   &tree),
-		OPT_STRING(0, "url", "TEXT", "the \"url:\" line (where the commit is: tree and branch)", &url),
-		OPT_STRING(0, "tree-url", "URL", "where readers clone the tree from (\"To reproduce\")", &tree_url),
-		OPT_STRING(0, "lkprobot-url", "URL", "where readers get lkprobot (\"To reproduce\")", &lkprobot_url),
+			   &w->tree),
+		OPT_STRING(0, "url", "TEXT", "the \"url:\" line (where the commit is: tree and branch)", &a->rq.url),
+		OPT_STRING(0, "tree-url", "URL", "where readers clone the tree from (\"To reproduce\")", &a->rq.tree_url),
+		OPT_STRING(0, "lkprobot-url", "URL", "where readers get lkprobot (\"To reproduce\")", &a->rq.lkprobot_url),
 		OPT_STRING(0, "closes", "URL",
 			   "the \"Closes:\" tag's URL (ending in /: the Message-ID\n"
 			   "is appended, as in a mail archive)",
-			   &closes),
-		OPT_STRING(0, "note", "TEXT", "a paragraph before the \"how sure\" one (a bisection's caveat)", &note),
-		OPT_STRING(0, "from", "ADDR", "the robot's address (default lkprobot <lkprobot@HOST>)", &from),
-		OPT_CALL(0, "to", "ADDR", "a To: recipient (repeatable)", take_addr, &to),
-		OPT_CALL(0, "cc", "ADDR", "a Cc: recipient (repeatable)", take_addr, &cc),
-		OPT_STRING(0, "job", "FILE", "the job file to attach (default: the run's job.yaml)", &jobfile),
+			   &a->rq.closes),
+		OPT_STRING(0, "note", "TEXT", "a paragraph before the \"how sure\" one (a bisection's caveat)", &a->rq.note),
+		OPT_STRING(0, "from", "ADDR", "the robot's address (default lkprobot <lkprobot@HOST>)", &a->rq.from),
+		OPT_CALL(0, "to", "ADDR", "a To: recipient (repeatable)", take_addr, &a->to),
+		OPT_CALL(0, "cc", "ADDR", "a Cc: recipient (repeatable)", take_addr, &a->cc),
+		OPT_STRING(0, "job", "FILE", "the job file to attach (default: the run's job.yaml)", &w->jobfile),
 		OPT_STRING(0, "kconfig", "FILE", "attach this kernel config (default: the run's\n"
-			   "kernel.config, when it has one)", &kconfig),
+			   "kernel.config, when it has one)", &w->kconfig),
 		OPT_STRING(0, "metric", "M",
 			   "report on M (a bisection's metric): the mail goes out only\n"
 			   "if the decision says M changed (default: the metric with\n"
 			   "a direction that changed most, the test's own first)",
-			   &metric),
+			   &w->metric),
 		OPT_CALL(0, "floor", "METRIC=PCT",
 			 "the decision's floor for METRIC (a glob; repeatable; default:\n"
 			 "the job's change_floor, else 1% for perf metrics, 5%)",
-			 opt_floor, &floors),
-		OPT_STRING(0, "signature", "TEXT", "the name under \"Thanks,\" (default lkprobot)", &signature),
-		OPT_CALL(0, "date", "EPOCH", "the message's date (default now): same input, same bytes", take_date, &date),
-		OPT_STRING(0, "domain", "NAME", "the Message-ID's domain (default this host's name)", &domain),
-		OPT_BOOL(0, "body", "only the body text", &body_only),
+			 opt_floor, &a->floors),
+		OPT_STRING(0, "signature", "TEXT", "the name under \"Thanks,\" (default lkprobot)", &a->rq.signature),
+		OPT_CALL(0, "date", "EPOCH", "the message's date (default now): same input, same bytes", take_date,
+			 &a->rq.date),
+		OPT_STRING(0, "domain", "NAME", "the Message-ID's domain (default this host's name)", &a->rq.domain),
+		OPT_BOOL(0, "body", "only the body text", &a->body_only),
 		OPT_BOOL(0, "send",
 			 "queue the message in the store's outbox and deliver it\n"
 			 "(mail: in the configuration): To/Cc from --tree (the\n"
 			 "commit's author, trailers, MAINTAINERS, mail.lists) unless\n"
 			 "--to/--cc are given; DKIM-signed when mail.dkim is set;\n"
 			 "only to mail.operator unless mail.live is true",
-			 &send),
+			 &a->send),
 		OPT_STRING(0, "config", "FILE",
 			   "lkprobot's configuration (default $LKPROBOT_CONFIG,\n"
 			   "/etc/lkprobot/config.yaml)",
-			   &config_file),
-		OPT_STRING('o', "output", "FILE", "write the message there (default standard output)", &output),
-		OPT_STRING(0, "db", "FILE", "the store (default: RESULT_ROOT_DIR/lkprobot.db)", &db),
-		OPT_STRING(0, "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &result_dir),
+			   &a->config_file),
+		OPT_STRING('o', "output", "FILE", "write the message there (default standard output)", &a->output),
+		OPT_STRING(0, "db", "FILE", "the store (default: RESULT_ROOT_DIR/lkprobot.db)", &w->db),
+		OPT_STRING(0, "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &w->result_dir),
 		OPT_END(),
 	};
+	int ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false);
+
+	if (ret != OPT_GO)
+		return ret;
+	if (!w->base || !w->commit || optind < argc)
+		return say_error(EXIT_USAGE, "report needs --base and --commit (and no other arguments); see 'lkprobot report --help'");
+	w->floors = &a->floors;
+	w->to = a->to.v;
+	w->nto = a->to.n;
+	w->cc = a->cc.v;
+	w->ncc = a->cc.n;
+	return OPT_GO;
+}
+
+/* Without --send: the report gathered, rendered and printed. Returns the exit status. */
+static int print_args(const struct rargs *a)
+{
+	const struct report_request *rq = &a->rq;
 	struct strbuf err = STRBUF_INIT;
 	struct reportjob rj = { 0 };
-	struct mailconf mc = { 0 };
-	char *from_default = NULL;
+	char *from_default = rq->from ? NULL : default_from();
 	int ret;
 
-	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
-		goto out;
-	ret = EXIT_USAGE;
-	if (!base || !commit || optind < argc) {
-		ret = say_error(EXIT_USAGE, "report needs --base and --commit (and no other arguments); see 'lkprobot report --help'");
-		goto out;
-	}
-	if (send && mailconf_load(&mc, config_file, &err))
-		goto bad;
-	struct reportjob_opts ro = { .base = base, .commit = commit, .db = db, .result_dir = result_dir, .tree = tree,
-				     .jobfile = jobfile, .kconfig = kconfig, .metric = metric, .floors = &floors,
-				     .to = to.v, .nto = to.n, .cc = cc.v, .ncc = cc.n };
-	if (send) {
-		if (body_only || output) {
-			strbuf_setf(&err, "--send delivers the message: not with --body or -o");
-			goto bad;
-		}
-		const struct report_request rq = { .what = ro, .from = from, .domain = domain, .url = url,
-						   .tree_url = tree_url, .lkprobot_url = lkprobot_url, .closes = closes,
-						   .note = note, .signature = signature, .date = date, .mc = &mc,
-						   .log = stdout };
-		ret = send_report(&rq);
-		goto out;
-	}
-	int ar = reportjob_assemble(&rj, &ro, &err);
+	int ar = reportjob_assemble(&rj, &rq->what, &err);
 	for (size_t i = 0; i < rj.nwarnings; i++)
 		say_warn("%s", rj.warnings[i]);
-	if (ar > 0) {
-		ret = say_error(EXIT_FAIL, "%s", err.buf);
-		goto out;
+	if (ar) {
+		ret = say_error(ar > 0 ? EXIT_FAIL : EXIT_USAGE, "%s", err.buf);
+	} else {
+		struct report_input in = rj.in;
+		in.from = rq->from ? rq->from : from_default;
+		in.url = rq->url;
+		in.tree_url = rq->tree_url;
+		in.lkprobot_url = rq->lkprobot_url;
+		in.closes = rq->closes;
+		in.note = rq->note;
+		in.signature = rq->signature;
+		in.domain = rq->domain ? rq->domain : "localhost";
+		in.date = rq->date;
+		in.lf = a->output != NULL || !isatty(1);
+		ret = print_report(&in, a->body_only, a->output);
 	}
-	if (ar)
-		goto bad;
-	if (!from)
-		from = from_default = default_from();
-	struct report_input in = rj.in;
-	in.from = from;
-	in.url = url;
-	in.tree_url = tree_url;
-	in.lkprobot_url = lkprobot_url;
-	in.closes = closes;
-	in.note = note;
-	in.signature = signature;
-	in.domain = domain ? domain : "localhost";
-	in.date = date;
-	in.lf = output != NULL || !isatty(1);
-	ret = print_report(&in, body_only, output);
-	goto out;
-bad:
-	ret = say_error(EXIT_USAGE, "%s", err.buf);
-out:
-	if (send)
-		mailconf_release(&mc);
-	compare_floors_release(&floors);
 	reportjob_release(&rj);
 	free(from_default);
-	free(to.v);
-	free(cc.v);
+	strbuf_release(&err);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
+{
+	struct rargs a = { .rq = { .what = { .result_dir = STORE_RESULT_ROOT }, .date = time(NULL), .log = stdout } };
+	struct strbuf err = STRBUF_INIT;
+	struct mailconf mc = { 0 };
+	int ret = parse_args(argc, argv, ctx, &a);
+
+	if (ret != OPT_GO)
+		goto out;
+	if (!a.send) {
+		ret = print_args(&a);
+	} else if (a.body_only || a.output) {
+		ret = say_error(EXIT_USAGE, "--send delivers the message: not with --body or -o");
+	} else if (mailconf_load(&mc, a.config_file, &err)) {
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
+	} else {
+		a.rq.mc = &mc;
+		ret = send_report(&a.rq);
+		mailconf_release(&mc);
+	}
+out:
+	compare_floors_release(&a.floors);
+	free(a.to.v);
+	free(a.cc.v);
 	strbuf_release(&err);
 	return ret;
 }

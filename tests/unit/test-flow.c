@@ -1,0 +1,238 @@
+/*
+ * Unit tests: the typed results the flows give and their one JSON form —
+ * a bisection's (flow/bisect_json.c: the form `bisect --json` has always
+ * printed, read back whole), a head's (flow/serve_head.c: what the store
+ * keeps and a worker sends) — and the mail rules' table (mail/mailrules.c):
+ * an improvement held back, a dry run to the operator alone, a live report
+ * to everyone, nobody to send to.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../flow/bisect.h"
+#include "../../flow/serve_head.h"
+#include "../../lib/results/compare.h"
+#include "../../mail/mailconf.h"
+#include "../../mail/mailrules.h"
+
+#define C1 "1111111111111111111111111111111111111111"
+#define C2 "2222222222222222222222222222222222222222"
+#define C3 "3333333333333333333333333333333333333333"
+
+static struct decision decision(enum decide_verdict v, double change, const char *why)
+{
+	struct decision d = { .verdict = v, .change = change, .lo = change - 2, .hi = change + 2, .floor = 1, .pairs = 5 };
+	snprintf(d.why, sizeof(d.why), "%s", why);
+	return d;
+}
+
+static char **ids(const char *a, const char *b)
+{
+	char **v = calloc(2, sizeof(*v));
+	v[0] = strdup(a);
+	if (b)
+		v[1] = strdup(b);
+	return v;
+}
+
+static void found(struct bisect_result *r)
+{
+	*r = (struct bisect_result){ .id = 7, .status = BISECTION_FOUND, .known = true, .named = true, .p = 0.002,
+				     .change = -25.5, .ends_change = -24, .have_ends = true, .confirmed = true,
+				     .builds = 4, .runs = 30, .commits = 9, .tested = 4, .batches = 5 };
+	r->why = strdup("the culprit's change \"reproduces\"");
+	r->metric = strdup("command.throughput");
+	memcpy(r->culprit, C2, sizeof(C2));
+	memcpy(r->parent, C1, sizeof(C1));
+	r->ends = decision(DECIDE_CHANGED, -24, "ends: -24%");
+	r->confirm = decision(DECIDE_CHANGED, -25.5, "-25.5% (interval)");
+	r->steps = calloc(2, sizeof(*r->steps));
+	r->nsteps = 2;
+	r->steps[0] = (struct bisection_step){ C2, 1, 3, 4.5, true };
+	r->steps[1] = (struct bisection_step){ C1, -1, 6, -2.25, false };
+	r->skipped = ids(C3, NULL);
+	r->nskipped = 1;
+	r->candidates = ids(C2, C3);
+	r->ncandidates = 2;
+}
+
+/* The form bisect --json prints, key by key as it always has, and read back to the same text. */
+static void test_bisect_json_round_trip(void **state)
+{
+	(void)state;
+	struct bisect_result r, back = { 0 };
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, err = STRBUF_INIT;
+
+	found(&r);
+	bisect_result_json(&a, &r);
+	assert_non_null(strstr(a.buf, "{\"id\": 7, \"status\": \"found\", \"why\": \"the culprit's change \\\"reproduces\\\"\", "
+				      "\"metric\": \"command.throughput\", \"culprit\": \"" C2 "\", \"parent\": \"" C1 "\", "
+				      "\"confidence\": 0.998, \"p\": 0.002, \"change\": -25.5, \"ends_change\": -24, \"ends\": {"));
+	assert_non_null(strstr(a.buf, "\"builds\": 4, \"runs\": 30, \"commits\": 9, \"batches\": 5, \"steps\": [{\"commit\": \"" C2
+				      "\", \"verdict\": \"bad\", \"runs\": 3, \"llr\": 4.5, \"sure\": true}, {\"commit\": \"" C1
+				      "\", \"verdict\": \"good\", \"runs\": 6, \"llr\": -2.25, \"sure\": false}], \"skipped\": [\"" C3
+				      "\"], \"candidates\": [\"" C2 "\", \"" C3 "\"]}\n"));
+	assert_int_equal(bisect_result_parse(a.buf, a.len, &back, &err), 0);
+	assert_int_equal(back.status, BISECTION_FOUND);
+	assert_true(back.named);
+	assert_string_equal(back.culprit, C2);
+	assert_string_equal(back.metric, "command.throughput");
+	assert_int_equal(back.confirm.verdict, DECIDE_CHANGED);
+	bisect_result_json(&b, &back);
+	assert_string_equal(a.buf, b.buf);
+	bisect_result_release(&r);
+	bisect_result_release(&back);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&err);
+}
+
+/* A bisection that could not be made: the short form, which end cannot be tested. */
+static void test_bisect_json_failed(void **state)
+{
+	(void)state;
+	struct bisect_result r = { .id = 3, .status = BISECTION_FAILED, .known = true, .untestable = BISECTION_END_BAD,
+				   .builds = 1, .runs = 2 }, back = { 0 };
+	struct strbuf a = STRBUF_INIT, err = STRBUF_INIT;
+
+	r.why = strdup("the bad end 222222222222 cannot be tested: the build failed: x.c:1: error");
+	bisect_result_json(&a, &r);
+	assert_string_equal(a.buf, "{\"id\": 3, \"status\": \"failed\", \"why\": \"the bad end 222222222222 cannot be tested: "
+				   "the build failed: x.c:1: error\", \"metric\": null, \"untestable\": \"bad\", \"builds\": 1, "
+				   "\"runs\": 2}\n");
+	assert_int_equal(bisect_result_parse(a.buf, a.len, &back, &err), 0);
+	assert_int_equal(back.status, BISECTION_FAILED);
+	assert_int_equal(back.untestable, BISECTION_END_BAD);
+	assert_null(back.metric);
+	/* what is not a result of ours is refused in one line */
+	assert_int_equal(bisect_result_parse("{\"status\": \"maybe\"}", 19, &back, &err), -1);
+	assert_non_null(strstr(err.buf, "no status lkprobot knows"));
+	bisect_result_release(&r);
+	bisect_result_release(&back);
+	strbuf_release(&a);
+	strbuf_release(&err);
+}
+
+/* A head's outcome: the store's form is the list it always was; the worker's message reads back whole. */
+static void test_head_outcome(void **state)
+{
+	(void)state;
+	struct head_outcome h = { .status = HEAD_DONE }, back = { 0 };
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, stored = STRBUF_INIT, err = STRBUF_INIT;
+	struct job_outcome *j = head_outcome_add(&h);
+
+	j->job = strdup("/etc/job.yaml");
+	j->bisect = strdup("found");
+	j->why = strdup("why");
+	j->kind = "regression";
+	j->named = true;
+	memcpy(j->culprit, C2, sizeof(C2));
+	j->report = JOB_REPORT_DELIVERY_FAILED;
+	j->mail_error = strdup("554 5.7.1 no thanks");
+	j = head_outcome_add(&h);
+	j->job = strdup("/etc/two.yaml");
+	j->bisect = strdup("not-reproduced");
+	j->why = strdup("no change");
+	head_outcome_result_json(&stored, &h);
+	assert_string_equal(stored.buf, "[{\"job\": \"/etc/job.yaml\", \"bisect\": \"found\", \"why\": \"why\", \"kind\": "
+					"\"regression\", \"culprit\": \"" C2 "\", \"report\": \"delivery failed\", "
+					"\"mail_error\": \"554 5.7.1 no thanks\"}, {\"job\": \"/etc/two.yaml\", \"bisect\": "
+					"\"not-reproduced\", \"why\": \"no change\"}]");
+	head_outcome_json(&a, &h);
+	assert_int_equal(head_outcome_parse(a.buf, a.len, &back, &err), 0);
+	assert_int_equal(back.status, HEAD_DONE);
+	assert_int_equal(back.njobs, 2);
+	head_outcome_json(&b, &back);
+	assert_string_equal(a.buf, b.buf);
+	/* a head that could not be tested at all */
+	head_outcome_release(&back);
+	struct head_outcome e = { .status = HEAD_FAILED, .error = strdup("the tree is gone") };
+	strbuf_reset(&a);
+	head_outcome_json(&a, &e);
+	assert_string_equal(a.buf, "{\"status\": \"failed\", \"result\": {\"error\": \"the tree is gone\"}}\n");
+	assert_int_equal(head_outcome_parse(a.buf, a.len, &back, &err), 0);
+	assert_string_equal(back.error, "the tree is gone");
+	assert_int_equal(head_outcome_parse("nonsense", 8, &back, &err), -1);
+	head_outcome_release(&h);
+	head_outcome_release(&back);
+	head_outcome_release(&e);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&stored);
+	strbuf_release(&err);
+}
+
+static int apply(enum mail_stage st, const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
+{
+	return mail_rules_apply(st, c, p, err);
+}
+
+/* The mail rules: held improvements, floors, a dry run, a live report, nobody. */
+static void test_mail_rules(void **state)
+{
+	(void)state;
+	char *lists[] = { "lkp@lists.example.org", NULL };
+	struct mailconf mc = { .operator_ = "Ops <ops@example.org>", .lists = lists, .nlists = 1 };
+	const char *to[] = { "Dev <dev@example.org>" };
+	const char *floors[] = { "command.*=3%", NULL };
+	struct compare_floors f = { 0 };
+	struct mail_case c = { .mc = &mc, .to = to, .nto = 1, .kind = 1, .hold_improvements = true, .floors = floors };
+	struct mail_plan p;
+	struct strbuf err = STRBUF_INIT;
+
+	mail_plan_init(&p, &f);
+	assert_int_equal(apply(MAIL_BEFORE, &c, &p, &err), 1);
+	assert_true(p.held);
+	assert_non_null(strstr(p.why.buf, "report_improvements: false"));
+	mail_plan_release(&p);
+	/* a regression: not held, the service's floor added */
+	c.kind = -1;
+	mail_plan_init(&p, &f);
+	assert_int_equal(apply(MAIL_BEFORE, &c, &p, &err), 0);
+	assert_int_equal(f.n, 1);
+	assert_true(fabs(compare_floor_of(&f, "command.throughput") - 0.03) < 1e-9);
+	/* a dry run: To the developer, Cc the list, the envelope the operator alone */
+	assert_int_equal(apply(MAIL_ADDRESS, &c, &p, &err), 0);
+	assert_int_equal(p.nto, 1);
+	assert_int_equal(p.ncc, 1);
+	assert_string_equal(p.cc[0], "lkp@lists.example.org");
+	assert_int_equal(p.nenvelope, 1);
+	assert_string_equal(p.envelope[0], "ops@example.org");
+	assert_non_null(strstr(p.dry_run, "X-lkprobot-Dry-Run: mail.live is not true"));
+	mail_plan_release(&p);
+	/* live: everyone in To and Cc */
+	mc.live = true;
+	mail_plan_init(&p, &f);
+	assert_int_equal(apply(MAIL_ADDRESS, &c, &p, &err), 0);
+	assert_int_equal(p.nenvelope, 2);
+	assert_string_equal(p.envelope[0], "dev@example.org");
+	assert_null(p.dry_run);
+	mail_plan_release(&p);
+	/* nobody: no tree, nobody named, no lists */
+	mc.nlists = 0;
+	c.nto = 0;
+	mail_plan_init(&p, &f);
+	assert_int_equal(apply(MAIL_ADDRESS, &c, &p, &err), -1);
+	assert_non_null(strstr(err.buf, "no recipient"));
+	mail_plan_release(&p);
+	compare_floors_release(&f);
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bisect_json_round_trip),
+		cmocka_unit_test(test_bisect_json_failed),
+		cmocka_unit_test(test_head_outcome),
+		cmocka_unit_test(test_mail_rules),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
