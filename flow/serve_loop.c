@@ -26,22 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-void serve_say(const char *fmt, ...)
-{
-	va_list ap;
-	char when[32];
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(stderr, "%s lkprobot serve: ", when);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 /*
  * A run killed between writing its stats.json and recording it in the store
  * is complete on disk: record such runs (the service may have been killed
