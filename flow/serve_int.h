@@ -1,7 +1,7 @@
 /*
  * serve_int: what the service's files share, private to flow/serve_*.c —
  * serve_loop.c (the passes and the heads' workers), serve_poll.c (the
- * trees polled, a head's base), serve_test.c (testing one head).
+ * trees polled, a head's base), serve_worker.c (testing one head).
  */
 #ifndef LKP_SERVE_INT_H
 #define LKP_SERVE_INT_H

@@ -1,7 +1,7 @@
 /*
  * serve_loop: the service's loop. Each pass polls the trees (a new head
  * recorded with its base), tests the heads to do — each in a worker, a
- * fork of the service (serve_test.c), whose bisect children measure it
+ * fork of the service (serve_worker.c), whose bisect children measure it
  * against its base and which sends a culprit's report — and delivers the
  * outbox. A worker's outcome comes back in the head's JSON form
  * (serve_head.h); all state is in the store and the result roots. See

@@ -1,5 +1,5 @@
 /*
- * serve_test: testing one head, in the head's worker — each job bisected
+ * serve_worker: testing one head, in the head's worker — each job bisected
  * between the head's base and the head by a bisect child (a fork running
  * flow_bisect, in a process group of its own, whose result comes back in
  * the bisection's JSON form), and a named culprit's report sent through
