@@ -57,5 +57,7 @@ struct mailconf {
  */
 int mailconf_load(struct mailconf *c, const char *path, struct strbuf *err);
 void mailconf_release(struct mailconf *c);
+/* The mail: section's keys as markdown ('lkprobot help config'). */
+void mailconf_doc(struct strbuf *out);
 
 #endif

@@ -58,6 +58,8 @@ int box_load(const char *file, const char *name, struct box *b, struct strbuf *e
 /* The names of the boxes in the file, in its order. */
 int box_names(const char *file, char ***names, size_t *n, struct strbuf *err);
 void box_release(struct box *b);
+/* The boxes file's keys as markdown ('lkprobot help config'). */
+void box_conf_doc(struct strbuf *out);
 
 /* The default boxes file: $LKPROBOT_BOXES, else /etc/lkprobot/boxes.yaml. */
 const char *box_default_file(void);

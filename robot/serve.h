@@ -48,6 +48,8 @@ struct serve_conf {
  */
 int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err);
 void serve_conf_release(struct serve_conf *c);
+/* The serve: section's keys, its trees' and the providers' settings as markdown ('lkprobot help config'). */
+void serve_conf_doc(struct strbuf *out);
 
 /* One line on stderr, "TIME lkprobot serve: ...": the service's log. */
 void serve_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
