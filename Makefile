@@ -3,7 +3,8 @@
 #   make          build ./lkprobot
 #   make check    build with ASan/UBSan and run every test
 #   make demo     the README's main command
-#   make install  PREFIX=/usr/local (DESTDIR supported)
+#   make install  PREFIX=/usr/local (DESTDIR supported; man pages when pandoc is here)
+#   make docs     docs/' --help blocks and configuration reference, made again
 #   make bench    build and run the benchmarks in bench/
 #   make fuzz     build the libFuzzer harnesses (clang) and fuzz each for FUZZ_SECONDS
 
@@ -11,6 +12,7 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 DATADIR ?= $(PREFIX)/share/lkprobot
+MANDIR ?= $(PREFIX)/share/man
 VERSION := 0.1.0
 
 # Libraries with a .pc file in Debian 12, and the ones without one. DYN_LIBS
@@ -25,7 +27,7 @@ NOPC_LIBS := -lpfm -lmbedtls -lmbedx509 -lmbedcrypto -lm -ldl -lpthread
 DEB_BUILD := build-essential pkg-config libyaml-dev libcurl4-openssl-dev \
 	libgit2-dev libpmem-dev libsqlite3-dev libmicrohttpd-dev libpfm4-dev \
 	libmbedtls-dev
-DEB_TEST := libcmocka-dev clang libclang-rt-14-dev python3 sqlite3 python3-aiosmtpd python3-dkim openssl curl chromium python3-websocket \
+DEB_TEST := libcmocka-dev clang libclang-rt-14-dev clang-format python3 sqlite3 python3-aiosmtpd python3-dkim openssl curl chromium python3-websocket \
 	slurm-wlm munge dropbear-bin kexec-tools openssh-client
 DEB_SERVICE := slurm-client git ca-certificates openssh-client
 DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod \
@@ -95,11 +97,11 @@ SAN_ROBOT_OBJ := $(ROBOT_SRC:%.c=build/san/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=build/rel/bench/%)
 
-.PHONY: all deps deps-image check check-build unit cli demo install bench clean help fuzz
+.PHONY: all deps deps-image check check-build unit cli demo install bench clean help fuzz docs
 all: lkprobot
 
 help:
-	@sed -n '2,7p' Makefile | sed 's/^# *//'
+	@sed -n '2,8p' Makefile | sed 's/^# *//'
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -277,11 +279,32 @@ demo: deps
 bench: $(BENCH_BIN) lkprobot
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
+# man pages: one a command, made from docs/lkprobot-<command>.md by pandoc
+# when it is installed (not a dependency: without it they are skipped, said)
 install: lkprobot
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/share/doc/lkprobot
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/share/doc/lkprobot/docs
 	install -m 755 lkprobot $(DESTDIR)$(PREFIX)/bin/lkprobot
 	cp -R jobs hosts kconfig lkp-etc $(DESTDIR)$(DATADIR)/
 	install -m 644 README.md docker/lkprobot.service docker/config.yaml $(DESTDIR)$(PREFIX)/share/doc/lkprobot/
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/lkprobot/docs/
+	@if command -v pandoc >/dev/null 2>&1; then \
+		install -d $(DESTDIR)$(MANDIR)/man1 && \
+		for p in docs/lkprobot-*.md; do \
+			n=$$(basename $$p .md); \
+			pandoc -s -f markdown-smart -t man --shift-heading-level-by=-1 -M section=1 \
+				-M footer='lkprobot $(VERSION)' -M header='lkprobot manual' \
+				-o $(DESTDIR)$(MANDIR)/man1/$$n.1 $$p || exit 1; \
+		done && \
+		echo "install: man pages $(DESTDIR)$(MANDIR)/man1/lkprobot-*.1 (pandoc, from docs/)"; \
+	else \
+		echo "install: no pandoc here: the man pages (made from docs/lkprobot-*.md) are skipped"; \
+	fi
+
+# make docs: the --help block of each docs/lkprobot-<command>.md and the
+# reference part of docs/configuration.md made again from ./lkprobot
+# (tests/docs.sh); tests/cli/t0002-docs.sh fails while they are stale
+docs: lkprobot
+	@sh tests/docs.sh ./lkprobot
 
 clean:
 	rm -rf build lkprobot

@@ -49,6 +49,8 @@ struct serve_conf {
  */
 int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err);
 void serve_conf_release(struct serve_conf *c);
+/* The serve: section's keys, its trees' and the providers' settings as markdown ('lkprobot help config'). */
+void serve_conf_doc(struct strbuf *out);
 
 /*
  * The store of the service a configuration file describes (serve.db, else

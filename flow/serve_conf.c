@@ -53,45 +53,71 @@ static int fetch_url_check(const char *url, struct strbuf *err)
 static const struct conf_key serve_keys[] = {
 	{ "result_root", CONF_STRING, S(result_root), .def = STORE_RESULT_ROOT,
 	  .help = "where the runs go (and the store, lkprobot.db)" },
-	{ "cache", CONF_STRING, S(cache), .help = "work trees and kernels" },
-	{ "db", CONF_NODE, .help = "the store (default: lkprobot.db in result_root)" },
+	{ "cache", CONF_STRING, S(cache),
+	  .help = "work trees and kernels (default: bisect's, $LKPROBOT_CACHE, else /var/cache/lkprobot)" },
+	{ "db", CONF_NODE, .form = "a file", .help = "the store (default: lkprobot.db in result_root)" },
 	{ "poll", CONF_NUMBER, S(poll), .def = "60", .min = 1, .max = LONG_MAX,
 	  .what = "must be a positive number of seconds", .help = "seconds between looks at the trees" },
-	{ "web_token_file", CONF_NODE, .help = "the dashboard's actions need the token in it" },
+	{ "web_token_file", CONF_NODE, .form = "a file",
+	  .help = "the dashboard's actions (retest, cancel, resend) need its token: one line, 16 characters or more" },
 	{ "report_improvements", CONF_BOOL, S(report_improvements), .def = "true",
 	  .help = "mail the culprit of an improvement too (false: record it only)" },
 	{ "public_url", CONF_STRING, S(public_url), .check = web_url_check,
-	  .what = "must be the dashboard's URL (https://...)", .help = "where readers reach the dashboard" },
+	  .what = "must be the dashboard's URL (https://...)",
+	  .help = "where readers reach the dashboard: the mails link their bisection there (url:)" },
 	{ "lkprobot_url", CONF_STRING, S(lkprobot_url), .check = clone_url_check,
-	  .what = "must be a URL git can clone lkprobot from (one word)", .help = "where readers get lkprobot" },
-	{ "change_floor", CONF_PERCENT_MAP, S(floors), .flags = CONF_COUNTED, .count_off = offsetof(struct serve_conf, nfloors),
-	  .help = "the smallest change worth a report, per metric or glob" },
+	  .what = "must be a URL git can clone lkprobot from (one word)",
+	  .help = "where readers get lkprobot (the mails' \"To reproduce\")" },
+	{ "change_floor", CONF_PERCENT_MAP, S(floors), .flags = CONF_COUNTED,
+	  .count_off = offsetof(struct serve_conf, nfloors),
+	  .help = "the smallest change worth a report, per metric or glob (default 1% for perf metrics, else 5%)" },
 	{ "max_bisections", CONF_NUMBER, S(max_bisections), .def = "4", .min = 1, .max = 64,
-	  .what = "must be a number of heads from 1 to 64", .help = "heads tested at once on a farm" },
-	{ "trees", CONF_NODE, .help = "the trees to watch (their keys below)" },
-	{ .type = CONF_OTHERS, .match = serve_provider_key, .help = "the providers' own settings, by their tables" },
+	  .what = "must be a number of heads from 1 to 64",
+	  .help = "heads tested at once when their provider runs on a farm (slurm), sharing its boxes; others singly" },
+	{ "trees", CONF_NODE, .form = "a list of trees", .help = "the trees to watch (their keys below)" },
+	{ .type = CONF_OTHERS, .match = serve_provider_key, .help = "the providers' settings for all their trees" },
 	{ 0 },
 };
 #undef S
 
 #define T(member) CONF_FIELD(struct tree_conf, member)
 static const struct conf_key tree_keys[] = {
-	{ "name", CONF_STRING, T(name), .help = "the tree's name (default: its path)" },
-	{ "path", CONF_STRING, T(path), .help = "a local repository (fetched into by others)" },
+	{ "name", CONF_STRING, T(name),
+	  .help = "the tree's name (default: its path; a tree with a url needs one of letters, digits, . _ -)" },
+	{ "path", CONF_STRING, T(path), .form = "a directory",
+	  .help = "a local repository (fetched into by others); a tree has a path or a url" },
 	{ "url", CONF_STRING, T(url), .check = fetch_url_check,
 	  .what = "not a repository address lkprobot fetches from (https://, git://, ssh://, file:// or /path)",
-	  .help = "fetched with libgit2 into <cache>/mirrors/<name>.git" },
+	  .form = "https://, http://, git://, ssh://, file:// or /path",
+	  .help = "fetched with libgit2 into <cache>/mirrors/<name>.git at every poll" },
 	{ "branches", CONF_LIST, T(branches), .flags = CONF_REQUIRED | CONF_NONEMPTY | CONF_ONE_OK | CONF_COUNTED,
 	  .count_off = offsetof(struct tree_conf, nbranches), .help = "the branches whose heads are tested" },
 	{ "base", CONF_STRING, T(base), .def = "last-tested", .help = "last-tested, parent, or a revision (v6.1)" },
 	{ "jobs", CONF_LIST, T(jobs), .flags = CONF_REQUIRED | CONF_NONEMPTY | CONF_ONE_OK | CONF_COUNTED,
 	  .count_off = offsetof(struct tree_conf, njobs), .help = "the job files each head runs" },
-	{ "provider", CONF_STRING, T(provider), .def = "local", .help = "where the jobs run" },
+	{ "provider", CONF_STRING, T(provider), .def = "local",
+	  .help = "where the jobs run: local, qemu, slurm or ssh (their settings below)" },
 	{ "kconfig", CONF_STRING, T(kconfig), .help = "the kernel's config (qemu, ssh)" },
-	{ .type = CONF_OTHERS, .match = tree_provider_key, .help = "the providers' own settings, by their tables" },
+	{ .type = CONF_OTHERS, .match = tree_provider_key, .help = "the settings of the tree's provider (below)" },
 	{ 0 },
 };
 #undef T
+
+void serve_conf_doc(struct strbuf *out)
+{
+	strbuf_addstr(out,
+		      "## serve:\n\n"
+		      "The service's section (`lkprobot serve`, `status`, `check-config`; `outbox` and\n"
+		      "`report --send` find the service's store through it).\n\n");
+	conf_doc(out, serve_keys);
+	strbuf_addstr(out, "\n### serve.trees: each tree\n\n");
+	conf_doc(out, tree_keys);
+	strbuf_addstr(out,
+		      "\n### The providers' settings\n\n"
+		      "A tree's provider takes its settings in the tree, or in `serve:` for all its\n"
+		      "trees (where the table says); another provider's key in a tree is an error.\n\n");
+	provider_conf_doc(out);
+}
 
 void serve_conf_release(struct serve_conf *c)
 {

@@ -25,8 +25,9 @@ static const struct conf_key smtp_keys[] = {
 	  .help = "required (STARTTLS must work), try, none" },
 	{ "user", CONF_STRING, M(smtp_user), .help = "AUTH as this user" },
 	{ "password", CONF_STRING, M(smtp_password), .help = "its password (or password_file)" },
-	{ "password_file", CONF_NODE, .help = "a file holding the password" },
-	{ "ca_file", CONF_STRING, M(smtp_ca), .help = "the CA bundle that must verify the server" },
+	{ "password_file", CONF_NODE, .form = "a file", .help = "a file holding the password (its first line)" },
+	{ "ca_file", CONF_STRING, M(smtp_ca), .form = "a file",
+	  .help = "the CA bundle that must verify the server (default: the system's)" },
 	{ "connect_timeout", CONF_NUMBER, M(smtp.connect_timeout), .def = "10", .min = 1, .max = LONG_MAX,
 	  .what = "must be a positive number of seconds", .help = "seconds" },
 	{ "timeout", CONF_NUMBER, M(smtp.timeout), .def = "60", .min = 1, .max = LONG_MAX,
@@ -35,23 +36,27 @@ static const struct conf_key smtp_keys[] = {
 };
 
 static const struct conf_key dkim_keys[] = {
-	{ "key", CONF_STRING, M(dkim_key), .help = "the private key (PEM)" },
+	{ "key", CONF_STRING, M(dkim_key), .form = "a file",
+	  .help = "the private key (PEM); needs selector and domain" },
 	{ "selector", CONF_STRING, M(dkim_selector), .help = "the DNS selector" },
 	{ "domain", CONF_STRING, M(dkim_domain), .help = "the signing domain" },
 	{ 0 },
 };
 
 static const struct conf_key mail_keys[] = {
-	{ "live", CONF_BOOL, M(live), .def = "false", .help = "true: the report's recipients; false: the operator only" },
-	{ "operator", CONF_STRING, M(operator_), .help = "the dry run's recipient" },
+	{ "live", CONF_BOOL, M(live), .def = "false",
+	  .help = "true: the report's recipients; false: the operator only" },
+	{ "operator", CONF_STRING, M(operator_), .help = "the dry run's recipient (none: a dry run sends nothing)" },
 	{ "from", CONF_STRING, M(from), .def = "lkprobot <lkprobot@localhost>", .help = "the robot's address" },
 	{ "lists", CONF_LIST, M(lists), .flags = CONF_COUNTED, .count_off = offsetof(struct mailconf, nlists),
 	  .what = "must be a list of addresses", .help = "always Cc'd" },
 	{ "domain", CONF_STRING, M(domain), .def = "localhost", .help = "of the Message-IDs" },
 	{ "retry", CONF_NUMBER, M(retry), .def = "60", .min = 1, .max = LONG_MAX,
-	  .what = "must be a positive number of seconds", .help = "seconds before the first retry (doubling, at most 6 h)" },
+	  .what = "must be a positive number of seconds",
+	  .help = "seconds before the first retry (doubling, at most 6 h)" },
 	{ "max_recipients", CONF_NUMBER, M(max_recipients), .def = "100", .min = 1, .max = LONG_MAX,
-	  .what = "must be a positive number", .help = "at most this many recipients of a report" },
+	  .what = "must be a positive number",
+	  .help = "at most this many recipients of a report (the author and the lists first; the rest dropped, said)" },
 	{ "smtp", CONF_SECTION, .sub = smtp_keys, .help = "the SMTP server" },
 	{ "dkim", CONF_SECTION, .sub = dkim_keys, .help = "DKIM signing" },
 	{ 0 },
@@ -119,6 +124,15 @@ int mailconf_load(struct mailconf *c, const char *path, struct strbuf *err)
 	if (ret)
 		mailconf_release(c);	/* nothing for the caller to release */
 	return ret;
+}
+
+void mailconf_doc(struct strbuf *out)
+{
+	strbuf_addstr(out,
+		      "## mail:\n\n"
+		      "Who the robot is and how reports are delivered (`lkprobot report --send`, `outbox`,\n"
+		      "`recipients`, `serve`): a dry run to the operator unless `live` is true.\n\n");
+	conf_doc(out, mail_keys);
 }
 
 void mailconf_release(struct mailconf *c)

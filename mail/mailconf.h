@@ -4,27 +4,8 @@
  * to the operator (the default: a dry run), the SMTP server, DKIM, retries.
  * The file is YAML: --config FILE, else $LKPROBOT_CONFIG, else
  * /etc/lkprobot/config.yaml (a missing default file means the defaults).
- *
- *   mail:
- *     live: false                 # true: the report's recipients; false: the operator only
- *     operator: Robot Operator <ops@example.org>
- *     from: kernel test robot <lkp@example.org>
- *     lists: [lkp@lists.example.org]   # always Cc'd
- *     max_recipients: 100         # at most this many recipients of a report (the rest dropped, said)
- *     domain: example.org         # of the Message-IDs
- *     retry: 60                   # seconds before the first retry (doubling, at most 6 h)
- *     smtp:
- *       url: smtp://mail.example.org:587    # or smtps://...:465
- *       tls: required             # required (STARTTLS must work), try, none
- *       user: lkp
- *       password_file: /etc/lkprobot/smtp-password
- *       ca_file: /etc/ssl/certs/ca-certificates.crt
- *       connect_timeout: 10
- *       timeout: 60
- *     dkim:
- *       key: /etc/lkprobot/dkim.pem
- *       selector: lkp
- *       domain: example.org
+ * Its keys are mail_keys' rows in mailconf.c, listed with their defaults in
+ * docs/configuration.md ('lkprobot help config' prints them).
  */
 #ifndef LKP_MAILCONF_H
 #define LKP_MAILCONF_H
@@ -57,5 +38,7 @@ struct mailconf {
  */
 int mailconf_load(struct mailconf *c, const char *path, struct strbuf *err);
 void mailconf_release(struct mailconf *c);
+/* The mail: section's keys as markdown ('lkprobot help config'). */
+void mailconf_doc(struct strbuf *out);
 
 #endif

@@ -123,12 +123,14 @@ static const char *const boot_choices[] = { "kexec", "reboot", NULL };	/* reboot
 	  .what_item = "each argument must be a string" }
 static const struct conf_key box_keys[] = {
 	{ "host", CONF_STRING, B(host), .check = not_an_option,
-	  .what = "every box needs the host name or address to reach it by ssh", .help = "its name or address" },
+	  .what = "every box needs the host name or address to reach it by ssh", .form = "a host name or address",
+	  .help = "where ssh reaches it (every box needs one)" },
 	{ "port", CONF_NUMBER, B(port), .def = "22", .min = 1, .max = 65535, .help = "its ssh port" },
 	{ "user", CONF_STRING, B(user), .def = "root", .check = not_an_option, .what = "not a user name",
 	  .help = "who lkprobot logs in as" },
-	{ "key", CONF_STRING, B(key), .help = "the ssh key (a file here)" },
-	{ "known_hosts", CONF_STRING, B(known_hosts), .help = "the host keys ssh checks (a file here)" },
+	{ "key", CONF_STRING, B(key), .form = "a file here", .help = "the ssh key" },
+	{ "known_hosts", CONF_STRING, B(known_hosts), .form = "a file here",
+	  .help = "the host keys ssh checks (StrictHostKeyChecking=yes)" },
 	{ "tbox_group", CONF_STRING, B(tbox_group), .help = "its hosts/ file (default: the box's name)" },
 	{ "workdir", CONF_STRING, B(workdir), .def = "/lkp/lkprobot", .check = abs_plain_path,
 	  .what = "must be an absolute path of letters, digits and / . _ + -", .help = "lkprobot's directory there" },
@@ -144,11 +146,22 @@ static const struct conf_key box_keys[] = {
 	{ "max_failures", CONF_NUMBER, B(max_failures), .def = "3", .min = 1, .max = 1000,
 	  .help = "failures in a row before it is out of service" },
 	{ "cmdline", CONF_STRING, B(cmdline), .help = "the kernel command line (default: the box's own)" },
-	{ "initrd", CONF_STRING, B(initrd), .help = "on the box (default: none)" },
+	{ "initrd", CONF_STRING, B(initrd), .form = "a file on the box",
+	  .help = "the initrd of the kernel under test (default: none)" },
 	{ 0 },
 };
 #undef BOX_ARGV
 #undef B
+
+void box_conf_doc(struct strbuf *out)
+{
+	strbuf_addstr(out,
+		      "## The boxes file\n\n"
+		      "The real test boxes of the ssh provider and `lkprobot box`: `boxes:` maps each box's\n"
+		      "name to its keys (`--boxes FILE`, else `$LKPROBOT_BOXES`, else `/etc/lkprobot/boxes.yaml`;\n"
+		      "the service's `serve.boxes`). In the errors a key is `boxes.NAME.KEY`.\n\n");
+	conf_doc(out, box_keys);
+}
 
 int box_load(const char *file, const char *name, struct box *b, struct strbuf *err)
 {

@@ -14,19 +14,9 @@
  * command lines hold only paths made of the configured workdir (checked
  * to be plain characters) and names made here; job values travel in files.
  *
- * The boxes file (YAML):
- *   boxes:
- *     NAME:
- *       host: ADDRESS            port: 22   user: root
- *       key: FILE                known_hosts: FILE
- *       tbox_group: NAME         (hosts/<tbox_group>; default the box's name)
- *       workdir: /lkp/lkprobot   (on the box, persistent)
- *       fs_root: /fs             (where the job's file systems are mounted there)
- *       boot: kexec | reboot     reboot_cmd: [argv on the box]
- *       power_cycle_cmd: [argv here]
- *       boot_timeout: 300        max_failures: 3
- *       cmdline: "..."           (default: the box's own /proc/cmdline)
- *       initrd: /boot/...        (on the box; default none)
+ * The boxes file (YAML: boxes: maps each box's name to its keys) is read
+ * by box_keys' rows in box.c, listed in docs/configuration.md ('lkprobot
+ * help config' prints them).
  */
 #ifndef LKP_BOX_H
 #define LKP_BOX_H
@@ -58,6 +48,8 @@ int box_load(const char *file, const char *name, struct box *b, struct strbuf *e
 /* The names of the boxes in the file, in its order. */
 int box_names(const char *file, char ***names, size_t *n, struct strbuf *err);
 void box_release(struct box *b);
+/* The boxes file's keys as markdown ('lkprobot help config'). */
+void box_conf_doc(struct strbuf *out);
 
 /* The default boxes file: $LKPROBOT_BOXES, else /etc/lkprobot/boxes.yaml. */
 const char *box_default_file(void);

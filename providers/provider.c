@@ -7,6 +7,7 @@
 #include "provider.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
+#include "../lib/util/conf.h"
 #include "../lib/util/json.h"
 #include "../lib/util/yml.h"
 
@@ -365,21 +366,34 @@ void provider_cli_release(struct provider_cli *pc)
 
 /* ---- configuration files ---- */
 
-void provider_conf_help(struct strbuf *out, const char *indent, int width)
+void provider_conf_doc(struct strbuf *out)
 {
+	strbuf_addstr(out, "| key | provider | where | value | default | what it is |\n|---|---|---|---|---|---|\n");
 	for (size_t i = 0; registry[i]; i++)
 		for (size_t k = 0; registry[i]->options && registry[i]->options[k].name; k++) {
 			const struct provider_option *o = &registry[i]->options[k];
 			if (!(o->where & (PROVIDER_OPT_TREE | PROVIDER_OPT_SERVE)))
 				continue;
-			size_t at = out->len;
-			strbuf_addf(out, "%s# %s: %s%s", indent, o->name, o->type == PROVIDER_OPT_LIST ? "[" : "",
-				    o->arg ? o->arg : "VALUE");
+			strbuf_addf(out, "| `%s` | %s | %s%s%s | ", o->name, registry[i]->name,
+				    o->where & PROVIDER_OPT_TREE ? "a tree" : "",
+				    (o->where & PROVIDER_OPT_TREE) && (o->where & PROVIDER_OPT_SERVE) ? ", " : "",
+				    o->where & PROVIDER_OPT_SERVE ? "serve: (every tree of the provider)" : "");
+			const char *form = o->arg;
+			if (!form)
+				form = o->type == PROVIDER_OPT_BOOL ? "true or false" : "a string";
 			if (o->type == PROVIDER_OPT_LIST)
-				strbuf_addstr(out, ", ...]");
-			int w = (int)(out->len - at);
-			strbuf_addf(out, "%*s# %s: %s%s%s\n", w < width ? width - w : 1, "", registry[i]->name, o->help,
-				    o->where & PROVIDER_OPT_SERVE ? " (in serve:)" : "", o->where & PROVIDER_OPT_REQUIRED ? " (needed)" : "");
+				strbuf_addstr(out, "a list of ");
+			conf_doc_escape(out, form);
+			if (o->type == PROVIDER_OPT_LIST)
+				strbuf_addstr(out, ", or one");
+			strbuf_addstr(out, " | ");
+			if (o->where & PROVIDER_OPT_REQUIRED)
+				strbuf_addstr(out, "required");
+			else if (o->def)
+				strbuf_addf(out, "`%s`", o->def);
+			strbuf_addstr(out, " | ");
+			conf_doc_escape(out, o->help);
+			strbuf_addstr(out, " |\n");
 		}
 }
 

@@ -283,8 +283,12 @@ void provider_cli_release(struct provider_cli *pc);
 
 /* ---- configuration files ---- */
 
-/* Help lines of every provider's settings of serve's configuration ("# key: ARG   slurm: help"). */
-void provider_conf_help(struct strbuf *out, const char *indent, int width);
+/*
+ * Every provider's settings of serve's configuration (PROVIDER_OPT_TREE,
+ * _SERVE) as a markdown table — key, provider, where, value, default, what
+ * it is — for docs/configuration.md ('lkprobot help config').
+ */
+void provider_conf_doc(struct strbuf *out);
 
 /* Is key an option some provider takes in a map of kind where (PROVIDER_OPT_TREE or _SERVE)? */
 bool provider_conf_key(const char *key, unsigned where);

@@ -8,7 +8,9 @@
  *   3. give it its options as a table (robot/opt.h: parsing and --help's
  *      options are made from it), the prose of its --help (synopsis,
  *      description, exit codes) next to it, and a tests/cli script;
- *   4. document it in README.md.
+ *   4. write docs/lkprobot-<name>.md (`make docs` fills in its --help;
+ *      tests/cli/t0002-docs.sh fails while the page or its --help block is
+ *      missing or stale).
  * Commands return the process exit status (see below); only robot/ exits.
  */
 #ifndef LKP_CMD_H

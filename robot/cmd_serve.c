@@ -47,46 +47,13 @@ static const char usage_head[] =
 	"status: the heads the service has seen, where each stands and why (--json:\n"
 	"as JSON, each head's result as data).\n"
 	"\n"
-	"    serve:\n"
-	"      result_root: /lkp/result     # where the runs go (and the store, lkprobot.db)\n"
-	"      cache: /var/cache/lkprobot   # work trees and kernels\n"
-	"      poll: 60                     # seconds between looks at the trees\n"
-	"      web_token_file: /etc/lkprobot/web-token   # optional: the dashboard's actions need it\n"
-	"      public_url: https://lkp.example.org/   # optional: where readers reach the dashboard;\n"
-	"                                   # the mails link their bisection there (url:)\n"
-	"      lkprobot_url: https://git.example.org/lkprobot.git   # optional: where readers get\n"
-	"                                   # lkprobot (the mails' \"To reproduce\")\n"
-	"      report_improvements: true    # mail the culprit of an improvement too (false: record it only)\n"
-	"      max_bisections: 4            # heads tested at once when their provider runs on a farm\n"
-	"                                   # (slurm, ssh): they share its boxes; others one at a time\n"
-	"      change_floor:                # the smallest change worth a report, per metric or glob\n"
-	"        command.throughput: 3%     # (default 1% for perf metrics, 5% for the rest)\n"
-	"      trees:\n"
-	"        - name: linux\n"
-	"          path: /srv/git/linux     # a local repository (fetched into by others), or\n"
-	"          # url: https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git\n"
-	"          #                        # fetched with libgit2 into <cache>/mirrors/<name>.git\n"
-	"          branches: [master]\n"
-	"          base: last-tested        # last-tested, parent, or a revision (v6.1)\n"
-	"          jobs: [/etc/lkprobot/jobs/fio-basic-smoke.yaml]\n"
-	"          kconfig: x86_64-pmem     # qemu, ssh\n";
+	"The configuration's keys (serve: and its trees, the providers' settings,\n"
+	"mail:) with their defaults: docs/configuration.md, or 'lkprobot help config'.\n"
+	"\n";
 static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 stopped as asked (or the configuration is right), 1 a step\n"
 	"failed in a way the service cannot go on from, 2 a bad configuration or usage\n";
-
-/* The help's head: the providers and their settings from the registry's tables. */
-static void usage_head_make(struct strbuf *b)
-{
-	struct strbuf names = STRBUF_INIT;
-
-	provider_names(&names, ", ");
-	strbuf_addstr(b, usage_head);
-	strbuf_addf(b, "          provider: local          # %s; its own settings (serve: or the tree):\n", names.buf);
-	provider_conf_help(b, "          ", 35);
-	strbuf_addch(b, '\n');
-	strbuf_release(&names);
-}
 
 static volatile sig_atomic_t reload_asked;
 
@@ -222,13 +189,11 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	};
 	struct web *web = NULL;
 	struct serve_conf conf;
-	struct strbuf err = STRBUF_INIT, head = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct store *s = NULL;
 	int ret;
 
-	usage_head_make(&head);
-	ret = opt_parse(ctx->cmd, argc, argv, table, head.buf, usage_tail, false);
-	strbuf_release(&head);
+	ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false);
 	if (ret != OPT_GO)
 		return ret;
 	if (!config || optind != argc)

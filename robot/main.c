@@ -4,7 +4,10 @@
  */
 #include "cmd.h"
 #include "opt.h"
+#include "serve.h"
 #include "../lib/run/program.h"
+#include "../mail/mailconf.h"
+#include "../providers/box.h"
 #include "../providers/provider.h"
 #include "../lib/stats/lkpetc.h"
 
@@ -36,9 +39,10 @@ static const struct cmd commands[] = {
 	{ "box-init", cmd_box_init, NULL },
 	{ "build", cmd_build, "build a kernel from a git commit into the kernel cache (or find it there)" },
 	{ "check-config", cmd_serve, "check the service's configuration file (serve: and mail: sections)" },
-	{ "compare", cmd_compare, "compare the runs of commits metric by metric, as lkp ncompare (or the classic layout, JSON)" },
+	{ "compare", cmd_compare,
+	  "compare the runs of commits metric by metric, as lkp ncompare (or the classic layout, JSON)" },
 	{ "guest", cmd_guest, NULL },
-	{ "help", cmd_help, "show the commands, or one command's help" },
+	{ "help", cmd_help, "show the commands, one command's help, or the configuration's keys (config)" },
 	{ "install", cmd_install, "install the Debian packages a job needs; say what cannot be installed" },
 	{ "job-path", cmd_job_path, "print the result path of each atomic job of a job file" },
 	{ "outbox", cmd_outbox, "list, show, retry and deliver the queued report mails" },
@@ -129,12 +133,42 @@ static void usage(FILE *out)
 	strbuf_release(&b);
 }
 
+/*
+ * help config: every key of the configuration files, as markdown, from the
+ * tables that read them (docs/configuration.md is made of it: make docs).
+ */
+static void help_config(void)
+{
+	struct strbuf b = STRBUF_INIT;
+
+	strbuf_addstr(&b,
+		      "The keys of lkprobot's configuration files, made from the tables they are read by:\n"
+		      "the configuration (`serve:` and `mail:`; `-c FILE`, else `$LKPROBOT_CONFIG`, else\n"
+		      "`/etc/lkprobot/config.yaml`) and the boxes file. A key no table has is an error; a\n"
+		      "text value left empty keeps its default.\n\n");
+	serve_conf_doc(&b);
+	strbuf_addch(&b, '\n');
+	mailconf_doc(&b);
+	strbuf_addch(&b, '\n');
+	box_conf_doc(&b);
+	fputs(b.buf, stdout);
+	strbuf_release(&b);
+}
+
 int cmd_help(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	(void)ctx;
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: lkprobot help [COMMAND]\n\nList the commands, or show one command's help.\n"
+		printf("usage: lkprobot help [COMMAND]\n"
+		       "       lkprobot help config\n\n"
+		       "List the commands, or show one command's help; config: every key of the\n"
+		       "configuration files (serve:, its trees, the providers' settings, mail:, the\n"
+		       "boxes file) with its default, as markdown (docs/configuration.md).\n"
 		       "exit codes: 0 shown, 2 unknown command\n");
+		return EXIT_OK;
+	}
+	if (argc > 1 && !strcmp(argv[1], "config")) {
+		help_config();
 		return EXIT_OK;
 	}
 	if (argc > 1) {

@@ -7,6 +7,7 @@
 #include "yml.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,4 +337,92 @@ int conf_read(const struct node *map, const struct conf_key keys[], void *dst, c
 		conf_release(keys, dst);
 	strbuf_release(&r.what);
 	return ret;
+}
+
+void conf_doc_escape(struct strbuf *out, const char *text)
+{
+	for (const char *c = text; c && *c; c++) {
+		if (strchr("\\|<*`$", *c))
+			strbuf_addch(out, '\\');
+		strbuf_addch(out, *c == '\n' ? ' ' : *c);
+	}
+}
+
+/* How a value of k is written: its form, else what a bad one is told it must be, else its type's. */
+static void doc_form(struct strbuf *out, const struct conf_key *k)
+{
+	static const char must[] = "must be ";
+
+	if (k->form || (k->what && !strncmp(k->what, must, strlen(must)))) {
+		conf_doc_escape(out, k->form ? k->form : k->what + strlen(must));
+		return;
+	}
+	switch (k->type) {
+	case CONF_BOOL:
+		strbuf_addstr(out, "true or false (yes or no)");
+		break;
+	case CONF_NUMBER:
+		if (k->max == LONG_MAX)
+			strbuf_addf(out, "a whole number, %ld or more", k->min);
+		else
+			strbuf_addf(out, "a whole number from %ld to %ld", k->min, k->max);
+		break;
+	case CONF_CHOICE:
+		for (size_t i = 0; k->choices[i]; i++)
+			strbuf_addf(out, "%s`%s`", i ? k->choices[i + 1] ? ", " : " or " : "", k->choices[i]);
+		break;
+	case CONF_LIST:
+		strbuf_addstr(out, "a list of strings");
+		if (k->flags & CONF_ONE_OK)
+			strbuf_addstr(out, ", or one string");
+		if (k->flags & CONF_NONEMPTY)
+			strbuf_addstr(out, " (at least one)");
+		break;
+	case CONF_PERCENT:
+		strbuf_addstr(out, "a percentage above 0 (2% or 0.5)");
+		break;
+	case CONF_PERCENT_MAP:
+		strbuf_addstr(out, "a map of metric (or glob) to percent");
+		break;
+	case CONF_SECTION:
+		strbuf_addstr(out, "a map of the keys below");
+		break;
+	default:
+		strbuf_addstr(out, "a string");
+	}
+}
+
+static void doc_rows(struct strbuf *out, const struct conf_key keys[], const char *prefix)
+{
+	for (const struct conf_key *k = keys; k->type != CONF_END; k++) {
+		if (k->type == CONF_OTHERS)
+			continue;
+		strbuf_addf(out, "| `%s%s` | ", prefix, k->name);
+		doc_form(out, k);
+		strbuf_addstr(out, " | ");
+		if (k->flags & CONF_REQUIRED)
+			strbuf_addstr(out, "required");
+		else if (k->def)
+			strbuf_addf(out, "`%s`", k->def);
+		strbuf_addstr(out, " | ");
+		conf_doc_escape(out, k->help);
+		strbuf_addstr(out, " |\n");
+		if (k->type == CONF_SECTION) {
+			char *sub = xasprintf("%s%s.", prefix, k->name);
+			doc_rows(out, k->sub, sub);
+			free(sub);
+		}
+	}
+}
+
+void conf_doc(struct strbuf *out, const struct conf_key keys[])
+{
+	strbuf_addstr(out, "| key | value | default | what it is |\n|---|---|---|---|\n");
+	doc_rows(out, keys, "");
+	for (const struct conf_key *k = keys; k->type != CONF_END; k++)
+		if (k->type == CONF_OTHERS && k->help) {
+			strbuf_addstr(out, "\nAlso: ");
+			conf_doc_escape(out, k->help);
+			strbuf_addstr(out, ".\n");
+		}
 }

@@ -58,6 +58,7 @@ struct conf_key {
 	const struct conf_key *sub;	/* CONF_SECTION */
 	bool (*match)(const char *key);	/* CONF_OTHERS */
 	size_t count_off;		/* CONF_LIST with CONF_COUNTED */
+	const char *form;		/* how a value is written, for the docs (NULL: said from what, else the type) */
 };
 
 /* .off and .size of a member of a struct */
@@ -91,5 +92,16 @@ struct node *conf_load_file(const char *file, struct strbuf *err);
 
 /* A percentage above 0 and under 1000 ("2%", "0.5"): 0 with *pct, or -1. */
 int conf_percent(const char *s, double *pct);
+
+/*
+ * The keys of a section as a markdown table — key, value, default, what it
+ * is — from the rows the section is read by, so that the reference
+ * (docs/configuration.md, 'lkprobot help config') cannot drift from what
+ * is read: a CONF_SECTION's keys follow it as KEY.SUB rows; a CONF_OTHERS
+ * row's help is a line after the table.
+ */
+void conf_doc(struct strbuf *out, const struct conf_key keys[]);
+/* text for a markdown table's cell: | < * ` $ and backslashes escaped */
+void conf_doc_escape(struct strbuf *out, const char *text);
 
 #endif

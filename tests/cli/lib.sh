@@ -14,6 +14,7 @@
 #                               not, the tests that need NAME say so
 #   test_need_cmd CMD PACKAGE   (at the top) skip the whole file without CMD
 #   test_need_root              (at the top) skip the whole file unless root
+#   test_skip_all REASON        (at the top) skip the whole file, saying why
 #   test_log FILE...            a server's log: printed, its last lines, when
 #                               a test of the file failed or it was stopped
 #                               (patterns allowed: expanded at the end)
@@ -106,6 +107,10 @@ test_need_cmd() {
 
 test_need_root() {
 	[ "$(id -u)" = 0 ] || TEST_SKIP_ALL="${TEST_SKIP_ALL:-needs root (make check as root)}"
+}
+
+test_skip_all() {
+	TEST_SKIP_ALL="${TEST_SKIP_ALL:-$1}"
 }
 
 test_expect_success() {

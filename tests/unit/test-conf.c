@@ -302,6 +302,37 @@ static void test_conf_percent(void **state)
 	assert_int_equal(conf_percent(NULL, &p), -1);
 }
 
+/* The reference is made of the rows: each key once, a section's as KEY.SUB, cells escaped. */
+static void test_conf_doc(void **state)
+{
+	static const struct conf_key doc_keys[] = {
+		{ "poll", CONF_NUMBER, .def = "60", .min = 1, .max = LONG_MAX, .help = "seconds | between <looks>" },
+		{ "size", CONF_NUMBER, .min = 1, .max = 64, .flags = CONF_REQUIRED,
+		  .what = "must be a size from 1 to 64" },
+		{ "token", CONF_NODE, .form = "a file", .help = "$TOKEN's file" },
+		{ "sub", CONF_SECTION, .sub = inner_keys, .help = "a section" },
+		{ "mode", CONF_CHOICE, .choices = modes },
+		{ .type = CONF_OTHERS, .match = x_key, .help = "the x_ keys" },
+		{ 0 },
+	};
+	struct strbuf b = STRBUF_INIT;
+	(void)state;
+
+	conf_doc(&b, doc_keys);
+	assert_string_equal(b.buf,
+			    "| key | value | default | what it is |\n"
+			    "|---|---|---|---|\n"
+			    "| `poll` | a whole number, 1 or more | `60` | seconds \\| between \\<looks> |\n"
+			    "| `size` | a size from 1 to 64 | required |  |\n"
+			    "| `token` | a file |  | \\$TOKEN's file |\n"
+			    "| `sub` | a map of the keys below |  | a section |\n"
+			    "| `sub.inner` | a string | `in` |  |\n"
+			    "| `mode` | `fast`, `slow` or `off` |  |  |\n"
+			    "\n"
+			    "Also: the x_ keys.\n");
+	strbuf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +344,8 @@ int main(void)
 		cmocka_unit_test(test_conf_error_format),
 		cmocka_unit_test(test_conf_load_file),
 		cmocka_unit_test(test_conf_percent),
+		/* the reference (docs/configuration.md) made of the rows */
+		cmocka_unit_test(test_conf_doc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
