@@ -77,7 +77,9 @@ if [ -n "$dir" ]; then
 	nm -g --defined-only "$dir/libflow.a" 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u >"$tmp/def.flow"
 	nm -u "$dir/libflow.a" 2>/dev/null | awk 'NF == 2 {print $2}' | sort -u >"$tmp/undef.flow"
 	nm -u "$dir/libapp.a" 2>/dev/null | awk 'NF == 2 {print $2}' | sort -u >"$tmp/undef.app"
-	nm -g --defined-only "$dir"/robot/*.o 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u >"$tmp/def.robot"
+	# the objects of robot/'s sources now (a build directory may hold older ones)
+	robj=$(for c in robot/*.c; do b=${c%.c}; echo "$dir/$b.o"; done)
+	nm -g --defined-only $robj 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u >"$tmp/def.robot"
 	for s in $(comm -12 "$tmp/undef.app" "$tmp/def.flow"); do
 		echo "layers: providers/, mail/ or web/ calls $s of flow/, a higher layer"
 		bad=1
