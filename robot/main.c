@@ -4,7 +4,7 @@
  */
 #include "cmd.h"
 #include "opt.h"
-#include "serve.h"
+#include "../flow/serve.h"
 #include "../lib/run/program.h"
 #include "../mail/mailconf.h"
 #include "../providers/box.h"
