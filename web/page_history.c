@@ -21,23 +21,6 @@
 
 #define HISTORY_OTHER "other commits"	/* the series of commits no watched tree has */
 
-void page_history_href(struct strbuf *b, const char *testcase, const char *path_params, const char *metric,
-		       const char *tree)
-{
-	strbuf_addstr(b, "/history?testcase=");
-	html_url_escape(b, testcase);
-	strbuf_addstr(b, "&amp;path_params=");
-	html_url_escape(b, path_params);
-	if (metric) {
-		strbuf_addstr(b, "&amp;metric=");
-		html_url_escape(b, metric);
-	}
-	if (tree) {
-		strbuf_addstr(b, "&amp;tree=");
-		html_url_escape(b, tree);
-	}
-}
-
 /* Without a metric: the metrics of the job's newest run, the test's own first. */
 static int job_metrics(struct page_ctx *c, const char *testcase, const char *pp, const char *tbox_group,
 		       struct node *out, struct strbuf *err)

@@ -1,0 +1,119 @@
+/*
+ * pagekit (prefix page_): what every dashboard page is made with — the
+ * request (its query arguments, the store, the watched trees' repositories
+ * opened when first needed), the commits of the watched trees, the store's
+ * lists read once a request, the honest states of heads and bisections,
+ * and the tables and badges more than one page shows. It knows no page:
+ * the pages (page_*.c) use it, the table of pages (page.c) dispatches to
+ * them. Store rows are maps of text (page_get); everything that comes from
+ * commits, jobs, results and mails is escaped on the way into HTML.
+ */
+#ifndef LKP_WEB_PAGEKIT_H
+#define LKP_WEB_PAGEKIT_H
+
+#include "web.h"
+#include "../lib/util/node.h"
+#include "../lib/util/strbuf.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* What a request names: the part of the path after the page, and its query arguments. */
+struct page_args {
+	const char *rest;		/* /commit/<rest>, /bisections/<rest>, /reports/<rest>; NULL: none */
+	size_t n;
+	const char *const *keys, *const *vals;
+};
+
+/* The value of query argument key, NULL when absent or empty. */
+const char *page_arg(const struct page_args *a, const char *key);
+
+struct page_env {
+	const char *db;			/* the store */
+	const char *root;		/* the result root /runs/ serves (a real path) */
+	bool actions;			/* a token is configured: show the action forms */
+	const struct web_inventory *inventories;	/* the overview asks them for their boxes */
+	size_t ninventories;
+	const struct web_tree *trees;
+	size_t ntrees;
+};
+
+struct store;
+struct gitrepo;
+
+/* One request's view: the store, and the watched trees' repositories opened when first needed. */
+struct page_ctx {
+	const struct page_env *env;
+	struct store *s;
+	struct gitrepo **repos;		/* [ntrees] */
+	bool *repo_tried;
+	struct node *commits;		/* full id -> commit info, looked up so far (NULL value: in no tree) */
+	struct node *mails;		/* the outbox with subjects, read when first needed */
+	struct node *heads, *bisections;	/* likewise */
+};
+
+struct node *page_str(const char *s);
+struct node *page_num(double v);
+/* A map's value as text ("" when absent) and as a number (NAN). */
+const char *page_get(const struct node *m, const char *key);
+double page_getnum(const struct node *m, const char *key);
+/* A decimal id: digits only, 1 to 10^18. */
+bool page_id_ok(const char *s, long long *id);
+/* Is s 7 to 40 hex digits: a commit id or a unique prefix of one? */
+bool page_is_hex_id(const char *s);
+
+/* Tree i's repository, opened on first use; NULL when it cannot be opened. */
+struct gitrepo *page_repo(struct page_ctx *c, size_t i);
+/* The tree (index) whose repository path is path; -1 when none. */
+ssize_t page_tree_by_path(const struct page_ctx *c, const char *path);
+/*
+ * A commit of a watched tree: a map with commit (full id), subject, author,
+ * author_email, date (the author's), commit_date (the committer's), tree
+ * (the first tree that has it), trees, parents and message; NULL when no tree has it (or id is not hex). Kept for the
+ * request.
+ */
+const struct node *page_commit_info(struct page_ctx *c, const char *id);
+/* A map's commit id with its subject: {commit, subject}; the subject "" when unknown. */
+struct node *page_commit_ref(struct page_ctx *c, const char *id);
+
+/* The store's lists, read once a request (NULL with err set when the store fails). */
+const struct node *page_heads(struct page_ctx *c, struct strbuf *err);
+const struct node *page_bisections(struct page_ctx *c, struct strbuf *err);
+/* The outbox, each mail with its subject, commit (X-lkprobot-Commit) and verdict. */
+const struct node *page_mails(struct page_ctx *c, struct strbuf *err);
+/* The newest mail about commit (a map of page_mails), NULL when none. */
+const struct node *page_mail_about(struct page_ctx *c, const char *commit);
+
+/*
+ * What a head stands at, as a maintainer reads it: a map with state
+ * (queued, testing, bisecting, found, no change, not sure, build failed,
+ * failed, cancelled, or the store's own word), kind (regression,
+ * improvement), reason, culprit (with subject), bisection (id), mail (id,
+ * subject). States the store adds later show as they are.
+ */
+struct node *page_head_state(struct page_ctx *c, const struct node *head);
+/* A bisection's honest state: running only while something runs it; a map with state, reason, refresh. */
+struct node *page_bisection_state(struct page_ctx *c, const struct node *bisection);
+/* The CSS class of a state word: "state state-no-change". */
+void page_state_class(struct strbuf *b, const char *state);
+/* <span class="state ...">word</span> and the reason after it. */
+void page_badge(struct strbuf *b, const char *word, const char *reason);
+/* A state map (page_head_state, page_bisection_state) as badges: its state, reason and kind. */
+void page_state_html(struct strbuf *b, const struct node *st);
+
+/* A head as the pages show it: the store's row, its result as JSON (not text), subject and author (git), state. */
+struct node *page_head_row(struct page_ctx *c, const struct node *h, bool git);
+/* A bisection as the lists show it: the row, its honest state, its tree's name, the culprit's subject. */
+struct node *page_bisection_row(struct page_ctx *c, const struct node *x);
+/* Tables of such heads, bisections and mails (page_mails' maps). */
+void page_heads_html(struct strbuf *b, const struct node *heads, bool actions, bool tree_column);
+void page_bisections_html(struct strbuf *b, const struct node *bis);
+void page_mails_html(struct strbuf *b, const struct node *mails, bool newest_first);
+/* A token form for an action (POST /api/WHAT/ID/LABEL). */
+void page_action_form(struct strbuf *b, const char *what, long long id, const char *label);
+
+/* The href of a metric's history: /history?testcase=..&path_params=..&metric=..[&tree=..]. */
+void page_history_href(struct strbuf *b, const char *testcase, const char *path_params, const char *metric,
+		       const char *tree);
+
+#endif
