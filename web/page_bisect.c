@@ -2,9 +2,10 @@
  * page_bisect: a bisection's page — its ends and culprit with their
  * subjects, its honest state, every commit of the range with what was
  * measured there, and the ways on: the compare of the culprit with its
- * parent, the metric's history, the mail, the head it tested. See page.h.
+ * parent, the metric's history, the mail, the head it tested. See
+ * pagekit.h.
  */
-#include "page.h"
+#include "pagekit.h"
 #include "html.h"
 #include "../lib/kernel/git.h"
 #include "../lib/results/compare.h"
@@ -57,8 +58,10 @@ static struct node *range_commit(struct page_ctx *c, const char *commit, const c
 	return cm;
 }
 
-int page_bisection_data(struct page_ctx *c, const char *rest, struct node *out, struct strbuf *err)
+/* /bisections/<id> */
+static int bisection_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
+	const char *rest = a->rest;
 	long long id;
 	struct node *row;
 
@@ -159,16 +162,16 @@ static void kv_commit(struct strbuf *b, const char *what, const struct node *ref
 	strbuf_addstr(b, "</td></tr>");
 }
 
-void page_bisection_html(const struct node *d, struct strbuf *b)
+static void bisection_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
 {
+	struct strbuf *b = &doc->body;
 	const struct node *x = node_get(d, "bisection"), *commits = node_get(d, "commits");
 	const struct node *st = node_get(d, "state"), *see = node_get(d, "see");
 	const char *culprit = page_get(x, "culprit"), *metric = page_get(x, "metric");
-	struct strbuf t = STRBUF_INIT;
 
-	strbuf_addf(&t, "bisection %s: %s", page_get(x, "id"), page_get(st, "state"));
-	html_head(b, t.buf, (int)page_getnum(st, "refresh"));
-	strbuf_release(&t);
+	(void)env;
+	strbuf_addf(&doc->title, "bisection %s: %s", page_get(x, "id"), page_get(st, "state"));
+	doc->refresh = (int)page_getnum(st, "refresh");
 	/* the ways on first: a reader from a mail wants these */
 	strbuf_addstr(b, "<p class=\"see\">");
 	strbuf_addstr(b, "<a href=\"");
@@ -252,5 +255,11 @@ void page_bisection_html(const struct node *d, struct strbuf *b)
 	strbuf_addstr(b, "</table>\n");
 	if (page_getnum(d, "range") > (double)commits->n)
 		strbuf_addf(b, "<p class=\"note\">%zu of %s commits listed.</p>\n", commits->n, page_get(d, "range"));
-	html_foot(b);
 }
+
+const struct page_def page_def_bisection = {
+	.name = "bisections",
+	.rest = "ID",
+	.data = bisection_data,
+	.html = bisection_html,
+};

@@ -5,9 +5,9 @@
  * commits of no watched tree make a series of their own), narrowed to a
  * tree, a branch (commits the branch contains) or a tbox_group; the
  * commits bisections named and their mails marked. Without a metric, the
- * job's own metrics to choose from. See page.h.
+ * job's own metrics to choose from. See pagekit.h.
  */
-#include "page.h"
+#include "pagekit.h"
 #include "html.h"
 #include "svg.h"
 #include "../lib/kernel/git.h"
@@ -107,7 +107,7 @@ static bool on_branch(struct page_ctx *c, size_t i, const char *branch, const ch
 	return yes == 1;
 }
 
-int page_history_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
+static int history_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
 	const char *testcase = page_arg(a, "testcase"), *metric = page_arg(a, "metric");
 	const char *pp = page_arg(a, "path_params") ? page_arg(a, "path_params") : "defaults";
@@ -257,27 +257,23 @@ static void html_metrics(const struct node *d, const struct node *list, struct s
 	strbuf_addstr(b, "</ul>\n");
 }
 
-void page_history_html(const struct node *d, struct strbuf *b)
+static void history_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
 {
 	const struct node *pts = node_get(d, "points"), *cps = node_get(d, "change_points");
 	const struct node *series = node_get(d, "series");
-	struct strbuf t = STRBUF_INIT;
+	struct strbuf *b = &doc->body;
 
+	(void)env;
 	if (!node_get(d, "metric")) {
-		strbuf_addf(&t, "%s/%s: its metrics", page_get(d, "testcase"), page_get(d, "path_params"));
-		html_head(b, t.buf, 0);
+		strbuf_addf(&doc->title, "%s/%s: its metrics", page_get(d, "testcase"), page_get(d, "path_params"));
 		strbuf_addstr(b, "<h2>The test's own metrics</h2>\n");
 		html_metrics(d, node_get(d, "metrics"), b);
 		strbuf_addstr(b, "<details><summary>every other metric</summary>\n");
 		html_metrics(d, node_get(d, "other_metrics"), b);
 		strbuf_addstr(b, "</details>\n");
-		html_foot(b);
-		strbuf_release(&t);
 		return;
 	}
-	strbuf_addf(&t, "%s: %s/%s", page_get(d, "metric"), page_get(d, "testcase"), page_get(d, "path_params"));
-	html_head(b, t.buf, 0);
-	strbuf_release(&t);
+	strbuf_addf(&doc->title, "%s: %s/%s", page_get(d, "metric"), page_get(d, "testcase"), page_get(d, "path_params"));
 	strbuf_addstr(b, "<ul class=\"filters\"><li><a href=\"");
 	self_href(b, d, "metric", NULL);
 	strbuf_addstr(b, "\">the job's other metrics</a></li>");
@@ -289,7 +285,6 @@ void page_history_html(const struct node *d, struct strbuf *b)
 	strbuf_addstr(b, "</ul>\n");
 	if (!pts->n) {
 		strbuf_addstr(b, "<p>No run of this job has this metric (in the trees asked for).</p>\n");
-		html_foot(b);
 		return;
 	}
 	strbuf_addf(b, "<p class=\"note\">%zu commits in the order of their commit dates; dots are runs (hover for the "
@@ -330,5 +325,11 @@ void page_history_html(const struct node *d, struct strbuf *b)
 		strbuf_addstr(b, "</tr>\n");
 	}
 	strbuf_addstr(b, "</table>\n");
-	html_foot(b);
 }
+
+const struct page_def page_def_history = {
+	.name = "history",
+	.query = "?testcase=T&path_params=P[&metric=M][&tbox_group=G][&tree=T][&branch=B]",
+	.data = history_data,
+	.html = history_html,
+};

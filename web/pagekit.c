@@ -23,6 +23,32 @@ const char *page_arg(const struct page_args *a, const char *key)
 	return NULL;
 }
 
+/* ---- the request ---- */
+
+int page_ctx_open(struct page_ctx *c, const struct page_env *env, struct strbuf *err)
+{
+	*c = (struct page_ctx){ .env = env };
+	if (!(c->s = store_open(env->db, err)))
+		return -1;
+	c->repos = xcalloc(env->ntrees + 1, sizeof(*c->repos));
+	c->repo_tried = xcalloc(env->ntrees + 1, sizeof(*c->repo_tried));
+	c->commits = node_new(NODE_MAP);
+	return 0;
+}
+
+void page_ctx_close(struct page_ctx *c)
+{
+	for (size_t i = 0; i < c->env->ntrees; i++)
+		gitrepo_close(c->repos[i]);
+	free(c->repos);
+	free(c->repo_tried);
+	node_free(c->commits);
+	node_free(c->mails);
+	node_free(c->heads);
+	node_free(c->bisections);
+	store_close(c->s);
+}
+
 /* ---- small node helpers ---- */
 
 struct node *page_str(const char *s)

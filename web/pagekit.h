@@ -3,9 +3,9 @@
  * request (its query arguments, the store, the watched trees' repositories
  * opened when first needed), the commits of the watched trees, the store's
  * lists read once a request, the honest states of heads and bisections,
- * and the tables and badges more than one page shows. It knows no page:
- * the pages (page_*.c) use it, the table of pages (page.c) dispatches to
- * them. Store rows are maps of text (page_get); everything that comes from
+ * and the tables and badges more than one page shows; what a page is
+ * (struct page_def). It knows no page: the pages (page_*.c) use it, the
+ * table of pages (pages.c) dispatches to them. Store rows are maps of text (page_get); everything that comes from
  * commits, jobs, results and mails is escaped on the way into HTML.
  */
 #ifndef LKP_WEB_PAGEKIT_H
@@ -50,6 +50,44 @@ struct page_ctx {
 	struct node *commits;		/* full id -> commit info, looked up so far (NULL value: in no tree) */
 	struct node *mails;		/* the outbox with subjects, read when first needed */
 	struct node *heads, *bisections;	/* likewise */
+};
+
+/* Open the store for one request (-1 with err set when it cannot), and close it with what the request opened. */
+int page_ctx_open(struct page_ctx *c, const struct page_env *env, struct strbuf *err);
+void page_ctx_close(struct page_ctx *c);
+
+/* A page's HTML as its html function writes it; pages.c puts it in the site's frame. */
+struct page_doc {
+	struct strbuf title;
+	int refresh;			/* seconds: > 0 makes the page reload itself (live progress) */
+	struct strbuf body;
+};
+
+/*
+ * A dashboard page: a const struct page_def page_def_<what> in the page's
+ * file (web/page_<name>.c), one row of the table in pages.c. Dispatch, the
+ * navigation bar and the API index are made from these rows.
+ */
+struct page_def {
+	const char *name;		/* /<name>, /api/<name> */
+	bool home;			/* also the home page: / */
+	const char *rest;		/* what follows /<name>/, as the API index names it ("ID"); NULL: nothing */
+	const char *query;		/* its query arguments, as the API index shows them; NULL: none */
+	const char *nav;		/* its title in the navigation bar; NULL: not there */
+	bool live;			/* shows the providers' boxes now (env->inventories): never kept in the cache */
+	bool list;			/* its data is a list (a JSON array), not a map */
+	/* Its data into out (an empty map or list): an HTTP status, 200 or 400/404/500 with one line in err. */
+	int (*data)(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err);
+	/* Its HTML from its data; NULL: JSON only. */
+	void (*html)(const struct page_env *env, const struct node *d, struct page_doc *doc);
+	/*
+	 * File n (1 = the first) under /<name>/<rest>/, served as
+	 * /<name>/<rest>/N[/NAME]: its bytes into body, its type ("text/..."
+	 * shows as text, anything else is saved as bytes) and name, an HTTP
+	 * status as data. NULL: none.
+	 */
+	int (*file)(const struct page_env *env, const char *rest, const char *n, struct strbuf *body, char **type,
+		    char **name, struct strbuf *err);
 };
 
 struct node *page_str(const char *s);

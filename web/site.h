@@ -8,7 +8,7 @@
 
 #include "web.h"
 #include "cache.h"
-#include "page.h"
+#include "pagekit.h"
 
 struct web {
 	struct MHD_Daemon *d;		/* NULL: no socket (web_new) */
