@@ -419,19 +419,13 @@ static void html_runs(const struct page_env *env, const struct node *runs, struc
 	strbuf_addstr(b, "</table>\n");
 }
 
-static void commit_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
+/* The commit as git knows it: id, subject, author, date, trees, parents. */
+static void html_about(const struct node *d, struct strbuf *b)
 {
-	struct strbuf *b = &doc->body;
-	const struct node *runs = node_get(d, "runs"), *vs = node_get(d, "against_base");
-	const struct node *heads = node_get(d, "heads"), *bis = node_get(d, "bisections"), *mails = node_get(d, "mails");
-	const struct node *jobs = node_get(d, "jobs"), *parents = node_get(d, "parents");
-	const char *commit = page_get(d, "commit");
+	const struct node *trees = node_get(d, "trees"), *parents = node_get(d, "parents");
 
-	strbuf_addf(&doc->title, "commit %.12s", commit);
-	if (*page_get(d, "subject"))
-		strbuf_addf(&doc->title, ": %s", page_get(d, "subject"));
 	strbuf_addstr(b, "<table class=\"kv\"><tr><th>commit</th><td><code>");
-	html_escape(b, commit);
+	html_escape(b, page_get(d, "commit"));
 	strbuf_addstr(b, "</code></td></tr>");
 	if (node_get(d, "subject")) {
 		strbuf_addstr(b, "<tr><th>subject</th>");
@@ -443,7 +437,6 @@ static void commit_html(const struct page_env *env, const struct node *d, struct
 		strbuf_addstr(b, "&gt;</td></tr><tr><th>date</th>");
 		html_td_time(b, page_getnum(d, "date"));
 		strbuf_addstr(b, "</tr><tr><th>trees</th><td>");
-		const struct node *trees = node_get(d, "trees");
 		for (size_t i = 0; trees && i < trees->n; i++) {
 			strbuf_addstr(b, i ? ", " : "");
 			html_escape(b, node_str(trees->vals[i]));
@@ -458,6 +451,13 @@ static void commit_html(const struct page_env *env, const struct node *d, struct
 		strbuf_addstr(b, "<tr><th>trees</th><td>in none of the watched trees (a name the store knows)</td></tr>");
 	}
 	strbuf_addstr(b, "</table>\n");
+}
+
+/* The bisections that found this commit to be the first of a change, each a line. */
+static void html_culprit(const struct node *d, struct strbuf *b)
+{
+	const struct node *bis = node_get(d, "bisections"), *parents = node_get(d, "parents");
+
 	for (size_t i = 0; i < bis->n; i++) {
 		const struct node *x = bis->vals[i];
 		if (strcmp(page_get(x, "role"), "culprit"))
@@ -471,11 +471,75 @@ static void commit_html(const struct page_env *env, const struct node *d, struct
 		strbuf_addstr(b, " found this commit to be the first of a change");
 		if (parents && parents->n) {
 			strbuf_addstr(b, " (<a href=\"");
-			html_compare_href(b, node_str(parents->vals[0]), commit);
+			html_compare_href(b, node_str(parents->vals[0]), page_get(d, "commit"));
 			strbuf_addstr(b, "\">against its parent</a>)");
 		}
 		strbuf_addstr(b, ".</p>\n");
 	}
+}
+
+/* The compare of the commit as a head with its base (vs), or why there is none. */
+static void html_against_base(const struct node *vs, const char *commit, struct strbuf *b)
+{
+	const struct node *groups = node_get(vs, "groups");
+
+	if (node_get(vs, "error")) {
+		strbuf_addstr(b, "<h2>Against its base</h2>\n<p>");
+		html_escape(b, page_get(vs, "error"));
+		strbuf_addstr(b, "</p>\n");
+		return;
+	}
+	strbuf_addstr(b, "<h2>Against its base ");
+	html_commit_link(b, page_get(vs, "base"));
+	strbuf_addstr(b, " (<a href=\"");
+	html_compare_href(b, page_get(vs, "base"), commit);
+	strbuf_addstr(b, "\">compare</a>)</h2>\n");
+	for (size_t i = 0; i < groups->n; i++) {
+		strbuf_addstr(b, "<h3>");
+		html_escape(b, page_get(groups->vals[i], "job"));
+		strbuf_addstr(b, "</h3>\n");
+		rows_html(b, node_get(groups->vals[i], "rows"), false, page_get(groups->vals[i], "job"));
+	}
+}
+
+/* Its runs: the jobs, each with a link to its metrics' history, then every run. */
+static void html_measured(const struct page_env *env, const struct node *d, struct strbuf *b)
+{
+	const struct node *runs = node_get(d, "runs"), *jobs = node_get(d, "jobs");
+
+	strbuf_addf(b, "<h2>What was measured (%zu runs)</h2>\n", runs->n);
+	if (!runs->n) {
+		strbuf_addstr(b, "<p class=\"note\">No run of this commit yet.</p>\n");
+		return;
+	}
+	strbuf_addstr(b, "<ul>");
+	for (size_t i = 0; i < jobs->n; i++) {
+		const struct node *j = jobs->vals[i];
+		strbuf_addstr(b, "<li>");
+		html_escape(b, page_get(j, "testcase"));
+		strbuf_addstr(b, "/");
+		html_escape(b, page_get(j, "path_params"));
+		strbuf_addstr(b, " on ");
+		html_escape(b, page_get(j, "tbox_group"));
+		strbuf_addf(b, ": %s runs — <a href=\"", page_get(j, "runs"));
+		page_history_href(b, page_get(j, "testcase"), page_get(j, "path_params"), NULL, NULL);
+		strbuf_addstr(b, "\">its metrics' history</a></li>");
+	}
+	strbuf_addstr(b, "</ul>\n");
+	html_runs(env, runs, b);
+}
+
+static void commit_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
+{
+	struct strbuf *b = &doc->body;
+	const struct node *vs = node_get(d, "against_base");
+	const struct node *heads = node_get(d, "heads"), *bis = node_get(d, "bisections"), *mails = node_get(d, "mails");
+
+	strbuf_addf(&doc->title, "commit %.12s", page_get(d, "commit"));
+	if (*page_get(d, "subject"))
+		strbuf_addf(&doc->title, ": %s", page_get(d, "subject"));
+	html_about(d, b);
+	html_culprit(d, b);
 	if (mails->n) {
 		strbuf_addstr(b, "<h2>Report mails</h2>\n");
 		page_mails_html(b, mails, false);
@@ -489,44 +553,9 @@ static void commit_html(const struct page_env *env, const struct node *d, struct
 		strbuf_addstr(b, "<h2>Bisections</h2>\n");
 		page_bisections_html(b, bis);
 	}
-	if (vs && node_get(vs, "error")) {
-		strbuf_addstr(b, "<h2>Against its base</h2>\n<p>");
-		html_escape(b, page_get(vs, "error"));
-		strbuf_addstr(b, "</p>\n");
-	} else if (vs) {
-		const struct node *groups = node_get(vs, "groups");
-		strbuf_addstr(b, "<h2>Against its base ");
-		html_commit_link(b, page_get(vs, "base"));
-		strbuf_addstr(b, " (<a href=\"");
-		html_compare_href(b, page_get(vs, "base"), commit);
-		strbuf_addstr(b, "\">compare</a>)</h2>\n");
-		for (size_t i = 0; i < groups->n; i++) {
-			strbuf_addstr(b, "<h3>");
-			html_escape(b, page_get(groups->vals[i], "job"));
-			strbuf_addstr(b, "</h3>\n");
-			rows_html(b, node_get(groups->vals[i], "rows"), false, page_get(groups->vals[i], "job"));
-		}
-	}
-	strbuf_addf(b, "<h2>What was measured (%zu runs)</h2>\n", runs->n);
-	if (!runs->n) {
-		strbuf_addstr(b, "<p class=\"note\">No run of this commit yet.</p>\n");
-	} else {
-		strbuf_addstr(b, "<ul>");
-		for (size_t i = 0; i < jobs->n; i++) {
-			const struct node *j = jobs->vals[i];
-			strbuf_addstr(b, "<li>");
-			html_escape(b, page_get(j, "testcase"));
-			strbuf_addstr(b, "/");
-			html_escape(b, page_get(j, "path_params"));
-			strbuf_addstr(b, " on ");
-			html_escape(b, page_get(j, "tbox_group"));
-			strbuf_addf(b, ": %s runs — <a href=\"", page_get(j, "runs"));
-			page_history_href(b, page_get(j, "testcase"), page_get(j, "path_params"), NULL, NULL);
-			strbuf_addstr(b, "\">its metrics' history</a></li>");
-		}
-		strbuf_addstr(b, "</ul>\n");
-		html_runs(env, runs, b);
-	}
+	if (vs)
+		html_against_base(vs, page_get(d, "commit"), b);
+	html_measured(env, d, b);
 	if (*page_get(d, "message")) {
 		strbuf_addstr(b, "<h2>Message</h2>\n<pre>");
 		html_escape(b, page_get(d, "message"));

@@ -39,6 +39,33 @@ static struct node *group_of(struct node *groups, const char *tree, const char *
 	return g;
 }
 
+/* The providers' boxes now (Slurm's nodes, ...), each with what runs there: farm, farm_titles, farm_error. */
+static void farm_now(const struct page_env *env, struct node *out)
+{
+	struct node *farm = node_new(NODE_SEQ), *titles = node_new(NODE_MAP);
+	struct strbuf errs = STRBUF_INIT;
+
+	for (size_t i = 0; i < env->ninventories; i++) {
+		const struct web_inventory *inv = &env->inventories[i];
+		struct node *its;
+		struct strbuf e = STRBUF_INIT;
+		if (provider_inventory(inv->ops, inv->cfg, &its, &e)) {
+			strbuf_addf(&errs, "%s%s", errs.len ? "; " : "", e.buf);
+		} else {
+			for (size_t k = 0; k < its->n; k++)
+				node_push(farm, node_dup(its->vals[k]));
+			node_free(its);
+		}
+		node_set(titles, inv->ops->name, page_str(inv->ops->inventory_title));
+		strbuf_release(&e);
+	}
+	node_append(out, "farm", farm);
+	node_append(out, "farm_titles", titles);
+	if (errs.len)
+		node_append(out, "farm_error", page_str(errs.buf));
+	strbuf_release(&errs);
+}
+
 static int overview_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
 	const struct page_env *env = c->env;
@@ -100,30 +127,8 @@ static int overview_data(struct page_ctx *c, const struct page_args *a, struct n
 	node_append(out, "mails_total", page_num((double)mails->n));
 	node_append(out, "machines", machines);
 	node_append(out, "boxes", boxes);	/* the ssh provider's real boxes: in service or not */
-	if (env->ninventories) {
-		/* the providers' boxes now (Slurm's nodes, ...), each with what runs there */
-		struct node *farm = node_new(NODE_SEQ), *titles = node_new(NODE_MAP);
-		struct strbuf errs = STRBUF_INIT;
-		for (size_t i = 0; i < env->ninventories; i++) {
-			const struct web_inventory *inv = &env->inventories[i];
-			struct node *its;
-			struct strbuf e = STRBUF_INIT;
-			if (provider_inventory(inv->ops, inv->cfg, &its, &e)) {
-				strbuf_addf(&errs, "%s%s", errs.len ? "; " : "", e.buf);
-			} else {
-				for (size_t k = 0; k < its->n; k++)
-					node_push(farm, node_dup(its->vals[k]));
-				node_free(its);
-			}
-			node_set(titles, inv->ops->name, page_str(inv->ops->inventory_title));
-			strbuf_release(&e);
-		}
-		node_append(out, "farm", farm);
-		node_append(out, "farm_titles", titles);
-		if (errs.len)
-			node_append(out, "farm_error", page_str(errs.buf));
-		strbuf_release(&errs);
-	}
+	if (env->ninventories)
+		farm_now(env, out);
 	return 200;
 }
 
