@@ -4,7 +4,7 @@
  * (which links the stylesheet and the icon, never inline styles or
  * scripts: the pages are served under a CSP that forbids both), table
  * cells, links to commits, times and p-values. The stylesheet and the icon
- * are here too, compiled in. No store, no HTTP: page*.c, svg.c and web.c
+ * are here too, compiled in. No store, no HTTP: page*.c, svg.c and httpd.c
  * all write through it.
  */
 #ifndef LKP_WEB_HTML_H

@@ -4,7 +4,7 @@
  * pages, pages.h), /<page>/<id>/<n>[/<name>] a page's files, /runs/ the
  * result root's files (streamed, regular files only, never the store),
  * /static/style.css and the icon, POST /api/<what>/<id>/<action> the
- * actions. web.c hands requests here from libmicrohttpd; tests and the
+ * actions. httpd.c hands requests here from libmicrohttpd; tests and the
  * fuzzer call it directly.
  */
 #include "site.h"
