@@ -124,7 +124,7 @@ void html_path_escape(struct strbuf *out, const char *path)
 	}
 }
 
-void html_head(struct strbuf *b, const char *title, int refresh)
+void html_head(struct strbuf *b, const char *title, int refresh, const char *nav)
 {
 	strbuf_addstr(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 			 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
@@ -137,9 +137,9 @@ void html_head(struct strbuf *b, const char *title, int refresh)
 		strbuf_addstr(b, " · lkprobot");
 	strbuf_addstr(b, "</title><link rel=\"stylesheet\" href=\"/static/style.css\">"
 			 "<link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\"></head><body>\n"
-			 "<header><nav><a class=\"brand\" href=\"/\">lkprobot</a><a href=\"/\">overview</a>"
-			 "<a href=\"/bisections\">bisections</a><a href=\"/reports\">mails</a>"
-			 "<a href=\"/runs/\">result roots</a><a href=\"/api/\">JSON</a></nav></header>\n<main>\n<h1>");
+			 "<header><nav><a class=\"brand\" href=\"/\">lkprobot</a>");
+	strbuf_addstr(b, nav);
+	strbuf_addstr(b, "</nav></header>\n<main>\n<h1>");
 	html_escape(b, title);
 	strbuf_addstr(b, "</h1>\n");
 }

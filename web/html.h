@@ -4,7 +4,7 @@
  * (which links the stylesheet and the icon, never inline styles or
  * scripts: the pages are served under a CSP that forbids both), table
  * cells, links to commits, times and p-values. The stylesheet and the icon
- * are here too, compiled in. No store, no HTTP: page*.c, svg.c and web.c
+ * are here too, compiled in. No store, no HTTP: page*.c, svg.c and httpd.c
  * all write through it.
  */
 #ifndef LKP_WEB_HTML_H
@@ -27,11 +27,12 @@ void html_url_escape(struct strbuf *out, const char *s);
 void html_path_escape(struct strbuf *out, const char *path);
 
 /*
- * The document around a page: title, stylesheet, icon, the navigation and
- * the <h1>; refresh > 0 makes it reload itself that often (seconds: live
- * progress without JavaScript). html_foot closes it.
+ * The document around a page: title, stylesheet, icon, the navigation bar
+ * (the site's name, then nav: its links, HTML) and the <h1>; refresh > 0
+ * makes it reload itself that often (seconds: live progress without
+ * JavaScript). html_foot closes it.
  */
-void html_head(struct strbuf *b, const char *title, int refresh);
+void html_head(struct strbuf *b, const char *title, int refresh, const char *nav);
 void html_foot(struct strbuf *b);
 
 /* <td>text</td>, escaped; with a class when cls is not NULL. */

@@ -2,9 +2,10 @@
  * page_bisect: a bisection's page — its ends and culprit with their
  * subjects, its honest state, every commit of the range with what was
  * measured there, and the ways on: the compare of the culprit with its
- * parent, the metric's history, the mail, the head it tested. See page.h.
+ * parent, the metric's history, the mail, the head it tested. See
+ * pagekit.h.
  */
-#include "page.h"
+#include "pagekit.h"
 #include "html.h"
 #include "../lib/kernel/git.h"
 #include "../lib/results/compare.h"
@@ -57,8 +58,47 @@ static struct node *range_commit(struct page_ctx *c, const char *commit, const c
 	return cm;
 }
 
-int page_bisection_data(struct page_ctx *c, const char *rest, struct node *out, struct strbuf *err)
+/*
+ * The ways on from bisection row: the compare (of the culprit with its
+ * parent, else of the ends), the metric's history (the job of first_run),
+ * the mail, the head it tested (whose kind its state takes when it found a
+ * culprit).
+ */
+static struct node *ways_on(struct page_ctx *c, const struct node *row, const char *parent,
+			    const struct node *first_run, struct node *state, struct strbuf *err)
 {
+	const char *metric = page_get(row, "metric"), *culprit = page_get(row, "culprit");
+	struct node *see = node_new(NODE_MAP);
+
+	node_append(see, "compare_base", page_str(*culprit && *parent ? parent : page_get(row, "good")));
+	node_append(see, "compare_commit", page_str(*culprit ? culprit : page_get(row, "bad")));
+	if (first_run && *metric) {
+		node_append(see, "testcase", page_str(page_get(first_run, "testcase")));
+		node_append(see, "path_params", page_str(page_get(first_run, "path_params")));
+	}
+	const struct node *m = page_mail_about(c, culprit);
+	if (m) {
+		node_append(see, "mail", page_num(page_getnum(m, "id")));
+		node_append(see, "mail_subject", page_str(page_get(m, "subject")));
+	}
+	const struct node *heads = page_heads(c, err);
+	for (size_t i = heads ? heads->n : 0; i-- > 0;)
+		if (!strcmp(page_get(heads->vals[i], "base"), page_get(row, "good")) &&
+		    !strcmp(page_get(heads->vals[i], "head"), page_get(row, "bad"))) {
+			struct node *hr = page_head_row(c, heads->vals[i], false);
+			const char *kind = page_get(node_get(hr, "state"), "kind");
+			if (*kind && *culprit)
+				node_append(state, "kind", page_str(kind));
+			node_append(see, "head", hr);
+			break;
+		}
+	return see;
+}
+
+/* /bisections/<id> */
+static int bisection_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
+{
+	const char *rest = a->rest;
 	long long id;
 	struct node *row;
 
@@ -120,32 +160,8 @@ int page_bisection_data(struct page_ctx *c, const char *rest, struct node *out, 
 	node_append(out, "range", page_num((double)n));
 	node_append(out, "measured", page_num((double)measured));
 	node_append(out, "with_samples", page_num((double)with_samples));
-	/* the ways on: compare, history, mail, head */
-	struct node *see = node_new(NODE_MAP);
-	node_append(see, "compare_base", page_str(*culprit && *parent ? parent : page_get(row, "good")));
-	node_append(see, "compare_commit", page_str(*culprit ? culprit : page_get(row, "bad")));
-	if (first_run && *metric) {
-		node_append(see, "testcase", page_str(page_get(first_run, "testcase")));
-		node_append(see, "path_params", page_str(page_get(first_run, "path_params")));
-	}
+	node_append(out, "see", ways_on(c, row, parent, first_run, node_get(out, "state"), err));
 	node_free(first_run);
-	const struct node *m = page_mail_about(c, culprit);
-	if (m) {
-		node_append(see, "mail", page_num(page_getnum(m, "id")));
-		node_append(see, "mail_subject", page_str(page_get(m, "subject")));
-	}
-	const struct node *heads = page_heads(c, err);
-	for (size_t i = heads ? heads->n : 0; i-- > 0;)
-		if (!strcmp(page_get(heads->vals[i], "base"), page_get(row, "good")) &&
-		    !strcmp(page_get(heads->vals[i], "head"), page_get(row, "bad"))) {
-			struct node *hr = page_head_row(c, heads->vals[i], false);
-			const char *kind = page_get(node_get(hr, "state"), "kind");
-			if (*kind && *culprit)
-				node_append(node_get(out, "state"), "kind", page_str(kind));
-			node_append(see, "head", hr);
-			break;
-		}
-	node_append(out, "see", see);
 	return 200;
 }
 
@@ -159,16 +175,56 @@ static void kv_commit(struct strbuf *b, const char *what, const struct node *ref
 	strbuf_addstr(b, "</td></tr>");
 }
 
-void page_bisection_html(const struct node *d, struct strbuf *b)
+/* The range, good end first: each commit with its runs, failed runs and the metric's samples and mean. */
+static void html_range(const struct node *d, const char *culprit, struct strbuf *b)
 {
-	const struct node *x = node_get(d, "bisection"), *commits = node_get(d, "commits");
+	const struct node *commits = node_get(d, "commits");
+
+	strbuf_addstr(b, "<h2>The range (good end first)</h2>\n<table><tr><th>commit</th><th>subject</th><th>runs</th>"
+			 "<th>failed</th><th>mean</th><th>samples</th></tr>\n");
+	for (size_t i = 0; i < commits->n; i++) {
+		const struct node *c = commits->vals[i], *sm = node_get(c, "samples");
+		double sum = 0, v;
+		struct strbuf list = STRBUF_INIT;
+		for (size_t k = 0; k < sm->n; k++)
+			if (json_number(sm->vals[k], &v)) {
+				sum += v;
+				if (k)
+					strbuf_addch(&list, ' ');
+				struct strbuf one = STRBUF_INIT;
+				compare_format_value(&one, v);
+				const char *p = one.buf;
+				while (*p == ' ')
+					p++;
+				strbuf_addstr(&list, p);
+				strbuf_release(&one);
+			}
+		strbuf_addf(b, "<tr%s><td>", *culprit && !strcmp(page_get(c, "commit"), culprit) ? " class=\"culprit\"" : "");
+		html_commit_link(b, page_get(c, "commit"));
+		strbuf_addstr(b, "</td>");
+		html_td_class(b, "subject", page_get(c, "subject"));
+		html_td(b, page_get(c, "runs"));
+		html_td(b, page_getnum(c, "failed") > 0 ? page_get(c, "failed") : "");
+		html_td_num(b, sm->n ? sum / (double)sm->n : NAN);
+		html_td(b, list.buf);
+		strbuf_addstr(b, "</tr>\n");
+		strbuf_release(&list);
+	}
+	strbuf_addstr(b, "</table>\n");
+	if (page_getnum(d, "range") > (double)commits->n)
+		strbuf_addf(b, "<p class=\"note\">%zu of %s commits listed.</p>\n", commits->n, page_get(d, "range"));
+}
+
+static void bisection_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
+{
+	struct strbuf *b = &doc->body;
+	const struct node *x = node_get(d, "bisection");
 	const struct node *st = node_get(d, "state"), *see = node_get(d, "see");
 	const char *culprit = page_get(x, "culprit"), *metric = page_get(x, "metric");
-	struct strbuf t = STRBUF_INIT;
 
-	strbuf_addf(&t, "bisection %s: %s", page_get(x, "id"), page_get(st, "state"));
-	html_head(b, t.buf, (int)page_getnum(st, "refresh"));
-	strbuf_release(&t);
+	(void)env;
+	strbuf_addf(&doc->title, "bisection %s: %s", page_get(x, "id"), page_get(st, "state"));
+	doc->refresh = (int)page_getnum(st, "refresh");
 	/* the ways on first: a reader from a mail wants these */
 	strbuf_addstr(b, "<p class=\"see\">");
 	strbuf_addstr(b, "<a href=\"");
@@ -219,38 +275,12 @@ void page_bisection_html(const struct node *d, struct strbuf *b)
 	strbuf_addstr(b, "</tr><tr><th>last change</th>");
 	html_td_time(b, page_getnum(x, "updated"));
 	strbuf_addstr(b, "</tr></table>\n");
-	strbuf_addstr(b, "<h2>The range (good end first)</h2>\n<table><tr><th>commit</th><th>subject</th><th>runs</th>"
-			 "<th>failed</th><th>mean</th><th>samples</th></tr>\n");
-	for (size_t i = 0; i < commits->n; i++) {
-		const struct node *c = commits->vals[i], *sm = node_get(c, "samples");
-		double sum = 0, v;
-		struct strbuf list = STRBUF_INIT;
-		for (size_t k = 0; k < sm->n; k++)
-			if (json_number(sm->vals[k], &v)) {
-				sum += v;
-				if (k)
-					strbuf_addch(&list, ' ');
-				struct strbuf one = STRBUF_INIT;
-				compare_format_value(&one, v);
-				const char *p = one.buf;
-				while (*p == ' ')
-					p++;
-				strbuf_addstr(&list, p);
-				strbuf_release(&one);
-			}
-		strbuf_addf(b, "<tr%s><td>", *culprit && !strcmp(page_get(c, "commit"), culprit) ? " class=\"culprit\"" : "");
-		html_commit_link(b, page_get(c, "commit"));
-		strbuf_addstr(b, "</td>");
-		html_td_class(b, "subject", page_get(c, "subject"));
-		html_td(b, page_get(c, "runs"));
-		html_td(b, page_getnum(c, "failed") > 0 ? page_get(c, "failed") : "");
-		html_td_num(b, sm->n ? sum / (double)sm->n : NAN);
-		html_td(b, list.buf);
-		strbuf_addstr(b, "</tr>\n");
-		strbuf_release(&list);
-	}
-	strbuf_addstr(b, "</table>\n");
-	if (page_getnum(d, "range") > (double)commits->n)
-		strbuf_addf(b, "<p class=\"note\">%zu of %s commits listed.</p>\n", commits->n, page_get(d, "range"));
-	html_foot(b);
+	html_range(d, culprit, b);
 }
+
+const struct page_def page_def_bisection = {
+	.name = "bisections",
+	.rest = "ID",
+	.data = bisection_data,
+	.html = bisection_html,
+};

@@ -2,9 +2,9 @@
  * page_commit: a commit's page — any commit of a watched tree, measured or
  * not (subject, author, date, what was measured, what is queued, the
  * bisections and mails it is in) — and the compare of two commits. See
- * page.h.
+ * pagekit.h.
  */
-#include "page.h"
+#include "pagekit.h"
 #include "html.h"
 #include "../lib/results/compare.h"
 #include "../lib/results/plot.h"
@@ -152,9 +152,10 @@ static int compare_pair(struct store *s, const char *base, const char *commit, b
 	return code;
 }
 
-int page_compare_data(struct page_ctx *c, const char *base, const char *commit, bool all, struct node *out,
-		      struct strbuf *err)
+/* /compare?base=A&commit=B */
+static int compare_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
+	const char *base = page_arg(a, "base"), *commit = page_arg(a, "commit");
 	struct strbuf b = STRBUF_INIT, n = STRBUF_INIT;
 	int code;
 
@@ -163,7 +164,7 @@ int page_compare_data(struct page_ctx *c, const char *base, const char *commit, 
 		return 400;
 	}
 	if ((code = resolve(c, base, &b, err)) == 200 && (code = resolve(c, commit, &n, err)) == 200)
-		code = compare_pair(c->s, b.buf, n.buf, all, out, err);
+		code = compare_pair(c->s, b.buf, n.buf, false, out, err);
 	if (code == 200) {
 		node_append(out, "base_ref", page_commit_ref(c, b.buf));
 		node_append(out, "commit_ref", page_commit_ref(c, n.buf));
@@ -184,7 +185,8 @@ static void td_side(struct strbuf *b, const struct node *side, bool stddev)
 	html_td_num(b, !stddev ? m : isfinite(m) && m ? 100 * page_getnum(side, "stddev") / fabs(m) : NAN);
 }
 
-void page_compare_rows(struct strbuf *b, const struct node *rows, bool plots, const char *job)
+/* A compare's rows as a table (links to the metric's history when job is known), and the plots. */
+static void rows_html(struct strbuf *b, const struct node *rows, bool plots, const char *job)
 {
 	strbuf_addstr(b, "<table><tr><th>metric</th><th>base</th><th>±%stddev</th><th>commit</th>"
 			 "<th>±%stddev</th><th>change</th><th>p (MWU)</th><th>verdict</th></tr>\n");
@@ -254,13 +256,13 @@ void page_compare_rows(struct strbuf *b, const struct node *rows, bool plots, co
 	strbuf_release(&p);
 }
 
-void page_compare_html(const struct node *d, struct strbuf *b)
+static void compare_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
 {
-	struct strbuf t = STRBUF_INIT;
+	struct strbuf *b = &doc->body;
 	const struct node *groups = node_get(d, "groups");
 
-	strbuf_addf(&t, "compare %.12s..%.12s", page_get(d, "base"), page_get(d, "commit"));
-	html_head(b, t.buf, 0);
+	(void)env;
+	strbuf_addf(&doc->title, "compare %.12s..%.12s", page_get(d, "base"), page_get(d, "commit"));
 	strbuf_addstr(b, "<table class=\"kv\"><tr><th>base</th><td>");
 	html_commit_subject(b, page_get(node_get(d, "base_ref"), "commit"), page_get(node_get(d, "base_ref"), "subject"));
 	strbuf_addstr(b, "</td></tr><tr><th>commit</th><td>");
@@ -272,13 +274,11 @@ void page_compare_html(const struct node *d, struct strbuf *b)
 		strbuf_addstr(b, "<h2>");
 		html_escape(b, page_get(g, "job"));
 		strbuf_addstr(b, "</h2>\n");
-		page_compare_rows(b, node_get(g, "rows"), true, page_get(g, "job"));
+		rows_html(b, node_get(g, "rows"), true, page_get(g, "job"));
 		strbuf_addstr(b, "<details><summary>the compare table</summary><pre>");
 		html_escape(b, page_get(g, "table"));
 		strbuf_addstr(b, "</pre></details>\n");
 	}
-	html_foot(b);
-	strbuf_release(&t);
 }
 
 /* ---- commit ---- */
@@ -309,8 +309,10 @@ static struct node *jobs_of(const struct node *runs)
 	return jobs;
 }
 
-int page_commit_data(struct page_ctx *c, const char *name, struct node *out, struct strbuf *err)
+/* /commit/<name> */
+static int commit_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
+	const char *name = a->rest;
 	struct strbuf full = STRBUF_INIT;
 	int code = resolve(c, name, &full, err);
 	const char *commit = full.buf;
@@ -417,21 +419,13 @@ static void html_runs(const struct page_env *env, const struct node *runs, struc
 	strbuf_addstr(b, "</table>\n");
 }
 
-void page_commit_html(const struct page_env *env, const struct node *d, struct strbuf *b)
+/* The commit as git knows it: id, subject, author, date, trees, parents. */
+static void html_about(const struct node *d, struct strbuf *b)
 {
-	const struct node *runs = node_get(d, "runs"), *vs = node_get(d, "against_base");
-	const struct node *heads = node_get(d, "heads"), *bis = node_get(d, "bisections"), *mails = node_get(d, "mails");
-	const struct node *jobs = node_get(d, "jobs"), *parents = node_get(d, "parents");
-	struct strbuf t = STRBUF_INIT;
-	const char *commit = page_get(d, "commit");
+	const struct node *trees = node_get(d, "trees"), *parents = node_get(d, "parents");
 
-	strbuf_addf(&t, "commit %.12s", commit);
-	if (*page_get(d, "subject"))
-		strbuf_addf(&t, ": %s", page_get(d, "subject"));
-	html_head(b, t.buf, 0);
-	strbuf_release(&t);
 	strbuf_addstr(b, "<table class=\"kv\"><tr><th>commit</th><td><code>");
-	html_escape(b, commit);
+	html_escape(b, page_get(d, "commit"));
 	strbuf_addstr(b, "</code></td></tr>");
 	if (node_get(d, "subject")) {
 		strbuf_addstr(b, "<tr><th>subject</th>");
@@ -443,7 +437,6 @@ void page_commit_html(const struct page_env *env, const struct node *d, struct s
 		strbuf_addstr(b, "&gt;</td></tr><tr><th>date</th>");
 		html_td_time(b, page_getnum(d, "date"));
 		strbuf_addstr(b, "</tr><tr><th>trees</th><td>");
-		const struct node *trees = node_get(d, "trees");
 		for (size_t i = 0; trees && i < trees->n; i++) {
 			strbuf_addstr(b, i ? ", " : "");
 			html_escape(b, node_str(trees->vals[i]));
@@ -458,6 +451,13 @@ void page_commit_html(const struct page_env *env, const struct node *d, struct s
 		strbuf_addstr(b, "<tr><th>trees</th><td>in none of the watched trees (a name the store knows)</td></tr>");
 	}
 	strbuf_addstr(b, "</table>\n");
+}
+
+/* The bisections that found this commit to be the first of a change, each a line. */
+static void html_culprit(const struct node *d, struct strbuf *b)
+{
+	const struct node *bis = node_get(d, "bisections"), *parents = node_get(d, "parents");
+
 	for (size_t i = 0; i < bis->n; i++) {
 		const struct node *x = bis->vals[i];
 		if (strcmp(page_get(x, "role"), "culprit"))
@@ -471,11 +471,75 @@ void page_commit_html(const struct page_env *env, const struct node *d, struct s
 		strbuf_addstr(b, " found this commit to be the first of a change");
 		if (parents && parents->n) {
 			strbuf_addstr(b, " (<a href=\"");
-			html_compare_href(b, node_str(parents->vals[0]), commit);
+			html_compare_href(b, node_str(parents->vals[0]), page_get(d, "commit"));
 			strbuf_addstr(b, "\">against its parent</a>)");
 		}
 		strbuf_addstr(b, ".</p>\n");
 	}
+}
+
+/* The compare of the commit as a head with its base (vs), or why there is none. */
+static void html_against_base(const struct node *vs, const char *commit, struct strbuf *b)
+{
+	const struct node *groups = node_get(vs, "groups");
+
+	if (node_get(vs, "error")) {
+		strbuf_addstr(b, "<h2>Against its base</h2>\n<p>");
+		html_escape(b, page_get(vs, "error"));
+		strbuf_addstr(b, "</p>\n");
+		return;
+	}
+	strbuf_addstr(b, "<h2>Against its base ");
+	html_commit_link(b, page_get(vs, "base"));
+	strbuf_addstr(b, " (<a href=\"");
+	html_compare_href(b, page_get(vs, "base"), commit);
+	strbuf_addstr(b, "\">compare</a>)</h2>\n");
+	for (size_t i = 0; i < groups->n; i++) {
+		strbuf_addstr(b, "<h3>");
+		html_escape(b, page_get(groups->vals[i], "job"));
+		strbuf_addstr(b, "</h3>\n");
+		rows_html(b, node_get(groups->vals[i], "rows"), false, page_get(groups->vals[i], "job"));
+	}
+}
+
+/* Its runs: the jobs, each with a link to its metrics' history, then every run. */
+static void html_measured(const struct page_env *env, const struct node *d, struct strbuf *b)
+{
+	const struct node *runs = node_get(d, "runs"), *jobs = node_get(d, "jobs");
+
+	strbuf_addf(b, "<h2>What was measured (%zu runs)</h2>\n", runs->n);
+	if (!runs->n) {
+		strbuf_addstr(b, "<p class=\"note\">No run of this commit yet.</p>\n");
+		return;
+	}
+	strbuf_addstr(b, "<ul>");
+	for (size_t i = 0; i < jobs->n; i++) {
+		const struct node *j = jobs->vals[i];
+		strbuf_addstr(b, "<li>");
+		html_escape(b, page_get(j, "testcase"));
+		strbuf_addstr(b, "/");
+		html_escape(b, page_get(j, "path_params"));
+		strbuf_addstr(b, " on ");
+		html_escape(b, page_get(j, "tbox_group"));
+		strbuf_addf(b, ": %s runs — <a href=\"", page_get(j, "runs"));
+		page_history_href(b, page_get(j, "testcase"), page_get(j, "path_params"), NULL, NULL);
+		strbuf_addstr(b, "\">its metrics' history</a></li>");
+	}
+	strbuf_addstr(b, "</ul>\n");
+	html_runs(env, runs, b);
+}
+
+static void commit_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
+{
+	struct strbuf *b = &doc->body;
+	const struct node *vs = node_get(d, "against_base");
+	const struct node *heads = node_get(d, "heads"), *bis = node_get(d, "bisections"), *mails = node_get(d, "mails");
+
+	strbuf_addf(&doc->title, "commit %.12s", page_get(d, "commit"));
+	if (*page_get(d, "subject"))
+		strbuf_addf(&doc->title, ": %s", page_get(d, "subject"));
+	html_about(d, b);
+	html_culprit(d, b);
 	if (mails->n) {
 		strbuf_addstr(b, "<h2>Report mails</h2>\n");
 		page_mails_html(b, mails, false);
@@ -489,48 +553,26 @@ void page_commit_html(const struct page_env *env, const struct node *d, struct s
 		strbuf_addstr(b, "<h2>Bisections</h2>\n");
 		page_bisections_html(b, bis);
 	}
-	if (vs && node_get(vs, "error")) {
-		strbuf_addstr(b, "<h2>Against its base</h2>\n<p>");
-		html_escape(b, page_get(vs, "error"));
-		strbuf_addstr(b, "</p>\n");
-	} else if (vs) {
-		const struct node *groups = node_get(vs, "groups");
-		strbuf_addstr(b, "<h2>Against its base ");
-		html_commit_link(b, page_get(vs, "base"));
-		strbuf_addstr(b, " (<a href=\"");
-		html_compare_href(b, page_get(vs, "base"), commit);
-		strbuf_addstr(b, "\">compare</a>)</h2>\n");
-		for (size_t i = 0; i < groups->n; i++) {
-			strbuf_addstr(b, "<h3>");
-			html_escape(b, page_get(groups->vals[i], "job"));
-			strbuf_addstr(b, "</h3>\n");
-			page_compare_rows(b, node_get(groups->vals[i], "rows"), false, page_get(groups->vals[i], "job"));
-		}
-	}
-	strbuf_addf(b, "<h2>What was measured (%zu runs)</h2>\n", runs->n);
-	if (!runs->n) {
-		strbuf_addstr(b, "<p class=\"note\">No run of this commit yet.</p>\n");
-	} else {
-		strbuf_addstr(b, "<ul>");
-		for (size_t i = 0; i < jobs->n; i++) {
-			const struct node *j = jobs->vals[i];
-			strbuf_addstr(b, "<li>");
-			html_escape(b, page_get(j, "testcase"));
-			strbuf_addstr(b, "/");
-			html_escape(b, page_get(j, "path_params"));
-			strbuf_addstr(b, " on ");
-			html_escape(b, page_get(j, "tbox_group"));
-			strbuf_addf(b, ": %s runs — <a href=\"", page_get(j, "runs"));
-			page_history_href(b, page_get(j, "testcase"), page_get(j, "path_params"), NULL, NULL);
-			strbuf_addstr(b, "\">its metrics' history</a></li>");
-		}
-		strbuf_addstr(b, "</ul>\n");
-		html_runs(env, runs, b);
-	}
+	if (vs)
+		html_against_base(vs, page_get(d, "commit"), b);
+	html_measured(env, d, b);
 	if (*page_get(d, "message")) {
 		strbuf_addstr(b, "<h2>Message</h2>\n<pre>");
 		html_escape(b, page_get(d, "message"));
 		strbuf_addstr(b, "</pre>\n");
 	}
-	html_foot(b);
 }
+
+const struct page_def page_def_commit = {
+	.name = "commit",
+	.rest = "COMMIT",
+	.data = commit_data,
+	.html = commit_html,
+};
+
+const struct page_def page_def_compare = {
+	.name = "compare",
+	.query = "?base=COMMIT&commit=COMMIT",
+	.data = compare_data,
+	.html = compare_html,
+};

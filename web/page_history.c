@@ -5,9 +5,9 @@
  * commits of no watched tree make a series of their own), narrowed to a
  * tree, a branch (commits the branch contains) or a tbox_group; the
  * commits bisections named and their mails marked. Without a metric, the
- * job's own metrics to choose from. See page.h.
+ * job's own metrics to choose from. See pagekit.h.
  */
-#include "page.h"
+#include "pagekit.h"
 #include "html.h"
 #include "svg.h"
 #include "../lib/kernel/git.h"
@@ -20,23 +20,6 @@
 #include <string.h>
 
 #define HISTORY_OTHER "other commits"	/* the series of commits no watched tree has */
-
-void page_history_href(struct strbuf *b, const char *testcase, const char *path_params, const char *metric,
-		       const char *tree)
-{
-	strbuf_addstr(b, "/history?testcase=");
-	html_url_escape(b, testcase);
-	strbuf_addstr(b, "&amp;path_params=");
-	html_url_escape(b, path_params);
-	if (metric) {
-		strbuf_addstr(b, "&amp;metric=");
-		html_url_escape(b, metric);
-	}
-	if (tree) {
-		strbuf_addstr(b, "&amp;tree=");
-		html_url_escape(b, tree);
-	}
-}
 
 /* Without a metric: the metrics of the job's newest run, the test's own first. */
 static int job_metrics(struct page_ctx *c, const char *testcase, const char *pp, const char *tbox_group,
@@ -124,7 +107,120 @@ static bool on_branch(struct page_ctx *c, size_t i, const char *branch, const ch
 	return yes == 1;
 }
 
-int page_history_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
+/* The series: each watched tree (or the one asked for), with its tree's index while the points are placed. */
+static struct node *tree_series(const struct page_env *env, const char *ft)
+{
+	struct node *series = node_new(NODE_SEQ);
+
+	for (size_t i = 0; i < env->ntrees; i++) {
+		if (ft && strcmp(ft, env->trees[i].name))
+			continue;
+		struct node *sr = node_new(NODE_MAP);
+		node_append(sr, "name", page_str(env->trees[i].name));
+		node_append(sr, "tree", page_num((double)i));
+		node_push(series, sr);
+	}
+	return series;
+}
+
+/* A point's samples, text in the store, as numbers. */
+static void samples_as_numbers(struct node *p)
+{
+	struct node *v = node_new(NODE_SEQ);
+	char *end;
+
+	for (const char *t = page_get(p, "samples"); *t;) {
+		double x = strtod(t, &end);
+		if (end == t)
+			break;
+		node_push(v, page_num(x));
+		t = end;
+	}
+	node_set(p, "samples", v);
+}
+
+/*
+ * The series a commit (its info, NULL when no tree has it) is in, as their
+ * indices: each tree's that has it (and whose branch contains it, when fb
+ * names one); else, when no tree or branch is asked for, the series of the
+ * commits of none, made when first needed (its index in *other). NULL when
+ * it is in none of them.
+ */
+static struct node *series_of(struct page_ctx *c, const struct node *info, struct node *series, const char *ft,
+			      const char *fb, ssize_t *other)
+{
+	const struct node *trees = node_get(info, "trees");
+	struct node *in = node_new(NODE_SEQ);
+
+	for (size_t k = 0; k < series->n; k++) {
+		const char *name = page_get(series->vals[k], "name");
+		bool has = false;
+		for (size_t j = 0; trees && j < trees->n && !has; j++)
+			has = !strcmp(node_str(trees->vals[j]), name);
+		if (has && fb)
+			has = on_branch(c, (size_t)page_getnum(series->vals[k], "tree"), fb, page_get(info, "commit"));
+		if (has)
+			node_push(in, page_num((double)k));
+	}
+	if (!in->n && !ft && !fb) {
+		if (*other < 0) {
+			struct node *sr = node_new(NODE_MAP);
+			node_append(sr, "name", page_str(c->env->ntrees ? HISTORY_OTHER : "every commit"));
+			*other = (ssize_t)series->n;
+			node_push(series, sr);
+		}
+		node_push(in, page_num((double)*other));
+	}
+	if (!in->n) {
+		node_free(in);
+		return NULL;
+	}
+	return in;
+}
+
+/* Points in the order of their commits' dates (a bisection measures its ends before the middle), parents first. */
+static void in_date_order(struct page_ctx *c, struct node *pts)
+{
+	if (pts->n)
+		qsort(pts->vals, pts->n, sizeof(*pts->vals), by_date);
+	for (size_t i = 0, j; i < pts->n; i = j) {
+		for (j = i + 1; j < pts->n && page_getnum(pts->vals[j], "date") == page_getnum(pts->vals[i], "date"); j++)
+			;
+		if (j - i > 1)
+			parents_first(c, pts->vals + i, j - i);
+	}
+}
+
+/* The change points: the points a bisection of metric found to be the first of a change; their mails. */
+static struct node *change_points(struct page_ctx *c, const struct node *bis, const struct node *pts, const char *metric)
+{
+	struct node *cps = node_new(NODE_SEQ);
+
+	for (size_t i = 0; i < bis->n; i++) {
+		const struct node *x = bis->vals[i];
+		if (strcmp(page_get(x, "status"), "found") || strcmp(page_get(x, "metric"), metric))
+			continue;
+		for (size_t k = 0; k < pts->n; k++) {
+			if (strcmp(page_get(pts->vals[k], "commit"), page_get(x, "culprit")))
+				continue;
+			struct node *cp = node_new(NODE_MAP);
+			node_append(cp, "commit", page_str(page_get(x, "culprit")));
+			node_append(cp, "subject", page_str(page_get(pts->vals[k], "subject")));
+			node_append(cp, "index", page_num((double)k));
+			node_append(cp, "bisection", page_num(page_getnum(x, "id")));
+			const struct node *m = page_mail_about(c, page_get(x, "culprit"));
+			if (m) {
+				node_append(cp, "mail", page_num(page_getnum(m, "id")));
+				node_append(cp, "mail_subject", page_str(page_get(m, "subject")));
+			}
+			node_push(cps, cp);
+			break;
+		}
+	}
+	return cps;
+}
+
+static int history_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
 	const char *testcase = page_arg(a, "testcase"), *metric = page_arg(a, "metric");
 	const char *pp = page_arg(a, "path_params") ? page_arg(a, "path_params") : "defaults";
@@ -149,98 +245,26 @@ int page_history_data(struct page_ctx *c, const struct page_args *a, struct node
 	const struct node *bis = page_bisections(c, err), *mails = bis ? page_mails(c, err) : NULL;
 	if (!mails || store_history(c->s, testcase, pp, metric, tbox_group, &pts, err))
 		return 500;
-	/* the series: each watched tree (or the one asked for), and the commits of none */
-	struct node *series = node_new(NODE_SEQ), *kept = node_new(NODE_SEQ);
+	struct node *series = tree_series(c->env, ft), *kept = node_new(NODE_SEQ);
 	ssize_t other = -1;
-	for (size_t i = 0; i < c->env->ntrees; i++) {
-		if (ft && strcmp(ft, c->env->trees[i].name))
-			continue;
-		struct node *sr = node_new(NODE_MAP);
-		node_append(sr, "name", page_str(c->env->trees[i].name));
-		node_append(sr, "tree", page_num((double)i));
-		node_push(series, sr);
-	}
 	for (size_t i = 0; i < pts->n; i++) {
-		struct node *p = pts->vals[i], *v = node_new(NODE_SEQ), *in = node_new(NODE_SEQ);
-		const char *commit = page_get(p, "commit");
-		/* samples as numbers */
-		char *end;
-		for (const char *t = page_get(p, "samples"); *t;) {
-			double x = strtod(t, &end);
-			if (end == t)
-				break;
-			node_push(v, page_num(x));
-			t = end;
-		}
-		node_set(p, "samples", v);
-		const struct node *info = page_commit_info(c, commit), *trees = node_get(info, "trees");
+		struct node *p = pts->vals[i], *in;
+		const struct node *info = page_commit_info(c, page_get(p, "commit"));
+		samples_as_numbers(p);
 		node_append(p, "subject", page_str(info ? page_get(info, "subject") : ""));
 		node_append(p, "date", page_num(info ? page_getnum(info, "commit_date") : page_getnum(p, "first_run")));
-		for (size_t k = 0; k < series->n; k++) {
-			const char *name = page_get(series->vals[k], "name");
-			size_t ti = (size_t)page_getnum(series->vals[k], "tree");
-			bool has = false;
-			for (size_t j = 0; trees && j < trees->n && !has; j++)
-				has = !strcmp(node_str(trees->vals[j]), name);
-			if (has && fb)
-				has = on_branch(c, ti, fb, page_get(info, "commit"));
-			if (has)
-				node_push(in, page_num((double)k));
-		}
-		if (!in->n && !ft && !fb) {
-			if (other < 0) {
-				struct node *sr = node_new(NODE_MAP);
-				node_append(sr, "name", page_str(c->env->ntrees ? HISTORY_OTHER : "every commit"));
-				other = (ssize_t)series->n;
-				node_push(series, sr);
-			}
-			node_push(in, page_num((double)other));
-		}
-		if (!in->n) {
-			node_free(in);
+		if (!(in = series_of(c, info, series, ft, fb, &other)))
 			continue;	/* not in the tree or branch asked for */
-		}
 		node_append(p, "series", in);
 		node_push(kept, node_dup(p));
 	}
 	node_free(pts);
-	/* in the order of the commits' dates: a bisection measures its ends before the middle */
-	if (kept->n)
-		qsort(kept->vals, kept->n, sizeof(*kept->vals), by_date);
-	for (size_t i = 0, j; i < kept->n; i = j) {
-		for (j = i + 1; j < kept->n && page_getnum(kept->vals[j], "date") == page_getnum(kept->vals[i], "date"); j++)
-			;
-		if (j - i > 1)
-			parents_first(c, kept->vals + i, j - i);
-	}
+	in_date_order(c, kept);
 	for (size_t k = 0; k < series->n; k++)
 		node_del(series->vals[k], "tree");
-	/* change points: commits a bisection of this metric found to be the first of a change; their mails */
-	struct node *cps = node_new(NODE_SEQ);
-	for (size_t i = 0; i < bis->n; i++) {
-		const struct node *x = bis->vals[i];
-		if (strcmp(page_get(x, "status"), "found") || strcmp(page_get(x, "metric"), metric))
-			continue;
-		for (size_t k = 0; k < kept->n; k++) {
-			if (strcmp(page_get(kept->vals[k], "commit"), page_get(x, "culprit")))
-				continue;
-			struct node *cp = node_new(NODE_MAP);
-			node_append(cp, "commit", page_str(page_get(x, "culprit")));
-			node_append(cp, "subject", page_str(page_get(kept->vals[k], "subject")));
-			node_append(cp, "index", page_num((double)k));
-			node_append(cp, "bisection", page_num(page_getnum(x, "id")));
-			const struct node *m = page_mail_about(c, page_get(x, "culprit"));
-			if (m) {
-				node_append(cp, "mail", page_num(page_getnum(m, "id")));
-				node_append(cp, "mail_subject", page_str(page_get(m, "subject")));
-			}
-			node_push(cps, cp);
-			break;
-		}
-	}
 	node_append(out, "series", series);
 	node_append(out, "points", kept);
-	node_append(out, "change_points", cps);
+	node_append(out, "change_points", change_points(c, bis, kept, metric));
 	return 200;
 }
 
@@ -274,27 +298,23 @@ static void html_metrics(const struct node *d, const struct node *list, struct s
 	strbuf_addstr(b, "</ul>\n");
 }
 
-void page_history_html(const struct node *d, struct strbuf *b)
+static void history_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
 {
 	const struct node *pts = node_get(d, "points"), *cps = node_get(d, "change_points");
 	const struct node *series = node_get(d, "series");
-	struct strbuf t = STRBUF_INIT;
+	struct strbuf *b = &doc->body;
 
+	(void)env;
 	if (!node_get(d, "metric")) {
-		strbuf_addf(&t, "%s/%s: its metrics", page_get(d, "testcase"), page_get(d, "path_params"));
-		html_head(b, t.buf, 0);
+		strbuf_addf(&doc->title, "%s/%s: its metrics", page_get(d, "testcase"), page_get(d, "path_params"));
 		strbuf_addstr(b, "<h2>The test's own metrics</h2>\n");
 		html_metrics(d, node_get(d, "metrics"), b);
 		strbuf_addstr(b, "<details><summary>every other metric</summary>\n");
 		html_metrics(d, node_get(d, "other_metrics"), b);
 		strbuf_addstr(b, "</details>\n");
-		html_foot(b);
-		strbuf_release(&t);
 		return;
 	}
-	strbuf_addf(&t, "%s: %s/%s", page_get(d, "metric"), page_get(d, "testcase"), page_get(d, "path_params"));
-	html_head(b, t.buf, 0);
-	strbuf_release(&t);
+	strbuf_addf(&doc->title, "%s: %s/%s", page_get(d, "metric"), page_get(d, "testcase"), page_get(d, "path_params"));
 	strbuf_addstr(b, "<ul class=\"filters\"><li><a href=\"");
 	self_href(b, d, "metric", NULL);
 	strbuf_addstr(b, "\">the job's other metrics</a></li>");
@@ -306,7 +326,6 @@ void page_history_html(const struct node *d, struct strbuf *b)
 	strbuf_addstr(b, "</ul>\n");
 	if (!pts->n) {
 		strbuf_addstr(b, "<p>No run of this job has this metric (in the trees asked for).</p>\n");
-		html_foot(b);
 		return;
 	}
 	strbuf_addf(b, "<p class=\"note\">%zu commits in the order of their commit dates; dots are runs (hover for the "
@@ -347,5 +366,11 @@ void page_history_html(const struct node *d, struct strbuf *b)
 		strbuf_addstr(b, "</tr>\n");
 	}
 	strbuf_addstr(b, "</table>\n");
-	html_foot(b);
 }
+
+const struct page_def page_def_history = {
+	.name = "history",
+	.query = "?testcase=T&path_params=P[&metric=M][&tbox_group=G][&tree=T][&branch=B]",
+	.data = history_data,
+	.html = history_html,
+};

@@ -1,10 +1,11 @@
 /*
- * page_overview: the page a maintainer opens every day — per watched tree
- * and branch (or the one the query names) the newest heads with their
- * subjects, authors, states, culprits and mails; the queue, the last
- * bisections and mails, the farm, the boxes and the machines. See page.h.
+ * page_overview: the home page (/, /overview), the one a maintainer opens
+ * every day — per watched tree and branch (or the one the query names) the
+ * newest heads with their subjects, authors, states, culprits and mails;
+ * the queue, the last bisections and mails, the farm, the boxes and the
+ * machines. See pagekit.h.
  */
-#include "page.h"
+#include "pagekit.h"
 #include "html.h"
 #include "../lib/store/store.h"
 #include "../providers/provider.h"
@@ -38,7 +39,34 @@ static struct node *group_of(struct node *groups, const char *tree, const char *
 	return g;
 }
 
-int page_overview_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
+/* The providers' boxes now (Slurm's nodes, ...), each with what runs there: farm, farm_titles, farm_error. */
+static void farm_now(const struct page_env *env, struct node *out)
+{
+	struct node *farm = node_new(NODE_SEQ), *titles = node_new(NODE_MAP);
+	struct strbuf errs = STRBUF_INIT;
+
+	for (size_t i = 0; i < env->ninventories; i++) {
+		const struct web_inventory *inv = &env->inventories[i];
+		struct node *its;
+		struct strbuf e = STRBUF_INIT;
+		if (provider_inventory(inv->ops, inv->cfg, &its, &e)) {
+			strbuf_addf(&errs, "%s%s", errs.len ? "; " : "", e.buf);
+		} else {
+			for (size_t k = 0; k < its->n; k++)
+				node_push(farm, node_dup(its->vals[k]));
+			node_free(its);
+		}
+		node_set(titles, inv->ops->name, page_str(inv->ops->inventory_title));
+		strbuf_release(&e);
+	}
+	node_append(out, "farm", farm);
+	node_append(out, "farm_titles", titles);
+	if (errs.len)
+		node_append(out, "farm_error", page_str(errs.buf));
+	strbuf_release(&errs);
+}
+
+static int overview_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
 	const struct page_env *env = c->env;
 	const struct node *heads = page_heads(c, err), *bis = heads ? page_bisections(c, err) : NULL;
@@ -99,30 +127,8 @@ int page_overview_data(struct page_ctx *c, const struct page_args *a, struct nod
 	node_append(out, "mails_total", page_num((double)mails->n));
 	node_append(out, "machines", machines);
 	node_append(out, "boxes", boxes);	/* the ssh provider's real boxes: in service or not */
-	if (env->ninventories) {
-		/* the providers' boxes now (Slurm's nodes, ...), each with what runs there */
-		struct node *farm = node_new(NODE_SEQ), *titles = node_new(NODE_MAP);
-		struct strbuf errs = STRBUF_INIT;
-		for (size_t i = 0; i < env->ninventories; i++) {
-			const struct web_inventory *inv = &env->inventories[i];
-			struct node *its;
-			struct strbuf e = STRBUF_INIT;
-			if (provider_inventory(inv->ops, inv->cfg, &its, &e)) {
-				strbuf_addf(&errs, "%s%s", errs.len ? "; " : "", e.buf);
-			} else {
-				for (size_t k = 0; k < its->n; k++)
-					node_push(farm, node_dup(its->vals[k]));
-				node_free(its);
-			}
-			node_set(titles, inv->ops->name, page_str(inv->ops->inventory_title));
-			strbuf_release(&e);
-		}
-		node_append(out, "farm", farm);
-		node_append(out, "farm_titles", titles);
-		if (errs.len)
-			node_append(out, "farm_error", page_str(errs.buf));
-		strbuf_release(&errs);
-	}
+	if (env->ninventories)
+		farm_now(env, out);
 	return 200;
 }
 
@@ -219,13 +225,15 @@ static void html_machines(const struct node *machines, struct strbuf *b)
 	strbuf_addstr(b, "</table>\n");
 }
 
-void page_overview_html(const struct page_env *env, const struct node *d, struct strbuf *b)
+static void overview_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
 {
+	struct strbuf *b = &doc->body;
 	const struct node *queue = node_get(d, "queue"), *groups = node_get(d, "branches");
 	const struct node *trees = node_get(d, "trees"), *filter = node_get(d, "filter");
 	const char *ft = page_get(filter, "tree"), *fb = page_get(filter, "branch");
 
-	html_head(b, "lkprobot", queue->n > 0 ? 15 : 0);
+	strbuf_addstr(&doc->title, "lkprobot");
+	doc->refresh = queue->n > 0 ? 15 : 0;
 	strbuf_addf(b, "<p class=\"note\">%zu watched tree%s; %s heads seen, %zu to test; %s report mails.</p>\n",
 		    trees->n, trees->n == 1 ? "" : "s", page_get(d, "heads_total"), queue->n, page_get(d, "mails_total"));
 	if (trees->n) {
@@ -269,5 +277,14 @@ void page_overview_html(const struct page_env *env, const struct node *d, struct
 	page_mails_html(b, node_get(d, "mails"), false);
 	html_farm(d, b);
 	html_machines(node_get(d, "machines"), b);
-	html_foot(b);
 }
+
+const struct page_def page_def_overview = {
+	.name = "overview",
+	.home = true,
+	.query = "[?tree=T&branch=B]",
+	.nav = "overview",
+	.live = true,
+	.data = overview_data,
+	.html = overview_html,
+};

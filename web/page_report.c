@@ -2,9 +2,9 @@
  * page_report: a report mail as the developer reads it — its headers, the
  * text body, the attachments as links (decoded, one URL each) — with its
  * delivery state and the way to the commit and the bisection it is about.
- * See page.h.
+ * See pagekit.h.
  */
-#include "page.h"
+#include "pagekit.h"
 #include "html.h"
 #include "../lib/store/store.h"
 #include "../mail/mailread.h"
@@ -30,8 +30,10 @@ static int read_mail(struct store *s, const char *rest, struct store_mail *m, st
 	return 200;
 }
 
-int page_report_data(struct page_ctx *c, const char *rest, struct node *out, struct strbuf *err)
+/* /reports/<id> */
+static int report_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
+	const char *rest = a->rest;
 	struct store_mail m;
 	struct mailread mr;
 	int code = read_mail(c->s, rest, &m, &mr, err);
@@ -68,12 +70,12 @@ int page_report_data(struct page_ctx *c, const char *rest, struct node *out, str
 				node_append(out, "body", page_str(p->data.buf));
 			continue;
 		}
-		struct node *a = node_new(NODE_MAP);
-		node_append(a, "n", page_num((double)++na));
-		node_append(a, "name", page_str(p->name));
-		node_append(a, "type", page_str(p->type));
-		node_append(a, "size", page_num((double)p->data.len));
-		node_push(atts, a);
+		struct node *att = node_new(NODE_MAP);
+		node_append(att, "n", page_num((double)++na));
+		node_append(att, "name", page_str(p->name));
+		node_append(att, "type", page_str(p->type));
+		node_append(att, "size", page_num((double)p->data.len));
+		node_push(atts, att);
 	}
 	if (!node_get(out, "body"))
 		node_append(out, "body", page_str(""));
@@ -94,8 +96,9 @@ int page_report_data(struct page_ctx *c, const char *rest, struct node *out, str
 	return 200;
 }
 
-int page_attachment(const struct page_env *env, const char *id, const char *n, struct strbuf *body, char **type,
-		    char **name, struct strbuf *err)
+/* /reports/<id>/<n>[/NAME]: attachment n (1 = the first after the text), decoded. */
+static int attachment(const struct page_env *env, const char *id, const char *n, struct strbuf *body,
+			   char **type, char **name, struct strbuf *err)
 {
 	struct store *s = store_open(env->db, err);
 	struct store_mail m;
@@ -175,13 +178,14 @@ static void kv(struct strbuf *b, const char *what, const char *value)
 	strbuf_addstr(b, "</tr>");
 }
 
-void page_report_html(const struct page_env *env, const struct node *d, struct strbuf *b)
+static void report_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
 {
+	struct strbuf *b = &doc->body;
 	const struct node *hs = node_get(d, "headers"), *atts = node_get(d, "attachments");
 	const struct node *ref = node_get(d, "commit_ref"), *bs = node_get(d, "bisections");
 	const char *status = page_get(d, "status"), *id = page_get(d, "id");
 
-	html_head(b, *page_get(hs, "subject") ? page_get(hs, "subject") : "report mail", 0);
+	strbuf_addstr(&doc->title, *page_get(hs, "subject") ? page_get(hs, "subject") : "report mail");
 	if (ref) {
 		strbuf_addstr(b, "<p class=\"see\">About ");
 		html_commit_subject(b, page_get(ref, "commit"), page_get(ref, "subject"));
@@ -221,5 +225,12 @@ void page_report_html(const struct page_env *env, const struct node *d, struct s
 		}
 		strbuf_addstr(b, "</ul>\n");
 	}
-	html_foot(b);
 }
+
+const struct page_def page_def_report = {
+	.name = "reports",
+	.rest = "ID",
+	.data = report_data,
+	.html = report_html,
+	.file = attachment,
+};

@@ -1,13 +1,15 @@
 /*
  * route: one request answered, without a socket — web_handle() of web.h.
- * /api/<page> is a page's data as JSON, /<page> its HTML (page*.c), /runs/
- * the result root's files (streamed, regular files only, never the store),
+ * /api/<page> is a page's data as JSON, /<page> its HTML (the table of
+ * pages, pages.h), /<page>/<id>/<n>[/<name>] a page's files, /runs/ the
+ * result root's files (streamed, regular files only, never the store),
  * /static/style.css and the icon, POST /api/<what>/<id>/<action> the
- * actions. web.c hands requests here from libmicrohttpd; tests and the
+ * actions. httpd.c hands requests here from libmicrohttpd; tests and the
  * fuzzer call it directly.
  */
 #include "site.h"
 #include "html.h"
+#include "pages.h"
 #include "../lib/store/store.h"
 #include "../lib/util/json.h"
 #include "../lib/util/node.h"
@@ -33,7 +35,7 @@ static void error_page(struct web_response *rs, unsigned code, const char *what)
 
 	strbuf_reset(&rs->body);
 	snprintf(title, sizeof(title), "%u", code);
-	html_head(&rs->body, title, 0);
+	pages_head(&rs->body, title, 0);
 	strbuf_addstr(&rs->body, "<p>");
 	html_escape(&rs->body, what);
 	strbuf_addstr(&rs->body, "</p>\n");
@@ -123,7 +125,7 @@ static void listing(const struct web *w, const char *real, struct web_response *
 	/* the directory's own path, each part escaped: every link is absolute */
 	strbuf_addstr(&href, "/runs");
 	html_path_escape(&href, rel);
-	html_head(b, *rel ? rel : "result roots", 0);
+	pages_head(b, *rel ? rel : "result roots", 0);
 	if (*rel) {
 		const char *up = strrchr(href.buf, '/');
 		strbuf_addstr(b, "<p><a href=\"");
@@ -293,34 +295,46 @@ static void action(const struct web *w, const struct web_request *rq, const char
 
 /* ---- pages ---- */
 
-/* The index of the JSON API. */
+/* The index of the JSON API: itself, the pages, the files, the actions. */
 static void api_index(struct web_response *rs)
 {
-	strbuf_addstr(&rs->body,
-		      "{\"pages\": [\"/api/\", \"/api/overview[?tree=T&branch=B]\", \"/api/heads\", \"/api/outbox\", "
-		      "\"/api/reports\", \"/api/reports/ID\", \"/api/machines\", \"/api/bisections\", "
-		      "\"/api/bisections/ID\", \"/api/commit/COMMIT\", \"/api/compare?base=COMMIT&commit=COMMIT\", "
-		      "\"/api/history?testcase=T&path_params=P[&metric=M][&tbox_group=G][&tree=T][&branch=B]\"], "
-		      "\"files\": [\"/runs/PATH\", \"/reports/ID/N/NAME\"], "
-		      "\"actions\": [\"POST /api/heads/ID/retest\", \"POST /api/heads/ID/cancel\", "
-		      "\"POST /api/reports/ID/resend\"]}\n");
+	strbuf_addstr(&rs->body, "{\"pages\": [\"/api/\"");
+	pages_index(&rs->body, false);
+	strbuf_addstr(&rs->body, "], \"files\": [\"/runs/PATH\"");
+	pages_index(&rs->body, true);
+	strbuf_addstr(&rs->body, "], \"actions\": [\"POST /api/heads/ID/retest\", \"POST /api/heads/ID/cancel\", "
+				 "\"POST /api/reports/ID/resend\"]}\n");
 	rs->status = 200;
 	rs->type = TYPE_JSON;
 }
 
-/* /reports/ID/N[/NAME]: an attachment of a report mail, decoded. */
-static void attachment(const struct web *w, const char *rest, struct web_response *rs)
+/* Is path (after its '/') NAME/ID/N[/...], a file of page NAME (a report mail's attachment)? */
+static bool is_page_file(const char *path)
 {
-	const char *slash = strchr(rest, '/');
-	char *id = xstrndup(rest, (size_t)(slash - rest)), *n = xstrndup(slash + 1, strcspn(slash + 1, "/"));
+	const char *slash = strchr(path, '/'), *next = slash ? strchr(slash + 1, '/') : NULL;
+
+	if (!next || !next[1])
+		return false;
+	char *pagename = xstrndup(path, (size_t)(slash - path));
+	bool yes = pages_has_files(pagename);
+	free(pagename);
+	return yes;
+}
+
+/* NAME/ID/N[/...]: file N of page NAME's ID, decoded (a report mail's attachment). */
+static void page_file(const struct web *w, const char *path, struct web_response *rs)
+{
+	const char *rest = strchr(path, '/') + 1, *slash = strchr(rest, '/');
+	char *pagename = xstrndup(path, (size_t)(rest - 1 - path)), *id = xstrndup(rest, (size_t)(slash - rest));
+	char *n = xstrndup(slash + 1, strcspn(slash + 1, "/"));
 	char *type = NULL, *name = NULL;
 	struct strbuf err = STRBUF_INIT;
-	int code = page_attachment(&w->env, id, n, &rs->body, &type, &name, &err);
+	int code = pages_file(&w->env, pagename, id, n, &rs->body, &type, &name, &err);
 
 	if (code != 200) {
 		error_page(rs, (unsigned)code, err.buf);
 	} else {
-		/* a constant type: only the two page_attachment gives */
+		/* a constant type: a page's file is text or bytes */
 		bool text = !strncmp(type, "text/", 5);
 		rs->type = text ? TYPE_TEXT : "application/octet-stream";
 		rs->status = 200;
@@ -329,6 +343,7 @@ static void attachment(const struct web *w, const char *rest, struct web_respons
 		html_url_escape(&cd, name);
 		rs->disposition = strbuf_detach(&cd);
 	}
+	free(pagename);
 	free(id);
 	free(n);
 	free(type);
@@ -353,13 +368,13 @@ static void page(struct web *w, const struct web_request *rq, const char *path, 
 	for (size_t i = 0; i < rq->nargs; i++)
 		strbuf_addf(&key, "%c%s=%s", 0x1f, rq->keys[i], rq->vals[i] ? rq->vals[i] : "");
 	cache_stamp(w->cache, &st);
-	bool live = page_live(&w->env, name.buf);
+	bool live = pages_live(&w->env, name.buf);
 	if (!live && cache_get(w->cache, key.buf, &st, &rs->body, &type)) {
 		rs->status = 200;
 		rs->type = type;
 		goto out;
 	}
-	int code = page_data(&w->env, name.buf, &a, &d, &err);
+	int code = pages_data(&w->env, name.buf, &a, &d, &err);
 	if (code != 200) {
 		if (api)
 			error_json(rs, (unsigned)code, err.buf);
@@ -372,7 +387,7 @@ static void page(struct web *w, const struct web_request *rq, const char *path, 
 		rs->type = TYPE_JSON;
 		if (!live)
 			cache_put(w->cache, key.buf, &st, TYPE_JSON, rs->body.buf, rs->body.len);
-	} else if (page_html(&w->env, name.buf, &a, d, &rs->body)) {
+	} else if (pages_html(&w->env, name.buf, &a, d, &rs->body)) {
 		rs->status = 200;
 		rs->type = TYPE_HTML;
 		if (!live)
@@ -431,8 +446,8 @@ void web_handle(struct web *w, const struct web_request *rq, struct web_response
 		page(w, rq, path + 5, true, rs);
 	} else if (!strncmp(path, "/runs/", 6) || !strcmp(path, "/runs")) {
 		runs(w, path[5] ? path + 6 : "", rs);
-	} else if (!strncmp(path, "/reports/", 9) && strchr(path + 9, '/') && strchr(path + 9, '/')[1]) {
-		attachment(w, path + 9, rs);
+	} else if (is_page_file(path + 1)) {
+		page_file(w, path + 1, rs);
 	} else {
 		page(w, rq, path + 1, false, rs);
 	}

@@ -1,6 +1,6 @@
 /*
  * site: what the two halves of web.h share — the site a daemon serves
- * (web.c: libmicrohttpd, listening, limits) and answers requests for
+ * (httpd.c: libmicrohttpd, listening, limits) and answers requests for
  * (route.c: routing, files, actions, pages). Internal to web/.
  */
 #ifndef LKP_WEB_SITE_H
@@ -8,7 +8,7 @@
 
 #include "web.h"
 #include "cache.h"
-#include "page.h"
+#include "pagekit.h"
 
 struct web {
 	struct MHD_Daemon *d;		/* NULL: no socket (web_new) */

@@ -11,13 +11,14 @@
  * Each request opens the store on its own (SQLite, WAL: readers do not
  * block the service).
  *
- * HTTP: a pool of WEB_THREADS threads, each with its own epoll set, so a
- * thousand idle or slow connections cost file descriptors, not threads;
- * at most WEB_PER_IP connections from one address; a connection that sends
- * nothing for WEB_TIMEOUT seconds is closed.
+ * HTTP (httpd.c): a pool of WEB_THREADS threads, each with its own epoll
+ * set, so a thousand idle or slow connections cost file descriptors, not
+ * threads; at most WEB_PER_IP connections from one address; a connection
+ * that sends nothing for WEB_TIMEOUT seconds is closed.
  *
- * web_handle() answers one request without a socket: the routing, pages
- * and actions as the daemon runs them (tests and fuzzing call it).
+ * web_handle() (route.c) answers one request without a socket: the
+ * routing, pages and actions as the daemon runs them (tests and fuzzing
+ * call it).
  */
 #ifndef LKP_WEB_H
 #define LKP_WEB_H

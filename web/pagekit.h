@@ -1,27 +1,22 @@
 /*
- * page (prefix page_): the dashboard's pages, each made twice from the same
- * data — the data first, as a node tree that /api/<page> returns as JSON,
- * then the HTML page rendered from that tree, so the page and the API can
- * never disagree. route.c does HTTP (routing, headers, actions); these
- * files read the store and the watched trees and write text (html.h).
- * Everything from commits, jobs, results and mails is escaped on the way
- * into HTML.
- *
- *   page.c          the table of pages, what they share (states, the lists of heads, bisections, mails)
- *   page_overview.c the overview: per tree and branch, the queue, bisections, mails, machines
- *   page_commit.c   a commit (of a watched tree, measured or not), compare
- *   page_history.c  a metric over commits, one series a tree
- *   page_bisect.c   a bisection, and the states of heads and bisections
- *   page_report.c   a report mail as its reader sees it, its attachments
+ * pagekit (prefix page_): what every dashboard page is made with — the
+ * request (its query arguments, the store, the watched trees' repositories
+ * opened when first needed), the commits of the watched trees, the store's
+ * lists read once a request, the honest states of heads and bisections,
+ * and the tables and badges more than one page shows; what a page is
+ * (struct page_def). It knows no page: the pages (page_*.c) use it, the
+ * table of pages (pages.c) dispatches to them. Store rows are maps of text (page_get); everything that comes from
+ * commits, jobs, results and mails is escaped on the way into HTML.
  */
-#ifndef LKP_WEB_PAGE_H
-#define LKP_WEB_PAGE_H
+#ifndef LKP_WEB_PAGEKIT_H
+#define LKP_WEB_PAGEKIT_H
 
 #include "web.h"
 #include "../lib/util/node.h"
 #include "../lib/util/strbuf.h"
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* What a request names: the part of the path after the page, and its query arguments. */
 struct page_args {
@@ -43,31 +38,6 @@ struct page_env {
 	size_t ntrees;
 };
 
-/*
- * The data of page `name` ("" or "overview", "commit", "compare",
- * "history", "bisections", "reports", "heads", "outbox", "machines") into
- * *out. Returns an HTTP status: 200 with *out set, or 400/404/500 with one
- * line in err.
- */
-int page_data(const struct page_env *env, const char *name, const struct page_args *a, struct node **out,
-	      struct strbuf *err);
-
-/* Does page `name` show more than the store (the farm's boxes now): never kept in the cache? */
-bool page_live(const struct page_env *env, const char *name);
-
-/* The HTML page of `name` from its data; false when the page is JSON only. */
-bool page_html(const struct page_env *env, const char *name, const struct page_args *a, const struct node *data,
-	       struct strbuf *out);
-
-/*
- * Attachment n (1 = the first after the text) of report mail `id`, decoded:
- * its bytes into body, its type and name. An HTTP status as page_data.
- */
-int page_attachment(const struct page_env *env, const char *id, const char *n, struct strbuf *body, char **type,
-		    char **name, struct strbuf *err);
-
-/* ---- shared by the page*.c files ---- */
-
 struct store;
 struct gitrepo;
 
@@ -80,6 +50,44 @@ struct page_ctx {
 	struct node *commits;		/* full id -> commit info, looked up so far (NULL value: in no tree) */
 	struct node *mails;		/* the outbox with subjects, read when first needed */
 	struct node *heads, *bisections;	/* likewise */
+};
+
+/* Open the store for one request (-1 with err set when it cannot), and close it with what the request opened. */
+int page_ctx_open(struct page_ctx *c, const struct page_env *env, struct strbuf *err);
+void page_ctx_close(struct page_ctx *c);
+
+/* A page's HTML as its html function writes it; pages.c puts it in the site's frame. */
+struct page_doc {
+	struct strbuf title;
+	int refresh;			/* seconds: > 0 makes the page reload itself (live progress) */
+	struct strbuf body;
+};
+
+/*
+ * A dashboard page: a const struct page_def page_def_<what> in the page's
+ * file (web/page_<name>.c), one row of the table in pages.c. Dispatch, the
+ * navigation bar and the API index are made from these rows.
+ */
+struct page_def {
+	const char *name;		/* /<name>, /api/<name> */
+	bool home;			/* also the home page: / */
+	const char *rest;		/* what follows /<name>/, as the API index names it ("ID"); NULL: nothing */
+	const char *query;		/* its query arguments, as the API index shows them; NULL: none */
+	const char *nav;		/* its title in the navigation bar; NULL: not there */
+	bool live;			/* shows the providers' boxes now (env->inventories): never kept in the cache */
+	bool list;			/* its data is a list (a JSON array), not a map */
+	/* Its data into out (an empty map or list): an HTTP status, 200 or 400/404/500 with one line in err. */
+	int (*data)(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err);
+	/* Its HTML from its data; NULL: JSON only. */
+	void (*html)(const struct page_env *env, const struct node *d, struct page_doc *doc);
+	/*
+	 * File n (1 = the first) under /<name>/<rest>/, served as
+	 * /<name>/<rest>/N[/NAME]: its bytes into body, its type ("text/..."
+	 * shows as text, anything else is saved as bytes) and name, an HTTP
+	 * status as data. NULL: none.
+	 */
+	int (*file)(const struct page_env *env, const char *rest, const char *n, struct strbuf *body, char **type,
+		    char **name, struct strbuf *err);
 };
 
 struct node *page_str(const char *s);
@@ -131,25 +139,6 @@ void page_badge(struct strbuf *b, const char *word, const char *reason);
 /* A state map (page_head_state, page_bisection_state) as badges: its state, reason and kind. */
 void page_state_html(struct strbuf *b, const struct node *st);
 
-/* Pages of the other files, into out (a map), with the status page_data returns. */
-int page_overview_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err);
-void page_overview_html(const struct page_env *env, const struct node *d, struct strbuf *b);
-int page_commit_data(struct page_ctx *c, const char *name, struct node *out, struct strbuf *err);
-void page_commit_html(const struct page_env *env, const struct node *d, struct strbuf *b);
-int page_compare_data(struct page_ctx *c, const char *base, const char *commit, bool all, struct node *out,
-		      struct strbuf *err);
-void page_compare_html(const struct node *d, struct strbuf *b);
-/* A compare's rows as a table (links to the metric's history when job is known), and the plots. */
-void page_compare_rows(struct strbuf *b, const struct node *rows, bool plots, const char *job);
-int page_history_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err);
-void page_history_html(const struct node *d, struct strbuf *b);
-/* The href of a metric's history: /history?testcase=..&path_params=..&metric=..[&tree=..]. */
-void page_history_href(struct strbuf *b, const char *testcase, const char *path_params, const char *metric,
-		       const char *tree);
-int page_bisection_data(struct page_ctx *c, const char *rest, struct node *out, struct strbuf *err);
-void page_bisection_html(const struct node *d, struct strbuf *b);
-int page_report_data(struct page_ctx *c, const char *rest, struct node *out, struct strbuf *err);
-void page_report_html(const struct page_env *env, const struct node *d, struct strbuf *b);
 /* A head as the pages show it: the store's row, its result as JSON (not text), subject and author (git), state. */
 struct node *page_head_row(struct page_ctx *c, const struct node *h, bool git);
 /* A bisection as the lists show it: the row, its honest state, its tree's name, the culprit's subject. */
@@ -160,5 +149,9 @@ void page_bisections_html(struct strbuf *b, const struct node *bis);
 void page_mails_html(struct strbuf *b, const struct node *mails, bool newest_first);
 /* A token form for an action (POST /api/WHAT/ID/LABEL). */
 void page_action_form(struct strbuf *b, const char *what, long long id, const char *label);
+
+/* The href of a metric's history: /history?testcase=..&path_params=..&metric=..[&tree=..]. */
+void page_history_href(struct strbuf *b, const char *testcase, const char *path_params, const char *metric,
+		       const char *tree);
 
 #endif
