@@ -57,6 +57,12 @@ struct qemu_initramfs_needs {
  */
 int qemu_initramfs(const struct qemu_kernel *k, const struct node *job, const struct qemu_initramfs_needs *need,
 		   const char *path, struct strbuf *err);
+/*
+ * An initramfs of busybox alone (its applets in /bin) whose first process
+ * is the shell script `init`, at `path`: a boot that needs no module (the
+ * KVM probe, bench/boot's bare boot). 0, or -1 with err.
+ */
+int qemu_initramfs_tiny(const char *init, const char *path, struct strbuf *err);
 
 /*
  * The accelerator of every QEMU lkprobot starts (qemu_accel.c): KVM only
