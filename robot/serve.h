@@ -66,4 +66,7 @@ void serve_record_missing_runs(const struct serve_conf *c);
  */
 int serve_one_pass(const struct serve_conf *c, const char *config, struct store *s, struct strbuf *err);
 
+/* `lkprobot status`: the heads of the store, in words or as JSON (serve_status.c). The exit code. */
+int serve_status(struct store *s, bool json);
+
 #endif

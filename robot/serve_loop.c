@@ -377,7 +377,8 @@ static const char *test_job(const struct head_test *ht, const char *job, const c
 	if (kind && !strcmp(kind, "improvement") && !ht->c->report_improvements) {
 		serve_say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", ht->tree,
 			  o.culprit, o.metric);
-		strbuf_addstr(result, ", \"kind\": \"improvement\"");
+		strbuf_addstr(result, ", \"kind\": \"improvement\", \"culprit\": ");
+		json_emit_string(result, o.culprit);
 	} else if (named && send_report(ht, &o, kind, result) == 2) {
 		status = "failed";
 	}

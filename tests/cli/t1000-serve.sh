@@ -78,7 +78,9 @@ test_expect_success SETUP 'the first head: tested against its parent, no change,
 	cat "$TMP/e1" &&
 	grep -q "new head .* (\"change 4\")" "$TMP/e1" &&
 	lkprobot status -c "$TMP/robot.yaml" >"$TMP/st1" &&
-	grep -q "^demo .* done .*\"bisect\": \"not-reproduced\"" "$TMP/st1" &&
+	cat "$TMP/st1" &&
+	grep -q "^demo [^ ]* [0-9a-f]\{12\} (base [0-9a-f]\{12\}) done — job.yaml: no change (.*)$" "$TMP/st1" &&
+	! grep -q "[{}\"]" "$TMP/st1" &&
 	[ -z "$(ls "$TMP/spool")" ]
 '
 
@@ -131,11 +133,11 @@ test_expect_success SETUP 'kill -9 at random points, five times, then one pass: 
 	done &&
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e8" && cat "$TMP/e8" &&
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 29\$") &&
-	lkprobot status -c "$TMP/robot.yaml" | grep -q "culprit\": \"$culprit" &&
+	lkprobot status -c "$TMP/robot.yaml" | grep -q " done — job.yaml: improvement, culprit $(echo $culprit | cut -c1-12), mailed (a dry run: to the operator only)$" &&
 	[ $(ls "$TMP/spool" | wc -l) = $((spool_before + 1)) ] &&
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>/dev/null &&
 	[ $(ls "$TMP/spool" | wc -l) = $((spool_before + 1)) ] &&
-	! lkprobot status -c "$TMP/robot.yaml" | grep -q " testing \| queued " &&
+	! lkprobot status -c "$TMP/robot.yaml" | grep -Eq " (testing|queued)( |$)" &&
 	on_disk=$(find "$TMP/res" -name stats.json | wc -l) &&
 	in_store=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(*) FROM runs") &&
 	echo "runs on disk $on_disk, in the store $in_store" &&
@@ -153,7 +155,7 @@ test_expect_success SETUP 'an improvement: bisected and recorded as one; with re
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 22\$") &&
 	grep -q "found, culprit $(echo $culprit | cut -c1-12)" "$TMP/e6" &&
 	grep -q "an improvement of command.throughput, recorded, not mailed" "$TMP/e6" &&
-	lkprobot status -c "$TMP/robot.yaml" | grep -q "\"kind\": \"improvement\"" &&
+	lkprobot status -c "$TMP/robot.yaml" | grep -q "job.yaml: improvement, culprit $(echo $culprit | cut -c1-12), recorded, not mailed$" &&
 	[ $(ls "$TMP/spool" | wc -l) = $spool_before ] &&
 	printf "serve:\n  report_improvements: maybe\n  trees: []\n" >"$TMP/ri.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/ri.yaml" &&
@@ -169,8 +171,12 @@ test_expect_success SETUP 'a report the SMTP server refuses for good (554 on DAT
 	rc=0 && { lkprobot serve -c "$TMP/refuse.yaml" --once 2>"$TMP/e9" || rc=$?; } &&
 	kill "$(cat "$TMP/smtpd2.pid")" && cat "$TMP/e9" && [ $rc = 0 ] &&
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 34\$") &&
-	lkprobot status -c "$TMP/robot.yaml" | grep "culprit\": \"$culprit" >"$TMP/st9" &&
-	grep -q "\"report\": \"delivery failed\", \"mail_error\": \"[^\"]*554 5.7.1 no thanks" "$TMP/st9" &&
+	lkprobot status -c "$TMP/robot.yaml" | grep "culprit $(echo $culprit | cut -c1-12)" >"$TMP/st9" &&
+	grep -q "job.yaml: regression, culprit [0-9a-f]*, mail failed: .*554 5.7.1 no thanks" "$TMP/st9" &&
+	lkprobot status -c "$TMP/robot.yaml" --json | "$PY" -c "import json, sys
+j = [x for h in json.load(sys.stdin) if isinstance(h[\"result\"], list) for x in h[\"result\"] if x.get(\"culprit\") == sys.argv[1]]
+assert j[0][\"report\"] == \"delivery failed\" and \"554 5.7.1 no thanks\" in j[0][\"mail_error\"] and j[0][\"mail\"] == \"failed\", j
+" "$culprit" &&
 	[ -z "$(ls "$TMP/spool2")" ]
 '
 
