@@ -231,8 +231,8 @@ test_expect_success SETUP 'check-config: an unknown key and a tree that is not a
 
 test_expect_success SETUP 'check-config: provider ssh needs a box or a tbox_group of serve.boxes (file:line:col when not)' '
 	printf "boxes:\n  pmem1:\n    host: 10.0.0.5\n    tbox_group: lkp-csl-2sp6\n" >"$TMP/boxes.yaml" &&
-	printf "serve:\n  boxes: %s\n  trees:\n    - path: %s\n      branches: [main]\n      jobs: [%s]\n      provider: ssh\n      box: %s\n" \
-		"$TMP/boxes.yaml" "$TMP/repo" "$TMP/job.yaml" pmem1 >"$TMP/ssh.yaml" &&
+	printf "serve:\n  boxes: %s\n  trees:\n    - path: %s\n      branches: [%s]\n      jobs: [%s]\n      provider: ssh\n      box: %s\n" \
+		"$TMP/boxes.yaml" "$TMP/repo" "$(git -C "$TMP/repo" symbolic-ref --short HEAD)" "$TMP/job.yaml" pmem1 >"$TMP/ssh.yaml" &&
 	lkprobot check-config -c "$TMP/ssh.yaml" | grep -q "1 tree" &&
 	sed "s/box: pmem1/box: pmem9/" "$TMP/ssh.yaml" >"$TMP/ssh-nobox.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/ssh-nobox.yaml" &&
@@ -247,8 +247,22 @@ test_expect_success SETUP 'check-config: provider ssh needs a box or a tbox_grou
 	one_line_error "ssh-local.yaml:8:12: serve.trees.box: is a setting of provider: ssh"
 '
 
+test_expect_success SETUP 'check-config: the example as shipped says which path to change; a branch the tree lacks, an SMTP URL of another scheme: one line each' '
+	expect_exit 2 lkprobot check-config -c "$SRC/docker/config.yaml" &&
+	one_line_error "^lkprobot: $SRC/docker/config.yaml:[0-9]+:[0-9]+: serve.trees.path: ./srv/git/linux.: no such directory; set path: to a clone of the tree \(git clone URL /srv/git/linux\), or give url: instead for lkprobot to fetch it$" &&
+	sed "s|^\(  *branches:\).*|\1 [mastr]|" "$TMP/robot.yaml" >"$TMP/mastr.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/mastr.yaml" &&
+	one_line_error "^lkprobot: $TMP/mastr.yaml:[0-9]+:[0-9]+: serve.trees.branches: .mastr. is not a branch of $TMP/repo; give one it has \(git -C $TMP/repo branch -a lists them\)$" &&
+	sed "s|url: smtp://|url: smtpx://|" "$TMP/robot.yaml" >"$TMP/smtpx.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/smtpx.yaml" &&
+	one_line_error "^lkprobot: $TMP/smtpx.yaml:[0-9]+:[0-9]+: mail.smtp.url: must be smtp://HOST\[:PORT\] .* or smtps://HOST\[:PORT\] " &&
+	sed "s|url: smtp://|url: smtps://|" "$TMP/robot.yaml" >"$TMP/smtps.yaml" &&
+	lkprobot check-config -c "$TMP/smtps.yaml" >/dev/null
+'
+
 test_expect_success SETUP 'the example configuration in docker/ is valid once its paths exist' '
 	sed -e "s|/srv/git/linux|$TMP/repo|" -e "s|/usr/local/share/lkprobot/jobs/fio-basic/fio-basic-smoke.yaml|$SRC/jobs/fio-basic/fio-basic-smoke.yaml|" \
+		-e "s|branches: \[master\]|branches: [$(git -C "$TMP/repo" symbolic-ref --short HEAD)]|" -e "s|/lkp/|$TMP/lkp/|" \
 		-e "s|/etc/lkprobot/smtp-password|$TMP/pw|" -e "/^  dkim:/,\$d" "$SRC/docker/config.yaml" >"$TMP/example.yaml" &&
 	echo secret >"$TMP/pw" &&
 	lkprobot check-config -c "$TMP/example.yaml" | grep -q "1 tree, mail a dry run" &&
