@@ -24,7 +24,6 @@
  * usage (from the source tree):
  *   build/rel/bench/boot [-k IMAGE] [-n ROUNDS] [lkprobot [cache]]
  */
-#include "../lib/sys/cpio.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/util/strbuf.h"
 #include "../providers/qemu.h"
@@ -144,7 +143,7 @@ out:
  */
 static char *bare_initrd(const char *dir, const char *image, const char *cache, char **vmlinux)
 {
-	struct strbuf err = STRBUF_INIT, bb = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 
 	*vmlinux = image ? xstrdup(image) : NULL;
 	char *deb = xasprintf("%s/debian", cache);
@@ -155,20 +154,15 @@ static char *bare_initrd(const char *dir, const char *image, const char *cache, 
 			*vmlinux = xasprintf("%s/%s/vmlinux", deb, de->d_name);
 	if (d)
 		closedir(d);
-	if (!*vmlinux || strbuf_read_file(&bb, "/bin/busybox")) {
-		fprintf(stderr, "bench/boot: no Debian kernel in %s or no busybox\n", deb);
+	if (!*vmlinux) {
+		fprintf(stderr, "bench/boot: no Debian kernel in %s\n", deb);
 		return NULL;
 	}
-	struct cpio c;
-	static const char init[] = "#!/bin/busybox sh\n/bin/busybox poweroff -f\n";
-	cpio_init(&c);
-	cpio_dir(&c, "bin", 0755);
-	cpio_file(&c, "bin/busybox", 0755, bb.buf, bb.len);
-	cpio_file(&c, "init", 0755, init, sizeof(init) - 1);
-	cpio_finish(&c);
 	char *initrd = xasprintf("%s/bare.cpio", dir);
-	if (fsutil_write_atomic(initrd, c.out.buf, c.out.len, &err))
+	if (qemu_initramfs_tiny("#!/bin/busybox sh\n/bin/busybox poweroff -f\n", initrd, &err)) {
+		fprintf(stderr, "bench/boot: %s\n", err.buf);
 		return NULL;
+	}
 	return initrd;
 }
 
@@ -197,6 +191,95 @@ static void print_figures(const char *vmlinux, int rounds, double *bare_v, doubl
 	       over, 100 * over / (200 + over), 100 * over / (200 + over) <= 2 ? "met" : "NOT met");
 }
 
+/* The two bare boots of each round: a plain q35, and the machine lkprobot boots. */
+struct bare {
+	char *plain[32], *same[64];
+	char *nv[2], *out9p;
+	char *lockp;
+	int lock_fd;
+};
+
+/*
+ * The bare boots' command lines, with the accelerator `lkprobot qemu`
+ * chooses for this kernel (the same probe), so that both sides compare.
+ * 0, or -1 said on stderr.
+ */
+static int bare_argv(struct bare *b, const char *vmlinux, const char *initrd, const char *cache, const char *dir)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct qemu_kernel k;
+	struct qemu_accel acc;
+
+	if (qemu_kernel_file(&k, vmlinux, NULL, &err) || qemu_accel_choose(&acc, &k, cache, &err)) {
+		fprintf(stderr, "bench/boot: %s\n", err.buf);
+		return -1;
+	}
+	qemu_kernel_release(&k);
+	char *accel = acc.kvm ? "kvm" : "tcg", *cpu = acc.kvm ? "host" : "max";
+	char *q[] = { "qemu-system-x86_64", "-accel", accel, "-cpu", cpu, "-smp", "2",
+		      "-machine", "q35", "-m", "2048M", "-nodefaults", "-no-user-config", "-no-reboot",
+		      "-display", "none", "-serial", "stdio", "-kernel", (char *)vmlinux, "-initrd", (char *)initrd,
+		      "-append", "console=ttyS0 quiet panic=-1", NULL };
+	/*
+	 * The same machine as lkprobot's: 2 NVDIMMs (slot 0's fsdax files in
+	 * the cache, locked as lkprobot locks them) and the two 9p shares;
+	 * a kernel with the NVDIMM drivers built in sets their pages up at boot.
+	 */
+	b->lockp = xasprintf("%s/nvdimm-0.lock", cache);
+	b->out9p = xasprintf("local,id=outfs,path=%s,security_model=none", dir);
+	if ((b->lock_fd = open(b->lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+		fprintf(stderr, "bench/boot: cannot open %s\n", b->lockp);
+		return -1;
+	}
+	for (int i = 0; i < 2; i++)
+		b->nv[i] = xasprintf("memory-backend-file,id=mem%d,share=on,mem-path=%s/nvdimm-0-%d.img,size=1024M", i,
+				     cache, i);
+	char *qm[] = { "qemu-system-x86_64", "-accel", accel, "-cpu", cpu, "-smp", "2",
+		       "-machine", "q35,nvdimm=on", "-m", "2048M,slots=2,maxmem=5120M", "-nodefaults",
+		       "-no-user-config", "-no-reboot", "-display", "none", "-serial", "stdio", "-monitor", "none",
+		       "-object", b->nv[0], "-device", "nvdimm,id=nv0,memdev=mem0",
+		       "-object", b->nv[1], "-device", "nvdimm,id=nv1,memdev=mem1",
+		       "-fsdev", "local,id=rootfs,path=/,security_model=none,readonly=on,multidevs=remap",
+		       "-device", "virtio-9p-pci,fsdev=rootfs,mount_tag=root",
+		       "-fsdev", b->out9p, "-device", "virtio-9p-pci,fsdev=outfs,mount_tag=out",
+		       "-kernel", (char *)vmlinux, "-initrd", (char *)initrd, "-append", "console=ttyS0 quiet panic=-1", NULL };
+	memcpy(b->plain, q, sizeof(q));
+	memcpy(b->same, qm, sizeof(qm));
+	return 0;
+}
+
+/*
+ * The rounds: each runs lkprobot and both bare boots back to back, and the
+ * ratio is the median of the rounds' own ratios: this machine's speed
+ * drifts by 30 % over minutes, which would bias a ratio of medians taken
+ * minutes apart. 0, or -1 said on stderr.
+ */
+static int rounds_run(char *const lk[], const char *res, const char *log, struct bare *b, const char *bare_log,
+		      int rounds, double *bare_v, double *same_v, double *ratio_v, double v[6][MAX_ROUNDS])
+{
+	struct round r;
+
+	for (int i = 0; i < rounds; i++) {
+		if (lkprobot_round(lk, res, log, &r))
+			return -1;
+		if (flock(b->lock_fd, LOCK_EX)) {
+			fprintf(stderr, "bench/boot: cannot lock %s\n", b->lockp);
+			return -1;
+		}
+		bare_v[i] = run(b->plain, bare_log);
+		same_v[i] = run(b->same, bare_log);
+		flock(b->lock_fd, LOCK_UN);
+		ratio_v[i] = r.boot / same_v[i];
+		v[0][i] = r.wall;
+		v[1][i] = r.boot;
+		v[2][i] = r.setups;
+		v[3][i] = r.first;
+		v[4][i] = r.after;
+		v[5][i] = r.test;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *image = NULL;
@@ -215,7 +298,6 @@ int main(int argc, char **argv)
 	const char *bin = optind < argc ? argv[optind] : "./lkprobot";
 	const char *cache = optind + 1 < argc ? argv[optind + 1] : "/var/cache/lkprobot";
 	char dir[] = "/tmp/lkp-bench-boot-XXXXXX";
-	struct strbuf err = STRBUF_INIT;
 
 	if (geteuid()) {
 		fprintf(stderr, "bench/boot: needs root\n");
@@ -235,71 +317,14 @@ int main(int argc, char **argv)
 	lk[nlk] = NULL;
 	run(lk, log);	/* warm: kernel fetched, NVDIMMs made fsdax */
 
-	struct round r[MAX_ROUNDS];
 	char *vmlinux = NULL, *initrd = bare_initrd(dir, image, cache, &vmlinux);
-	if (!initrd)
-		return 1;
 	char *bare_log = xasprintf("%s/bare.out", dir);
-	/* the accelerator lkprobot qemu chooses (the same probe), so that both sides compare */
-	struct qemu_accel acc;
-	if (qemu_accel_choose(&acc, &err)) {
-		fprintf(stderr, "bench/boot: %s\n", err.buf);
-		return 1;
-	}
-	char *accel = acc.kvm ? "kvm" : "tcg", *cpu = acc.kvm ? "host" : "max";
-	char *q[] = { "qemu-system-x86_64", "-accel", accel, "-cpu", cpu, "-smp", "2",
-		      "-machine", "q35", "-m", "2048M", "-nodefaults", "-no-user-config", "-no-reboot",
-		      "-display", "none", "-serial", "stdio", "-kernel", vmlinux, "-initrd", initrd,
-		      "-append", "console=ttyS0 quiet panic=-1", NULL };
-	/*
-	 * The same machine as lkprobot's: 2 NVDIMMs (slot 0's fsdax files in
-	 * the cache, locked as lkprobot locks them) and the two 9p shares;
-	 * a kernel with the NVDIMM drivers built in sets their pages up at boot.
-	 */
-	char *lockp = xasprintf("%s/nvdimm-0.lock", cache), *nv[2], *out9p = xasprintf("local,id=outfs,path=%s,security_model=none", dir);
-	int lock_fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lock_fd < 0) {
-		fprintf(stderr, "bench/boot: cannot open %s\n", lockp);
-		return 1;
-	}
-	for (int i = 0; i < 2; i++)
-		nv[i] = xasprintf("memory-backend-file,id=mem%d,share=on,mem-path=%s/nvdimm-0-%d.img,size=1024M", i,
-				  cache, i);
-	char *qm[] = { "qemu-system-x86_64", "-accel", accel, "-cpu", cpu, "-smp", "2",
-		       "-machine", "q35,nvdimm=on", "-m", "2048M,slots=2,maxmem=5120M", "-nodefaults",
-		       "-no-user-config", "-no-reboot", "-display", "none", "-serial", "stdio", "-monitor", "none",
-		       "-object", nv[0], "-device", "nvdimm,id=nv0,memdev=mem0",
-		       "-object", nv[1], "-device", "nvdimm,id=nv1,memdev=mem1",
-		       "-fsdev", "local,id=rootfs,path=/,security_model=none,readonly=on,multidevs=remap",
-		       "-device", "virtio-9p-pci,fsdev=rootfs,mount_tag=root",
-		       "-fsdev", out9p, "-device", "virtio-9p-pci,fsdev=outfs,mount_tag=out",
-		       "-kernel", vmlinux, "-initrd", initrd, "-append", "console=ttyS0 quiet panic=-1", NULL };
-	/*
-	 * Each round runs lkprobot and both bare boots back to back, and the
-	 * ratio is the median of the rounds' own ratios: this machine's speed
-	 * drifts by 30 % over minutes, which would bias a ratio of medians
-	 * taken minutes apart.
-	 */
+	struct bare b = { .lock_fd = -1 };
 	double bare_v[MAX_ROUNDS], same_v[MAX_ROUNDS], ratio_v[MAX_ROUNDS], v[6][MAX_ROUNDS];
-	for (int i = 0; i < rounds; i++) {
-		if (lkprobot_round(lk, res, log, &r[i]))
-			return 1;
-		if (flock(lock_fd, LOCK_EX)) {
-			fprintf(stderr, "bench/boot: cannot lock %s\n", lockp);
-			return 1;
-		}
-		bare_v[i] = run(q, bare_log);
-		same_v[i] = run(qm, bare_log);
-		flock(lock_fd, LOCK_UN);
-		ratio_v[i] = r[i].boot / same_v[i];
-		v[0][i] = r[i].wall;
-		v[1][i] = r[i].boot;
-		v[2][i] = r[i].setups;
-		v[3][i] = r[i].first;
-		v[4][i] = r[i].after;
-		v[5][i] = r[i].test;
-	}
-	close(lock_fd);
+	if (!initrd || bare_argv(&b, vmlinux, initrd, cache, dir) ||
+	    rounds_run(lk, res, log, &b, bare_log, rounds, bare_v, same_v, ratio_v, v))
+		return 1;
+	close(b.lock_fd);
 	print_figures(vmlinux, rounds, bare_v, same_v, ratio_v, v);
 	char *rm = xasprintf("rm -rf '%s'", dir);
 	int rc = system(rm);

@@ -7,6 +7,7 @@
 #include "../lib/job/lkpsrc.h"
 #include "../lib/util/yml.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <getopt.h>
@@ -79,12 +80,78 @@ int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
 	return jobopts_lkp_src(jo, err);
 }
 
+/* An lkp-tests checkout, by its layout: programs/, include/ and lib/ side by side. */
+static bool lkp_tree(const char *dir)
+{
+	static const char *const subs[] = { "programs", "include", "lib", NULL };
+	bool all = true;
+
+	for (const char *const *d = subs; *d && all; d++) {
+		struct stat st;
+		char *p = xasprintf("%s/%s", dir, *d);
+		all = !stat(p, &st) && S_ISDIR(st.st_mode);
+		free(p);
+	}
+	return all;
+}
+
+/* The lkp-tests checkout that holds path (a directory: it, or one above it), NULL when none does. */
+static char *lkp_tree_above(const char *path)
+{
+	char *dir = realpath(path, NULL);
+
+	while (dir && !lkp_tree(dir)) {
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir) {
+			free(dir);
+			return NULL;
+		}
+		*slash = '\0';
+	}
+	return dir;
+}
+
+/*
+ * No LKP_SRC given: the lkp-tests checkout a job file is in, else the one
+ * the current directory is in (what a user running lkprobot there means);
+ * said on stderr. NULL when there is none.
+ */
+static char *lkp_src_found(const struct jobopts *jo)
+{
+	char *dir = NULL;
+
+	for (size_t i = 0; i < jo->nfiles && !dir; i++) {
+		char *parent = xstrdup(jo->files[i]);
+		char *slash = strrchr(parent, '/');
+		if (slash)
+			*slash = '\0';
+		dir = lkp_tree_above(slash ? (*parent ? parent : "/") : ".");
+		if (dir)
+			fprintf(stderr, "lkprobot: LKP_SRC=%s: the lkp-tests checkout %s is in (LKP_SRC or --lkp-src for another)\n",
+				dir, jo->files[i]);
+		free(parent);
+	}
+	if (!dir && (dir = lkp_tree_above(".")))
+		fprintf(stderr, "lkprobot: LKP_SRC=%s: the lkp-tests checkout of the current directory (LKP_SRC or --lkp-src for another)\n",
+			dir);
+	return dir;
+}
+
 int jobopts_lkp_src(struct jobopts *jo, struct strbuf *err)
 {
 	const char *dir = jo->lkp_src ? jo->lkp_src : getenv("LKP_SRC");
 
-	if (!dir || !*dir || jo->lkp)
+	if (jo->lkp)
 		return 0;
+	if (!dir || !*dir) {
+		char *found = lkp_src_found(jo);
+		struct strbuf ignored = STRBUF_INIT;
+		/* found by its layout, not asked for: one whose programs cannot be read is not used */
+		jo->lkp = found ? lkpsrc_open(found, &ignored) : NULL;
+		free(found);
+		strbuf_release(&ignored);
+		return 0;
+	}
 	jo->lkp = lkpsrc_open(dir, err);
 	return jo->lkp ? 0 : -1;
 }

@@ -76,4 +76,5 @@ void serve_record_missing_runs(const struct serve_conf *c);
  */
 int serve_one_pass(const struct serve_conf *c, const char *config, struct store *s, struct strbuf *err);
 
+
 #endif

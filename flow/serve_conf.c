@@ -223,29 +223,61 @@ static int tree_provider(struct tree_conf *tc, const char *file, const struct no
 	return -1;
 }
 
+/*
+ * The tree's repository (a path: it must be one; a url: its mirror, when
+ * fetched already) has each branch the service watches: a branch it lacks
+ * would be "skipped this time" at every poll. A path that is no repository
+ * says what to change. 0, or -1 with one line in err.
+ */
+static int tree_repo_check(const struct tree_conf *tc, const char *file, const struct node *t, struct strbuf *err)
+{
+	struct gitrepo *repo;
+
+	if (tc->url && access(tc->path, F_OK))
+		return 0;	/* not fetched yet: its branches are known at the first poll */
+	if (gitrepo_open(&repo, tc->path, err)) {
+		char *why = xasprintf("%s; set path: to a clone of the tree (git clone URL %s), or give url: instead "
+				      "for lkprobot to fetch it", err->buf, tc->path);
+		conf_error(err, file, node_get(t, tc->url ? "url" : "path"), SERVE, tc->url ? "trees.url" : "trees.path",
+			   why);
+		free(why);
+		return -1;
+	}
+	const struct node *bl = node_get(t, "branches");
+	int ret = 0;
+	for (size_t b = 0; b < tc->nbranches && !ret; b++) {
+		char id[GITREPO_HEXSZ + 1];
+		struct strbuf e = STRBUF_INIT;
+		if (!gitrepo_resolve(repo, tc->branches[b], id, &e)) {
+			strbuf_release(&e);
+			continue;
+		}
+		char *why = xasprintf("'%s' is not a branch of %s; give one it has (git -C %s branch -a lists them)",
+				      tc->branches[b], tc->path, tc->path);
+		ret = conf_error(err, file, bl && bl->type == NODE_SEQ && b < bl->n ? bl->vals[b] : bl, SERVE,
+				 "trees.branches", why);
+		free(why);
+		strbuf_release(&e);
+	}
+	gitrepo_close(repo);
+	return ret;
+}
+
 /* One tree of the list: its keys, where it is, its provider, its repository and job files there. */
 static int tree_load(const struct serve_conf *c, struct tree_conf *tc, const char *file, const struct node *s,
 		     const struct node *t, struct strbuf *err)
 {
-	struct gitrepo *repo;
-
 	if (t->type != NODE_MAP)
 		return conf_error(err, file, t, SERVE, "trees", "each tree is a map (name, path, branches, jobs, ...)");
 	if (conf_read(t, tree_keys, tc, file, SERVE "trees.", err) || tree_where(c, tc, file, t, err) ||
 	    tree_provider(tc, file, s, t, err))
 		return -1;
-	if (!tc->url) {
-		if (gitrepo_open(&repo, tc->path, err)) {
-			char *why = strbuf_detach(err);
-			conf_error(err, file, node_get(t, "path"), SERVE, "trees.path", why);
-			free(why);
-			return -1;
-		}
-		gitrepo_close(repo);
-	}
+	if (tree_repo_check(tc, file, t, err))
+		return -1;
 	for (size_t k = 0; k < tc->njobs; k++)
 		if (access(tc->jobs[k], R_OK)) {
-			char *why = xasprintf("cannot read the job file '%s'", tc->jobs[k]);
+			char *why = xasprintf("cannot read the job file '%s': %s; give the path of a job file", tc->jobs[k],
+					      strerror(errno));
 			conf_error(err, file, node_get(t, "jobs"), SERVE, "trees.jobs", why);
 			free(why);
 			return -1;

@@ -117,6 +117,27 @@ static void job_parse(const struct node *n, struct job_outcome *j)
 	j->report_why = dup_or_null(node_get(n, "report_why"));
 }
 
+/* The result's node (a list of jobs, or {"error": ...}) into h. */
+static void result_of(const struct node *res, struct head_outcome *h)
+{
+	if (res->type == NODE_MAP)
+		h->error = xstrdup(node_str(node_get(res, "error")) ? node_str(node_get(res, "error")) : "?");
+	for (size_t i = 0; res->type == NODE_SEQ && i < res->n; i++)
+		job_parse(res->vals[i], head_outcome_add(h));
+}
+
+int head_result_parse(const char *text, size_t len, struct head_outcome *h, struct strbuf *err)
+{
+	struct node *js = json_parse(text, len, "the head's result", err);
+
+	head_outcome_release(h);
+	if (!js)
+		return -1;
+	result_of(js, h);
+	node_free(js);
+	return 0;
+}
+
 int head_outcome_parse(const char *text, size_t len, struct head_outcome *h, struct strbuf *err)
 {
 	struct node *js = json_parse(text, len, "the head's result", err);
@@ -131,10 +152,7 @@ int head_outcome_parse(const char *text, size_t len, struct head_outcome *h, str
 		return -1;
 	}
 	h->status = (enum head_status)st;
-	if (res->type == NODE_MAP)
-		h->error = xstrdup(node_str(node_get(res, "error")) ? node_str(node_get(res, "error")) : "?");
-	for (size_t i = 0; res->type == NODE_SEQ && i < res->n; i++)
-		job_parse(res->vals[i], head_outcome_add(h));
+	result_of(res, h);
 	node_free(js);
 	return 0;
 }

@@ -52,6 +52,8 @@ void head_outcome_release(struct head_outcome *h);
 void head_outcome_result_json(struct strbuf *out, const struct head_outcome *h);
 /* The worker's message: {"status": ..., "result": <the result>}. */
 void head_outcome_json(struct strbuf *out, const struct head_outcome *h);
+/* Read a stored result (head_outcome_result_json's) into *h's jobs or error (released first; status done). 0, or -1. */
+int head_result_parse(const char *text, size_t len, struct head_outcome *h, struct strbuf *err);
 /* Read head_outcome_json's message back into *h (released first). 0, or -1 with err set. */
 int head_outcome_parse(const char *text, size_t len, struct head_outcome *h, struct strbuf *err);
 

@@ -195,6 +195,8 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 		serve_say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", ht->tree,
 			  r->culprit, r->metric);
 		j->kind = "improvement";
+		j->named = true;
+		memcpy(j->culprit, r->culprit, sizeof(j->culprit));
 	} else {
 		bool sent = out.verdict == REPORT_QUEUED || out.verdict == REPORT_DUPLICATE || out.verdict == REPORT_REFUSED;
 		/* a queued one said so in the flow's lines */

@@ -19,8 +19,17 @@
 #define M(member) CONF_FIELD(struct mailconf, member)
 static const char *const tls_choices[] = { "required", "try", "none", NULL };	/* enum smtp_tls's order */
 
+/* smtp:// (STARTTLS by tls:) or smtps:// (TLS from the start): what the SMTP client speaks */
+static int smtp_url_check(const char *url, struct strbuf *err)
+{
+	(void)err;
+	return strncmp(url, "smtp://", 7) && strncmp(url, "smtps://", 8) ? -1 : 0;
+}
+
 static const struct conf_key smtp_keys[] = {
-	{ "url", CONF_STRING, M(smtp_url), .help = "smtp://mail.example.org:587 or smtps://...:465" },
+	{ "url", CONF_STRING, M(smtp_url), .check = smtp_url_check,
+	  .what = "must be smtp://HOST[:PORT] (STARTTLS, by tls:) or smtps://HOST[:PORT] (TLS from the start)",
+	  .help = "smtp://mail.example.org:587 or smtps://...:465" },
 	{ "tls", CONF_CHOICE, M(smtp.tls), .def = "required", .choices = tls_choices,
 	  .help = "required (STARTTLS must work), try, none" },
 	{ "user", CONF_STRING, M(smtp_user), .help = "AUTH as this user" },

@@ -43,6 +43,13 @@
  */
 #define QEMU_LOCKUP_SECONDS 120
 
+/*
+ * Under KVM the kernel's first console line comes within a second of
+ * QEMU's start; a kernel silent this long under a KVM the probe let
+ * through hangs there (seen: after "Probing EDD... ok" on a nested host).
+ */
+#define QEMU_KVM_QUIET_SECONDS 15
+
 /* SIGINT/SIGTERM while QEMU runs: its console is saved, then the signal does what it did. */
 static volatile sig_atomic_t qemu_stop_sig;
 
@@ -141,6 +148,9 @@ struct qemu_boot {
 	struct strbuf qerr;		/* QEMU's stderr alone */
 	bool died_early;		/* QEMU ended by itself before the guest's lkprobot started, no panic */
 	bool lockup;			/* killed on a lasting soft lockup the guest reported */
+	bool started;			/* the guest's lkprobot started */
+	bool kvm_failed;		/* under KVM (not asked for), the kernel hung or oopsed before it: QEMU killed */
+	char kvm_why[512];		/* and how, one line */
 	char how[32];			/* how QEMU ended: "signal 6", "status 1" */
 };
 
@@ -172,11 +182,12 @@ struct qemu_watch {
 	struct qemu_boot *b;
 	struct qemu_result *res;
 	struct proc p;			/* QEMU (p.pid 0: not started or reaped) */
-	int out, err;			/* the console's and QEMU's stderr's pipes (-1: closed) */
+	struct qemu_console con;	/* its console's and stderr's pipes */
 	double t0, boot_deadline, job_deadline;
 	bool started, panic, done, lockup, killed;
+	bool watch_kvm;			/* under KVM not asked for: a hang or an oops before the guest starts is KVM's */
+	bool kernel_spoke;		/* the kernel printed a line */
 	const char *state;
-	struct strbuf line;
 };
 
 /*
@@ -194,8 +205,7 @@ static int boot_start(char **argv, struct qemu_watch *w, struct strbuf *err)
 		w->p.pid = 0;
 		return -1;
 	}
-	w->out = w->p.out;
-	w->err = w->p.err;
+	qemu_console_init(&w->con, w->p.out, w->p.err, &w->b->console, &w->b->qerr);
 	return 0;
 }
 
@@ -223,14 +233,35 @@ static void boot_result(struct qemu_watch *w, const char *arg)
 	w->done = (int)res->nruns >= (w->o->runs > 1 ? w->o->runs : 1);
 }
 
-/* One whole line of the console. */
-static void boot_line(struct qemu_watch *w, const char *line)
+/*
+ * Under KVM, before the guest's lkprobot starts: the kernel's first line,
+ * or an oops (a panic too), which is KVM's failure. True when the line is
+ * one (the boot ends: QEMU killed, booted again under TCG).
+ */
+static bool boot_kvm_line(struct qemu_watch *w, const char *line)
 {
+	const char *oops = qemu_console_oops(line);
+
+	w->kernel_spoke |= qemu_console_kernel_line(line);
+	if (!oops || w->b->kvm_failed)
+		return false;
+	w->b->kvm_failed = true;
+	snprintf(w->b->kvm_why, sizeof(w->b->kvm_why), "the kernel under KVM failed before the guest started: %.300s",
+		 oops);
+	return true;
+}
+
+/* One whole line of the console. */
+static void boot_line(void *arg, const char *line)
+{
+	struct qemu_watch *w = arg;
 	struct qemu_result *res = w->res;
 	const char *mark = strstr(line, "@@LKPROBOT ");
 
 	if (w->o->progress)
 		fprintf(stderr, "\r\033[K%.70s", line);
+	if (w->watch_kvm && !w->started && boot_kvm_line(w, line))
+		return;
 	if (mark && !strncmp(mark + 11, "guest", 5) && !w->started) {
 		w->started = true;
 		res->boot_seconds = now_mono() - w->t0;
@@ -259,14 +290,6 @@ static void boot_line(struct qemu_watch *w, const char *line)
 	}
 }
 
-/* QEMU's own messages: into the console, where they happened, and kept for the reason. */
-static void boot_stderr(struct qemu_boot *b, const char *buf, size_t n)
-{
-	strbuf_add(&b->console, buf, n);
-	if (b->qerr.len < 65536)
-		strbuf_add(&b->qerr, buf, n);
-}
-
 /* Kill QEMU now: state and reason (NULL: as they are) say why. */
 static void boot_kill(struct qemu_watch *w, const char *state, char *reason)
 {
@@ -280,9 +303,10 @@ static void boot_kill(struct qemu_watch *w, const char *state, char *reason)
 	}
 }
 
-/* Should the boot end now (a lockup, a signal, a deadline)? QEMU is killed then. */
-static bool boot_stop(struct qemu_watch *w)
+/* Should the boot end now (a lockup, a signal, KVM's failure, a deadline)? QEMU is killed then. */
+static bool boot_stop(void *arg)
 {
+	struct qemu_watch *w = arg;
 	const struct qemu_opts *o = w->o;
 	double t = now_mono();
 
@@ -291,6 +315,14 @@ static bool boot_stop(struct qemu_watch *w)
 		w->b->lockup = true;
 	} else if (qemu_stop_sig) {
 		boot_kill(w, "killed", xasprintf("lkprobot was stopped (%s): QEMU killed", strsignal(qemu_stop_sig)));
+	} else if (w->b->kvm_failed) {
+		boot_kill(w, "boot_failed", xasprintf("%s: QEMU killed", w->b->kvm_why));
+	} else if (w->watch_kvm && !w->started && !w->kernel_spoke && t > w->t0 + QEMU_KVM_QUIET_SECONDS &&
+		   t <= w->boot_deadline) {
+		w->b->kvm_failed = true;
+		snprintf(w->b->kvm_why, sizeof(w->b->kvm_why),
+			 "the kernel under KVM printed no line in its first %d s", QEMU_KVM_QUIET_SECONDS);
+		boot_kill(w, "boot_failed", xasprintf("%s: QEMU killed", w->b->kvm_why));
 	} else if (!w->started && t > w->boot_deadline) {
 		boot_kill(w, "boot_failed",
 			  xasprintf("the guest did not start lkprobot within %u s of booting: QEMU killed (see dmesg)",
@@ -305,39 +337,11 @@ static bool boot_stop(struct qemu_watch *w)
 /* Read the console until QEMU closes it or the boot must end. */
 static void boot_watch(struct qemu_watch *w)
 {
-	char buf[4096];
-
 	w->boot_deadline = w->t0 + (w->o->boot_timeout ? w->o->boot_timeout : 120);
-	for (;;) {
-		struct pollfd p[2] = { { w->out, POLLIN, 0 }, { w->err, POLLIN, 0 } };
-		int pr = poll(p, w->err >= 0 ? 2 : 1, 200);
-		if (pr > 0 && w->err >= 0 && (p[1].revents & (POLLIN | POLLHUP))) {
-			ssize_t n = read(w->err, buf, sizeof(buf));
-			if (n > 0) {
-				boot_stderr(w->b, buf, (size_t)n);
-			} else {
-				close(w->err);
-				w->err = -1;
-			}
-		}
-		if (pr > 0 && (p[0].revents & (POLLIN | POLLHUP))) {
-			ssize_t n = read(w->out, buf, sizeof(buf));
-			if (n <= 0)
-				break;	/* QEMU closed the console: it exited */
-			strbuf_add(&w->b->console, buf, (size_t)n);
-			for (ssize_t i = 0; i < n; i++) {
-				if (buf[i] != '\n') {
-					strbuf_addch(&w->line, buf[i]);
-					continue;
-				}
-				strbuf_rtrim(&w->line);
-				boot_line(w, w->line.buf);
-				strbuf_reset(&w->line);
-			}
-		}
-		if (boot_stop(w))
-			break;
-	}
+	w->con.on_line = boot_line;
+	w->con.stop = boot_stop;
+	w->con.arg = w;
+	qemu_console_watch(&w->con);
 	if (w->o->progress)
 		fprintf(stderr, "\r\033[K");
 }
@@ -347,16 +351,15 @@ static void boot_end(struct qemu_watch *w)
 {
 	struct qemu_result *res = w->res;
 	struct qemu_boot *b = w->b;
-	char buf[4096];
 	struct strbuf werr = STRBUF_INIT;
 
 	proc_wait(&w->p, &werr);	/* it has ended or been killed: no wait longer than its end */
 	strbuf_release(&werr);
 	int status = w->p.status;
 	/* QEMU is gone: the rest of its stderr is there to read */
-	for (ssize_t n; w->err >= 0 && (n = read(w->err, buf, sizeof(buf))) > 0;)
-		boot_stderr(b, buf, (size_t)n);
+	qemu_console_drain(&w->con);
 	res->wall_seconds = now_mono() - w->t0;
+	b->started = w->started;
 	if (w->panic) {
 		w->state = "panic";
 	} else if (!w->state) {
@@ -382,7 +385,8 @@ static void boot_end(struct qemu_watch *w)
 static int qemu_boot(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
 		     const struct qemu_accel *acc, struct qemu_boot *b, struct qemu_result *res, struct strbuf *err)
 {
-	struct qemu_watch w = { .o = o, .b = b, .res = res, .out = -1, .err = -1, .line = STRBUF_INIT };
+	struct qemu_watch w = { .o = o, .b = b, .res = res, .con = { .out = -1, .err = -1 },
+				.watch_kvm = acc->kvm && !acc->asked };
 	char **argv = NULL, *facts = NULL;
 	size_t argc = 0;
 	int ret = -1, lock_fd = -1;
@@ -413,17 +417,13 @@ out:
 		proc_wait(&w.p, &werr);
 		strbuf_release(&werr);
 	}
-	if (w.out >= 0)
-		close(w.out);
-	if (w.err >= 0)
-		close(w.err);
+	qemu_console_release(&w.con);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	if (facts)
 		unlink(facts);
 	free(facts);
 	qemu_argv_free(argv, argc);
-	strbuf_release(&w.line);
 	return ret;
 }
 
@@ -434,7 +434,8 @@ static int boot_again(const struct qemu_kernel *k, const struct node *job, const
 	qemu_result_release(res);
 	strbuf_reset(&b->console);
 	strbuf_reset(&b->qerr);
-	b->died_early = b->lockup = false;
+	b->died_early = b->lockup = b->started = b->kvm_failed = false;
+	b->kvm_why[0] = '\0';
 	return qemu_boot(k, job, o, acc, b, res, err);
 }
 
@@ -485,6 +486,39 @@ out:
 }
 
 /*
+ * The first boot under a KVM the probe let through did not reach the
+ * guest: QEMU died, or the kernel hung or oopsed (b->kvm_failed). Boot once
+ * more under TCG, said on stderr and in acc->why; when the guest started
+ * there, KVM is what failed this kernel: the next boots of it (this
+ * process, and the next ones: the probe's record) use TCG at once.
+ */
+static int kvm_retry(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
+		     struct qemu_accel *acc, struct qemu_boot *b, struct qemu_result *res, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT, tail = STRBUF_INIT;
+	bool died = b->died_early;
+
+	if (died) {
+		qemu_stderr_tail(&b->qerr, &tail);
+		strbuf_setf(&why, "QEMU under KVM exited (%s) before the guest started%s%s", b->how,
+			    tail.len ? ": " : "", tail.buf);
+	} else {
+		strbuf_setf(&why, "%s", b->kvm_why);
+	}
+	fprintf(stderr, "lkprobot: %s; booting again under TCG\n", why.buf);
+	if (died)
+		qemu_accel_failed(why.buf);	/* QEMU itself: no boot of this process uses KVM again */
+	acc->kvm = false;
+	snprintf(acc->why, sizeof(acc->why), "%s; booted again under TCG", why.buf);
+	int rc = boot_again(k, job, o, acc, b, res, err);
+	if (!rc && !died && b->started)
+		qemu_accel_kernel_failed(k, o->cache, why.buf);
+	strbuf_release(&why);
+	strbuf_release(&tail);
+	return rc;
+}
+
+/*
  * Boot, and once more when the first boot was not the job's doing: a KVM
  * the probe trusted whose guest did not run, or a lockup under TCG. 0, or
  * -1 with err when QEMU could not start.
@@ -494,21 +528,9 @@ static int run_boots(const struct qemu_kernel *k, const struct node *job, const 
 {
 	if (qemu_boot(k, job, o, acc, b, res, err))
 		return -1;
-	if (b->died_early && acc->kvm && !acc->asked) {
-		/* the probe passed, yet this guest did not run under KVM: once more under TCG, and said so */
-		struct strbuf why = STRBUF_INIT, tail = STRBUF_INIT;
-		qemu_stderr_tail(&b->qerr, &tail);
-		strbuf_setf(&why, "QEMU under KVM exited (%s) before the guest started%s%s", b->how, tail.len ? ": " : "",
-			    tail.buf);
-		fprintf(stderr, "lkprobot: %s; booting again under TCG\n", why.buf);
-		qemu_accel_failed(why.buf);
-		acc->kvm = false;
-		snprintf(acc->why, sizeof(acc->why), "%s; booted again under TCG", why.buf);
-		strbuf_release(&why);
-		strbuf_release(&tail);
-		if (boot_again(k, job, o, acc, b, res, err))
-			return -1;
-	}
+	if ((b->died_early || b->kvm_failed) && acc->kvm && !acc->asked && !qemu_stop_sig &&
+	    kvm_retry(k, job, o, acc, b, res, err))
+		return -1;
 	if (b->lockup && !acc->kvm && !res->nruns && !qemu_stop_sig) {
 		/*
 		 * Under TCG a vCPU has been seen to stall for good in a kernel
@@ -589,7 +611,7 @@ int qemu_run_job(const struct qemu_kernel *k, const struct node *job, const stru
 	memset(res, 0, sizeof(*res));
 	if (qemu_cmdline_safe("the result directory", o->result_dir, err) ||
 	    qemu_cmdline_safe("lkprobot", o->lkprobot, err) ||
-	    qemu_cmdline_safe("the data directory", o->data_dir, err) || qemu_accel_choose(&acc, err))
+	    qemu_cmdline_safe("the data directory", o->data_dir, err) || qemu_accel_choose(&acc, k, o->cache, err))
 		return -1;
 	if (!run_setup(k, job, o, &b, &work, err) && !run_boots(k, job, o, &acc, &b, res, err)) {
 		run_collect(k, &b, res);

@@ -57,6 +57,12 @@ struct qemu_initramfs_needs {
  */
 int qemu_initramfs(const struct qemu_kernel *k, const struct node *job, const struct qemu_initramfs_needs *need,
 		   const char *path, struct strbuf *err);
+/*
+ * An initramfs of busybox alone (its applets in /bin) whose first process
+ * is the shell script `init`, at `path`: a boot that needs no module (the
+ * KVM probe, bench/boot's bare boot). 0, or -1 with err.
+ */
+int qemu_initramfs_tiny(const char *init, const char *path, struct strbuf *err);
 
 /*
  * The accelerator of every QEMU lkprobot starts (qemu_accel.c): KVM only
@@ -67,8 +73,63 @@ int qemu_initramfs(const struct qemu_kernel *k, const struct node *job, const st
 struct qemu_accel {
 	bool kvm;
 	bool asked;			/* kvm because --accel kvm asked for it (no TCG retry) */
-	char why[512];			/* tcg: why not KVM, one line */
+	char why[1024];			/* tcg: why not KVM, one line */
 };
+
+/*
+ * The probe has two steps. The firmware's (0.1 s, once a process): a 64
+ * KiB guest that writes to an I/O port from its reset vector — KVM runs
+ * guest code at all. The kernel's (qemu_probe.c): the kernel about to boot,
+ * under KVM, with an initramfs whose init prints a marker and powers off;
+ * it reaches user space in about a second where KVM works, and is given
+ * QEMU_PROBE_SECONDS (a loaded host) before it counts as hung. A kernel's
+ * answer is kept for the process and recorded in <cache>/kvm-probe/ for
+ * the next ones (qemu_probe_record.c). A host and QEMU whose KVM failed a
+ * kernel and booted none are not probed again with the next kernels: TCG
+ * at once, said with the record to delete. --accel kvm probes again a
+ * kernel recorded as failing, and fails with the reason when it still does.
+ *
+ * LKPROBOT_KVM_PROBE (the tests' hooks): "off" — no probe at all, KVM is
+ * trusted (a boot that then dies is retried under TCG); "no-device" — no
+ * look at /dev/kvm first: QEMU alone answers (a test's wrapper plays KVM).
+ */
+#define QEMU_PROBE_SECONDS 15
+
+/* What decides whether a kernel boots under KVM here: a record's key. */
+struct qemu_probe_key {
+	char *host;			/* the host kernel's release and machine, the CPU model */
+	char *qemu;			/* QEMU's binary (path, size, mtime) and its --version */
+	char *kernel;			/* the image's real path, size and mtime */
+};
+/* The key of the kernel `image` on this host and QEMU. 0, or -1 with err. */
+int qemu_probe_key_get(struct qemu_probe_key *key, const char *image, struct strbuf *err);
+void qemu_probe_key_release(struct qemu_probe_key *key);
+
+/* A probe's answer as recorded. */
+struct qemu_probe_record {
+	bool boots;			/* the kernel reached user space under KVM */
+	char why[512];			/* !boots: how it failed, one line */
+	char when[32];			/* when (UTC) */
+	char *path;			/* the record's file */
+	char *kernel;			/* the kernel image it is about */
+};
+/* The record of key in dir (its file: qemu_probe_record_path). 1 found, 0 none (or not of this key). */
+int qemu_probe_record_find(const char *dir, const struct qemu_probe_key *key, struct qemu_probe_record *r);
+/* Did KVM on key's host and QEMU fail some kernel and boot none? 1 with r that failure, 0 not. */
+int qemu_probe_record_host(const char *dir, const struct qemu_probe_key *key, struct qemu_probe_record *r);
+/* Record the answer for key in dir (created). 0, or -1 with err. */
+int qemu_probe_record_save(const char *dir, const struct qemu_probe_key *key, bool boots, const char *why,
+			   struct strbuf *err);
+char *qemu_probe_record_path(const char *dir, const struct qemu_probe_key *key);
+void qemu_probe_record_release(struct qemu_probe_record *r);
+
+/*
+ * Boot k under KVM with the probe's initramfs, for QEMU_PROBE_SECONDS at
+ * most: 1 it reached user space, 0 it did not (why: how, one line), -1
+ * the probe could not run (err). *seconds: how long it took.
+ */
+int qemu_probe_kernel(const struct qemu_kernel *k, const char *cache, double *seconds, struct strbuf *why,
+		      struct strbuf *err);
 
 /*
  * A command's --accel ARG (NULL: none given; LKPROBOT_ACCEL is checked):
@@ -78,15 +139,21 @@ struct qemu_accel {
  */
 int qemu_accel_option(const char *arg, struct strbuf *err);
 /*
- * The accelerator of the next boot. Falling back to TCG is said once per
- * process on stderr, with the reason. -1 with err when kvm was asked for
- * and cannot run a guest.
+ * The accelerator of the next boot of kernel k (NULL: the firmware's step
+ * alone), the probe's records in cache (NULL: none kept). Falling back to
+ * TCG is said on stderr once per process and kernel, with the reason. -1
+ * with err when kvm was asked for and cannot run a guest or boot k.
  */
-int qemu_accel_choose(struct qemu_accel *a, struct strbuf *err);
+int qemu_accel_choose(struct qemu_accel *a, const struct qemu_kernel *k, const char *cache, struct strbuf *err);
 /* The accelerator the user forced (--accel or LKPROBOT_ACCEL: kvm or tcg), NULL: auto, the probe's choice. */
 const char *qemu_accel_forced(void);
 /* A QEMU under KVM died before its guest ran: the next boots of this process use TCG. */
 void qemu_accel_failed(const char *why);
+/*
+ * Kernel k hung or oopsed under KVM where it runs under TCG: its next
+ * boots use TCG (this process, and the next ones through the record).
+ */
+void qemu_accel_kernel_failed(const struct qemu_kernel *k, const char *cache, const char *why);
 /* The last two lines of what QEMU wrote on stderr, joined by "; ", added to out. */
 void qemu_stderr_tail(const struct strbuf *text, struct strbuf *out);
 
@@ -179,6 +246,28 @@ struct qemu_job_files {
 	const char *jobfile, *initrd, *facts;
 };
 
+/* A running QEMU's console and stderr, read from their pipes (qemu_console.c). */
+struct qemu_console {
+	int out, err;			/* the pipes (-1: closed) */
+	struct strbuf *all;		/* the console and QEMU's stderr, as they came (NULL: not kept) */
+	struct strbuf *qerr;		/* QEMU's stderr alone, its first 64 KiB (NULL: not kept) */
+	void (*on_line)(void *arg, const char *line);	/* each whole console line, trailing blanks cut */
+	bool (*stop)(void *arg);	/* after each read, and at least every 200 ms: true ends the watch */
+	void *arg;
+	struct strbuf line;		/* the line being read */
+};
+/* c on the pipes out and err (closed by qemu_console_release); set on_line, stop and arg after. */
+void qemu_console_init(struct qemu_console *c, int out, int err, struct strbuf *all, struct strbuf *qerr);
+/* Read until QEMU closes its console (it ended) or stop() says so. */
+void qemu_console_watch(struct qemu_console *c);
+/* Once QEMU has ended: the rest of its stderr. */
+void qemu_console_drain(struct qemu_console *c);
+void qemu_console_release(struct qemu_console *c);
+/* A line the kernel printed (printk's timestamp) or a marker of ours, not the firmware's or the boot loader's. */
+bool qemu_console_kernel_line(const char *line);
+/* Where an oops, a BUG or a panic starts in a console line; NULL when there is none. */
+const char *qemu_console_oops(const char *line);
+
 /* Append s to the NULL-terminated argv of *n entries (a copy). */
 void qemu_argv_add(char ***v, size_t *n, const char *s);
 void qemu_argv_free(char **v, size_t n);
@@ -194,6 +283,9 @@ int qemu_machine_argv(const struct qemu_machine *m, char ***argv, size_t *argc, 
 int qemu_job_argv(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
 		  const struct qemu_machine *m, const struct qemu_job_files *f, char ***argv, size_t *argc, int *lock_fd,
 		  struct strbuf *err);
+/* The whole command line of the KVM probe's boot of k (serial console on stdout). 0, or -1 with err set. */
+int qemu_probe_argv(const struct qemu_kernel *k, const struct qemu_machine *m, const char *initrd, char ***argv,
+		    size_t *argc, struct strbuf *err);
 /* The whole command line of a test box's boot. 0, or -1 with err set. */
 int qemu_box_argv(const struct qemu_kernel *k, const struct qemu_box_opts *o, const struct qemu_machine *m,
 		  char ***argv, size_t *argc, int *lock_fd, struct strbuf *err);

@@ -4,12 +4,15 @@
  * /dev/kvm answering KVM_GET_API_VERSION is not enough: on a nested
  * virtualization host (a cloud VM) KVM may refuse an MSR that QEMU sets at
  * the vCPU's reset, and QEMU aborts ("failed to set MSR 0x10a"). So the
- * probe boots a guest: a 64 KiB firmware whose reset vector writes 0x2a to
- * QEMU's isa-debug-exit port, with the same -accel kvm -cpu host as a real
- * boot. QEMU then exits with (0x2a << 1) | 1 — only if the vCPU really ran
- * guest code under KVM. It takes about 0.1 s and is asked once per process
- * (no cache file: a kernel or QEMU update between two runs cannot leave a
- * stale answer behind).
+ * probe's first step boots a guest: a 64 KiB firmware whose reset vector
+ * writes 0x2a to QEMU's isa-debug-exit port, with the same -accel kvm -cpu
+ * host as a real boot. QEMU then exits with (0x2a << 1) | 1 — only if the
+ * vCPU really ran guest code under KVM. It takes about 0.1 s and is asked
+ * once per process (no record: it is cheap). Running firmware is not
+ * booting Linux, though (a nested host whose KVM hangs every kernel after
+ * "Probing EDD... ok"): the second step boots the kernel itself
+ * (qemu_probe.c), and its answers are kept, per kernel, for the process
+ * and in the records (qemu_probe_record.c).
  */
 #include "qemu.h"
 #include "../lib/sys/proc.h"
@@ -39,6 +42,20 @@ static const char *accel_env(void)
 {
 	const char *e = getenv("LKPROBOT_ACCEL");
 	return e && *e ? e : NULL;
+}
+
+/* LKPROBOT_KVM_PROBE=off: no probe, KVM trusted */
+static bool probe_off(void)
+{
+	const char *e = getenv("LKPROBOT_KVM_PROBE");
+	return e && !strcmp(e, "off");
+}
+
+/* LKPROBOT_KVM_PROBE=no-device: QEMU alone says whether KVM runs (a test's wrapper plays it) */
+static bool probe_no_device(void)
+{
+	const char *e = getenv("LKPROBOT_KVM_PROBE");
+	return e && !strcmp(e, "no-device");
 }
 
 void qemu_stderr_tail(const struct strbuf *text, struct strbuf *out)
@@ -96,6 +113,8 @@ static bool kvm_probe(struct strbuf *why)
 
 	if (!dev || !*dev)
 		dev = "/dev/kvm";
+	if (probe_no_device())
+		goto firmware;
 	if ((fd = open(dev, O_RDWR | O_CLOEXEC)) < 0) {
 		strbuf_setf(why, "%s: %s", dev, strerror(errno));
 		return false;
@@ -106,9 +125,9 @@ static bool kvm_probe(struct strbuf *why)
 		strbuf_setf(why, "%s answers KVM API version %d, not %d", dev, v, KVM_API_VERSION);
 		return false;
 	}
+firmware:;
 	/* the tests' way to a probe that passes where a boot then fails: the TCG retry */
-	const char *probe = getenv("LKPROBOT_KVM_PROBE");
-	if (probe && !strcmp(probe, "off"))
+	if (probe_off())
 		return true;
 	char *fw = probe_firmware(why);
 	if (!fw)
@@ -154,6 +173,142 @@ static bool kvm_works(void)
 	return probe_state > 0;
 }
 
+/* ---- the kernel's step: one answer a kernel, for the process ---- */
+
+struct kernel_verdict {
+	char *kernel;			/* its key's kernel: path, size, mtime */
+	bool boots;
+	bool said;			/* the fallback to TCG was said on stderr */
+	char why[768];
+	struct kernel_verdict *next;
+};
+static struct kernel_verdict *verdicts;
+
+/* The records' directory under cache (NULL: none kept). */
+static char *record_dir(const char *cache)
+{
+	return cache && *cache ? xasprintf("%s/kvm-probe", cache) : NULL;
+}
+
+/* Keep a kernel's answer in the records; a record that cannot be written is said once. */
+static void verdict_save(const char *dir, const struct qemu_probe_key *key, bool boots, const char *why)
+{
+	static bool warned;
+	struct strbuf err = STRBUF_INIT;
+
+	if (dir && qemu_probe_record_save(dir, key, boots, why, &err) && !warned) {
+		fprintf(stderr, "lkprobot: warning: the KVM probe's answer is not kept for the next runs: %s\n", err.buf);
+		warned = true;
+	}
+	strbuf_release(&err);
+}
+
+/*
+ * What the records say of key: 1 with v filled (the kernel's own record;
+ * a host and QEMU that failed a kernel and booted none when !asked), 0
+ * nothing: probe.
+ */
+static int verdict_recorded(const char *dir, const struct qemu_probe_key *key, bool asked, struct kernel_verdict *v)
+{
+	struct qemu_probe_record r;
+	int found = 0;
+
+	if (!dir)
+		return 0;
+	if (qemu_probe_record_find(dir, key, &r)) {
+		/* --accel kvm insists: a recorded failure is probed again */
+		if (r.boots || !asked) {
+			v->boots = r.boots;
+			snprintf(v->why, sizeof(v->why), "%s (probed %s, recorded in %s: delete it to probe again)", r.why,
+				 r.when, r.path);
+			found = 1;
+		}
+		qemu_probe_record_release(&r);
+	} else if (!asked && qemu_probe_record_host(dir, key, &r)) {
+		snprintf(v->why, sizeof(v->why), "KVM booted no kernel here: %s (probed %s, recorded in %s: delete it, "
+			 "or use --accel kvm, to probe again)", r.why, r.when, r.path);
+		found = 1;
+		qemu_probe_record_release(&r);
+	}
+	return found;
+}
+
+/* Boot k under KVM to see: v filled and the answer recorded. 0, or -1 with err. */
+static int verdict_probe(const struct qemu_kernel *k, const char *cache, const char *dir,
+			 const struct qemu_probe_key *key, struct kernel_verdict *v, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	double took = 0;
+	int rc = qemu_probe_kernel(k, cache, &took, &why, err);
+
+	if (rc < 0) {
+		strbuf_release(&why);
+		return -1;
+	}
+	v->boots = rc > 0;
+	if (!v->boots)
+		snprintf(v->why, sizeof(v->why), "%s", why.buf);
+	verdict_save(dir, key, v->boots, why.buf);
+	strbuf_release(&why);
+	return 0;
+}
+
+/*
+ * The answer for kernel k: this process's, the records', else the probe's
+ * (asked: --accel kvm, which probes again what the records say fails).
+ * NULL with err when the kernel's key or the probe cannot be had.
+ */
+static struct kernel_verdict *kernel_verdict(const struct qemu_kernel *k, const char *cache, bool asked,
+					     struct strbuf *err)
+{
+	struct qemu_probe_key key;
+	struct kernel_verdict *v;
+
+	if (qemu_probe_key_get(&key, k->image, err))
+		return NULL;
+	for (v = verdicts; v; v = v->next)
+		if (!strcmp(v->kernel, key.kernel) && (v->boots || !asked))
+			break;
+	char *dir = v ? NULL : record_dir(cache);
+	if (!v) {
+		v = xcalloc(1, sizeof(*v));
+		if (!verdict_recorded(dir, &key, asked, v) && verdict_probe(k, cache, dir, &key, v, err)) {
+			free(v);
+			v = NULL;
+		} else {
+			v->kernel = xstrdup(key.kernel);
+			v->next = verdicts;
+			verdicts = v;
+		}
+	}
+	free(dir);
+	qemu_probe_key_release(&key);
+	return v;
+}
+
+void qemu_accel_kernel_failed(const struct qemu_kernel *k, const char *cache, const char *why)
+{
+	struct qemu_probe_key key;
+	struct strbuf err = STRBUF_INIT;
+
+	if (qemu_probe_key_get(&key, k->image, &err)) {
+		strbuf_release(&err);
+		return;
+	}
+	struct kernel_verdict *v = xcalloc(1, sizeof(*v));
+	v->kernel = xstrdup(key.kernel);
+	snprintf(v->why, sizeof(v->why), "%s (a boot of this kernel)", why);
+	v->said = true;		/* the retry said it */
+	v->next = verdicts;
+	verdicts = v;
+	char *dir = record_dir(cache);
+	if (!probe_off())
+		verdict_save(dir, &key, false, v->why);
+	free(dir);
+	qemu_probe_key_release(&key);
+	strbuf_release(&err);
+}
+
 /* kvm, tcg or auto from s; -1 when it is none of them. */
 static int accel_word(const char *s, const char *what, struct strbuf *err)
 {
@@ -190,7 +345,7 @@ int qemu_accel_option(const char *arg, struct strbuf *err)
 	return 0;
 }
 
-int qemu_accel_choose(struct qemu_accel *a, struct strbuf *err)
+int qemu_accel_choose(struct qemu_accel *a, const struct qemu_kernel *k, const char *cache, struct strbuf *err)
 {
 	const char *want = accel_env();
 	int w = accel_word(want, "LKPROBOT_ACCEL", err);
@@ -202,18 +357,34 @@ int qemu_accel_choose(struct qemu_accel *a, struct strbuf *err)
 		snprintf(a->why, sizeof(a->why), "TCG was asked for (--accel tcg, LKPROBOT_ACCEL=tcg)");
 		return 0;
 	}
-	if (kvm_works()) {
+	if (!kvm_works()) {
+		if (w == 1)
+			return kvm_refused("LKPROBOT_ACCEL=kvm (--accel kvm)", err);
+		static bool said;
+		if (!said)
+			fprintf(stderr, "lkprobot: KVM not used, TCG instead: %s\n", probe_why);
+		said = true;
+		snprintf(a->why, sizeof(a->why), "%s", probe_why);
+		return 0;
+	}
+	/* KVM runs guest code; does it boot this kernel? */
+	struct kernel_verdict *v = k && !probe_off() ? kernel_verdict(k, cache, w == 1, err) : NULL;
+	if (k && !probe_off() && !v)
+		return -1;
+	if (!v || v->boots) {
 		a->kvm = true;
 		a->asked = w == 1;
 		return 0;
 	}
-	if (w == 1)
-		return kvm_refused("LKPROBOT_ACCEL=kvm (--accel kvm)", err);
-	static bool said;
-	if (!said)
-		fprintf(stderr, "lkprobot: KVM not used, TCG instead: %s\n", probe_why);
-	said = true;
-	snprintf(a->why, sizeof(a->why), "%s", probe_why);
+	if (w == 1) {
+		strbuf_setf(err, "LKPROBOT_ACCEL=kvm (--accel kvm): KVM cannot boot the kernel here (%s); use --accel tcg or auto",
+			    v->why);
+		return -1;
+	}
+	if (!v->said)
+		fprintf(stderr, "lkprobot: KVM not used, TCG instead: %s\n", v->why);
+	v->said = true;
+	snprintf(a->why, sizeof(a->why), "%s", v->why);
 	return 0;
 }
 

@@ -104,7 +104,7 @@ int qemu_box_run(const struct qemu_kernel *k, const struct qemu_box_opts *o, str
 	struct qemu_initramfs_needs need = { .nvdimm = true, .memmap = true, .net = true };
 	int rc = qemu_initramfs(k, any, &need, o->initrd, err);
 	node_free(any);
-	if (rc || qemu_accel_choose(&acc, err))
+	if (rc || qemu_accel_choose(&acc, k, o->cache, err))
 		return -1;
 	rc = box_boot(k, o, &acc, err);
 	if (rc && acc.kvm && !acc.asked && !box_started(o->console)) {

@@ -180,3 +180,23 @@ int qemu_box_argv(const struct qemu_kernel *k, const struct qemu_box_opts *o, co
 	add2_own(argv, argc, "-append", append);
 	return 0;
 }
+
+int qemu_probe_argv(const struct qemu_kernel *k, const struct qemu_machine *m, const char *initrd, char ***argv,
+		    size_t *argc, struct strbuf *err)
+{
+	static const char *const fixed[] = {
+		"-nodefaults", "-no-user-config", "-no-reboot", "-display", "none", "-serial", "stdio",
+		"-monitor", "none", NULL,
+	};
+	int lock_fd = -1;	/* no NVDIMMs: nothing to lock */
+
+	if (qemu_machine_argv(m, argv, argc, &lock_fd, err))
+		return -1;
+	for (const char *const *x = fixed; *x; x++)
+		qemu_argv_add(argv, argc, *x);
+	add2(argv, argc, "-kernel", k->image);
+	add2(argv, argc, "-initrd", initrd);
+	/* lkprobot.probe: what this QEMU is, to whoever reads ps (or a test's QEMU wrapper) */
+	add2(argv, argc, "-append", "console=ttyS0 panic=-1 random.trust_cpu=on lkprobot.probe=kvm");
+	return 0;
+}

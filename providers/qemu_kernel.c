@@ -79,29 +79,129 @@ out:
 	return ret;
 }
 
-int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *err)
+/* The release linux-image-amd64 depends on (apt-cache depends): NULL with err set. */
+static char *debian_release(struct strbuf *err)
 {
 	struct strbuf deps = STRBUF_INIT;
-	char *release = NULL, *dir = NULL, *root = NULL;
+	char *q[] = { "apt-cache", "depends", "linux-image-amd64", NULL };
+	char *release = NULL;
+
+	if (run_exec_capture(q, &deps, err) >= 0) {
+		const char *d = strstr(deps.buf, "Depends: linux-image-");
+		if (d) {
+			d += strlen("Depends: linux-image-");
+			release = xstrndup(d, strcspn(d, " \n"));
+		} else {
+			strbuf_setf(err, "cannot tell which kernel linux-image-amd64 depends on (apt-cache depends); run 'apt-get update'");
+		}
+	}
+	strbuf_release(&deps);
+	return release;
+}
+
+/* apt-get download linux-image-<release> into dir: the .deb's path, or NULL with err. */
+static char *debian_download(const char *dir, const char *release, struct strbuf *err)
+{
+	char *pkg = xasprintf("linux-image-%s", release), *deb = NULL;
+	/* root downloads into the cache itself: no _apt sandbox user */
+	char *dl[] = { "apt-get", "download", "-q", "-o", "APT::Sandbox::User=root", pkg, NULL };
+	int rc = run_exec_in(dir, dl, -1, -1, err);
+
+	free(pkg);
+	if (rc) {
+		if (rc > 0)
+			strbuf_setf(err, "apt-get download linux-image-%s failed (exit %d)", release, rc);
+		return NULL;
+	}
+	DIR *dd = opendir(dir);
+	struct dirent *de;
+	while (dd && (de = readdir(dd)))
+		if (strstr(de->d_name, ".deb") && !deb)
+			deb = xasprintf("%s/%s", dir, de->d_name);
+	if (dd)
+		closedir(dd);
+	if (!deb)
+		strbuf_setf(err, "apt-get download left no .deb in '%s'", dir);
+	return deb;
+}
+
+/* depmod for the modules of release unpacked under root. 0, or -1 with err. */
+static int debian_depmod(const char *root, const char *release, struct strbuf *err)
+{
+	/* a user's PATH has no sbin, where Debian keeps depmod */
+	char *dm[] = { run_have("depmod") ? "depmod" : "/sbin/depmod", "-b", (char *)root, (char *)release, NULL };
+	int rc = run_exec(dm, -1, -1, err);
+
+	if (rc > 0) {
+		strbuf_setf(err, "depmod failed for '%s' (exit %d)", root, rc);
+	} else if (rc) {
+		char *why = strbuf_detach(err);
+		strbuf_setf(err, "cannot run depmod (Debian package kmod): %s", why);
+		free(why);
+	}
+	return rc ? -1 : 0;
+}
+
+/*
+ * Fetch Debian's linux-image-<release> into dir: unpacked under root,
+ * depmod'ed, its vmlinux extracted. 0, or -1 with err.
+ */
+static int debian_fetch(const char *dir, const char *root, const char *release, const char *vmlinux,
+			struct strbuf *err)
+{
+	if (fsutil_mkdir_p(dir)) {
+		strbuf_setf(err, "cannot create '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	char *deb = debian_download(dir, release, err);
+	if (!deb)
+		return -1;
+	char *x[] = { "dpkg-deb", "-x", deb, (char *)root, NULL };
+	int rc = run_exec(x, -1, -1, err);
+	unlink(deb);
+	free(deb);
+	if (rc) {
+		if (rc > 0)
+			strbuf_setf(err, "dpkg-deb could not unpack linux-image-%s", release);
+		return -1;
+	}
+	if (debian_depmod(root, release, err))
+		return -1;
+	char *vmlinuz = xasprintf("%s/boot/vmlinuz-%s", root, release);
+	rc = extract_vmlinux(vmlinuz, vmlinux, err);
+	free(vmlinuz);
+	return rc;
+}
+
+/* The kernel of dir (fetched): k filled in. */
+static void debian_kernel(struct qemu_kernel *k, const char *dir, const char *release)
+{
+	/* its config beside the image, where a run's kernel.config is copied from (kbuild_record_config) */
+	char *config = xasprintf("%s/.config", dir), *target = xasprintf("root/boot/config-%s", release);
+	if (symlink(target, config) && errno != EEXIST) {
+		/* no config then: the runs record none */
+	}
+	free(config);
+	free(target);
+	k->image = xasprintf("%s/vmlinux", dir);
+	k->release = xstrdup(release);
+	k->modules = xasprintf("%s/root/lib/modules/%s", dir, release);
+	k->source = xasprintf("Debian's linux-image-%s (the kernel linux-image-amd64 depends on)", release);
+	k->commit = xstrdup(release);
+	k->kconfig = xasprintf("debian-%s", release);
+}
+
+int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *err)
+{
 	int ret = -1, lock_fd = -1;
 
 	memset(k, 0, sizeof(*k));
-	char *q[] = { "apt-cache", "depends", "linux-image-amd64", NULL };
-	if (run_exec_capture(q, &deps, err) < 0)
-		goto out;
-	const char *d = strstr(deps.buf, "Depends: linux-image-");
-	if (!d) {
-		strbuf_setf(err, "cannot tell which kernel linux-image-amd64 depends on (apt-cache depends); run 'apt-get update'");
-		goto out;
-	}
-	d += strlen("Depends: linux-image-");
-	release = xstrndup(d, strcspn(d, " \n"));
-	dir = xasprintf("%s/debian/%s", cache, release);
-	root = xasprintf("%s/root", dir);
-	char *vmlinuz = xasprintf("%s/boot/vmlinuz-%s", root, release);
+	char *release = debian_release(err);
+	if (!release)
+		return -1;
+	char *dir = xasprintf("%s/debian/%s", cache, release), *root = xasprintf("%s/root", dir);
 	char *vmlinux = xasprintf("%s/vmlinux", dir);
-	char *moddir = xasprintf("%s/lib/modules/%s", root, release);
-	char *depfile = xasprintf("%s/modules.dep", moddir);
+	char *depfile = xasprintf("%s/lib/modules/%s/modules.dep", root, release);
 
 	/* one fetch at a time: concurrent runs wait for the first to unpack it */
 	char *lockp = xasprintf("%s/debian.lock", cache);
@@ -110,84 +210,17 @@ int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *
 	free(lockp);
 	if (lock_fd >= 0)
 		flock(lock_fd, LOCK_EX);
-	if (!exists(vmlinux) || !exists(depfile)) {
-		char *pkg = xasprintf("linux-image-%s", release);
-		if (fsutil_mkdir_p(dir)) {
-			strbuf_setf(err, "cannot create '%s': %s", dir, strerror(errno));
-			free(pkg);
-			goto out2;
-		}
-		/* root downloads into the cache itself: no _apt sandbox user */
-		char *dl[] = { "apt-get", "download", "-q", "-o", "APT::Sandbox::User=root", pkg, NULL };
-		int rc = run_exec_in(dir, dl, -1, -1, err);
-		free(pkg);
-		if (rc) {
-			if (rc > 0)
-				strbuf_setf(err, "apt-get download linux-image-%s failed (exit %d)", release, rc);
-			goto out2;
-		}
-		DIR *dd = opendir(dir);
-		struct dirent *de;
-		char *deb = NULL;
-		while (dd && (de = readdir(dd)))
-			if (strstr(de->d_name, ".deb") && !deb)
-				deb = xasprintf("%s/%s", dir, de->d_name);
-		if (dd)
-			closedir(dd);
-		if (!deb) {
-			strbuf_setf(err, "apt-get download left no .deb in '%s'", dir);
-			goto out2;
-		}
-		char *x[] = { "dpkg-deb", "-x", deb, root, NULL };
-		rc = run_exec(x, -1, -1, err);
-		unlink(deb);
-		free(deb);
-		if (rc) {
-			if (rc > 0)
-				strbuf_setf(err, "dpkg-deb could not unpack linux-image-%s", release);
-			goto out2;
-		}
-		/* a user's PATH has no sbin, where Debian keeps depmod */
-		char *dm[] = { run_have("depmod") ? "depmod" : "/sbin/depmod", "-b", root, release, NULL };
-		if ((rc = run_exec(dm, -1, -1, err))) {
-			if (rc > 0)
-				strbuf_setf(err, "depmod failed for '%s' (exit %d)", root, rc);
-			else {
-				char *why = strbuf_detach(err);
-				strbuf_setf(err, "cannot run depmod (Debian package kmod): %s", why);
-				free(why);
-			}
-			goto out2;
-		}
-		if (extract_vmlinux(vmlinuz, vmlinux, err))
-			goto out2;
+	if ((exists(vmlinux) && exists(depfile)) || !debian_fetch(dir, root, release, vmlinux, err)) {
+		debian_kernel(k, dir, release);
+		ret = 0;
 	}
-	/* its config beside the image, where a run's kernel.config is copied from (kbuild_record_config) */
-	char *config = xasprintf("%s/.config", dir), *target = xasprintf("root/boot/config-%s", release);
-	if (symlink(target, config) && errno != EEXIST) {
-		/* no config then: the runs record none */
-	}
-	free(config);
-	free(target);
-	k->image = xstrdup(vmlinux);
-	k->release = xstrdup(release);
-	k->modules = xstrdup(moddir);
-	k->source = xasprintf("Debian's linux-image-%s (the kernel linux-image-amd64 depends on)", release);
-	k->commit = xstrdup(release);
-	k->kconfig = xasprintf("debian-%s", release);
-	ret = 0;
-out2:
-	free(vmlinuz);
-	free(vmlinux);
-	free(moddir);
-	free(depfile);
-out:
 	if (lock_fd >= 0)
 		close(lock_fd);
 	free(release);
 	free(dir);
 	free(root);
-	strbuf_release(&deps);
+	free(vmlinux);
+	free(depfile);
 	return ret;
 }
 
@@ -406,63 +439,95 @@ static int cpio_modules(struct cpio *c, const struct qemu_kernel *k, const struc
 	return ret;
 }
 
-int qemu_initramfs(const struct qemu_kernel *k, const struct node *job, const struct qemu_initramfs_needs *need,
-		   const char *path, struct strbuf *err)
+/*
+ * The busybox of every initramfs of ours, its applets and directories,
+ * and `init` as its first process, into c (cpio_init'ed here). 0, or -1
+ * with err (no busybox-static).
+ */
+static int initramfs_base(struct cpio *c, const char *init, size_t init_len, struct strbuf *err)
 {
-	struct cpio c;
-	struct strbuf bb = STRBUF_INIT, dep = STRBUF_INIT;
-	struct strbuf order[2] = { STRBUF_INIT, STRBUF_INIT };
-	struct modlist mods[2] = { 0 };
-	int ret = -1;
+	struct strbuf bb = STRBUF_INIT;
 	static const char *const applets[] = {
 		"sh", "mount", "umount", "insmod", "switch_root", "cat", "echo", "sleep",
 		"poweroff", "ls", "mkdir", "cp", "rm", "rmdir", NULL,
 	};
+	static const char *const dirs[] = { "bin", "dev", "proc", "sys", "newroot", "mods", NULL };
 
 	if (strbuf_read_file(&bb, "/bin/busybox") || bb.len < 4 || memcmp(bb.buf, "\177ELF", 4)) {
 		strbuf_setf(err, "the initramfs needs /bin/busybox from busybox-static; apt-get install busybox-static");
-		goto out;
+		strbuf_release(&bb);
+		return -1;
 	}
-	cpio_init(&c);
-	static const char *const dirs[] = { "bin", "dev", "proc", "sys", "newroot", "mods", NULL };
+	cpio_init(c);
 	for (const char *const *d = dirs; *d; d++)
-		cpio_dir(&c, *d, 0755);
-	cpio_file(&c, "bin/busybox", 0755, bb.buf, bb.len);
+		cpio_dir(c, *d, 0755);
+	cpio_file(c, "bin/busybox", 0755, bb.buf, bb.len);
 	for (const char *const *a = applets; *a; a++) {
 		char *p = xasprintf("bin/%s", *a);
-		cpio_symlink(&c, p, "busybox");
+		cpio_symlink(c, p, "busybox");
 		free(p);
 	}
-	cpio_file(&c, "init", 0755, init_script, sizeof(init_script) - 1);
-	if (k->modules) {
-		char *dp = xasprintf("%s/modules.dep", k->modules);
-		int r = strbuf_read_file(&dep, dp);
-		free(dp);
-		if (r) {
-			strbuf_setf(err, "%s/modules.dep is missing; run depmod for that kernel", k->modules);
-			strbuf_release(&c.out);
-			goto out;
-		}
-		job_modules(job, need, dep.buf, &mods[0], &mods[1]);
-		if (cpio_modules(&c, k, &mods[0], "0", &order[0], err) ||
-		    cpio_modules(&c, k, &mods[1], "1", &order[1], err)) {
-			strbuf_release(&c.out);
-			goto out;
-		}
-	}
-	cpio_file(&c, "modules.order", 0644, order[0].buf, order[0].len);
-	cpio_file(&c, "modules.late", 0644, order[1].buf, order[1].len);
+	cpio_file(c, "init", 0755, init, init_len);
+	strbuf_release(&bb);
+	return 0;
+}
+
+int qemu_initramfs_tiny(const char *init, const char *path, struct strbuf *err)
+{
+	struct cpio c;
+	int ret;
+
+	if (initramfs_base(&c, init, strlen(init), err))
+		return -1;
 	cpio_finish(&c);
 	ret = fsutil_write_atomic(path, c.out.buf, c.out.len, err);
 	strbuf_release(&c.out);
-out:
+	return ret;
+}
+
+/* The modules of k this job needs into c, their load orders into order[0] (early) and order[1] (late). */
+static int initramfs_modules(struct cpio *c, const struct qemu_kernel *k, const struct node *job,
+			     const struct qemu_initramfs_needs *need, struct strbuf order[2], struct strbuf *err)
+{
+	struct strbuf dep = STRBUF_INIT;
+	struct modlist mods[2] = { 0 };
+	char *dp = xasprintf("%s/modules.dep", k->modules);
+	int ret = -1;
+
+	if (strbuf_read_file(&dep, dp)) {
+		strbuf_setf(err, "%s/modules.dep is missing; run depmod for that kernel", k->modules);
+	} else {
+		job_modules(job, need, dep.buf, &mods[0], &mods[1]);
+		ret = cpio_modules(c, k, &mods[0], "0", &order[0], err) || cpio_modules(c, k, &mods[1], "1", &order[1], err)
+			      ? -1 : 0;
+	}
 	for (size_t l = 0; l < 2; l++) {
 		for (size_t i = 0; i < mods[l].n; i++)
 			free(mods[l].v[i]);
 		free(mods[l].v);
-		strbuf_release(&order[l]);
 	}
-	strbuf_release(&bb);
+	free(dp);
 	strbuf_release(&dep);
+	return ret;
+}
+
+int qemu_initramfs(const struct qemu_kernel *k, const struct node *job, const struct qemu_initramfs_needs *need,
+		   const char *path, struct strbuf *err)
+{
+	struct cpio c;
+	struct strbuf order[2] = { STRBUF_INIT, STRBUF_INIT };
+	int ret = -1;
+
+	if (initramfs_base(&c, init_script, sizeof(init_script) - 1, err))
+		return -1;
+	if (!k->modules || !initramfs_modules(&c, k, job, need, order, err)) {
+		cpio_file(&c, "modules.order", 0644, order[0].buf, order[0].len);
+		cpio_file(&c, "modules.late", 0644, order[1].buf, order[1].len);
+		cpio_finish(&c);
+		ret = fsutil_write_atomic(path, c.out.buf, c.out.len, err);
+	}
+	strbuf_release(&c.out);
+	strbuf_release(&order[0]);
+	strbuf_release(&order[1]);
 	return ret;
 }

@@ -58,6 +58,10 @@ int cmd_show_job(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx);
 
+/* `lkprobot status`: the heads of the store, in words or as JSON (robot/serve_status.c). The exit code. */
+struct store;
+int serve_status(struct store *s, bool json);
+
 
 
 /*

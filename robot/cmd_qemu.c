@@ -38,9 +38,12 @@ static const char usage_head[] =
 	"Boot a kernel in QEMU with one emulated NVDIMM per pmem the job asks for\n"
 	"and run each atomic job in it (one boot per run). The host's root is the\n"
 	"guest's root (9p, read-only); results go to <RESULT_ROOT_DIR>/... as with\n"
-	"'lkprobot run', plus the serial console as dmesg. KVM when a probe guest\n"
-	"runs under it, TCG otherwise (the reason on stderr and in job.yaml's\n"
-	"facts: accel; TCG runs are functional checks, and job.yaml says so).\n"
+	"'lkprobot run', plus the serial console as dmesg. KVM when the kernel boots\n"
+	"under it (a probe: the kernel to user space, 15 s at most, once a kernel:\n"
+	"recorded in the cache), TCG otherwise (the reason on stderr and in\n"
+	"job.yaml's facts: accel; TCG runs are functional checks, and job.yaml says\n"
+	"so). A boot under KVM whose kernel prints nothing for 15 s or oopses before\n"
+	"lkprobot starts in it is booted again under TCG.\n"
 	"\n";
 static const char usage_tail[] =
 	"\n"
@@ -196,7 +199,7 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_PROVIDER(0, "append", "ARGS", "more kernel parameters (the job's boot_params are added)", "append", opts),
 		OPT_STRING(0, "accel", "A",
 			   "kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto:\n"
-			   "KVM when a probe guest runs under it, else TCG)",
+			   "KVM when the probe boots the kernel under it, else TCG)",
 			   &accel),
 		OPT_STRING(0, "db", "FILE", "the store, as for 'lkprobot run'", &db),
 		OPT_NO(0, "no-store", "do not record the runs in the store", &use_store),

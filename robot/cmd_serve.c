@@ -44,8 +44,9 @@ static const char usage_head[] =
 	"the step under way and stop; SIGHUP: read the configuration again. --once:\n"
 	"one pass (poll, test what is queued, deliver), then stop.\n"
 	"check-config: read the configuration and say what is wrong in it.\n"
-	"status: the heads the service has seen, where each stands and why (--json:\n"
-	"as JSON, each head's result as data).\n"
+	"status: the heads the service has seen, one line each: where it stands, each\n"
+	"job's outcome in words and the report's mail as the outbox has it (--json:\n"
+	"as JSON, each head's result as data, a report's delivery state as mail).\n"
 	"\n"
 	"The configuration's keys (serve: and its trees, the providers' settings,\n"
 	"mail:) with their defaults: docs/configuration.md, or 'lkprobot help config'.\n"
@@ -61,42 +62,6 @@ static void on_hup(int sig)
 {
 	(void)sig;
 	reload_asked = 1;
-}
-
-/* status: the heads the service has seen, where each stands (json: as JSON, each result as data). */
-static int status(struct store *s, bool json)
-{
-	struct strbuf err = STRBUF_INIT;
-	struct node *heads;
-
-	if (store_heads(s, false, &heads, &err)) {
-		int ret = say_error(EXIT_FAIL, "%s", err.buf);
-		strbuf_release(&err);
-		return ret;
-	}
-	for (size_t i = 0; i < heads->n && json; i++) {
-		/* the result is data, not text inside the JSON */
-		const char *r = node_str(node_get(heads->vals[i], "result"));
-		struct node *rj = r ? json_parse(r, strlen(r), "result", &err) : NULL;
-		node_set(heads->vals[i], "result", rj ? rj : node_new(NODE_NULL));
-		strbuf_reset(&err);
-	}
-	if (json) {
-		struct strbuf out = STRBUF_INIT;
-		json_emit(&out, heads);
-		printf("%s\n", out.buf);
-		strbuf_release(&out);
-	}
-	for (size_t i = 0; i < heads->n && !json; i++) {
-		const struct node *h = heads->vals[i];
-		const char *r = node_str(node_get(h, "result"));
-		printf("%s %s %.12s (base %.12s) %s%s%s\n", node_str(node_get(h, "tree")), node_str(node_get(h, "branch")),
-		       node_str(node_get(h, "head")), node_str(node_get(h, "base")), node_str(node_get(h, "status")),
-		       r ? " " : "", r ? r : "");
-	}
-	node_free(heads);
-	strbuf_release(&err);
-	return EXIT_OK;
 }
 
 /* The dashboard on listen: it knows the trees and the providers' boxes. NULL with err set. */
@@ -229,7 +194,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	}
 	if (!strcmp(ctx->cmd, "status")) {
-		ret = status(s, json);
+		ret = serve_status(s, json);
 		goto out;
 	}
 	web = listen ? dashboard(&conf, listen, ctx, &err) : NULL;

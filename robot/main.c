@@ -10,6 +10,7 @@
 #include "../providers/box.h"
 #include "../providers/provider.h"
 #include "../lib/stats/lkpetc.h"
+#include "../lib/util/nearest.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -100,6 +101,21 @@ static char *find_data_dir(void)
 	return xstrdup(LKPROBOT_DATADIR);
 }
 
+/* A word that is no command: the listed one it is nearest to, when it is close (a typo). */
+static int not_a_command(const char *word)
+{
+	const char *names[ARRAY_SIZE(commands)];
+
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		names[i] = commands[i].summary ? commands[i].name : NULL;
+	/* one edit in a short word, two in a longer one: "bisec", "sevre"; not "run" for "rm" */
+	const char *near = nearest_word(word, names, ARRAY_SIZE(commands), strlen(word) > 4 ? 2 : 1);
+	if (near)
+		return say_error(EXIT_USAGE, "'%s' is not a command; did you mean %s? ('lkprobot help' lists them)", word,
+				 near);
+	return say_error(EXIT_USAGE, "'%s' is not a command; 'lkprobot help' lists them", word);
+}
+
 /* The help's head: how to call it and the commands (the options follow, then usage_tail). */
 static void usage_head(struct strbuf *out)
 {
@@ -180,7 +196,7 @@ int cmd_help(int argc, char **argv, struct lkp_ctx *ctx)
 				return commands[i].fn(2, args, &c);
 			}
 		if (strcmp(argv[1], "help"))
-			return say_error(EXIT_USAGE, "'%s' is not a command; 'lkprobot help' lists them", argv[1]);
+			return not_a_command(argv[1]);
 	}
 	usage(stdout);
 	return EXIT_OK;
@@ -233,5 +249,5 @@ int main(int argc, char **argv)
 			return say_error(EXIT_FAIL, "cannot write the output: %s", strerror(errno));
 		return ret;
 	}
-	return say_error(EXIT_USAGE, "'%s' is not a command; 'lkprobot help' lists them", argv[1]);
+	return not_a_command(argv[1]);
 }

@@ -6,6 +6,7 @@
  */
 #include "job_int.h"
 #include "../run/program.h"
+#include "../util/nearest.h"
 #include "../util/units.h"
 
 #include <stdarg.h>
@@ -42,26 +43,6 @@ static int check_value(struct strbuf *err, const char *key, const struct node *v
 	return ret;
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
-
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
-	}
-	return prev[lb];
-}
-
 /* The declared option closest to a misspelt one, if any is close. */
 static const char *nearest_option(const struct program *p, const char *k)
 {
@@ -70,7 +51,7 @@ static const char *nearest_option(const struct program *p, const char *k)
 
 	for (const char *const *o = p->options; o && *o; o++) {
 		const char *name = **o == '=' ? *o + 1 : *o;
-		size_t d = edit_distance(k, name);
+		size_t d = nearest_distance(k, name);
 		if (d < bestd) {
 			bestd = d;
 			best = name;

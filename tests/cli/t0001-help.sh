@@ -31,6 +31,17 @@ test_expect_success 'unknown command: one line, exit 2' '
 	one_line_error "not a command"
 '
 
+test_expect_success 'a mistyped command: the nearest one named, only when it is close' '
+	expect_exit 2 lkprobot bisec &&
+	one_line_error "^lkprobot: .bisec. is not a command; did you mean bisect\? \(.lkprobot help. lists them\)$" &&
+	expect_exit 2 lkprobot stauts &&
+	one_line_error "did you mean status\?" &&
+	expect_exit 2 lkprobot frobnicate &&
+	! grep -q "did you mean" "$TMP/err" &&
+	expect_exit 2 lkprobot help bisec &&
+	one_line_error "did you mean bisect\?"
+'
+
 test_expect_success 'unknown option: exit 2' '
 	expect_exit 2 lkprobot split-job --bogus jobs/fio-basic/fio-basic-smoke.yaml
 '

@@ -36,6 +36,22 @@ test_expect_success 'without lkp-tests data lkprobot says what it does not know'
 	grep -q "aim9.yaml:.*.aim9. is not a program lkprobot knows.*set LKP_SRC" "$TMP/err"
 '
 
+test_expect_success 'in an lkp-tests checkout, no LKP_SRC: the checkout of the job file (or of the current directory), said in one line' '
+	cp -r "$LKP" "$TMP/lkp-tests" && mkdir -p "$TMP/lkp-tests/include" "$TMP/lkp-tests/lib" &&
+	(cd "$TMP/lkp-tests" && "$LKPROBOT" split-job -n --no-defaults -t lkp-hsw-d01 jobs/aim9.yaml) 2>"$TMP/in.err" |
+		sort | cmp $LKP/names/aim9.names - &&
+	[ "$(cat "$TMP/in.err")" = "lkprobot: LKP_SRC=$TMP/lkp-tests: the lkp-tests checkout jobs/aim9.yaml is in (LKP_SRC or --lkp-src for another)" ] &&
+	lkprobot split-job -n --no-defaults -t lkp-hsw-d01 "$TMP/lkp-tests/jobs/aim9.yaml" 2>"$TMP/in2.err" |
+		sort | cmp $LKP/names/aim9.names - &&
+	[ "$(cat "$TMP/in2.err")" = "lkprobot: LKP_SRC=$TMP/lkp-tests: the lkp-tests checkout $TMP/lkp-tests/jobs/aim9.yaml is in (LKP_SRC or --lkp-src for another)" ] &&
+	mkdir "$TMP/elsewhere" && cp $LKP/jobs/aim9.yaml "$TMP/elsewhere/" &&
+	(cd "$TMP/lkp-tests/programs" && "$LKPROBOT" split-job -n --no-defaults -t lkp-hsw-d01 "$TMP/elsewhere/aim9.yaml") 2>"$TMP/in3.err" |
+		sort | cmp $LKP/names/aim9.names - &&
+	[ "$(cat "$TMP/in3.err")" = "lkprobot: LKP_SRC=$TMP/lkp-tests: the lkp-tests checkout of the current directory (LKP_SRC or --lkp-src for another)" ] &&
+	(cd "$TMP/lkp-tests" && LKP_SRC="$SRC/$LKP" "$LKPROBOT" split-job -n --no-defaults -t lkp-hsw-d01 jobs/aim9.yaml) 2>"$TMP/in4.err" >/dev/null &&
+	[ ! -s "$TMP/in4.err" ]
+'
+
 test_expect_success 'an atomic job written by split-job splits into itself' '
 	lkprobot split-job --no-defaults -t lkp-hsw-d01 --lkp-src $LKP -o "$TMP/fx" $LKP/jobs/fxmark.yaml >/dev/null &&
 	[ $(ls "$TMP/fx" | wc -l) = 480 ] &&

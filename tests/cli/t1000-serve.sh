@@ -78,7 +78,9 @@ test_expect_success SETUP 'the first head: tested against its parent, no change,
 	cat "$TMP/e1" &&
 	grep -q "new head .* (\"change 4\")" "$TMP/e1" &&
 	lkprobot status -c "$TMP/robot.yaml" >"$TMP/st1" &&
-	grep -q "^demo .* done .*\"bisect\": \"not-reproduced\"" "$TMP/st1" &&
+	cat "$TMP/st1" &&
+	grep -q "^demo [^ ]* [0-9a-f]\{12\} (base [0-9a-f]\{12\}) done — job.yaml: no change (.*)$" "$TMP/st1" &&
+	! grep -q "[{}\"]" "$TMP/st1" &&
 	[ -z "$(ls "$TMP/spool")" ]
 '
 
@@ -131,11 +133,11 @@ test_expect_success SETUP 'kill -9 at random points, five times, then one pass: 
 	done &&
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e8" && cat "$TMP/e8" &&
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 29\$") &&
-	lkprobot status -c "$TMP/robot.yaml" | grep -q "culprit\": \"$culprit" &&
+	lkprobot status -c "$TMP/robot.yaml" | grep -q " done — job.yaml: improvement, culprit $(echo $culprit | cut -c1-12), mailed (a dry run: to the operator only)$" &&
 	[ $(ls "$TMP/spool" | wc -l) = $((spool_before + 1)) ] &&
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>/dev/null &&
 	[ $(ls "$TMP/spool" | wc -l) = $((spool_before + 1)) ] &&
-	! lkprobot status -c "$TMP/robot.yaml" | grep -q " testing \| queued " &&
+	! lkprobot status -c "$TMP/robot.yaml" | grep -Eq " (testing|queued)( |$)" &&
 	on_disk=$(find "$TMP/res" -name stats.json | wc -l) &&
 	in_store=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(*) FROM runs") &&
 	echo "runs on disk $on_disk, in the store $in_store" &&
@@ -153,7 +155,7 @@ test_expect_success SETUP 'an improvement: bisected and recorded as one; with re
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 22\$") &&
 	grep -q "found, culprit $(echo $culprit | cut -c1-12)" "$TMP/e6" &&
 	grep -q "an improvement of command.throughput, recorded, not mailed" "$TMP/e6" &&
-	lkprobot status -c "$TMP/robot.yaml" | grep -q "\"kind\": \"improvement\"" &&
+	lkprobot status -c "$TMP/robot.yaml" | grep -q "job.yaml: improvement, culprit $(echo $culprit | cut -c1-12), recorded, not mailed$" &&
 	[ $(ls "$TMP/spool" | wc -l) = $spool_before ] &&
 	printf "serve:\n  report_improvements: maybe\n  trees: []\n" >"$TMP/ri.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/ri.yaml" &&
@@ -169,8 +171,12 @@ test_expect_success SETUP 'a report the SMTP server refuses for good (554 on DAT
 	rc=0 && { lkprobot serve -c "$TMP/refuse.yaml" --once 2>"$TMP/e9" || rc=$?; } &&
 	kill "$(cat "$TMP/smtpd2.pid")" && cat "$TMP/e9" && [ $rc = 0 ] &&
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 34\$") &&
-	lkprobot status -c "$TMP/robot.yaml" | grep "culprit\": \"$culprit" >"$TMP/st9" &&
-	grep -q "\"report\": \"delivery failed\", \"mail_error\": \"[^\"]*554 5.7.1 no thanks" "$TMP/st9" &&
+	lkprobot status -c "$TMP/robot.yaml" | grep "culprit $(echo $culprit | cut -c1-12)" >"$TMP/st9" &&
+	grep -q "job.yaml: regression, culprit [0-9a-f]*, mail failed: .*554 5.7.1 no thanks" "$TMP/st9" &&
+	lkprobot status -c "$TMP/robot.yaml" --json | "$PY" -c "import json, sys
+j = [x for h in json.load(sys.stdin) if isinstance(h[\"result\"], list) for x in h[\"result\"] if x.get(\"culprit\") == sys.argv[1]]
+assert j[0][\"report\"] == \"delivery failed\" and \"554 5.7.1 no thanks\" in j[0][\"mail_error\"] and j[0][\"mail\"] == \"failed\", j
+" "$culprit" &&
 	[ -z "$(ls "$TMP/spool2")" ]
 '
 
@@ -225,8 +231,8 @@ test_expect_success SETUP 'check-config: an unknown key and a tree that is not a
 
 test_expect_success SETUP 'check-config: provider ssh needs a box or a tbox_group of serve.boxes (file:line:col when not)' '
 	printf "boxes:\n  pmem1:\n    host: 10.0.0.5\n    tbox_group: lkp-csl-2sp6\n" >"$TMP/boxes.yaml" &&
-	printf "serve:\n  boxes: %s\n  trees:\n    - path: %s\n      branches: [main]\n      jobs: [%s]\n      provider: ssh\n      box: %s\n" \
-		"$TMP/boxes.yaml" "$TMP/repo" "$TMP/job.yaml" pmem1 >"$TMP/ssh.yaml" &&
+	printf "serve:\n  boxes: %s\n  trees:\n    - path: %s\n      branches: [%s]\n      jobs: [%s]\n      provider: ssh\n      box: %s\n" \
+		"$TMP/boxes.yaml" "$TMP/repo" "$(git -C "$TMP/repo" symbolic-ref --short HEAD)" "$TMP/job.yaml" pmem1 >"$TMP/ssh.yaml" &&
 	lkprobot check-config -c "$TMP/ssh.yaml" | grep -q "1 tree" &&
 	sed "s/box: pmem1/box: pmem9/" "$TMP/ssh.yaml" >"$TMP/ssh-nobox.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/ssh-nobox.yaml" &&
@@ -241,8 +247,22 @@ test_expect_success SETUP 'check-config: provider ssh needs a box or a tbox_grou
 	one_line_error "ssh-local.yaml:8:12: serve.trees.box: is a setting of provider: ssh"
 '
 
+test_expect_success SETUP 'check-config: the example as shipped says which path to change; a branch the tree lacks, an SMTP URL of another scheme: one line each' '
+	expect_exit 2 lkprobot check-config -c "$SRC/docker/config.yaml" &&
+	one_line_error "^lkprobot: $SRC/docker/config.yaml:[0-9]+:[0-9]+: serve.trees.path: ./srv/git/linux.: no such directory; set path: to a clone of the tree \(git clone URL /srv/git/linux\), or give url: instead for lkprobot to fetch it$" &&
+	sed "s|^\(  *branches:\).*|\1 [mastr]|" "$TMP/robot.yaml" >"$TMP/mastr.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/mastr.yaml" &&
+	one_line_error "^lkprobot: $TMP/mastr.yaml:[0-9]+:[0-9]+: serve.trees.branches: .mastr. is not a branch of $TMP/repo; give one it has \(git -C $TMP/repo branch -a lists them\)$" &&
+	sed "s|url: smtp://|url: smtpx://|" "$TMP/robot.yaml" >"$TMP/smtpx.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/smtpx.yaml" &&
+	one_line_error "^lkprobot: $TMP/smtpx.yaml:[0-9]+:[0-9]+: mail.smtp.url: must be smtp://HOST\[:PORT\] .* or smtps://HOST\[:PORT\] " &&
+	sed "s|url: smtp://|url: smtps://|" "$TMP/robot.yaml" >"$TMP/smtps.yaml" &&
+	lkprobot check-config -c "$TMP/smtps.yaml" >/dev/null
+'
+
 test_expect_success SETUP 'the example configuration in docker/ is valid once its paths exist' '
 	sed -e "s|/srv/git/linux|$TMP/repo|" -e "s|/usr/local/share/lkprobot/jobs/fio-basic/fio-basic-smoke.yaml|$SRC/jobs/fio-basic/fio-basic-smoke.yaml|" \
+		-e "s|branches: \[master\]|branches: [$(git -C "$TMP/repo" symbolic-ref --short HEAD)]|" -e "s|/lkp/|$TMP/lkp/|" \
 		-e "s|/etc/lkprobot/smtp-password|$TMP/pw|" -e "/^  dkim:/,\$d" "$SRC/docker/config.yaml" >"$TMP/example.yaml" &&
 	echo secret >"$TMP/pw" &&
 	lkprobot check-config -c "$TMP/example.yaml" | grep -q "1 tree, mail a dry run" &&

@@ -58,7 +58,7 @@ test_expect_success 'setup: two trees running one job, a regression in one, the 
 	 echo 3 >f && git commit -qam "mm: three") &&
 	(cd "$TMP/next" && echo 2 >f && git commit -qam "next: two") &&
 	wait_done 4 &&
-	grep -q "found" "$TMP/st" &&
+	grep -q "regression, culprit" "$TMP/st" &&
 	git -C "$TMP/mainline" rev-parse HEAD~1 >"$TMP/culprit"
 '
 
@@ -146,7 +146,8 @@ assert [j[\"bisect\"] for x in h for j in x[\"result\"]].count(\"found\") == 1
 " "$TMP/sj" &&
 	lkprobot outbox -c "$TMP/robot.yaml" list | grep -q "^1 queued" &&
 	sed "s|result_root: .*|result_root: $TMP/empty|" "$TMP/robot.yaml" >"$TMP/empty.yaml" &&
-	mkdir -p "$TMP/empty" && lkprobot status -c "$TMP/empty.yaml" >/dev/null &&
+	mkdir -p "$TMP/empty" && lkprobot status -c "$TMP/empty.yaml" >"$TMP/se" &&
+	grep -q "^no heads yet" "$TMP/se" && [ "$(lkprobot status -c "$TMP/empty.yaml" --json)" = "[]" ] &&
 	lkprobot outbox -c "$TMP/empty.yaml" list >"$TMP/e" &&
 	grep -q "is empty" "$TMP/e"
 '

@@ -41,7 +41,8 @@ test_expect_success 'its build steps, run into a scratch root: lkprobot, its dat
 
 test_expect_success 'the entry point: the installed lkprobot serves the dashboard on every address' '
 	git init -q "$TMP/repo" && git -C "$TMP/repo" -c user.name=D -c user.email=d@example.org commit -q --allow-empty -m one &&
-	sed -e "s|/lkp/result|$TMP/lkp/result|" -e "s|/var/cache/lkprobot|$TMP/lkp/cache|" -e "s|/srv/git/linux|$TMP/repo|" \
+	sed -e "s|/lkp/result|$TMP/lkp/result|" -e "s|/lkp/cache|$TMP/lkp/cache|" -e "s|/srv/git/linux|$TMP/repo|" \
+		-e "s|branches: \[master\]|branches: [$(git -C "$TMP/repo" symbolic-ref --short HEAD)]|" \
 		-e "s|/usr/local/share/lkprobot|$TMP/root/usr/local/share/lkprobot|" -e "s|/etc/lkprobot/smtp-password|$TMP/pw|" \
 		-e "/^  dkim:/,\$d" "$TMP/root/etc/lkprobot/config.yaml" >"$TMP/config.yaml" &&
 	echo secret >"$TMP/pw" &&
