@@ -131,6 +131,22 @@ const char *program_kind_name(enum program_kind kind)
 	return "?";
 }
 
+bool program_metric_headline(const char *metric)
+{
+	const char *k = metric, *dot = strchr(k, '.');
+	const struct program *p;
+	char prog[64];
+
+	if (!dot || (size_t)(dot - k) >= sizeof(prog))
+		return false;
+	memcpy(prog, k, (size_t)(dot - k));
+	prog[dot - k] = '\0';
+	if (!(p = program_find(prog)) || p->kind != PROGRAM_TEST)
+		return false;
+	return strstr(k, "bw_MBps") || strstr(k, "_iops") || strstr(k, "throughput") || strstr(k, "clat_mean") ||
+	       !strcmp(dot, ".median") || strstr(k, ".time.elapsed_time");
+}
+
 int program_check(char *msg, size_t msglen)
 {
 	for (size_t i = 0; i < program_table_size; i++) {

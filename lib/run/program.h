@@ -83,6 +83,9 @@ bool program_is_workload(const struct program *p);
 
 const char *program_kind_name(enum program_kind kind);
 
+/* Is the metric ("<program>.<name>") one of a test's key figures, which `run` prints and a report leads with? */
+bool program_metric_headline(const char *metric);
+
 /* Verify the table (sorted, versions, options well-formed); 0 or -1 with a message. */
 int program_check(char *msg, size_t msglen);
 
