@@ -35,19 +35,13 @@ static const char usage_tail[] =
 	"interrupted (its result root says which in job.yaml), 2 bad job file or usage\n";
 
 
-/* The test's own key metrics, the ones a report leads with. */
+/* The key figures of the job's tests (their programs' headline metrics), the ones a report leads with. */
 static void print_key_metrics(const struct node *job, const struct node *stats)
 {
 	for (size_t i = 0; stats && i < stats->n; i++) {
 		const char *k = stats->keys[i];
-		const char *dot = strchr(k, '.');
-		char prog[64];
 
-		if (!dot || (size_t)(dot - k) >= sizeof(prog))
-			continue;
-		memcpy(prog, k, (size_t)(dot - k));
-		prog[dot - k] = '\0';
-		if (program_metric_headline(k) && node_get(job, prog))
+		if (program_metric_headline(k) && node_get(job, program_of_metric(k)->name))
 			printf("  %-40s %s\n", k, stats->vals[i]->str);
 	}
 }

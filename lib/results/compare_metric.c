@@ -31,15 +31,7 @@ size_t compare_metric_base_len(const char *m)
 
 bool compare_is_test_metric(const char *m)
 {
-	char base[64];
-	size_t n = compare_metric_base_len(m);
-	const struct program *p;
-
-	if (n >= sizeof(base))
-		return false;
-	memcpy(base, m, n);
-	base[n] = '\0';
-	p = program_find(base);
+	const struct program *p = program_of_metric(m);
 	return p && p->kind == PROGRAM_TEST;
 }
 
@@ -52,46 +44,10 @@ bool compare_is_perf_metric(const char *m)
 	return lkpetc_perf_metric(m) || compare_is_test_metric(m);
 }
 
-/*
- * Our KPI table: which way is better. Patterns are fnmatch(3) globs on the
- * metric name, first match wins; the tests' throughput-like figures, their
- * latencies and times, instructions per cycle, power. A metric not here has no direction: a change in it
- * is reported as a change, never as a regression or an improvement.
- */
-static const struct {
-	const char *glob;
-	int direction;
-} kpi[] = {
-	{ "fio.*_bw_MBps", +1 },
-	{ "fio.*_iops", +1 },
-	{ "fio.*_clat_*", -1 },
-	{ "fio.*_slat_*", -1 },
-	{ "fio.*_lat_*", -1 },
-	{ "vm-scalability.throughput", +1 },
-	{ "vm-scalability.median", +1 },
-	{ "vm-scalability.workload", +1 },
-	{ "*.throughput", +1 },
-	{ "*.jobs_per_min", +1 },
-	{ "*.ops_per_sec", +1 },
-	{ "*.ops", +1 },
-	{ "*.time.elapsed_time", -1 },
-	{ "*.time.elapsed_time.max", -1 },
-	{ "perf-stat.ipc", +1 },
-	{ "perf-stat.overall.ipc", +1 },
-	{ "perf-stat.cpi", -1 },
-	{ "perf-stat.overall.cpi", -1 },
-	/* power: less is better (lkp-tests' power index) */
-	{ "turbostat.PkgWatt", -1 },
-	{ "turbostat.RAMWatt", -1 },
-	{ "turbostat.CorWatt", -1 },
-};
-
+/* Each program's table says it (program.h): its own rows, then those every program shares. */
 int compare_direction(const char *metric)
 {
-	for (size_t i = 0; i < sizeof(kpi) / sizeof(kpi[0]); i++)
-		if (!fnmatch(kpi[i].glob, metric, 0))
-			return kpi[i].direction;
-	return 0;
+	return program_metric_direction(metric);
 }
 
 int compare_floors_add(struct compare_floors *f, const char *spec, struct strbuf *err)

@@ -385,6 +385,15 @@ out:
 
 static const char *const perf_stat_debs[] = { "libpfm4", NULL };
 
+/* instructions per cycle up, cycles per instruction down */
+static const struct program_metric perf_stat_metrics[] = {
+	{ "ipc", +1, false },
+	{ "overall.ipc", +1, false },
+	{ "cpi", -1, false },
+	{ "overall.cpi", -1, false },
+	{ NULL, 0, false },
+};
+
 const struct program program_perf_stat = {
 	.version = PROGRAM_VERSION,
 	.name = "perf-stat",
@@ -394,4 +403,5 @@ const struct program program_perf_stat = {
 	.monitor = perf_stat_monitor,
 	.parse = perf_stat_parse,
 	.debs = perf_stat_debs,
+	.metrics = perf_stat_metrics,
 };

@@ -810,6 +810,14 @@ out:
 	return ret;
 }
 
+/* the workers' throughput, the median worker's and the work done: up */
+static const struct program_metric vms_metrics[] = {
+	{ "throughput", +1, true },
+	{ "median", +1, true },
+	{ "workload", +1, false },
+	{ NULL, 0, false },
+};
+
 const struct program program_vm_scalability = {
 	.version = PROGRAM_VERSION,
 	.name = "vm-scalability",
@@ -823,4 +831,5 @@ const struct program program_vm_scalability = {
 	.parse = vms_parse,
 	.raw = "vm-scalability",
 	.debs = NULL,
+	.metrics = vms_metrics,
 };
