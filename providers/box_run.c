@@ -254,7 +254,7 @@ static int booted_right(struct box *b, const struct probe *after, const char *re
 	bool params = true;
 	char *words = xstrdup(want);
 
-	for (char *w = strtok(words, " "); w; w = strtok(NULL, " "))
+	for (char *save = NULL, *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
 		params &= has_word(after->cmdline.buf, w);
 	free(words);
 	if (!strcmp(after->release.buf, release) && params)
