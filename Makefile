@@ -63,7 +63,8 @@ endif
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 	-Wmissing-prototypes -Wstrict-prototypes
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(PKG_CFLAGS) $(DYN_DEFS) \
+# lib/util/banned.h first in every file: strcpy, sprintf, strtok, gmtime ... are compile errors
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(PKG_CFLAGS) $(DYN_DEFS) -include lib/util/banned.h \
 	-DLKPROBOT_VERSION='"$(VERSION)"' -DLKPROBOT_DATADIR='"$(DATADIR)"' $(CFLAGS)
 LDLIBS_ALL = -Wl,--as-needed $(PKG_LIBS) $(NOPC_LIBS)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 		/* <tree>/build/rel/bench/scale -> <tree>/lkprobot */
 		for (int up = 0; up < 4; up++)
 			*strrchr(exe, '/') = '\0';
-		strcat(exe, "/lkprobot");
+		snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "/lkprobot");
 		lkprobot = exe;
 	}
 	if (!mkdtemp(tmp)) {

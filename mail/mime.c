@@ -129,11 +129,97 @@ static int addrspec_check(const char *a, size_t n, struct strbuf *why)
 	return 0;
 }
 
+/* "addr@domain" alone, between p and end: no display name, so no '<', '>' or whitespace. */
+static int bare_addr(const char *p, const char *end, struct mbox *mb, struct strbuf *why)
+{
+	if (memchr(p, '<', end - p) || memchr(p, '>', end - p)) {
+		strbuf_addstr(why, "expected 'Name <addr@domain>' or 'addr@domain'");
+		return -1;
+	}
+	for (const char *q = p; q < end; q++) {
+		if (mimeenc_is_ws(*q)) {
+			strbuf_addstr(why, "whitespace in the address (a display name needs <addr@domain>)");
+			return -1;
+		}
+	}
+	mb->addr = p;
+	mb->addrlen = (size_t)(end - p);
+	return 0;
+}
+
+/* "Name <addr@domain>" or "\"Name\" <addr@domain>" between p and end (which is '>'): the name, raw, to raw. */
+static int angle_addr(const char *p, const char *end, struct mbox *mb, struct strbuf *raw, struct strbuf *why)
+{
+	const char *lt;
+
+	if (*p == '"') {
+		const char *q = p + 1;
+		while (q < end && *q != '"') {
+			if (*q == '\\' && q + 1 < end)
+				q++;
+			strbuf_addch(raw, *q++);
+		}
+		if (q == end) {
+			strbuf_addstr(why, "unterminated quoted display name");
+			return -1;
+		}
+		for (q++; q < end && mimeenc_is_ws(*q); q++)
+			;
+		if (*q != '<') {
+			strbuf_addstr(why, "expected '<' after the quoted display name");
+			return -1;
+		}
+		lt = q;
+	} else {
+		lt = memchr(p, '<', end - p);
+		if (!lt) {
+			strbuf_addstr(why, "'>' without '<'");
+			return -1;
+		}
+		strbuf_add(raw, p, lt - p);
+		if (strpbrk(raw->buf, "\"<>")) {
+			strbuf_addstr(why, "a display name with '\"' must be quoted as a whole");
+			return -1;
+		}
+	}
+	mb->addr = lt + 1;
+	mb->addrlen = (size_t)(end - 1 - mb->addr);
+	if (memchr(mb->addr, '<', mb->addrlen) || memchr(mb->addr, '>', mb->addrlen)) {
+		strbuf_addstr(why, "more than one '<' or '>'");
+		return -1;
+	}
+	return 0;
+}
+
+/* The display name from its raw text, whitespace runs collapsed: valid UTF-8, at most DNAME_MAX octets. */
+static int display_name(const struct strbuf *raw, struct mbox *mb, struct strbuf *why)
+{
+	size_t bad;
+
+	for (size_t i = 0; i < raw->len; i++) {
+		if (mimeenc_is_ws(raw->buf[i])) {
+			if (mb->name.len && !mimeenc_is_ws(raw->buf[i + 1]) && raw->buf[i + 1])
+				strbuf_addch(&mb->name, ' ');
+			continue;
+		}
+		strbuf_addch(&mb->name, raw->buf[i]);
+	}
+	bad = mimeenc_utf8_check(mb->name.buf, mb->name.len);
+	if (bad != mb->name.len) {
+		strbuf_addf(why, "display name is not valid UTF-8 (byte %zu)", bad);
+		return -1;
+	}
+	if (mb->name.len > DNAME_MAX) {
+		strbuf_addf(why, "display name longer than %d octets", DNAME_MAX);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_mailbox(const char *what, const char *s, struct mbox *mb, struct strbuf *err)
 {
 	struct strbuf why = STRBUF_INIT, raw = STRBUF_INIT;
-	const char *p = s, *end = s + strlen(s), *lt;
-	size_t bad;
+	const char *p = s, *end = s + strlen(s);
 
 	strbuf_reset(&mb->name);
 	for (const char *q = p; q < end; q++) {
@@ -150,78 +236,10 @@ static int parse_mailbox(const char *what, const char *s, struct mbox *mb, struc
 		strbuf_addstr(&why, "empty");
 		goto fail;
 	}
-	if (end[-1] != '>') {
-		if (memchr(p, '<', end - p) || memchr(p, '>', end - p)) {
-			strbuf_addstr(&why, "expected 'Name <addr@domain>' or 'addr@domain'");
-			goto fail;
-		}
-		for (const char *q = p; q < end; q++) {
-			if (mimeenc_is_ws(*q)) {
-				strbuf_addstr(&why, "whitespace in the address (a display name needs <addr@domain>)");
-				goto fail;
-			}
-		}
-		mb->addr = p;
-		mb->addrlen = (size_t)(end - p);
-	} else {
-		if (*p == '"') {
-			const char *q = p + 1;
-			while (q < end && *q != '"') {
-				if (*q == '\\' && q + 1 < end)
-					q++;
-				strbuf_addch(&raw, *q++);
-			}
-			if (q == end) {
-				strbuf_addstr(&why, "unterminated quoted display name");
-				goto fail;
-			}
-			for (q++; q < end && mimeenc_is_ws(*q); q++)
-				;
-			if (*q != '<') {
-				strbuf_addstr(&why, "expected '<' after the quoted display name");
-				goto fail;
-			}
-			lt = q;
-		} else {
-			lt = memchr(p, '<', end - p);
-			if (!lt) {
-				strbuf_addstr(&why, "'>' without '<'");
-				goto fail;
-			}
-			strbuf_add(&raw, p, lt - p);
-			if (strpbrk(raw.buf, "\"<>")) {
-				strbuf_addstr(&why, "a display name with '\"' must be quoted as a whole");
-				goto fail;
-			}
-		}
-		mb->addr = lt + 1;
-		mb->addrlen = (size_t)(end - 1 - mb->addr);
-		if (memchr(mb->addr, '<', mb->addrlen) || memchr(mb->addr, '>', mb->addrlen)) {
-			strbuf_addstr(&why, "more than one '<' or '>'");
-			goto fail;
-		}
-	}
-	if (addrspec_check(mb->addr, mb->addrlen, &why))
+	if (end[-1] != '>' ? bare_addr(p, end, mb, &why) : angle_addr(p, end, mb, &raw, &why))
 		goto fail;
-
-	/* the display name, whitespace runs collapsed */
-	for (size_t i = 0; i < raw.len; i++) {
-		if (mimeenc_is_ws(raw.buf[i])) {
-			if (mb->name.len && !mimeenc_is_ws(raw.buf[i + 1]) && raw.buf[i + 1])
-				strbuf_addch(&mb->name, ' ');
-			continue;
-		}
-		strbuf_addch(&mb->name, raw.buf[i]);
-	}
-	bad = mimeenc_utf8_check(mb->name.buf, mb->name.len);
-	if (bad != mb->name.len) {
-		strbuf_addf(&why, "display name is not valid UTF-8 (byte %zu)", bad);
+	if (addrspec_check(mb->addr, mb->addrlen, &why) || display_name(&raw, mb, &why))
 		goto fail;
-	}
-	if (mb->name.len > DNAME_MAX) {
-		strbuf_addf(&why, "display name longer than %d octets", DNAME_MAX);
-		goto fail;
-	}
 	strbuf_release(&raw);
 	return 0;
 fail:

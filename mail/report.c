@@ -442,19 +442,11 @@ static void reproduce_text(struct strbuf *out, const struct report_input *in)
 	}
 }
 
-int report_body(const struct report_input *in, struct strbuf *out, struct strbuf *err)
+/* The head: what changed and which commit did it, the test, its machine and parameters. */
+static void body_head(struct strbuf *out, const struct report_input *in, const struct compare_row *h, size_t last)
 {
-	const struct compare_result *cmp = in->cmp;
-	const struct compare_row *h = report_headline(cmp, in->metric);
-	size_t last = cmp->nsides - 1;
-	struct strbuf para = STRBUF_INIT;
 	struct node *params = node_new(NODE_MAP);
 
-	if (!h) {
-		report_nothing(cmp, in->metric, err);
-		node_free(params);
-		return 1;
-	}
 	strbuf_addstr(out, "Greeting,\n\nFYI, we noticed a ");
 	if (h->absolute)
 		strbuf_addf(out, "%+.1f", h->change[last]);
@@ -484,52 +476,58 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 	if (t && t->url)
 		strbuf_addf(out, "test-url: %s\n", t->url);
 	strbuf_addstr(out, "\n");
-	if (in->nothers) {
-		strbuf_addstr(out, "In addition to that, the commit also has significant impact on the following tests:\n\n");
-		others_table(out, in->others, in->nothers, last);
-		strbuf_addstr(out, "\n");
-	}
-	/* the tags today's 0-day mails give a fix to carry */
-	if (in->from) {
-		strbuf_addf(out, "If you fix the issue in a separate patch/commit (i.e. not just a new version of\n"
-				 "the same patch/commit), kindly add following tags\n"
-				 "| Reported-by: %s\n", in->from);
-		if (in->closes) {
-			size_t n = strlen(in->closes);
-			strbuf_addf(out, "| Closes: %s", in->closes);
-			if (n && in->closes[n - 1] == '/') {
-				struct strbuf id = STRBUF_INIT;
-				report_message_id(in, h, &id);
-				strbuf_add(out, id.buf + 1, id.len - 2);	/* without its <> */
-				strbuf_release(&id);
-			}
-			strbuf_addch(out, '\n');
+	node_free(params);
+}
+
+/* The tags today's 0-day mails give a fix to carry: Reported-by, and Closes (this mail's id after a URL's /). */
+static void body_tags(struct strbuf *out, const struct report_input *in, const struct compare_row *h)
+{
+	strbuf_addf(out, "If you fix the issue in a separate patch/commit (i.e. not just a new version of\n"
+			 "the same patch/commit), kindly add following tags\n"
+			 "| Reported-by: %s\n", in->from);
+	if (in->closes) {
+		size_t n = strlen(in->closes);
+		strbuf_addf(out, "| Closes: %s", in->closes);
+		if (n && in->closes[n - 1] == '/') {
+			struct strbuf id = STRBUF_INIT;
+			report_message_id(in, h, &id);
+			strbuf_add(out, id.buf + 1, id.len - 2);	/* without its <> */
+			strbuf_release(&id);
 		}
 		strbuf_addch(out, '\n');
 	}
+	strbuf_addch(out, '\n');
+}
+
+/* The paragraph before the details, wrapped: the operator's note, how sure we are, a TCG run's warning. */
+static void body_summary(struct strbuf *out, const struct report_input *in, const struct compare_row *h)
+{
+	struct strbuf para = STRBUF_INIT;
+
 	if (in->note) {
 		char *note = one_line(in->note, 2000);
 		strbuf_addf(&para, "%s\n\n", note);
 		free(note);
 	}
-	confidence(&para, cmp, h);
+	confidence(&para, in->cmp, h);
 	const struct node *facts = node_get(in->job, "facts");
 	const char *accel = node_str(node_get(facts, "accel"));
 	if (accel && !strncmp(accel, "tcg", 3))
 		strbuf_addstr(&para, "\nNote: these runs were made in QEMU with TCG, an emulated CPU: the numbers are a "
 				     "functional check, not a performance figure.\n");
 	wrap(out, para.buf);
-	strbuf_addstr(out, "\n\nDetails are as below:\n");
-	for (int i = 0; i < 98; i++)
-		strbuf_addch(out, '-');
-	strbuf_addstr(out, ">\n\n\n");
-	reproduce_text(out, in);
-	/* the table and the plots in the report's order: the headline leads */
-	struct compare_result view = *cmp;
-	struct compare_row *rows = report_order(cmp, h);
+	strbuf_release(&para);
+}
+
+/* The table and the plots in the report's order: the headline leads. */
+static void body_details(struct strbuf *out, const struct report_input *in, const struct compare_row *h, size_t last)
+{
+	struct compare_result view = *in->cmp;
+	struct compare_row *rows = report_order(in->cmp, h);
+	size_t nplots = 0;
+
 	view.rows = rows;
 	compare_render_classic(out, &view, in->test_desc);
-	size_t nplots = 0;
 	for (size_t i = 0; i < view.nrows; i++) {
 		const struct compare_row *r = &rows[i];
 		if (!report_plots(r, !strcmp(r->metric, h->metric)))
@@ -543,13 +541,38 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 		strbuf_addstr(out, "\n\n");
 		plot_legend(out);
 	}
+}
+
+int report_body(const struct report_input *in, struct strbuf *out, struct strbuf *err)
+{
+	const struct compare_result *cmp = in->cmp;
+	const struct compare_row *h = report_headline(cmp, in->metric);
+	size_t last = cmp->nsides - 1;
+
+	if (!h) {
+		report_nothing(cmp, in->metric, err);
+		return 1;
+	}
+	body_head(out, in, h, last);
+	if (in->nothers) {
+		strbuf_addstr(out, "In addition to that, the commit also has significant impact on the following tests:\n\n");
+		others_table(out, in->others, in->nothers, last);
+		strbuf_addstr(out, "\n");
+	}
+	if (in->from)
+		body_tags(out, in, h);
+	body_summary(out, in, h);
+	strbuf_addstr(out, "\n\nDetails are as below:\n");
+	for (int i = 0; i < 98; i++)
+		strbuf_addch(out, '-');
+	strbuf_addstr(out, ">\n\n\n");
+	reproduce_text(out, in);
+	body_details(out, in, h, last);
 	strbuf_addstr(out, "\n\nDisclaimer:\n"
 			   "Results have been estimated from the runs named above and are provided\n"
 			   "for informational purposes only. Any difference in system hardware or software\n"
 			   "design or configuration may affect actual performance.\n\n\n");
 	strbuf_addf(out, "Thanks,\n%s\n", in->signature ? in->signature : "lkprobot");
-	strbuf_release(&para);
-	node_free(params);
 	return 0;
 }
 

@@ -254,7 +254,7 @@ static int booted_right(struct box *b, const struct probe *after, const char *re
 	bool params = true;
 	char *words = xstrdup(want);
 
-	for (char *w = strtok(words, " "); w; w = strtok(NULL, " "))
+	for (char *save = NULL, *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
 		params &= has_word(after->cmdline.buf, w);
 	free(words);
 	if (!strcmp(after->release.buf, release) && params)
@@ -524,10 +524,54 @@ static int box_take(const struct box *b, const char *result_dir, struct store *s
 	return lock_fd;
 }
 
+/* The job to the box's run directory, as a file: its values never reach a command line. */
+static int send_job(const struct box *b, const struct node *j, const char *rdir, struct strbuf *err)
+{
+	struct strbuf yaml = STRBUF_INIT;
+	char *cmd = xasprintf("mkdir -p %s && cat > %s/job.yaml", rdir, rdir);
+	int rc;
+
+	yml_emit(&yaml, j);
+	rc = box_ssh_text(b, cmd, yaml.buf, yaml.len, 60, err);
+	if (rc)
+		box_err(b, err, rc == 255 ? "cannot reach it" : "cannot copy the job there");
+	free(cmd);
+	strbuf_release(&yaml);
+	return rc ? -1 : 0;
+}
+
+/*
+ * lkprobot run of the job there, for as long as the engine may take and
+ * the setups and stats: the run directory it printed (NULL: none; *rc is
+ * ssh's status, 255 when the box stopped answering, out what it printed).
+ */
+static char *run_job(const struct box *b, const struct node *j, const char *rdir, const char *rel,
+		     struct strbuf *out, int *rc, struct strbuf *err)
+{
+	struct strbuf e = STRBUF_INIT;
+	uint64_t runtime = 300;
+	const char *v = node_str(node_get(j, "runtime"));
+	char *cmd, *prefix, *box_dir;
+
+	if (v && units_seconds(v, &runtime, &e))
+		runtime = 300;
+	strbuf_release(&e);
+	/* -t: units against the box, under its tbox_group (the box's host name may differ) */
+	cmd = xasprintf("%s run --no-defaults --no-store -t %s --fs-root %s -o %s/result %s/job.yaml", b->agent,
+			b->tbox_group, b->fs_root, rdir, rdir);
+	fprintf(stderr, "lkprobot: box %s: running the job\n", b->name);
+	*rc = box_ssh(b, cmd, -1, out, (int)runtime * 2 + 900, err);
+	prefix = xasprintf("%s/result", rdir);
+	box_dir = *rc == 255 ? NULL : printed_run_dir(out->buf, prefix, rel);
+	free(prefix);
+	free(cmd);
+	return box_dir;
+}
+
 int box_run(struct box *b, const char *kernel, const struct node *job, const struct machine *m, const char *result_dir,
 	    struct store *s, struct box_run *r, struct strbuf *err)
 {
-	struct strbuf rel = STRBUF_INIT, yaml = STRBUF_INIT, out = STRBUF_INIT, e = STRBUF_INIT;
+	struct strbuf rel = STRBUF_INIT, out = STRBUF_INIT, e = STRBUF_INIT;
 	struct node *j = node_dup(job);
 	char id[64], *rdir = NULL, *rt = NULL, *cmd = NULL, *box_dir = NULL, *tarf = NULL;
 	int ret = -1, rc, lock_fd = -1;
@@ -546,14 +590,8 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 	snprintf(id, sizeof(id), "%lld-%d-%03ld", (long long)ts.tv_sec, (int)getpid(), ts.tv_nsec / 1000000);
 	rdir = xasprintf("%s/runs/%s", b->workdir, id);
 
-	/* the job goes over as a file: its values never reach a command line */
-	yml_emit(&yaml, j);
-	cmd = xasprintf("mkdir -p %s && cat > %s/job.yaml", rdir, rdir);
-	rc = box_ssh_text(b, cmd, yaml.buf, yaml.len, 60, err);
-	if (rc) {
-		box_err(b, err, rc == 255 ? "cannot reach it" : "cannot copy the job there");
+	if (send_job(b, j, rdir, err))
 		goto out;
-	}
 	if (kernel) {
 		rc = box_boot(b, kernel, j, id, rdir, s, r, err);
 		if (rc < 0)
@@ -565,20 +603,7 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 			goto out;
 		}
 	}
-	/* the run: as long as the engine may take, and the setups and stats */
-	uint64_t runtime = 300;
-	const char *v = node_str(node_get(j, "runtime"));
-	if (v && units_seconds(v, &runtime, &e))
-		runtime = 300;
-	free(cmd);
-	/* -t: units against the box, under its tbox_group (the box's host name may differ) */
-	cmd = xasprintf("%s run --no-defaults --no-store -t %s --fs-root %s -o %s/result %s/job.yaml", b->agent,
-			b->tbox_group, b->fs_root, rdir, rdir);
-	fprintf(stderr, "lkprobot: box %s: running the job\n", b->name);
-	rc = box_ssh(b, cmd, -1, &out, (int)runtime * 2 + 900, err);
-	char *prefix = xasprintf("%s/result", rdir);
-	box_dir = rc == 255 ? NULL : printed_run_dir(out.buf, prefix, rel.buf);
-	free(prefix);
+	box_dir = run_job(b, j, rdir, rel.buf, &out, &rc, err);
 	if (!box_dir) {
 		strbuf_rtrim(&out);
 		const char *nl = strrchr(out.buf, '\n');
@@ -602,7 +627,6 @@ int box_run(struct box *b, const char *kernel, const struct node *job, const str
 		goto out;
 	}
 	check_home(b, rt, s, r);
-	free(cmd);
 	cmd = xasprintf("rm -rf %s", rdir);
 	box_ssh(b, cmd, -1, NULL, 120, &e);
 	ret = 0;
@@ -623,7 +647,6 @@ out:
 	free(rt);
 	node_free(j);
 	strbuf_release(&rel);
-	strbuf_release(&yaml);
 	strbuf_release(&out);
 	strbuf_release(&e);
 	return ret;

@@ -64,7 +64,7 @@ void qemu_stderr_tail(const struct strbuf *text, struct strbuf *out)
 	const char *lines[2] = { NULL, NULL };
 
 	strbuf_addstr(&copy, text->buf ? text->buf : "");
-	for (char *s = strtok(copy.buf, "\n"); s; s = strtok(NULL, "\n")) {
+	for (char *save = NULL, *s = strtok_r(copy.buf, "\n", &save); s; s = strtok_r(NULL, "\n", &save)) {
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (!*s)

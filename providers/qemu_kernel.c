@@ -311,7 +311,7 @@ static void add_module(const char *dep, const char *rel, struct modlist *order, 
 		/* modules.dep lists the deepest dependency last: load from the end */
 		char *words[64];
 		size_t nw = 0;
-		for (char *w = strtok(deps, " "); w && nw < 64; w = strtok(NULL, " "))
+		for (char *save = NULL, *w = strtok_r(deps, " ", &save); w && nw < 64; w = strtok_r(NULL, " ", &save))
 			words[nw++] = w;
 		for (size_t i = nw; i-- > 0;)
 			add_module(dep, words[i], order, loaded, depth + 1);

@@ -36,23 +36,13 @@ static const char usage_tail[] =
 	"interrupted (its result root says which in job.yaml), 2 bad job file or usage\n";
 
 
-/* The test's own key metrics, the ones a report leads with. */
+/* The key figures of the job's tests (their programs' headline metrics), the ones a report leads with. */
 static void print_key_metrics(const struct node *job, const struct node *stats)
 {
 	for (size_t i = 0; stats && i < stats->n; i++) {
 		const char *k = stats->keys[i];
-		const char *dot = strchr(k, '.');
-		const struct program *p;
-		char prog[64];
 
-		if (!dot || (size_t)(dot - k) >= sizeof(prog))
-			continue;
-		memcpy(prog, k, (size_t)(dot - k));
-		prog[dot - k] = '\0';
-		if (!(p = program_find(prog)) || p->kind != PROGRAM_TEST || !node_get(job, prog))
-			continue;
-		if (strstr(k, "bw_MBps") || strstr(k, "_iops") || strstr(k, "throughput") ||
-		    strstr(k, "clat_mean") || !strcmp(dot, ".median") || strstr(k, ".time.elapsed_time"))
+		if (program_metric_headline(k) && node_get(job, program_of_metric(k)->name))
 			printf("  %-40s %s\n", k, stats->vals[i]->str);
 	}
 }

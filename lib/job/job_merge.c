@@ -111,6 +111,111 @@ static bool node_is_seq_uniq_member(const struct node *seq, const struct node *v
 	return false;
 }
 
+/* `key+: v`: v added to key's value (a list, without repeats). */
+static void resolve_plus(struct node *map, const char *k, size_t len, struct node *v)
+{
+	char *base = xstrndup(k, len - 1);
+	const char *last;
+	struct node *parent = dotted_parent(map, base, &last);
+	ssize_t j = node_index(parent, last);
+	struct node *cur = j >= 0 ? parent->vals[j] : NULL;
+
+	if (j >= 0)
+		parent->vals[j] = NULL;
+	cur = accumulate(cur, v);
+	if (cur->type == NODE_SEQ) {
+		size_t w = 0;
+		for (size_t r = 0; r < cur->n; r++) {
+			if (node_is_seq_uniq_member(cur, cur->vals[r], w)) {
+				node_free(cur->vals[r]);
+				continue;
+			}
+			cur->vals[w++] = cur->vals[r];
+		}
+		cur->n = w;
+	}
+	if (j >= 0)
+		parent->vals[j] = cur;
+	else
+		node_append(parent, last, cur);
+	free(base);
+	node_del(map, k);
+}
+
+/* The items of a list named `name` (a string, or a map of one key) left out. */
+static void seq_drop(struct node *seq, const char *name)
+{
+	size_t w = 0;
+
+	for (size_t r = 0; r < seq->n; r++) {
+		const char *s = node_str(seq->vals[r]);
+		if (!s && seq->vals[r]->type == NODE_MAP && seq->vals[r]->n == 1)
+			s = seq->vals[r]->keys[0];
+		if (s && !strcmp(s, name)) {
+			node_free(seq->vals[r]);
+			continue;
+		}
+		seq->vals[w++] = seq->vals[r];
+	}
+	seq->n = w;
+}
+
+/*
+ * `key-: v`: the names v lists (a map's keys, a list's items, a scalar)
+ * taken out of key's value; `key-: ~` drops key.
+ */
+static void resolve_minus(struct node *map, const char *k, size_t len, struct node *v)
+{
+	char *base = xstrndup(k, len - 1);
+	const char *last;
+	struct node *parent = dotted_parent(map, base, &last);
+	struct node *cur = node_get(parent, last);
+
+	if (cur && !node_is_null(v) && (cur->type == NODE_MAP || cur->type == NODE_SEQ)) {
+		struct node *dels = v;
+		for (size_t d = 0; d < dels->n || (dels->type == NODE_SCALAR && d == 0); d++) {
+			const char *name = dels->type == NODE_MAP ? dels->keys[d]
+					 : dels->type == NODE_SEQ ? node_str(dels->vals[d])
+					 : dels->str;
+			if (!name)
+				continue;
+			if (cur->type == NODE_MAP)
+				node_del(cur, name);
+			else
+				seq_drop(cur, name);
+			if (dels->type == NODE_SCALAR)
+				break;
+		}
+		if (!cur->n)
+			node_set(parent, last, node_new(NODE_NULL));
+	} else if (cur && node_is_null(v)) {
+		node_del(parent, last);
+	}
+	free(base);
+	node_del(map, k);
+}
+
+/* `a.b.c: v`: v as c of b of a (a value there kept unless overwrite, or null). */
+static void resolve_dotted(struct node *map, const char *k, struct node *v, bool overwrite)
+{
+	const char *last;
+	char *key = xstrdup(k);
+	struct node *val = node_dup(v);
+
+	node_del(map, key);
+	struct node *parent = dotted_parent(map, key, &last);
+	ssize_t j = node_index(parent, last);
+	if (j < 0)
+		node_append(parent, last, val);
+	else if (overwrite || node_is_null(parent->vals[j])) {
+		node_free(parent->vals[j]);
+		parent->vals[j] = val;
+	} else {
+		node_free(val);
+	}
+	free(key);
+}
+
 /* Resolve `key+`, `key-` and `a.b.c` entries left in a map after a merge. */
 void job_resolve_special(struct node *map, bool overwrite)
 {
@@ -123,97 +228,17 @@ void job_resolve_special(struct node *map, bool overwrite)
 			i++;
 			continue;
 		}
-		if (k[len - 1] == '+' && len > 1) {
-			char *base = xstrndup(k, len - 1);
-			const char *last;
-			struct node *parent = dotted_parent(map, base, &last);
-			ssize_t j = node_index(parent, last);
-			struct node *cur = j >= 0 ? parent->vals[j] : NULL;
-			if (j >= 0)
-				parent->vals[j] = NULL;
-			cur = accumulate(cur, v);
-			if (cur->type == NODE_SEQ) {
-				size_t w = 0;
-				for (size_t r = 0; r < cur->n; r++) {
-					if (node_is_seq_uniq_member(cur, cur->vals[r], w)) {
-						node_free(cur->vals[r]);
-						continue;
-					}
-					cur->vals[w++] = cur->vals[r];
-				}
-				cur->n = w;
-			}
-			if (j >= 0)
-				parent->vals[j] = cur;
-			else
-				node_append(parent, last, cur);
-			free(base);
-			node_del(map, k);
-			i = 0;	/* positions may have shifted */
+		if (k[len - 1] == '+' && len > 1)
+			resolve_plus(map, k, len, v);
+		else if (k[len - 1] == '-' && len > 1)
+			resolve_minus(map, k, len, v);
+		else if (strchr(k, '.') && k[0] != '.' && k[len - 1] != '.')
+			resolve_dotted(map, k, v, overwrite);
+		else {
+			i++;
 			continue;
 		}
-		if (k[len - 1] == '-' && len > 1) {
-			char *base = xstrndup(k, len - 1);
-			const char *last;
-			struct node *parent = dotted_parent(map, base, &last);
-			struct node *cur = node_get(parent, last);
-			if (cur && !node_is_null(v) && (cur->type == NODE_MAP || cur->type == NODE_SEQ)) {
-				struct node *dels = v;
-				for (size_t d = 0; d < dels->n || (dels->type == NODE_SCALAR && d == 0); d++) {
-					const char *name = dels->type == NODE_MAP ? dels->keys[d]
-							 : dels->type == NODE_SEQ ? node_str(dels->vals[d])
-							 : dels->str;
-					if (!name)
-						continue;
-					if (cur->type == NODE_MAP) {
-						node_del(cur, name);
-					} else {
-						size_t w = 0;
-						for (size_t r = 0; r < cur->n; r++) {
-							const char *s = node_str(cur->vals[r]);
-							if (!s && cur->vals[r]->type == NODE_MAP && cur->vals[r]->n == 1)
-								s = cur->vals[r]->keys[0];
-							if (s && !strcmp(s, name)) {
-								node_free(cur->vals[r]);
-								continue;
-							}
-							cur->vals[w++] = cur->vals[r];
-						}
-						cur->n = w;
-					}
-					if (dels->type == NODE_SCALAR)
-						break;
-				}
-				if (!cur->n)
-					node_set(parent, last, node_new(NODE_NULL));
-			} else if (cur && node_is_null(v)) {
-				node_del(parent, last);
-			}
-			free(base);
-			node_del(map, k);
-			i = 0;
-			continue;
-		}
-		if (strchr(k, '.') && k[0] != '.' && k[len - 1] != '.') {
-			const char *last;
-			char *key = xstrdup(k);
-			struct node *val = node_dup(v);
-			node_del(map, key);
-			struct node *parent = dotted_parent(map, key, &last);
-			ssize_t j = node_index(parent, last);
-			if (j < 0)
-				node_append(parent, last, val);
-			else if (overwrite || node_is_null(parent->vals[j])) {
-				node_free(parent->vals[j]);
-				parent->vals[j] = val;
-			} else {
-				node_free(val);
-			}
-			free(key);
-			i = 0;
-			continue;
-		}
-		i++;
+		i = 0;	/* positions may have shifted */
 	}
 }
 

@@ -489,12 +489,82 @@ static int jobs_default(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* The build directory, and its log opened afresh. */
+static int build_log_open(struct kb *kb, struct strbuf *err)
+{
+	if (fsutil_mkdir_p(kb->build.buf)) {
+		strbuf_setf(err, "cannot create '%s': %s", kb->build.buf, strerror(errno));
+		return -1;
+	}
+	strbuf_addf(&kb->log_path, "%s/%s", kb->build.buf, LOG_NAME);
+	kb->log_fd = open(kb->log_path.buf, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (kb->log_fd < 0) {
+		strbuf_setf(err, "cannot write '%s': %s", kb->log_path.buf, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The commit's tree into the source directory, and a line in the log on what that took. */
+static int build_checkout(struct kb *kb, struct strbuf *err)
+{
+	struct gitrepo_checkout_stats cs;
+	struct strbuf line = STRBUF_INIT;
+
+	phase(kb, "checking out");
+	if (gitrepo_checkout(kb->repo, kb->ci.id, kb->src.buf, &cs, err))
+		return -1;
+	/*
+	 * What libgit2 holds is not needed while make runs: a full checkout of
+	 * Linux leaves ~290 MB in this process, ~8 MB after closing and trimming.
+	 */
+	gitrepo_close(kb->repo);
+	kb->repo = NULL;
+	malloc_trim(0);
+	strbuf_addf(&line, "lkprobot: checked out %s into %s in %.1f s: %s, %zu file(s) written, %zu removed, %zu compared unchanged\n",
+		    kb->ci.id, kb->src.buf, elapsed(&kb->t0),
+		    cs.incremental ? "the difference to the previous commit" : "every file compared",
+		    cs.written, cs.removed, cs.unchanged);
+	log_write(kb, line.buf, line.len);
+	strbuf_release(&line);
+	if (run_have("ccache"))
+		strbuf_addstr(&kb->cc, "CC=ccache gcc");
+	return 0;
+}
+
+/* make bzImage with the configuration made: res->built, or the failure in res; -1 when make cannot run. */
+static int build_make(struct kb *kb, const struct strbuf *config, struct kbuild_result *res, struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct stat st;
+	int status;
+
+	/* a clean build directory gets a percentage, a used one a count */
+	strbuf_addf(&path, "%s/vmlinux", kb->build.buf);
+	if (stat(path.buf, &st))
+		kb->expected = kbuild_estimate_objects(config->buf, config->len);
+
+	phase(kb, "building");
+	const char *args[] = { "bzImage", NULL };
+	status = run_make(kb, args, err);
+	if (status >= 0) {
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/arch/x86/boot/bzImage", kb->build.buf);
+		if (status)
+			failure(kb, res, NULL);
+		else if (stat(path.buf, &st))
+			failure(kb, res, "make bzImage succeeded but left no arch/x86/boot/bzImage");
+		else
+			res->built = true;
+	}
+	strbuf_release(&path);
+	return status < 0 ? -1 : 0;
+}
+
 static int build(struct kb *kb, struct kbuild_result *res, struct strbuf *err)
 {
 	const struct kbuild_opts *o = kb->o;
 	struct strbuf path = STRBUF_INIT, config = STRBUF_INIT;
-	struct gitrepo_checkout_stats cs;
-	struct stat st;
 	char *kdir = NULL, *idx = kbuild_cache_index_path(kb), *real;
 	int ret = KBUILD_EFAIL, status;
 
@@ -508,36 +578,8 @@ static int build(struct kb *kb, struct kbuild_result *res, struct strbuf *err)
 			goto out;
 		}
 	}
-
-	if (fsutil_mkdir_p(kb->build.buf)) {
-		strbuf_setf(err, "cannot create '%s': %s", kb->build.buf, strerror(errno));
+	if (build_log_open(kb, err) || build_checkout(kb, err))
 		goto out;
-	}
-	strbuf_addf(&kb->log_path, "%s/%s", kb->build.buf, LOG_NAME);
-	kb->log_fd = open(kb->log_path.buf, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (kb->log_fd < 0) {
-		strbuf_setf(err, "cannot write '%s': %s", kb->log_path.buf, strerror(errno));
-		goto out;
-	}
-
-	phase(kb, "checking out");
-	if (gitrepo_checkout(kb->repo, kb->ci.id, kb->src.buf, &cs, err))
-		goto out;
-	/*
-	 * What libgit2 holds is not needed while make runs: a full checkout of
-	 * Linux leaves ~290 MB in this process, ~8 MB after closing and trimming.
-	 */
-	gitrepo_close(kb->repo);
-	kb->repo = NULL;
-	malloc_trim(0);
-	strbuf_addf(&path, "lkprobot: checked out %s into %s in %.1f s: %s, %zu file(s) written, %zu removed, %zu compared unchanged\n",
-		    kb->ci.id, kb->src.buf, elapsed(&kb->t0),
-		    cs.incremental ? "the difference to the previous commit" : "every file compared",
-		    cs.written, cs.removed, cs.unchanged);
-	log_write(kb, path.buf, path.len);
-	strbuf_reset(&path);
-	if (run_have("ccache"))
-		strbuf_addstr(&kb->cc, "CC=ccache gcc");
 
 	phase(kb, "configuring");
 	status = configure(kb, err);
@@ -562,25 +604,8 @@ static int build(struct kb *kb, struct kbuild_result *res, struct strbuf *err)
 		ret = kbuild_cache_link(kb, kdir, err) ? KBUILD_EFAIL : 0;
 		goto out;
 	}
-	/* a clean build directory gets a percentage, a used one a count */
-	strbuf_reset(&path);
-	strbuf_addf(&path, "%s/vmlinux", kb->build.buf);
-	if (stat(path.buf, &st))
-		kb->expected = kbuild_estimate_objects(config.buf, config.len);
-
-	phase(kb, "building");
-	const char *args[] = { "bzImage", NULL };
-	status = run_make(kb, args, err);
-	if (status < 0)
+	if (build_make(kb, &config, res, err))
 		goto out;
-	strbuf_reset(&path);
-	strbuf_addf(&path, "%s/arch/x86/boot/bzImage", kb->build.buf);
-	if (status)
-		failure(kb, res, NULL);
-	else if (stat(path.buf, &st))
-		failure(kb, res, "make bzImage succeeded but left no arch/x86/boot/bzImage");
-	else
-		res->built = true;
 done:
 	progress_done(kb);
 	res->seconds = (long)(elapsed(&kb->t0) + 0.5);

@@ -4,168 +4,18 @@
  * sbin/compare) so that our rows are theirs on the same samples; the
  * significance tests and effect sizes are ours, reported beside them.
  *
- * This file: what a metric is (failure, test, perf; its direction and
- * floor), the samples of each side, and the rows with their changes and
- * our decision. lkp-tests' own selection and order of rows are in
- * compare_lkp.c, the tables (ncompare, classic, JSON) in compare_render.c.
+ * This file: the samples of each side, and the rows with their changes
+ * and our decision. What a metric is (failure, test, perf; its direction
+ * and floor) is compare_metric.c, lkp-tests' own selection and order of
+ * rows compare_lkp.c, the tables (ncompare, classic, JSON) compare_render.c.
  */
 #include "compare_int.h"
-#include "../util/conf.h"
 #include "../util/json.h"
-#include "../run/program.h"
-#include "../stats/lkpetc.h"
 #include "../stats/sigtest.h"
 
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* lkp-tests' function_stat?: its etc/failure and etc/pass patterns, counted per run */
-bool compare_is_failure(const char *m)
-{
-	if (strstr(m, ".time.") || strstr(m, ".timestamp:") || strstr(m, ".bootstage:"))
-		return false;
-	return lkpetc_failure(m) || lkpetc_pass(m);
-}
-
-/* The part before the first dot: the program that made the metric. */
-size_t compare_metric_base_len(const char *m)
-{
-	const char *dot = strchr(m, '.');
-	return dot ? (size_t)(dot - m) : strlen(m);
-}
-
-bool compare_is_test_metric(const char *m)
-{
-	char base[64];
-	size_t n = compare_metric_base_len(m);
-	const struct program *p;
-
-	if (n >= sizeof(base))
-		return false;
-	memcpy(base, m, n);
-	base[n] = '\0';
-	p = program_find(base);
-	return p && p->kind == PROGRAM_TEST;
-}
-
-/*
- * lkp-tests' perf_metric?: etc/perf-metrics-prefixes and -patterns, and
- * the prefix of every test program (its own figures, where 1-5 % is real).
- */
-bool compare_is_perf_metric(const char *m)
-{
-	return lkpetc_perf_metric(m) || compare_is_test_metric(m);
-}
-
-/*
- * Our KPI table: which way is better. Patterns are fnmatch(3) globs on the
- * metric name, first match wins; the tests' throughput-like figures, their
- * latencies and times, instructions per cycle, power. A metric not here has no direction: a change in it
- * is reported as a change, never as a regression or an improvement.
- */
-static const struct {
-	const char *glob;
-	int direction;
-} kpi[] = {
-	{ "fio.*_bw_MBps", +1 },
-	{ "fio.*_iops", +1 },
-	{ "fio.*_clat_*", -1 },
-	{ "fio.*_slat_*", -1 },
-	{ "fio.*_lat_*", -1 },
-	{ "vm-scalability.throughput", +1 },
-	{ "vm-scalability.median", +1 },
-	{ "vm-scalability.workload", +1 },
-	{ "*.throughput", +1 },
-	{ "*.jobs_per_min", +1 },
-	{ "*.ops_per_sec", +1 },
-	{ "*.ops", +1 },
-	{ "*.time.elapsed_time", -1 },
-	{ "*.time.elapsed_time.max", -1 },
-	{ "perf-stat.ipc", +1 },
-	{ "perf-stat.overall.ipc", +1 },
-	{ "perf-stat.cpi", -1 },
-	{ "perf-stat.overall.cpi", -1 },
-	/* power: less is better (lkp-tests' power index) */
-	{ "turbostat.PkgWatt", -1 },
-	{ "turbostat.RAMWatt", -1 },
-	{ "turbostat.CorWatt", -1 },
-};
-
-int compare_direction(const char *metric)
-{
-	for (size_t i = 0; i < sizeof(kpi) / sizeof(kpi[0]); i++)
-		if (!fnmatch(kpi[i].glob, metric, 0))
-			return kpi[i].direction;
-	return 0;
-}
-
-int compare_floors_add(struct compare_floors *f, const char *spec, struct strbuf *err)
-{
-	const char *eq = spec ? strrchr(spec, '=') : NULL;
-	double pct;
-
-	if (!eq || eq == spec) {
-		strbuf_setf(err, "'%s': a floor is METRIC=PERCENT, e.g. command.throughput=2%% (a glob may stand for the metric)",
-			    spec ? spec : "");
-		return -1;
-	}
-	if (conf_percent(eq + 1, &pct)) {
-		strbuf_setf(err, "'%s': '%s' is not a percentage above 0; write e.g. 2%% or 0.5", spec, eq + 1);
-		return -1;
-	}
-	f->v = xrealloc(f->v, (f->n + 1) * sizeof(*f->v));
-	f->v[f->n].glob = xstrndup(spec, (size_t)(eq - spec));
-	f->v[f->n++].floor = pct / 100;
-	return 0;
-}
-
-int compare_floors_add_map(struct compare_floors *f, const struct node *map, const char *where, struct strbuf *err)
-{
-	if (!map)
-		return 0;
-	if (map->type != NODE_MAP) {
-		strbuf_setf(err, "%s: must be a map of metric (or glob) -> percent, e.g. command.throughput: 2%%", where);
-		return -1;
-	}
-	for (size_t i = 0; i < map->n; i++) {
-		const char *v = node_str(map->vals[i]);
-		if (map->vals[i]->comment)
-			continue;
-		char *spec = xasprintf("%s=%s", map->keys[i], v ? v : "");
-		int rc = v ? compare_floors_add(f, spec, err) : -1;
-		free(spec);
-		if (rc) {
-			strbuf_setf(err, "%s.%s: '%s' is not a percentage; write e.g. 2%% or 0.5", where, map->keys[i],
-				    v ? v : "");
-			return -1;
-		}
-	}
-	return 0;
-}
-
-void compare_floors_release(struct compare_floors *f)
-{
-	for (size_t i = 0; i < f->n; i++)
-		free(f->v[i].glob);
-	free(f->v);
-	memset(f, 0, sizeof(*f));
-}
-
-double compare_floor_of(const struct compare_floors *f, const char *metric)
-{
-	for (size_t i = 0; f && i < f->n; i++)
-		if (!fnmatch(f->v[i].glob, metric, 0))
-			return f->v[i].floor;
-	/* lkp-tests' thresholds: 1 % for perf metrics (the test's own KPIs among them), 5 % for the rest */
-	return compare_is_perf_metric(metric) ? 0.01 : 0.05;
-}
-
-struct decide_metric compare_metric_spec(const struct compare_floors *f, const char *metric)
-{
-	return (struct decide_metric){ compare_direction(metric), compare_floor_of(f, metric) };
-}
 
 /* ncompare gives a plain difference for these */
 static bool absolute_change(const char *m)
@@ -232,30 +82,6 @@ static void summarize(struct compare_side *s, size_t max_margin)
 		s->max = ls.max;
 		s->median = ls.median;
 	}
-}
-
-static int cmp_column(const void *a, const void *b)
-{
-	return strcmp(((const struct column *)a)->key, ((const struct column *)b)->key);
-}
-
-static struct column *index_matrix(const struct node *m, size_t *n)
-{
-	struct column *c = xcalloc(m->n ? m->n : 1, sizeof(*c));
-
-	*n = 0;
-	for (size_t i = 0; i < m->n; i++)
-		if (!m->vals[i]->comment)
-			c[(*n)++] = (struct column){ m->keys[i], m->vals[i] };
-	qsort(c, *n, sizeof(*c), cmp_column);
-	return c;
-}
-
-const struct node *compare_column_get(const struct column *c, size_t n, const char *key)
-{
-	struct column k = { key, NULL };
-	const struct column *hit = bsearch(&k, c, n, sizeof(*c), cmp_column);
-	return hit ? hit->col : NULL;
 }
 
 /* The samples of one metric in a matrix: 0, 1 absent, -1 with why set. */
@@ -408,7 +234,7 @@ static void sides_init(struct sides *sd, const struct node *const *matrices, siz
 	for (size_t s = 0; s < nsides; s++) {
 		bool has_key;
 		size_t kept;
-		sd->index[s] = index_matrix(matrices[s], &sd->nindex[s]);
+		sd->index[s] = compare_index_matrix(matrices[s], &sd->nindex[s]);
 		size_t ncols = matrix_cols(matrices[s]);
 		sd->keep[s] = complete_columns(matrices[s], ncols, &kept, &has_key);
 		sd->incomplete |= has_key;

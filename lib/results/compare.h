@@ -122,7 +122,7 @@ void compare_result_release(struct compare_result *res);
  */
 const struct compare_row *compare_headline(const struct compare_result *cmp, bool need_direction);
 
-/* +1 higher is better, -1 lower is better, 0 unknown (our KPI table). */
+/* +1 higher is better, -1 lower is better, 0 unknown: what the metric's program says (program_metric_direction). */
 int compare_direction(const char *metric);
 /* A failure stat (dmesg.*, kmsg.*, last_state.*, stderr.*, *.fail/.error/.warn)? */
 bool compare_is_failure(const char *metric);

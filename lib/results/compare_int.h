@@ -2,6 +2,8 @@
  * compare_int: what the files of lib/results/compare share and nobody else
  * may see: a matrix's index of columns, a side's moments, lkp-tests'
  * summaries, selection and order of rows. The public API is compare.h.
+ * The calls go one way: compare_render.c -> compare.c -> compare_lkp.c ->
+ * compare_metric.c (each may also call those after it).
  */
 #ifndef LKP_COMPARE_INT_H
 #define LKP_COMPARE_INT_H
@@ -23,6 +25,8 @@ static inline bool has_suffix(const char *s, const char *x)
 	return n >= m && !strcmp(s + n - m, x);
 }
 
+/* ---- metrics and a matrix's columns (compare_metric.c) ---- */
+
 /* The part before the first dot: the program that made the metric. */
 size_t compare_metric_base_len(const char *m);
 
@@ -32,10 +36,16 @@ struct column {
 	const struct node *col;
 };
 
+/* The columns of matrix m (its comments left out), sorted; *n of them (free()). */
+struct column *compare_index_matrix(const struct node *m, size_t *n);
 const struct node *compare_column_get(const struct column *c, size_t n, const char *key);
+
+/* ---- the rows (compare.c), for the tables ---- */
 
 /* Mean and population stddev of s->v, in lkp-tests' arithmetic (compare.c). */
 void compare_moments(struct compare_side *s);
+
+/* ---- lkp-tests' summary, selection and order (compare_lkp.c) ---- */
 
 /*
  * lkp-tests' StatSummary: sorted, leading -1s dropped (its "empty data
@@ -49,8 +59,6 @@ struct lkp_summary {
 };
 
 bool compare_lkp_summarize(const double *v, size_t n, size_t max_margin, struct lkp_summary *out);
-
-/* ---- lkp-tests' selection and order (compare_lkp.c) ---- */
 
 /* A side in one pass of the selection: its matrix, and the columns (runs) that count. */
 struct pass_side {

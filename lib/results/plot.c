@@ -281,15 +281,85 @@ void plot_title(struct strbuf *out, const char *metric)
 	}
 }
 
+/* Where the plot goes on the canvas, and how a value maps to a column or a row. */
+struct plot_area {
+	int xleft, xright, ybot, ytop;
+	double xmin, ymin, xscale, yscale;
+};
+
+/* The y tics with their labels, the border and the title (gnuplot's place_grid, plot_border). */
+static void draw_frame(struct plot_canvas *cv, const struct plot_area *a, const struct plot_tics *tics,
+		       const struct strbuf *name)
+{
+	/* place_grid(): tick marks pointing in, labels right-aligned */
+	cv->pen = PEN_BORDER;
+	for (size_t i = 0; i < tics->n; i++) {
+		int y = axis_map(tics->pos[i], a->ybot, a->ymin, a->yscale);
+
+		canvas_move(cv, a->xleft, y);
+		canvas_vector(cv, a->xleft + 1, y);
+		canvas_text(cv, a->xleft - 1 - (int)strlen(tics->label[i]), y, tics->label[i]);
+	}
+
+	/* plot_border() */
+	canvas_move(cv, a->xleft, a->ytop);
+	canvas_vector(cv, a->xleft, a->ybot);
+	canvas_vector(cv, a->xright, a->ybot);
+	canvas_vector(cv, a->xright, a->ytop);
+	canvas_vector(cv, a->xleft, a->ytop);
+
+	/*
+	 * The title, centred. gnuplot drops a title longer than 85
+	 * characters (it would start left of column 1); we show its head.
+	 */
+	if (name->len) {
+		int x = (a->xleft + a->xright) / 2 - (int)(name->len / 2);
+
+		canvas_text(cv, x > 0 ? x : 0, PLOT_ROWS - 2, name->buf);
+	}
+}
+
+/* The samples: the bad ones first ('O'), so a good '*' never hides one; the good ones joined by dots. */
+static void draw_samples(struct plot_canvas *cv, const struct plot_area *a, const double *good, size_t ngood,
+			 const double *bad, size_t nbad)
+{
+	bool prev = false;
+
+	for (size_t i = 0; i < nbad; i++)
+		if (isfinite(bad[i]))
+			set_pixel(cv, axis_map((double)(i + 1), a->xleft, a->xmin, a->xscale),
+				  axis_map(bad[i], a->ybot, a->ymin, a->yscale), 'O', PRIO_POINT);
+
+	/* plot_lines() with lt 0, then plot_points() with pt -22 ('*') */
+	cv->pen = PEN_DOTS;
+	for (size_t i = 0; i < ngood; i++) {
+		int x, y;
+
+		if (!isfinite(good[i])) {
+			prev = false;
+			continue;
+		}
+		x = axis_map((double)(i + 1), a->xleft, a->xmin, a->xscale);
+		y = axis_map(good[i], a->ybot, a->ymin, a->yscale);
+		if (!prev)
+			canvas_move(cv, x, y);
+		canvas_vector(cv, x, y);
+		prev = true;
+	}
+	for (size_t i = 0; i < ngood; i++)
+		if (isfinite(good[i]))
+			set_pixel(cv, axis_map((double)(i + 1), a->xleft, a->xmin, a->xscale),
+				  axis_map(good[i], a->ybot, a->ymin, a->yscale), '*', PRIO_POINT);
+}
+
 void plot_samples(struct strbuf *out, const char *title, const double *good, size_t ngood,
 		  const double *bad, size_t nbad)
 {
 	struct strbuf name = STRBUF_INIT;
 	struct plot_canvas cv;
 	struct plot_tics tics;
-	double ymin = 0, ymax = 0, xmin, xmax, ystep, xscale, yscale;
-	int xleft, xright, ybot, ytop;
-	bool prev;
+	struct plot_area a;
+	double ymin = 0, ymax = 0, xmin, xmax, ystep;
 
 	if (!good)
 		ngood = 0;
@@ -317,70 +387,18 @@ void plot_samples(struct strbuf *out, const char *title, const double *good, siz
 	/* boundary(): title + blank line on top, 2 rows below, labels + 2 left */
 	if (title)
 		plot_title(&name, title);
-	ytop = PLOT_ROWS - 1 - (name.len ? 3 : 2);
-	ybot = 2;
-	xleft = (int)tics.widest + 2;
-	xright = PLOT_COLS - 1 - 2 - 1;
-	xscale = (xright - xleft) / (xmax - xmin);
-	yscale = (ytop - ybot) / (ymax - ymin);
+	a.ytop = PLOT_ROWS - 1 - (name.len ? 3 : 2);
+	a.ybot = 2;
+	a.xleft = (int)tics.widest + 2;
+	a.xright = PLOT_COLS - 1 - 2 - 1;
+	a.xmin = xmin;
+	a.ymin = ymin;
+	a.xscale = (a.xright - a.xleft) / (xmax - xmin);
+	a.yscale = (a.ytop - a.ybot) / (ymax - ymin);
 
 	canvas_init(&cv);
-
-	/* place_grid(): tick marks pointing in, labels right-aligned */
-	cv.pen = PEN_BORDER;
-	for (size_t i = 0; i < tics.n; i++) {
-		int y = axis_map(tics.pos[i], ybot, ymin, yscale);
-
-		canvas_move(&cv, xleft, y);
-		canvas_vector(&cv, xleft + 1, y);
-		canvas_text(&cv, xleft - 1 - (int)strlen(tics.label[i]), y, tics.label[i]);
-	}
-
-	/* plot_border() */
-	canvas_move(&cv, xleft, ytop);
-	canvas_vector(&cv, xleft, ybot);
-	canvas_vector(&cv, xright, ybot);
-	canvas_vector(&cv, xright, ytop);
-	canvas_vector(&cv, xleft, ytop);
-
-	/*
-	 * The title, centred. gnuplot drops a title longer than 85
-	 * characters (it would start left of column 1); we show its head.
-	 */
-	if (name.len) {
-		int x = (xleft + xright) / 2 - (int)(name.len / 2);
-
-		canvas_text(&cv, x > 0 ? x : 0, PLOT_ROWS - 2, name.buf);
-	}
-
-	/* the bad samples first ('O'), so a good '*' never hides one */
-	for (size_t i = 0; i < nbad; i++)
-		if (isfinite(bad[i]))
-			set_pixel(&cv, axis_map((double)(i + 1), xleft, xmin, xscale),
-				  axis_map(bad[i], ybot, ymin, yscale), 'O', PRIO_POINT);
-
-	/* plot_lines() with lt 0, then plot_points() with pt -22 ('*') */
-	cv.pen = PEN_DOTS;
-	prev = false;
-	for (size_t i = 0; i < ngood; i++) {
-		int x, y;
-
-		if (!isfinite(good[i])) {
-			prev = false;
-			continue;
-		}
-		x = axis_map((double)(i + 1), xleft, xmin, xscale);
-		y = axis_map(good[i], ybot, ymin, yscale);
-		if (!prev)
-			canvas_move(&cv, x, y);
-		canvas_vector(&cv, x, y);
-		prev = true;
-	}
-	for (size_t i = 0; i < ngood; i++)
-		if (isfinite(good[i]))
-			set_pixel(&cv, axis_map((double)(i + 1), xleft, xmin, xscale),
-				  axis_map(good[i], ybot, ymin, yscale), '*', PRIO_POINT);
-
+	draw_frame(&cv, &a, &tics, &name);
+	draw_samples(&cv, &a, good, ngood, bad, nbad);
 	canvas_emit(&cv, out);
 	strbuf_release(&name);
 }

@@ -51,7 +51,7 @@ static bool mounted_with_dax(const char *dir)
 		if (strcmp(mnt, dir))
 			continue;
 		dax = false;	/* the last mount on dir counts */
-		for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
+		for (char *save = NULL, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
 			if (!strcmp(o, "dax") || !strcmp(o, "dax=always"))
 				dax = true;
 	}

@@ -3,74 +3,32 @@
  */
 #include "program.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
-extern const struct program program_bdi_dev_mapping, program_boot_params,
-	program_boot_time, program_cgroup2, program_cpufreq_stats, program_cpufreq_governor,
-	program_command, program_cpuidle, program_debug_setup, program_disk, program_diskstats, program_dmesg, program_fio,
-	program_fio_setup_basic, program_fs, program_fs1, program_fs2, program_heartbeat,
-	program_interrupts, program_iostat, program_kmsg, program_last_state, program_lock_stat,
-	program_meminfo, program_mpstat, program_nfsstat,
-	program_numa_meminfo, program_nvdimm, program_numa_numastat, program_numa_vmstat,
-	program_perf_c2c, program_perf_node, program_perf_profile,
-	program_perf_sched, program_perf_stat, program_proc_stat,
-	program_proc_vmstat, program_sched_debug, program_slabinfo,
-	program_softirqs, program_swap, program_time,
-	program_transparent_hugepage, program_turbostat, program_uptime,
-	program_vm_scalability, program_vmstat, program_wrapper;
+/*
+ * The registry: one X(name) a program, its `const struct program
+ * program_<name>` in lib/run/programs/ (the wrapper's below). Sorted by
+ * the programs' names (strcmp order, "boot-time" before "boot_params") for
+ * bsearch; program_check() says where it is not.
+ */
+#define PROGRAMS(X) \
+	X(bdi_dev_mapping) X(boot_time) X(boot_params) X(cgroup2) X(command) X(cpufreq_stats) \
+	X(cpufreq_governor) X(cpuidle) X(debug_setup) X(disk) X(diskstats) X(dmesg) X(fio) \
+	X(fio_setup_basic) X(fs) X(fs1) X(fs2) X(heartbeat) X(interrupts) X(iostat) X(kmsg) \
+	X(last_state) X(lock_stat) X(meminfo) X(mpstat) X(nfsstat) X(numa_meminfo) X(numa_numastat) \
+	X(numa_vmstat) X(nvdimm) X(perf_c2c) X(perf_node) X(perf_profile) X(perf_sched) \
+	X(perf_stat) X(proc_stat) X(proc_vmstat) X(sched_debug) X(slabinfo) X(softirqs) X(swap) \
+	X(time) X(transparent_hugepage) X(turbostat) X(uptime) X(vm_scalability) X(vmstat) \
+	X(wrapper)
 
-/* Sorted by name (strcmp order) for bsearch. */
-const struct program *const program_table[] = {
-	&program_bdi_dev_mapping,
-	&program_boot_time,
-	&program_boot_params,
-	&program_cgroup2,
-	&program_command,
-	&program_cpufreq_stats,
-	&program_cpufreq_governor,
-	&program_cpuidle,
-	&program_debug_setup,
-	&program_disk,
-	&program_diskstats,
-	&program_dmesg,
-	&program_fio,
-	&program_fio_setup_basic,
-	&program_fs,
-	&program_fs1,
-	&program_fs2,
-	&program_heartbeat,
-	&program_interrupts,
-	&program_iostat,
-	&program_kmsg,
-	&program_last_state,
-	&program_lock_stat,
-	&program_meminfo,
-	&program_mpstat,
-	&program_nfsstat,
-	&program_numa_meminfo,
-	&program_numa_numastat,
-	&program_numa_vmstat,
-	&program_nvdimm,
-	&program_perf_c2c,
-	&program_perf_node,
-	&program_perf_profile,
-	&program_perf_sched,
-	&program_perf_stat,
-	&program_proc_stat,
-	&program_proc_vmstat,
-	&program_sched_debug,
-	&program_slabinfo,
-	&program_softirqs,
-	&program_swap,
-	&program_time,
-	&program_transparent_hugepage,
-	&program_turbostat,
-	&program_uptime,
-	&program_vm_scalability,
-	&program_vmstat,
-	&program_wrapper,
-};
+#define DECLARE(n) extern const struct program program_##n;
+PROGRAMS(DECLARE)
+#undef DECLARE
+#define ROW(n) &program_##n,
+const struct program *const program_table[] = { PROGRAMS(ROW) };
+#undef ROW
 const size_t program_table_size = sizeof(program_table) / sizeof(program_table[0]);
 
 static int program_index(const char *name)
@@ -131,6 +89,65 @@ const char *program_kind_name(enum program_kind kind)
 	return "?";
 }
 
+const struct program *program_of_metric(const char *metric)
+{
+	char base[64];
+	size_t n = strcspn(metric, ".");
+
+	if (n >= sizeof(base))
+		return NULL;
+	memcpy(base, metric, n);
+	base[n] = '\0';
+	return program_find(base);
+}
+
+/*
+ * The tables that speak of a metric, in the order they are asked: its
+ * program's, then the wrapper's; each matched on the name after the first
+ * dot (none for a metric without one).
+ */
+static size_t metric_tables(const char *metric, const struct program_metric *tables[2], const char **name)
+{
+	const char *dot = strchr(metric, '.');
+	const struct program *p = dot ? program_of_metric(metric) : NULL;
+	size_t n = 0;
+
+	if (!dot)
+		return 0;
+	*name = dot + 1;
+	if (p && p->metrics)
+		tables[n++] = p->metrics;
+	tables[n++] = program_wrapper.metrics;
+	return n;
+}
+
+int program_metric_direction(const char *metric)
+{
+	const struct program_metric *tables[2];
+	const char *name;
+	size_t n = metric_tables(metric, tables, &name);
+
+	for (size_t t = 0; t < n; t++)
+		for (const struct program_metric *r = tables[t]; r->glob; r++)
+			if (r->direction && !fnmatch(r->glob, name, 0))
+				return r->direction;
+	return 0;
+}
+
+bool program_metric_headline(const char *metric)
+{
+	const struct program_metric *tables[2];
+	const struct program *p = program_of_metric(metric);
+	const char *name;
+	size_t n = p && p->kind == PROGRAM_TEST ? metric_tables(metric, tables, &name) : 0;
+
+	for (size_t t = 0; t < n; t++)
+		for (const struct program_metric *r = tables[t]; r->glob; r++)
+			if (r->headline && !fnmatch(r->glob, name, 0))
+				return true;
+	return false;
+}
+
 int program_check(char *msg, size_t msglen)
 {
 	for (size_t i = 0; i < program_table_size; i++) {
@@ -154,6 +171,12 @@ int program_check(char *msg, size_t msglen)
 				return -1;
 			}
 		}
+		for (const struct program_metric *m = p->metrics; m && m->glob; m++)
+			if (!*m->glob || m->direction < -1 || m->direction > 1 || (!m->direction && !m->headline)) {
+				snprintf(msg, msglen, "program '%s': metric row '%s' says nothing or too much", p->name,
+					 m->glob);
+				return -1;
+			}
 	}
 	return 0;
 }
@@ -162,10 +185,31 @@ int program_check(char *msg, size_t msglen)
 static const char *const wrapper_options[] = {
 	"nr_instances", "cpu_node_bind", "mem_node_bind", "cluster", NULL,
 };
+/*
+ * The rows every program's metrics share, lkprobot's programs or LKP's
+ * (a result root of lkp-tests: hackbench.throughput), after the program's
+ * own. Each name also a level deeper, a figure of one of a test's parts
+ * (stress-ng.fork.ops_per_sec).
+ */
+static const struct program_metric wrapper_metrics[] = {
+	/* which way is better: throughputs up, the test's time down */
+	{ "throughput", +1, false }, { "*.throughput", +1, false },
+	{ "jobs_per_min", +1, false }, { "*.jobs_per_min", +1, false },
+	{ "ops_per_sec", +1, false }, { "*.ops_per_sec", +1, false },
+	{ "ops", +1, false }, { "*.ops", +1, false },
+	{ "time.elapsed_time", -1, false }, { "*.time.elapsed_time", -1, false },
+	{ "time.elapsed_time.max", -1, false }, { "*.time.elapsed_time.max", -1, false },
+	/* a test's key figures: bandwidths, IOPS, throughputs, its mean latency, median and time */
+	{ "*bw_MBps*", 0, true }, { "*_iops*", 0, true }, { "*throughput*", 0, true }, { "*clat_mean*", 0, true },
+	{ "median", 0, true }, { "time.elapsed_time*", 0, true }, { "*.time.elapsed_time*", 0, true },
+	{ NULL, 0, false },
+};
+
 const struct program program_wrapper = {
 	.version = PROGRAM_VERSION,
 	.name = "~wrapper",
 	.kind = PROGRAM_WRAPPER,
 	.summary = "options of the test wrapper, valid in every job",
 	.options = wrapper_options,
+	.metrics = wrapper_metrics,
 };

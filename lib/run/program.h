@@ -4,9 +4,15 @@
  * declares. The option lists match lkp-tests' programs so that a job file
  * expands to the same atomic jobs and path_params as under lkp-tests.
  *
+ * Each program also says what its metrics mean (struct program_metric):
+ * which way is better, which figures a report leads with. compare, run and
+ * the reports ask here (program_metric_direction, program_metric_headline)
+ * and keep no list of their own.
+ *
  * Adding a program: one file in lib/run/programs/ defining a
- * `const struct program program_<name>` and one line in program.c's table
- * (kept sorted by name; program_check() verifies the table at start-up).
+ * `const struct program program_<name>` (its metrics' rows included) and
+ * one X(<name>) in PROGRAMS in program.c (kept sorted by name;
+ * program_check() verifies the table at start-up).
  * This module knows nothing about job files.
  */
 #ifndef LKP_PROGRAM_H
@@ -28,6 +34,17 @@ enum program_kind {
 	PROGRAM_MONITOR,	/* samples while the test runs (vmstat, perf-stat) */
 	PROGRAM_STATS,		/* parser only: output produced by others (time) */
 	PROGRAM_WRAPPER,	/* options every test accepts (nr_instances, ...) */
+};
+
+/*
+ * A row of a program's metric table: a glob (fnmatch(3)) on the metric's
+ * name after "<program>." — "*_bw_MBps" is fio.write_bw_MBps — and what it
+ * says of the metrics it matches. A table ends with a NULL glob.
+ */
+struct program_metric {
+	const char *glob;
+	int direction;		/* +1 higher is better, -1 lower is better, 0 the row does not say */
+	bool headline;		/* a test's key figure: `run` prints it, a report leads with it */
 };
 
 struct program {
@@ -65,11 +82,16 @@ struct program {
 	const char *url;
 	/* A setup that changes nothing needing root (it only shapes the job). */
 	bool setup_unprivileged;
+	/*
+	 * What its metrics mean (NULL: nothing more than program_wrapper's
+	 * rows, which hold for every program's, lkprobot's or not).
+	 */
+	const struct program_metric *metrics;
 };
 
 extern const struct program *const program_table[];
 extern const size_t program_table_size;
-/* The options every test accepts; not a job key itself. */
+/* The options every test accepts, the metric rows every program's metrics share; not a job key itself. */
 extern const struct program program_wrapper;
 
 /* Look a program up by its job key; NULL when lkprobot does not know it. */
@@ -82,6 +104,24 @@ bool program_has_option(const struct program *p, const char *opt, bool *eq);
 bool program_is_workload(const struct program *p);
 
 const char *program_kind_name(enum program_kind kind);
+
+/* The program that made a metric: the part of its name before the first dot; NULL: none lkprobot knows. */
+const struct program *program_of_metric(const char *metric);
+
+/*
+ * Which way is better for a metric ("<program>.<name>"): +1 higher, -1
+ * lower, 0 unknown (a change in it is a change, neither a regression nor
+ * an improvement). The first row that matches and gives a direction, of
+ * its program's table, then of program_wrapper's.
+ */
+int program_metric_direction(const char *metric);
+
+/*
+ * Is the metric one of a test's key figures, which `run` prints and a
+ * report leads with: a metric of a test program that a row of its table or
+ * of program_wrapper's flags headline?
+ */
+bool program_metric_headline(const char *metric);
 
 /* Verify the table (sorted, versions, options well-formed); 0 or -1 with a message. */
 int program_check(char *msg, size_t msglen);

@@ -366,6 +366,111 @@ static void time_to_s(const char *s, struct strbuf *out)
 	strbuf_addstr(out, buf);
 }
 
+/* A scalar that looks like a word: nil, true or false by its spelling (yes, Off, NULL), else a string. */
+static enum ruby_type word_type(const char *s, size_t len, struct strbuf *to_s)
+{
+	if (len > 5 || !strchr("ytonfYTONF~", s[0]))
+		return RUBY_STRING;
+	if (!strcmp(s, "~") || ci_eq(s, "null"))
+		return RUBY_NIL;
+	if (ci_eq(s, "yes") || ci_eq(s, "true") || ci_eq(s, "on")) {
+		if (to_s)
+			strbuf_addstr(to_s, "true");
+		return RUBY_TRUE;
+	}
+	if (ci_eq(s, "no") || ci_eq(s, "false") || ci_eq(s, "off")) {
+		if (to_s)
+			strbuf_addstr(to_s, "false");
+		return RUBY_FALSE;
+	}
+	return RUBY_STRING;
+}
+
+/* A symbol's to_s: its name without the colon, or the quoted name (:"a b", :'::x') without its quotes. */
+static void symbol_to_s(const char *s, struct strbuf *to_s)
+{
+	const char *q = strchr("\"'", s[1]) ? strrchr(s + 2, s[1]) : NULL;
+
+	if (q && q > s + 1) {
+		const char *b = s + 2;
+		if (*b == ':' && b < q)
+			b++;
+		strbuf_add(to_s, b, (size_t)(q - b));
+	} else {
+		strbuf_addstr(to_s, s + 1);
+	}
+}
+
+/* A sexagesimal number (1:30, 1:30.5): an integer, or a float with a fraction. */
+static enum ruby_type sexagesimal_type(const char *s, bool frac, struct strbuf *to_s)
+{
+	/* Psych weighs part e by 60^|e-2|: "1:30" is 5400, as it says */
+	static const double weight[] = { 3600, 60, 1 };
+	double v = 0;
+	int e = 0;
+
+	for (const char *p = s;; e++) {
+		size_t n = strcspn(p, ":");
+		v += part_value(p, n) * weight[e];
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	if (frac) {
+		if (to_s)
+			ruby_float_to_s(v, to_s);
+		return RUBY_FLOAT;
+	}
+	if (to_s)
+		strbuf_addf(to_s, "%.0f", v);
+	return RUBY_INT;
+}
+
+/*
+ * A float's value to to_s, read without its separators (1_000.5) and a dot
+ * before nothing or the exponent (1.e3); false: ".", "-." and "+." are strings.
+ */
+static bool float_to_s(const char *s, struct strbuf *to_s)
+{
+	char buf[128];
+	size_t w = 0;
+	const char *p = s;
+
+	if ((p[0] == '-' || p[0] == '+') && p[1] == '.' && !p[2])
+		return false;
+	if (p[0] == '.' && !p[1])
+		return false;
+	for (; *p && w + 1 < sizeof(buf); p++) {
+		if (*p == ',' || *p == '_')
+			continue;
+		if (*p == '.' && (!p[1] || p[1] == 'e' || p[1] == 'E'))
+			continue;
+		buf[w++] = *p;
+	}
+	buf[w] = '\0';
+	if (to_s)
+		ruby_float_to_s(strtod(buf, NULL), to_s);
+	return true;
+}
+
+/* Is s an integer (1_000, 0x1f, 0b101, 017)? Its decimal value goes to to_s when it is (nothing when not). */
+static bool int_to_s(const char *s, struct strbuf *to_s)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	bool ok;
+
+	if (to_s) {
+		size_t mark = to_s->len;
+		if (parse_int(s, to_s))
+			return true;
+		strbuf_setlen(to_s, mark);
+		return false;
+	}
+	ok = parse_int(s, &tmp);
+	strbuf_release(&tmp);
+	return ok;
+}
+
 /* The type of a plain scalar's text, as ScalarScanner#tokenize decides. */
 static enum ruby_type scalar_type(const char *s, struct strbuf *to_s)
 {
@@ -378,20 +483,9 @@ static enum ruby_type scalar_type(const char *s, struct strbuf *to_s)
 	if (word_char((unsigned char)s[0]) ||
 	    (!isdigit((unsigned char)s[0]) && !strchr(".:-", s[0]) && word_char((unsigned char)s[1])) ||
 	    strchr(s, '\n')) {
-		if (len > 5 || !strchr("ytonfYTONF~", s[0]))
-			goto string;
-		if (!strcmp(s, "~") || ci_eq(s, "null"))
-			return RUBY_NIL;
-		if (ci_eq(s, "yes") || ci_eq(s, "true") || ci_eq(s, "on")) {
-			if (to_s)
-				strbuf_addstr(to_s, "true");
-			return RUBY_TRUE;
-		}
-		if (ci_eq(s, "no") || ci_eq(s, "false") || ci_eq(s, "off")) {
-			if (to_s)
-				strbuf_addstr(to_s, "false");
-			return RUBY_FALSE;
-		}
+		enum ruby_type t = word_type(s, len, to_s);
+		if (t != RUBY_STRING)
+			return t;
 		goto string;
 	}
 	if (is_time(s)) {
@@ -411,72 +505,19 @@ static enum ruby_type scalar_type(const char *s, struct strbuf *to_s)
 		return RUBY_FLOAT;
 	}
 	if (s[0] == ':' && s[1]) {
-		if (to_s) {
-			const char *q = strchr("\"'", s[1]) ? strrchr(s + 2, s[1]) : NULL;
-			if (q && q > s + 1) {
-				const char *b = s + 2;
-				if (*b == ':' && b < q)
-					b++;
-				strbuf_add(to_s, b, (size_t)(q - b));
-			} else {
-				strbuf_addstr(to_s, s + 1);
-			}
-		}
+		if (to_s)
+			symbol_to_s(s, to_s);
 		return RUBY_SYMBOL;
 	}
-	if (is_sexagesimal(s, &frac)) {
-		/* Psych weighs part e by 60^|e-2|: "1:30" is 5400, as it says */
-		static const double weight[] = { 3600, 60, 1 };
-		double v = 0;
-		int e = 0;
-		for (const char *p = s;; e++) {
-			size_t n = strcspn(p, ":");
-			v += part_value(p, n) * weight[e];
-			if (!p[n])
-				break;
-			p += n + 1;
-		}
-		if (frac) {
-			if (to_s)
-				ruby_float_to_s(v, to_s);
-			return RUBY_FLOAT;
-		}
-		if (to_s)
-			strbuf_addf(to_s, "%.0f", v);
-		return RUBY_INT;
-	}
+	if (is_sexagesimal(s, &frac))
+		return sexagesimal_type(s, frac, to_s);
 	if (is_float(s)) {
-		char buf[128];
-		size_t w = 0;
-		const char *p = s;
-		if ((p[0] == '-' || p[0] == '+') && p[1] == '.' && !p[2])
-			goto string;
-		if (p[0] == '.' && !p[1])
-			goto string;
-		for (; *p && w + 1 < sizeof(buf); p++) {
-			if (*p == ',' || *p == '_')
-				continue;
-			if (*p == '.' && (!p[1] || p[1] == 'e' || p[1] == 'E'))
-				continue;
-			buf[w++] = *p;
-		}
-		buf[w] = '\0';
-		if (to_s)
-			ruby_float_to_s(strtod(buf, NULL), to_s);
-		return RUBY_FLOAT;
+		if (float_to_s(s, to_s))
+			return RUBY_FLOAT;
+		goto string;
 	}
-	if (to_s) {
-		size_t mark = to_s->len;
-		if (parse_int(s, to_s))
-			return RUBY_INT;
-		strbuf_setlen(to_s, mark);
-	} else {
-		struct strbuf tmp = STRBUF_INIT;
-		bool ok = parse_int(s, &tmp);
-		strbuf_release(&tmp);
-		if (ok)
-			return RUBY_INT;
-	}
+	if (int_to_s(s, to_s))
+		return RUBY_INT;
 string:
 	if (to_s)
 		strbuf_addstr(to_s, s);

@@ -9,57 +9,8 @@
 #include "ruby_int.h"
 
 #include <ctype.h>
-#include <math.h>
-#include <regex.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum vtype { V_NIL, V_BOOL, V_INT, V_FLOAT, V_STR, V_REGEX, V_NODE };
-
-struct val {
-	enum vtype t;
-	bool b;
-	long long i;
-	double f;
-	const char *s;		/* V_STR: in the evaluator's arena; V_REGEX: the pattern */
-	const struct node *n;	/* V_NODE: a map or list of the context */
-};
-
-struct ev {
-	const char *p;		/* the cursor */
-	const struct node *ctx;
-	struct strbuf *err;
-	int failed;		/* 0, -1 or RUBY_UNKNOWN_KEY */
-	char **arena;
-	size_t narena, aarena;
-};
-
-static const struct val nil_val = { .t = V_NIL };
-
-static const char *keep(struct ev *e, char *s)
-{
-	ALLOC_GROW(e->arena, e->narena + 1, e->aarena);
-	e->arena[e->narena++] = s;
-	return s;
-}
-
-static struct val fail(struct ev *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static struct val fail(struct ev *e, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!e->failed) {
-		e->failed = code;
-		strbuf_reset(e->err);
-		va_start(ap, fmt);
-		strbuf_vaddf(e->err, fmt, ap);
-		va_end(ap);
-	}
-	return nil_val;
-}
 
 static void skip_space(struct ev *e)
 {
@@ -115,98 +66,6 @@ static bool peek_word(struct ev *e, const char *w)
 	return r;
 }
 
-static struct val node_val(struct ev *e, const struct node *n)
-{
-	struct val v = nil_val;
-	struct strbuf s = STRBUF_INIT;
-
-	if (!n)
-		return v;
-	switch (ruby_value(n, &s)) {
-	case RUBY_NIL: break;
-	case RUBY_TRUE: v.t = V_BOOL; v.b = true; break;
-	case RUBY_FALSE: v.t = V_BOOL; v.b = false; break;
-	case RUBY_INT: v.t = V_INT; v.i = strtoll(s.buf, NULL, 10); break;
-	case RUBY_FLOAT: v.t = V_FLOAT; v.f = strtod(s.buf, NULL); break;
-	case RUBY_ARRAY:
-	case RUBY_HASH: v.t = V_NODE; v.n = n; break;
-	default:
-		v.t = V_STR;
-		v.s = keep(e, strbuf_detach(&s));
-		break;
-	}
-	strbuf_release(&s);
-	return v;
-}
-
-static const char *type_name(const struct val *v)
-{
-	switch (v->t) {
-	case V_NIL: return "nil";
-	case V_BOOL: return v->b ? "true" : "false";
-	case V_INT: return "an Integer";
-	case V_FLOAT: return "a Float";
-	case V_STR: return "a String";
-	case V_REGEX: return "a Regexp";
-	case V_NODE: return v->n->type == NODE_SEQ ? "an Array" : "a Hash";
-	}
-	return "?";
-}
-
-static bool truthy(const struct val *v)
-{
-	return !(v->t == V_NIL || (v->t == V_BOOL && !v->b));
-}
-
-static bool num(const struct val *v, double *d)
-{
-	if (v->t == V_INT)
-		*d = (double)v->i;
-	else if (v->t == V_FLOAT)
-		*d = v->f;
-	else
-		return false;
-	return true;
-}
-
-static bool equal(const struct val *a, const struct val *b)
-{
-	double x, y;
-
-	if (num(a, &x) && num(b, &y))
-		return x == y;
-	if (a->t != b->t)
-		return false;
-	switch (a->t) {
-	case V_NIL: return true;
-	case V_BOOL: return a->b == b->b;
-	case V_STR:
-	case V_REGEX: return !strcmp(a->s, b->s);
-	case V_NODE: return node_equal(a->n, b->n);
-	default: return false;
-	}
-}
-
-static struct val match(struct ev *e, const struct val *str, const struct val *re)
-{
-	regex_t rx;
-	regmatch_t m;
-	struct val r = nil_val;
-
-	if (str->t == V_NIL)
-		return r;
-	if (str->t != V_STR)
-		return fail(e, -1, "=~ needs a String, not %s", type_name(str));
-	if (regcomp(&rx, re->s, REG_EXTENDED))
-		return fail(e, -1, "cannot read the regular expression /%s/", re->s);
-	if (!regexec(&rx, str->s, 1, &m, 0)) {
-		r.t = V_INT;
-		r.i = m.rm_so;
-	}
-	regfree(&rx);
-	return r;
-}
-
 static struct val expr(struct ev *e, bool live);
 static struct val stmts(struct ev *e, bool live, const char *const *enders);
 
@@ -229,7 +88,7 @@ static void expect(struct ev *e, const char *w)
 {
 	skip_nl(e);
 	if (!accept(e, w))
-		fail(e, -1, "expected '%s' at '%.20s'", w, e->p);
+		ruby_fail(e, -1, "expected '%s' at '%.20s'", w, e->p);
 }
 
 /* "then" or a newline after a condition */
@@ -237,14 +96,14 @@ static void then(struct ev *e)
 {
 	skip_space(e);
 	if (!accept(e, "then") && *e->p != '\n' && *e->p != ';')
-		fail(e, -1, "expected 'then' or a new line at '%.20s'", e->p);
+		ruby_fail(e, -1, "expected 'then' or a new line at '%.20s'", e->p);
 	skip_nl(e);
 }
 
 static struct val if_expr(struct ev *e, bool live, bool unless)
 {
 	struct val c = expr(e, live), r = nil_val;
-	bool taken = live && (truthy(&c) != unless);
+	bool taken = live && (ruby_val_truthy(&c) != unless);
 	bool done = taken;
 
 	then(e);
@@ -253,7 +112,7 @@ static struct val if_expr(struct ev *e, bool live, bool unless)
 		r = nil_val;
 	while (!unless && accept(e, "elsif")) {
 		c = expr(e, live && !done);
-		taken = live && !done && truthy(&c);
+		taken = live && !done && ruby_val_truthy(&c);
 		then(e);
 		struct val b = stmts(e, taken, if_enders);
 		if (taken)
@@ -282,7 +141,7 @@ static struct val case_expr(struct ev *e, bool live)
 	}
 	skip_nl(e);
 	if (!peek_word(e, "when"))
-		return fail(e, -1, "expected 'when' after 'case'");
+		return ruby_fail(e, -1, "expected 'when' after 'case'");
 	while (accept(e, "when")) {
 		bool hit = false;
 		do {
@@ -291,12 +150,12 @@ static struct val case_expr(struct ev *e, bool live)
 			if (!live || done)
 				continue;
 			if (!has_subject)
-				hit |= truthy(&w);
+				hit |= ruby_val_truthy(&w);
 			else if (w.t == V_REGEX) {
-				struct val m = match(e, &subject, &w);
+				struct val m = ruby_val_match(e, &subject, &w);
 				hit |= m.t != V_NIL;
 			} else
-				hit |= equal(&w, &subject);	/* String#=== and Integer#=== are == */
+				hit |= ruby_val_equal(&w, &subject);	/* String#=== and Integer#=== are == */
 		} while (accept(e, ","));
 		then(e);
 		struct val b = stmts(e, live && !done && hit, when_enders);
@@ -315,20 +174,6 @@ static struct val case_expr(struct ev *e, bool live)
 	return r;
 }
 
-/* Ruby's to_s of a value of the evaluator */
-static void to_s(const struct val *v, struct strbuf *out)
-{
-	switch (v->t) {
-	case V_NIL: break;
-	case V_BOOL: strbuf_addstr(out, v->b ? "true" : "false"); break;
-	case V_INT: strbuf_addf(out, "%lld", v->i); break;
-	case V_FLOAT: ruby_float_to_s(v->f, out); break;
-	case V_STR: strbuf_addstr(out, v->s); break;
-	case V_REGEX: strbuf_addf(out, "(?-mix:%s)", v->s); break;
-	case V_NODE: ruby_value(v->n, out); break;
-	}
-}
-
 static struct val string_lit(struct ev *e, char q, bool live)
 {
 	struct strbuf s = STRBUF_INIT;
@@ -342,9 +187,9 @@ static struct val string_lit(struct ev *e, char q, bool live)
 			skip_nl(e);
 			if (*e->p != '}') {
 				strbuf_release(&s);
-				return fail(e, -1, "expected '}' of '#{' at '%.20s'", e->p);
+				return ruby_fail(e, -1, "expected '}' of '#{' at '%.20s'", e->p);
 			}
-			to_s(&v, &s);
+			ruby_val_to_s(&v, &s);
 			continue;
 		}
 		if (*e->p == '\\' && e->p[1]) {
@@ -366,11 +211,11 @@ static struct val string_lit(struct ev *e, char q, bool live)
 	}
 	if (*e->p != q) {
 		strbuf_release(&s);
-		return fail(e, -1, "a string is not closed with %c", q);
+		return ruby_fail(e, -1, "a string is not closed with %c", q);
 	}
 	e->p++;
 	struct val v = { .t = V_STR };
-	v.s = keep(e, strbuf_detach(&s));
+	v.s = ruby_keep(e, strbuf_detach(&s));
 	return v;
 }
 
@@ -386,64 +231,121 @@ static struct val regex_lit(struct ev *e)
 	}
 	if (*e->p != '/') {
 		strbuf_release(&s);
-		return fail(e, -1, "a regular expression is not closed with /");
+		return ruby_fail(e, -1, "a regular expression is not closed with /");
 	}
 	e->p++;
 	if (isalpha((unsigned char)*e->p)) {
 		strbuf_release(&s);
-		return fail(e, -1, "regular expression flags are not supported");
+		return ruby_fail(e, -1, "regular expression flags are not supported");
 	}
 	struct val v = { .t = V_REGEX };
-	v.s = keep(e, strbuf_detach(&s));
+	v.s = ruby_keep(e, strbuf_detach(&s));
 	return v;
 }
 
-/* key lookup: `a.key` raises KeyError when missing (Hashugar), `a['key']` gives nil */
-static struct val member(struct ev *e, bool live, const struct val *of, const char *key,
-			 bool strict)
+/* A number: 12, 1_000 (an Integer), 1.5 (a Float). */
+static struct val number_lit(struct ev *e)
 {
-	if (!live)
-		return nil_val;
-	if (of->t != V_NODE || of->n->type != NODE_MAP)
-		return fail(e, -1, "cannot read '%s' of %s", key, type_name(of));
-	const struct node *v = node_get(of->n, key);
-	if (!v && strict)
-		return fail(e, RUBY_UNKNOWN_KEY, "unknown hash key: '%s'", key);
-	return node_val(e, v);
-}
+	struct val v = nil_val;
+	const char *start = e->p;
 
-/* The few String methods lkp-tests' templates call: no arguments, no side effects. */
-static struct val method(struct ev *e, bool live, const struct val *of, const char *name)
-{
-	struct val r = { .t = V_STR };
-	struct strbuf s = STRBUF_INIT;
-
-	if (!live)
-		return nil_val;
-	if (!strcmp(name, "to_s")) {
-		to_s(of, &s);
-	} else if (!strcmp(name, "to_i") && (of->t == V_STR || of->t == V_INT || of->t == V_FLOAT)) {
-		r.t = V_INT;
-		r.i = of->t == V_STR ? strtoll(of->s, NULL, 10) : of->t == V_INT ? of->i : (long long)of->f;
-		return r;
-	} else if (of->t == V_STR && (!strcmp(name, "upcase") || !strcmp(name, "downcase"))) {
-		for (const char *c = of->s; *c; c++)
-			strbuf_addch(&s, name[0] == 'u' ? toupper((unsigned char)*c) : tolower((unsigned char)*c));
-	} else if (of->t == V_STR && !strcmp(name, "strip")) {
-		const char *b = of->s + strspn(of->s, " \t\r\n\v\f");
-		size_t n = strlen(b);
-		while (n && isspace((unsigned char)b[n - 1]))
-			n--;
-		strbuf_add(&s, b, n);
+	e->p += strspn(e->p, "0123456789_");
+	bool isf = e->p[0] == '.' && isdigit((unsigned char)e->p[1]);
+	if (isf)
+		e->p += 1 + strspn(e->p + 1, "0123456789_");
+	char *t = xstrndup(start, (size_t)(e->p - start));
+	size_t w = 0;
+	for (size_t r = 0; t[r]; r++)
+		if (t[r] != '_')
+			t[w++] = t[r];
+	t[w] = '\0';
+	if (isf) {
+		v.t = V_FLOAT;
+		v.f = strtod(t, NULL);
 	} else {
-		strbuf_release(&s);
-		return fail(e, -1, "cannot call '%s' on %s (lkprobot knows upcase, downcase, strip, to_s, to_i)",
-			    name, type_name(of));
+		v.t = V_INT;
+		v.i = strtoll(t, NULL, 10);
 	}
-	r.s = keep(e, strbuf_detach(&s));
-	return r;
+	free(t);
+	return v;
 }
 
+/* A word: nil, true, false, if/unless/case, job, or a key of the job (`a` is job.a). */
+static struct val word(struct ev *e, bool live)
+{
+	struct val v = nil_val;
+	const char *start = e->p;
+
+	while (ident_char(*e->p))
+		e->p++;
+	char *id = xstrndup(start, (size_t)(e->p - start));
+	if (!strcmp(id, "nil")) {
+		v = nil_val;
+	} else if (!strcmp(id, "true") || !strcmp(id, "false")) {
+		v.t = V_BOOL;
+		v.b = id[0] == 't';
+	} else if (!strcmp(id, "if") || !strcmp(id, "unless")) {
+		v = if_expr(e, live, id[0] == 'u');
+	} else if (!strcmp(id, "case")) {
+		v = case_expr(e, live);
+	} else if (!strcmp(id, "job")) {
+		v.t = V_NODE;
+		v.n = e->ctx;
+	} else if (*e->p == '(' || *e->p == '?' || *e->p == '!') {
+		ruby_fail(e, -1, "method calls are not supported ('%s%c')", id, *e->p);
+	} else {
+		struct val ctx = { .t = V_NODE, .n = e->ctx };
+		v = ruby_val_member(e, live, &ctx, id, true);
+	}
+	free(id);
+	return v;
+}
+
+/* What follows a primary: .key (a String's method) and [key] or [index], left to right. */
+static struct val postfix(struct ev *e, bool live, struct val v)
+{
+	for (;;) {
+		skip_space(e);
+		if (e->p[0] == '.' && (isalpha((unsigned char)e->p[1]) || e->p[1] == '_')) {
+			const char *start = ++e->p;
+			while (ident_char(*e->p))
+				e->p++;
+			if (*e->p == '?' || *e->p == '!' || *e->p == '(')
+				return ruby_fail(e, -1, "method calls are not supported ('%.*s')",
+						 (int)(e->p - start + 1), start);
+			char *id = xstrndup(start, (size_t)(e->p - start));
+			if (v.t == V_NODE && v.n->type == NODE_MAP)
+				v = ruby_val_member(e, live, &v, id, true);
+			else
+				v = ruby_val_method(e, live, &v, id);
+			free(id);
+		} else if (e->p[0] == '[') {
+			e->p++;
+			struct val k = expr(e, live);
+			skip_space(e);
+			if (*e->p != ']')
+				return ruby_fail(e, -1, "expected ']' at '%.20s'", e->p);
+			e->p++;
+			if (!live)
+				continue;
+			if (v.t == V_NODE && v.n->type == NODE_SEQ && k.t == V_INT) {
+				long long i = k.i < 0 ? (long long)v.n->n + k.i : k.i;
+				v = i >= 0 && (size_t)i < v.n->n ? ruby_node_val(e, v.n->vals[i]) : nil_val;
+			} else if (k.t == V_STR) {
+				v = ruby_val_member(e, live, &v, k.s, false);
+			} else {
+				return ruby_fail(e, -1, "cannot index %s with %s", ruby_type_name(&v),
+						 ruby_type_name(&k));
+			}
+		} else {
+			return v;
+		}
+		if (e->failed)
+			return nil_val;
+	}
+}
+
+/* A parenthesized expression, a literal or a word, and what follows it. */
 static struct val primary(struct ev *e, bool live)
 {
 	struct val v = nil_val;
@@ -456,98 +358,20 @@ static struct val primary(struct ev *e, bool live)
 		v = stmts(e, live, NULL);
 		skip_nl(e);
 		if (*e->p != ')')
-			return fail(e, -1, "expected ')' at '%.20s'", e->p);
+			return ruby_fail(e, -1, "expected ')' at '%.20s'", e->p);
 		e->p++;
 	} else if (c == '\'' || c == '"') {
 		v = string_lit(e, c, live);
 	} else if (c == '/') {
 		v = regex_lit(e);
 	} else if (isdigit((unsigned char)c)) {
-		const char *start = e->p;
-		e->p += strspn(e->p, "0123456789_");
-		bool isf = e->p[0] == '.' && isdigit((unsigned char)e->p[1]);
-		if (isf)
-			e->p += 1 + strspn(e->p + 1, "0123456789_");
-		char *t = xstrndup(start, (size_t)(e->p - start));
-		size_t w = 0;
-		for (size_t r = 0; t[r]; r++)
-			if (t[r] != '_')
-				t[w++] = t[r];
-		t[w] = '\0';
-		if (isf) {
-			v.t = V_FLOAT;
-			v.f = strtod(t, NULL);
-		} else {
-			v.t = V_INT;
-			v.i = strtoll(t, NULL, 10);
-		}
-		free(t);
+		v = number_lit(e);
 	} else if (isalpha((unsigned char)c) || c == '_') {
-		const char *start = e->p;
-		while (ident_char(*e->p))
-			e->p++;
-		char *id = xstrndup(start, (size_t)(e->p - start));
-		if (!strcmp(id, "nil")) {
-			v = nil_val;
-		} else if (!strcmp(id, "true") || !strcmp(id, "false")) {
-			v.t = V_BOOL;
-			v.b = id[0] == 't';
-		} else if (!strcmp(id, "if") || !strcmp(id, "unless")) {
-			v = if_expr(e, live, id[0] == 'u');
-		} else if (!strcmp(id, "case")) {
-			v = case_expr(e, live);
-		} else if (!strcmp(id, "job")) {
-			v.t = V_NODE;
-			v.n = e->ctx;
-		} else if (*e->p == '(' || *e->p == '?' || *e->p == '!') {
-			fail(e, -1, "method calls are not supported ('%s%c')", id, *e->p);
-		} else {
-			struct val ctx = { .t = V_NODE, .n = e->ctx };
-			v = member(e, live, &ctx, id, true);
-		}
-		free(id);
+		v = word(e, live);
 	} else {
-		return fail(e, -1, "unexpected '%.20s'", e->p);
+		return ruby_fail(e, -1, "unexpected '%.20s'", e->p);
 	}
-	/* postfix: .key and [key] */
-	for (;;) {
-		skip_space(e);
-		if (e->p[0] == '.' && (isalpha((unsigned char)e->p[1]) || e->p[1] == '_')) {
-			const char *start = ++e->p;
-			while (ident_char(*e->p))
-				e->p++;
-			if (*e->p == '?' || *e->p == '!' || *e->p == '(')
-				return fail(e, -1, "method calls are not supported ('%.*s')",
-					    (int)(e->p - start + 1), start);
-			char *id = xstrndup(start, (size_t)(e->p - start));
-			if (v.t == V_NODE && v.n->type == NODE_MAP)
-				v = member(e, live, &v, id, true);
-			else
-				v = method(e, live, &v, id);
-			free(id);
-		} else if (e->p[0] == '[') {
-			e->p++;
-			struct val k = expr(e, live);
-			skip_space(e);
-			if (*e->p != ']')
-				return fail(e, -1, "expected ']' at '%.20s'", e->p);
-			e->p++;
-			if (!live)
-				continue;
-			if (v.t == V_NODE && v.n->type == NODE_SEQ && k.t == V_INT) {
-				long long i = k.i < 0 ? (long long)v.n->n + k.i : k.i;
-				v = i >= 0 && (size_t)i < v.n->n ? node_val(e, v.n->vals[i]) : nil_val;
-			} else if (k.t == V_STR) {
-				v = member(e, live, &v, k.s, false);
-			} else {
-				return fail(e, -1, "cannot index %s with %s", type_name(&v), type_name(&k));
-			}
-		} else {
-			return v;
-		}
-		if (e->failed)
-			return nil_val;
-	}
+	return postfix(e, live, v);
 }
 
 static struct val unary(struct ev *e, bool live)
@@ -556,7 +380,7 @@ static struct val unary(struct ev *e, bool live)
 	if (e->p[0] == '!' && e->p[1] != '=' && e->p[1] != '~') {
 		e->p++;
 		struct val v = unary(e, live);
-		struct val r = { .t = V_BOOL, .b = !truthy(&v) };
+		struct val r = { .t = V_BOOL, .b = !ruby_val_truthy(&v) };
 		return r;
 	}
 	if (e->p[0] == '-' && !isspace((unsigned char)e->p[1])) {
@@ -569,48 +393,10 @@ static struct val unary(struct ev *e, bool live)
 		else if (v.t == V_FLOAT)
 			v.f = -v.f;
 		else
-			return fail(e, -1, "cannot negate %s", type_name(&v));
+			return ruby_fail(e, -1, "cannot negate %s", ruby_type_name(&v));
 		return v;
 	}
 	return primary(e, live);
-}
-
-static struct val arith(struct ev *e, bool live, struct val a, char op, struct val b)
-{
-	double x, y;
-
-	if (!live)
-		return nil_val;
-	if (op == '+' && a.t == V_STR && b.t == V_STR) {
-		struct val r = { .t = V_STR };
-		r.s = keep(e, xasprintf("%s%s", a.s, b.s));
-		return r;
-	}
-	if (!num(&a, &x) || !num(&b, &y))
-		return fail(e, -1, "cannot compute %s %c %s", type_name(&a), op, type_name(&b));
-	if (a.t == V_INT && b.t == V_INT) {
-		struct val r = { .t = V_INT };
-		if ((op == '/' || op == '%') && !b.i)
-			return fail(e, -1, "divided by 0");
-		switch (op) {
-		case '+': r.i = a.i + b.i; break;
-		case '-': r.i = a.i - b.i; break;
-		case '*': r.i = a.i * b.i; break;
-		/* Ruby's integer division and modulo round toward minus infinity */
-		case '/': r.i = a.i / b.i - ((a.i % b.i) && ((a.i < 0) != (b.i < 0))); break;
-		case '%': r.i = ((a.i % b.i) + b.i) % b.i; break;
-		}
-		return r;
-	}
-	struct val r = { .t = V_FLOAT };
-	switch (op) {
-	case '+': r.f = x + y; break;
-	case '-': r.f = x - y; break;
-	case '*': r.f = x * y; break;
-	case '/': r.f = x / y; break;
-	case '%': r.f = fmod(x, y); break;
-	}
-	return r;
 }
 
 /* One left-associative level of arithmetic: its operator characters and its operands. */
@@ -627,7 +413,7 @@ static struct val arith_level(struct ev *e, bool live, const char *ops,
 		e->p++;
 		skip_nl(e);
 		struct val b = operand(e, live);
-		a = arith(e, live, a, op, b);
+		a = ruby_val_arith(e, live, a, op, b);
 	}
 }
 
@@ -664,12 +450,13 @@ static struct val relation(struct ev *e, bool live)
 			continue;
 		double x, y;
 		int c;
-		if (num(&a, &x) && num(&b, &y))
+		if (ruby_val_num(&a, &x) && ruby_val_num(&b, &y))
 			c = (x > y) - (x < y);
 		else if (a.t == V_STR && b.t == V_STR)
 			c = strcmp(a.s, b.s);
 		else
-			return fail(e, -1, "comparison of %s with %s failed", type_name(&a), type_name(&b));
+			return ruby_fail(e, -1, "comparison of %s with %s failed", ruby_type_name(&a),
+					 ruby_type_name(&b));
 		struct val r = { .t = V_BOOL };
 		r.b = !strcmp(op, "<") ? c < 0 : !strcmp(op, "<=") ? c <= 0 : !strcmp(op, ">") ? c > 0 : c >= 0;
 		a = r;
@@ -699,12 +486,12 @@ static struct val equality(struct ev *e, bool live)
 			continue;
 		struct val r = { .t = V_BOOL };
 		if (op == '=' || op == '!') {
-			r.b = equal(&a, &b) == (op == '=');
+			r.b = ruby_val_equal(&a, &b) == (op == '=');
 		} else {
 			const struct val *s = b.t == V_REGEX ? &a : &b, *re = b.t == V_REGEX ? &b : &a;
 			if (re->t != V_REGEX)
-				return fail(e, -1, "=~ needs a regular expression");
-			struct val m = match(e, s, re);
+				return ruby_fail(e, -1, "=~ needs a regular expression");
+			struct val m = ruby_val_match(e, s, re);
 			if (op == '~')
 				r = m;
 			else
@@ -722,7 +509,7 @@ static struct val logic_level(struct ev *e, bool live, const char *op, bool is_a
 
 	while (accept(e, op)) {
 		skip_nl(e);
-		bool go = live && truthy(&a) == is_and;
+		bool go = live && ruby_val_truthy(&a) == is_and;
 		struct val b = operand(e, go);
 		if (go)
 			a = b;
@@ -749,11 +536,11 @@ static struct val ternary(struct ev *e, bool live)
 		return c;
 	e->p++;
 	skip_nl(e);
-	bool yes = live && truthy(&c);
+	bool yes = live && ruby_val_truthy(&c);
 	struct val a = ternary(e, yes);
 	skip_nl(e);
 	if (*e->p != ':')
-		return fail(e, -1, "expected ':' of '?:' at '%.20s'", e->p);
+		return ruby_fail(e, -1, "expected ':' of '?:' at '%.20s'", e->p);
 	e->p++;
 	skip_nl(e);
 	struct val b = ternary(e, live && !yes);
@@ -764,7 +551,7 @@ static struct val not_expr(struct ev *e, bool live)
 {
 	if (accept(e, "not")) {
 		struct val v = not_expr(e, live);
-		struct val r = { .t = V_BOOL, .b = !truthy(&v) };
+		struct val r = { .t = V_BOOL, .b = !ruby_val_truthy(&v) };
 		return r;
 	}
 	return ternary(e, live);
@@ -784,7 +571,7 @@ static struct val expr(struct ev *e, bool live)
 		else
 			return a;
 		skip_nl(e);
-		bool go = live && (truthy(&a) == is_and);
+		bool go = live && (ruby_val_truthy(&a) == is_and);
 		struct val b = not_expr(e, go);
 		if (go)
 			a = b;
@@ -801,7 +588,7 @@ static struct val stmts(struct ev *e, bool live, const char *const *enders)
 		skip_space(e);
 		if (*e->p && *e->p != '\n' && *e->p != ';' && *e->p != ')' && *e->p != '}' &&
 		    !at_ender(e, enders))
-			return fail(e, -1, "unexpected '%.20s'", e->p);
+			return ruby_fail(e, -1, "unexpected '%.20s'", e->p);
 	}
 	return v;
 }
@@ -814,39 +601,10 @@ int ruby_eval(const char *text, const struct node *ctx, struct node **out,
 
 	skip_nl(&e);
 	if (!e.failed && *e.p)
-		fail(&e, -1, "unexpected '%.20s'", e.p);
+		ruby_fail(&e, -1, "unexpected '%.20s'", e.p);
 	*out = NULL;
-	if (!e.failed) {
-		char buf[64];
-		switch (v.t) {
-		case V_NIL:
-			break;
-		case V_BOOL:
-			*out = node_new_scalar(v.b ? "true" : "false");
-			break;
-		case V_INT:
-			snprintf(buf, sizeof(buf), "%lld", v.i);
-			*out = node_new_scalar(buf);
-			break;
-		case V_FLOAT: {
-			struct strbuf s = STRBUF_INIT;
-			ruby_float_to_s(v.f, &s);
-			*out = node_new_scalar(s.buf);
-			strbuf_release(&s);
-			break;
-		}
-		case V_STR:
-			*out = node_new_scalar(v.s);
-			(*out)->quoted = 1;
-			break;
-		case V_NODE:
-			*out = node_dup(v.n);
-			break;
-		case V_REGEX:
-			fail(&e, -1, "the value is a regular expression");
-			break;
-		}
-	}
+	if (!e.failed)
+		*out = ruby_val_node(&e, &v);
 	for (size_t i = 0; i < e.narena; i++)
 		free(e.arena[i]);
 	free(e.arena);

@@ -115,7 +115,8 @@ static void test_box_kernel_release(void **state)
 	memcpy(img + 0x202, "HdrS", 4);
 	img[0x20e] = 0x00;
 	img[0x20f] = 0x04;	/* 0x400 + 0x200 */
-	strcpy(img + 0x600, "6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC");
+	snprintf(img + 0x600, sizeof(img) - 0x600, "%s",
+		 "6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC");
 	char *p = write_file("bzImage", img, sizeof(img));
 	assert_int_equal(box_kernel_release(p, &out, &err), 0);
 	assert_string_equal(out.buf, "6.1.0-57-amd64");

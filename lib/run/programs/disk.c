@@ -72,7 +72,7 @@ static size_t machine_partitions(const struct run *r, const char *key, char ***o
 	if (!v)
 		return 0;
 	char *copy = xstrdup(v);
-	for (char *w = strtok(copy, " \t"); w; w = strtok(NULL, " \t")) {
+	for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
 		glob_t g;
 		if (!glob(w, 0, NULL, &g)) {
 			for (size_t i = 0; i < g.gl_pathc; i++)

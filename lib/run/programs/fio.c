@@ -285,6 +285,17 @@ const struct program program_fio_setup_basic = {
 	.debs = fio_debs,
 };
 
+/* bandwidth and IOPS up, latencies (completion, submission, total) down */
+static const struct program_metric fio_metrics[] = {
+	{ "*_bw_MBps", +1, true },
+	{ "*_iops", +1, true },
+	{ "*_clat_mean*", -1, true },
+	{ "*_clat_*", -1, false },
+	{ "*_slat_*", -1, false },
+	{ "*_lat_*", -1, false },
+	{ NULL, 0, false },
+};
+
 const struct program program_fio = {
 	.version = PROGRAM_VERSION,
 	.name = "fio",
@@ -297,4 +308,5 @@ const struct program program_fio = {
 	.parse = fio_parse,
 	.raw = "fio.output",
 	.debs = fio_debs,
+	.metrics = fio_metrics,
 };

@@ -96,7 +96,7 @@ static int fs_setup(struct run *r, const struct program *p, struct strbuf *err)
 	}
 	if (opts) {
 		char *copy = xstrdup(opts);
-		for (char *o = strtok(copy, ","); o; o = strtok(NULL, ","))
+		for (char *save = NULL, *o = strtok_r(copy, ",", &save); o; o = strtok_r(NULL, ",", &save))
 			want_dax |= !strcmp(o, "dax") || !strcmp(o, "dax=always");
 		free(copy);
 	}

@@ -59,12 +59,117 @@ static bool interrupts_is_count(const char *s)
 	return true;
 }
 
+/* What the parser keeps from line to line: the CPU columns of the last header line. */
+struct interrupts_state {
+	char **cpus;
+	size_t ncpus;
+	struct strbuf key, name;
+};
+
+static void interrupts_free_cpus(struct interrupts_state *st)
+{
+	for (size_t i = 0; i < st->ncpus; i++)
+		free(st->cpus[i]);
+	free(st->cpus);
+	st->cpus = NULL;
+	st->ncpus = 0;
+}
+
+/* "           CPU0       CPU1": the columns of the lines that follow. */
+static int interrupts_header(struct interrupts_state *st, char **w, size_t n, size_t lineno, struct strbuf *err)
+{
+	interrupts_free_cpus(st);
+	st->cpus = xcalloc(n, sizeof(*st->cpus));
+	st->ncpus = n;
+	for (size_t i = 0; i < n; i++) {
+		if (!interrupts_is_cpu(w[i])) {
+			strbuf_setf(err, "interrupts: line %zu: '%s' in the CPU header line", lineno, w[i]);
+			return -1;
+		}
+		st->cpus[i] = xstrdup(w[i]);
+	}
+	return 0;
+}
+
+/* st->key: "35:" + fields joined by '.' (",." made ","), "CAL:" + words joined by '_' */
+static void interrupts_key(struct interrupts_state *st, char **w, size_t n)
+{
+	size_t klen = strlen(w[0]);
+	bool numbered = true;
+
+	for (size_t i = 0; i + 1 < klen; i++)
+		if (!isdigit((unsigned char)w[0][i]))
+			numbered = false;
+	strbuf_reset(&st->key);
+	for (size_t i = st->ncpus + 1; i < n; i++) {
+		if (i > st->ncpus + 1)
+			strbuf_addch(&st->key, numbered ? '.' : '_');
+		strbuf_addstr(&st->key, w[i]);
+	}
+	strbuf_setf(&st->name, "%s", w[0]);
+	for (size_t i = 0; i < st->key.len; i++) {
+		strbuf_addch(&st->name, st->key.buf[i]);
+		if (numbered && st->key.buf[i] == ',' && st->key.buf[i + 1] == '.')
+			i++;	/* one left-to-right pass, as Ruby's gsub */
+	}
+	strbuf_reset(&st->key);
+	strbuf_addstr(&st->key, st->name.buf);
+}
+
+/* An interrupt's line: "<key>: <count>" (ERR:), or a count per CPU and its name. */
+static int interrupts_counts(struct interrupts_state *st, char **w, size_t n, size_t lineno,
+			     struct stats_samples *out, struct strbuf *err)
+{
+	size_t klen = strlen(w[0]);
+
+	if (klen < 2 || w[0][klen - 1] != ':') {
+		strbuf_setf(err, "interrupts: line %zu: '%s' is neither an interrupt line nor a CPU header",
+			    lineno, w[0]);
+		return -1;
+	}
+	if (!st->ncpus) {
+		strbuf_setf(err, "interrupts: line %zu: counts before the CPU header line", lineno);
+		return -1;
+	}
+	if (n == 2) {
+		/* "ERR:          0" */
+		strbuf_reset(&st->key);
+		strbuf_add(&st->key, w[0], klen - 1);
+		if (!interrupts_is_count(w[1]) || stats_add_text(out, st->key.buf, w[1], err)) {
+			strbuf_setf(err, "interrupts: line %zu: %s count '%s' is not a number", lineno,
+				    st->key.buf, w[1]);
+			return -1;
+		}
+		return 0;
+	}
+	if (n < st->ncpus + 1) {
+		strbuf_setf(err, "interrupts: line %zu: %s has %zu counts for %zu CPUs", lineno, w[0],
+			    n - 1, st->ncpus);
+		return -1;
+	}
+	interrupts_key(st, w, n);
+	unsigned long long sum = 0;
+	for (size_t i = 0; i < st->ncpus; i++) {
+		if (!interrupts_is_count(w[i + 1])) {
+			strbuf_setf(err, "interrupts: line %zu: %s count '%s' of %s is not a number",
+				    lineno, w[0], w[i + 1], st->cpus[i]);
+			return -1;
+		}
+		sum += strtoull(w[i + 1], NULL, 10);
+		strbuf_setf(&st->name, "%s.%s", st->cpus[i], st->key.buf);
+		if (stats_add_text(out, st->name.buf, w[i + 1], err))
+			return -1;
+	}
+	return stats_add(out, st->key.buf, (double)sum, false, err) ? -1 : 0;
+}
+
 static int interrupts_parse(const char *text, size_t len, struct stats_samples *out,
 			    struct strbuf *err)
 {
-	struct strbuf line = STRBUF_INIT, key = STRBUF_INIT, name = STRBUF_INIT;
-	char **w = NULL, **cpus = NULL;
-	size_t walloc = 0, ncpus = 0, lineno = 0;
+	struct interrupts_state st = { .key = STRBUF_INIT, .name = STRBUF_INIT };
+	struct strbuf line = STRBUF_INIT;
+	char **w = NULL;
+	size_t walloc = 0, lineno = 0;
 	int ret = -1;
 
 	if (memchr(text, '\0', len)) {
@@ -77,99 +182,24 @@ static int interrupts_parse(const char *text, size_t len, struct stats_samples *
 	while ((rc = monitor_snapshot_line(&p, end, &lineno, &line, "interrupts", out, err)) > 0) {
 		size_t n;
 
-		if (rc == 2) {	/* a new snapshot */
+		if (rc == 2)	/* a new snapshot */
 			continue;
-		}
 		n = interrupts_split(line.buf, &w, &walloc);
 		if (!n)
 			continue;
-		if (interrupts_is_cpu(w[0])) {
-			/* "           CPU0       CPU1" */
-			for (size_t i = 0; i < ncpus; i++)
-				free(cpus[i]);
-			free(cpus);
-			cpus = xcalloc(n, sizeof(*cpus));
-			ncpus = n;
-			for (size_t i = 0; i < n; i++) {
-				if (!interrupts_is_cpu(w[i])) {
-					strbuf_setf(err, "interrupts: line %zu: '%s' in the CPU header line", lineno, w[i]);
-					goto out;
-				}
-				cpus[i] = xstrdup(w[i]);
-			}
-			continue;
-		}
-		size_t klen = strlen(w[0]);
-		if (klen < 2 || w[0][klen - 1] != ':') {
-			strbuf_setf(err, "interrupts: line %zu: '%s' is neither an interrupt line nor a CPU header",
-				    lineno, w[0]);
-			goto out;
-		}
-		if (!ncpus) {
-			strbuf_setf(err, "interrupts: line %zu: counts before the CPU header line", lineno);
-			goto out;
-		}
-		if (n == 2) {
-			/* "ERR:          0" */
-			strbuf_reset(&key);
-			strbuf_add(&key, w[0], klen - 1);
-			if (!interrupts_is_count(w[1]) || stats_add_text(out, key.buf, w[1], err)) {
-				strbuf_setf(err, "interrupts: line %zu: %s count '%s' is not a number", lineno,
-					    key.buf, w[1]);
-				goto out;
-			}
-			continue;
-		}
-		if (n < ncpus + 1) {
-			strbuf_setf(err, "interrupts: line %zu: %s has %zu counts for %zu CPUs", lineno, w[0],
-				    n - 1, ncpus);
-			goto out;
-		}
-		bool numbered = true;
-		for (size_t i = 0; i + 1 < klen; i++)
-			if (!isdigit((unsigned char)w[0][i]))
-				numbered = false;
-		/* key: "35:" + fields joined by '.' (",." made ","), "CAL:" + words joined by '_' */
-		strbuf_reset(&key);
-		for (size_t i = ncpus + 1; i < n; i++) {
-			if (i > ncpus + 1)
-				strbuf_addch(&key, numbered ? '.' : '_');
-			strbuf_addstr(&key, w[i]);
-		}
-		strbuf_setf(&name, "%s", w[0]);
-		for (size_t i = 0; i < key.len; i++) {
-			strbuf_addch(&name, key.buf[i]);
-			if (numbered && key.buf[i] == ',' && key.buf[i + 1] == '.')
-				i++;	/* one left-to-right pass, as Ruby's gsub */
-		}
-		strbuf_reset(&key);
-		strbuf_addstr(&key, name.buf);
-		unsigned long long sum = 0;
-		for (size_t i = 0; i < ncpus; i++) {
-			if (!interrupts_is_count(w[i + 1])) {
-				strbuf_setf(err, "interrupts: line %zu: %s count '%s' of %s is not a number",
-					    lineno, w[0], w[i + 1], cpus[i]);
-				goto out;
-			}
-			sum += strtoull(w[i + 1], NULL, 10);
-			strbuf_setf(&name, "%s.%s", cpus[i], key.buf);
-			if (stats_add_text(out, name.buf, w[i + 1], err))
-				goto out;
-		}
-		if (stats_add(out, key.buf, (double)sum, false, err))
+		if (interrupts_is_cpu(w[0]) ? interrupts_header(&st, w, n, lineno, err)
+					    : interrupts_counts(&st, w, n, lineno, out, err))
 			goto out;
 	}
 	if (rc < 0)
 		goto out;
 	ret = 0;
 out:
-	for (size_t i = 0; i < ncpus; i++)
-		free(cpus[i]);
-	free(cpus);
+	interrupts_free_cpus(&st);
 	free(w);
 	strbuf_release(&line);
-	strbuf_release(&key);
-	strbuf_release(&name);
+	strbuf_release(&st.key);
+	strbuf_release(&st.name);
 	return ret;
 }
 

@@ -278,28 +278,102 @@ static void unavailable_reason(struct strbuf *why, const struct perfevent_set *s
 	strbuf_release(&sb);
 }
 
-static int perf_stat_monitor(struct run *r, const struct program *p, int out_fd)
+/* The job's parameters: the events, the interval, the delay before and the duration of counting. 0, or 2 (bad). */
+static int monitor_params(const struct run *r, const struct program *p, const char **spec, uint64_t *interval_ms,
+			  uint64_t *delay, uint64_t *duration)
 {
-	struct perfevent_set set;
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, e2 = STRBUF_INIT;
-	const char *spec = run_param(r, p, "revents");
-	uint64_t interval_ms, delay = 0, duration = 0, t0, last, next, end = 0;
-	sigset_t term, old;
-	int opened, rc = 0;
+	struct strbuf err = STRBUF_INIT;
 
-	if (!spec || !*spec)
-		spec = run_param(r, p, "events");
-	if (!spec || !*spec)
-		spec = PERFEVENT_LKP_DEFAULT;
-	if (interval_param(r, p, &interval_ms))
+	*spec = run_param(r, p, "revents");
+	if (!*spec || !**spec)
+		*spec = run_param(r, p, "events");
+	if (!*spec || !**spec)
+		*spec = PERFEVENT_LKP_DEFAULT;
+	if (interval_param(r, p, interval_ms))
 		return 2;
-	if (run_param_seconds(r, p, "delay", 0, &delay, &err) ||
-	    run_param_seconds(r, p, "duration", 0, &duration, &err)) {
+	if (run_param_seconds(r, p, "delay", 0, delay, &err) ||
+	    run_param_seconds(r, p, "duration", 0, duration, &err)) {
 		fprintf(stderr, "perf-stat: %s\n", err.buf);
 		strbuf_release(&err);
 		return 2;
 	}
 	warn_unsupported_options(r, p);
+	return 0;
+}
+
+/* The raw file's head: the perf command it stands for, and the events this machine cannot count. */
+static int write_header(int out_fd, const struct perfevent_set *set, int opened, uint64_t interval_ms,
+			uint64_t delay)
+{
+	struct strbuf out = STRBUF_INIT;
+	int rc = 0;
+
+	strbuf_addf(&out, "# lkprobot perf-stat (perf_event_open, libpfm4; %d of %zu events), as: perf stat -a --scale -I %llu -x , -e ",
+		    opened, set->n, (unsigned long long)interval_ms);
+	format_spec(&out, set);
+	strbuf_addf(&out, " --log-fd 1 -D %llu --\n", (unsigned long long)(delay * 1000));
+	for (size_t i = 0, k = 0; i < set->n; i++)
+		if (!set->ev[i].supported)
+			strbuf_addf(&out, "%s%s (%s)", k++ ? ", " : "# not supported here: ",
+				    set->ev[i].name, strerror(set->ev[i].error));
+	if (opened < (int)set->n)
+		strbuf_addch(&out, '\n');
+	if (fsutil_write_all(out_fd, out.buf, out.len)) {
+		fprintf(stderr, "perf-stat: cannot write: %s\n", strerror(errno));
+		rc = 1;
+	}
+	strbuf_release(&out);
+	return rc;
+}
+
+/* A record every interval from t0 until a stop signal or end (0: none), and one at the stop. The exit status. */
+static int sample(int out_fd, struct perfevent_set *set, const sigset_t *term, uint64_t t0, uint64_t end,
+		  uint64_t interval_ms)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	uint64_t last = t0, next = t0 + interval_ms * 1000000ULL;
+	int rc = 0;
+
+	for (;;) {
+		bool stop = wait_until(end && end < next ? end : next, term);
+		uint64_t now = now_ns();
+
+		if (end && now >= end)
+			stop = true;
+		if (perfevent_read(set, &err)) {
+			fprintf(stderr, "perf-stat: %s\n", err.buf);
+			rc = 1;
+			break;
+		}
+		strbuf_reset(&out);
+		format_record(&out, set, now - t0, now - last);
+		last = now;
+		if (fsutil_write_all(out_fd, out.buf, out.len)) {
+			fprintf(stderr, "perf-stat: cannot write: %s\n", strerror(errno));
+			rc = 1;
+			break;
+		}
+		if (stop)
+			break;
+		while (next <= now)
+			next += interval_ms * 1000000ULL;
+	}
+	strbuf_release(&err);
+	strbuf_release(&out);
+	return rc;
+}
+
+static int perf_stat_monitor(struct run *r, const struct program *p, int out_fd)
+{
+	struct perfevent_set set;
+	struct strbuf err = STRBUF_INIT, e2 = STRBUF_INIT;
+	const char *spec;
+	uint64_t interval_ms, delay = 0, duration = 0, t0, end = 0;
+	sigset_t term, old;
+	int opened, rc;
+
+	if ((rc = monitor_params(r, p, &spec, &interval_ms, &delay, &duration)))
+		return rc;
 
 	/* stop on SIGTERM or SIGINT, as lib/monitor's monitors */
 	sigemptyset(&term);
@@ -326,51 +400,11 @@ static int perf_stat_monitor(struct run *r, const struct program *p, int out_fd)
 		rc = MONITOR_UNAVAILABLE;
 		goto out;
 	}
-	t0 = last = now_ns();
+	t0 = now_ns();
 	if (duration)
 		end = t0 + duration * 1000000000ULL;
-
-	strbuf_addf(&out, "# lkprobot perf-stat (perf_event_open, libpfm4; %d of %zu events), as: perf stat -a --scale -I %llu -x , -e ",
-		    opened, set.n, (unsigned long long)interval_ms);
-	format_spec(&out, &set);
-	strbuf_addf(&out, " --log-fd 1 -D %llu --\n", (unsigned long long)(delay * 1000));
-	for (size_t i = 0, k = 0; i < set.n; i++)
-		if (!set.ev[i].supported)
-			strbuf_addf(&out, "%s%s (%s)", k++ ? ", " : "# not supported here: ",
-				    set.ev[i].name, strerror(set.ev[i].error));
-	if (opened < (int)set.n)
-		strbuf_addch(&out, '\n');
-	if (fsutil_write_all(out_fd, out.buf, out.len)) {
-		fprintf(stderr, "perf-stat: cannot write: %s\n", strerror(errno));
-		rc = 1;
-		goto out;
-	}
-
-	next = t0 + interval_ms * 1000000ULL;
-	for (;;) {
-		bool stop = wait_until(end && end < next ? end : next, &term);
-		uint64_t now = now_ns();
-
-		if (end && now >= end)
-			stop = true;
-		if (perfevent_read(&set, &err)) {
-			fprintf(stderr, "perf-stat: %s\n", err.buf);
-			rc = 1;
-			break;
-		}
-		strbuf_reset(&out);
-		format_record(&out, &set, now - t0, now - last);
-		last = now;
-		if (fsutil_write_all(out_fd, out.buf, out.len)) {
-			fprintf(stderr, "perf-stat: cannot write: %s\n", strerror(errno));
-			rc = 1;
-			break;
-		}
-		if (stop)
-			break;
-		while (next <= now)
-			next += interval_ms * 1000000ULL;
-	}
+	if (!(rc = write_header(out_fd, &set, opened, interval_ms, delay)))
+		rc = sample(out_fd, &set, &term, t0, end, interval_ms);
 out:
 	perfevent_set_release(&set);
 	/* a stop still pending would kill us on unblocking: we are done anyway */
@@ -379,11 +413,19 @@ out:
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	strbuf_release(&err);
 	strbuf_release(&e2);
-	strbuf_release(&out);
 	return rc;
 }
 
 static const char *const perf_stat_debs[] = { "libpfm4", NULL };
+
+/* instructions per cycle up, cycles per instruction down */
+static const struct program_metric perf_stat_metrics[] = {
+	{ "ipc", +1, false },
+	{ "overall.ipc", +1, false },
+	{ "cpi", -1, false },
+	{ "overall.cpi", -1, false },
+	{ NULL, 0, false },
+};
 
 const struct program program_perf_stat = {
 	.version = PROGRAM_VERSION,
@@ -394,4 +436,5 @@ const struct program program_perf_stat = {
 	.monitor = perf_stat_monitor,
 	.parse = perf_stat_parse,
 	.debs = perf_stat_debs,
+	.metrics = perf_stat_metrics,
 };

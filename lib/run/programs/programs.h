@@ -34,6 +34,9 @@ int perf_stat_unsupported(const char *text, struct strbuf *list);
 int perf_stat_parse(const char *text, size_t len, struct stats_samples *out,
 		    struct strbuf *err);
 
+/* vm_scalability_parse.c: the raw file vm-scalability -> vm-scalability.* samples. */
+int vm_scalability_parse(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
+
 /*
  * klog_parse.c: lkp-tests' dmesg and kmsg parsers — the serial console's oopses
  * (dmesg.*, dmesg.boot_failures) or the kmsg monitor's printk errors

@@ -198,6 +198,14 @@ out:
 
 static const char *const turbostat_debs[] = { "linux-cpupower", NULL };
 
+/* power: less is better (lkp-tests' power index) */
+static const struct program_metric turbostat_metrics[] = {
+	{ "PkgWatt", -1, false },
+	{ "RAMWatt", -1, false },
+	{ "CorWatt", -1, false },
+	{ NULL, 0, false },
+};
+
 const struct program program_turbostat = {
 	.version = PROGRAM_VERSION,
 	.name = "turbostat",
@@ -206,4 +214,5 @@ const struct program program_turbostat = {
 	.monitor = turbostat_monitor,
 	.parse = turbostat_parse,
 	.debs = turbostat_debs,
+	.metrics = turbostat_metrics,
 };
