@@ -51,7 +51,7 @@ test_expect_success 'setup: a repository, two heads tested (one a regression), t
 	for i in $(seq 1 600); do
 		lkprobot status -c "$TMP/robot.yaml" >"$TMP/st" 2>/dev/null; [ $(grep -c " done " "$TMP/st") = 2 ] && break; sleep 0.2
 	done &&
-	cat "$TMP/st" && grep -q "found" "$TMP/st" &&
+	cat "$TMP/st" && grep -q "regression, culprit" "$TMP/st" &&
 	git -C "$TMP/repo" rev-parse HEAD >"$TMP/head" &&
 	git -C "$TMP/repo" rev-parse HEAD~1 >"$TMP/culprit" &&
 	git -C "$TMP/repo" rev-parse HEAD~3 >"$TMP/base" &&
