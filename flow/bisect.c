@@ -55,7 +55,7 @@ static int head_lock(const char *cache, const char *tree, const char *head, stru
 
 /* One bisection's resources, from the store to the provider; session_release() lets them go. */
 struct bsession {
-	struct bisect_request a;	/* the request, with a resumed bisection's recorded arguments */
+	struct bisect_request a; /* the request, with a resumed bisection's recorded arguments */
 	struct job_env env;
 	struct atomic_list jobs;
 	struct gitrepo *repo;
@@ -72,7 +72,7 @@ struct bsession {
 	char res_real[PATH_MAX], data_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
 	long long id;
 	int lock_fd;
-	bool measure;			/* flow_measure: one commit, no bisection recorded */
+	bool measure; /* flow_measure: one commit, no bisection recorded */
 };
 
 /* The result directory and the store; with resume, the recorded arguments (read before session_job). */
@@ -99,7 +99,8 @@ static enum flow_status session_store(struct bsession *s, struct strbuf *err)
 	a->metric = a->metric ? a->metric : sb->metric;
 	a->provider = sb->provider;
 	a->first_parent = sb->first_parent;
-	if (sb->overrides && strspn(sb->overrides, " \n{}") < strlen(sb->overrides) && jobopts_set(a->jo, sb->overrides, err))
+	if (sb->overrides && strspn(sb->overrides, " \n{}") < strlen(sb->overrides) &&
+	    jobopts_set(a->jo, sb->overrides, err))
 		return FLOW_BAD;
 	s->id = a->resume;
 	return FLOW_OK;
@@ -119,8 +120,12 @@ static enum flow_status session_provider_opts(struct bsession *s, struct strbuf 
 	s->popts = s->a.opts ? provider_options_dup(s->a.opts) : provider_options_new(s->d.ops);
 	if (s->a.cli && provider_cli_apply(s->a.cli, s->popts, err))
 		return FLOW_BAD;
-	s->pc = (struct provider_config){ .tree = s->a.tree, .result_dir = s->a.result_dir, .kconfig = s->a.kconfig,
-					  .db = s->a.db, .progress = isatty(2), .opts = s->popts };
+	s->pc = (struct provider_config){ .tree = s->a.tree,
+					  .result_dir = s->a.result_dir,
+					  .kconfig = s->a.kconfig,
+					  .db = s->a.db,
+					  .progress = isatty(2),
+					  .opts = s->popts };
 	return provider_check(s->d.ops, &s->pc, err) ? FLOW_BAD : FLOW_OK;
 }
 
@@ -144,7 +149,8 @@ static enum flow_status session_atomic_job(struct bsession *s, struct strbuf *er
 	if (jobopts_atomic_jobs(jo, &s->env, &s->jobs, err))
 		return FLOW_BAD;
 	if (s->jobs.n != 1) {
-		strbuf_setf(err, "the job splits into %zu atomic jobs; bisect follows one: choose with key=value overrides",
+		strbuf_setf(err,
+			    "the job splits into %zu atomic jobs; bisect follows one: choose with key=value overrides",
 			    s->jobs.n);
 		return FLOW_BAD;
 	}
@@ -159,7 +165,8 @@ static enum flow_status session_job(struct bsession *s, struct strbuf *err)
 	enum flow_status st;
 
 	if (!a->resume && (!a->tree || (!a->good && !s->measure) || !a->bad)) {
-		strbuf_setf(err, "bisect needs --tree, --good and --bad (or --resume ID); see 'lkprobot bisect --help'");
+		strbuf_setf(err,
+			    "bisect needs --tree, --good and --bad (or --resume ID); see 'lkprobot bisect --help'");
 		return FLOW_BAD;
 	}
 	if (a->resume && (jobopts_add(jo, s->sb.job, err) || jobopts_lkp_src(jo, err)))
@@ -177,8 +184,10 @@ static enum flow_status session_job(struct bsession *s, struct strbuf *err)
 	if (s->measure) {
 		/* a range of the one commit; its "good end" is itself */
 		memcpy(s->d.good, s->bad_id, sizeof(s->d.good));
-		s->range = (struct gitrepo_range){ .n = 1, .id = xcalloc(1, sizeof(*s->range.id)),
-						   .parents = xcalloc(1, sizeof(size_t *)), .nparents = xcalloc(1, sizeof(size_t)) };
+		s->range = (struct gitrepo_range){ .n = 1,
+						   .id = xcalloc(1, sizeof(*s->range.id)),
+						   .parents = xcalloc(1, sizeof(size_t *)),
+						   .nparents = xcalloc(1, sizeof(size_t)) };
 		memcpy(s->range.id[0], s->bad_id, sizeof(s->range.id[0]));
 	} else if (gitrepo_resolve(s->repo, a->good, s->d.good, err) ||
 		   gitrepo_range(s->repo, s->d.good, s->bad_id, a->first_parent, &s->range, err)) {
@@ -260,9 +269,13 @@ static enum flow_status session_record(struct bsession *s, struct strbuf *err)
 
 	if (s->id)
 		return FLOW_OK;
-	struct store_bisection nb = { .tree = (char *)a->tree, .good = s->d.good, .bad = s->bad_id,
-				      .job = a->jo->files[0], .provider = (char *)a->provider,
-				      .first_parent = a->first_parent, .metric = (char *)a->metric };
+	struct store_bisection nb = { .tree = (char *)a->tree,
+				      .good = s->d.good,
+				      .bad = s->bad_id,
+				      .job = a->jo->files[0],
+				      .provider = (char *)a->provider,
+				      .first_parent = a->first_parent,
+				      .metric = (char *)a->metric };
 	struct strbuf ov = STRBUF_INIT;
 	yml_emit(&ov, a->jo->overrides);
 	nb.overrides = ov.buf;
@@ -280,8 +293,10 @@ static enum flow_status session_record(struct bsession *s, struct strbuf *err)
 
 static enum bisection_status status_of(enum bisect_status st)
 {
-	return st == BISECT_FOUND ? BISECTION_FOUND : st == BISECT_AMBIGUOUS ? BISECTION_AMBIGUOUS
-			: st == BISECT_NOT_SURE ? BISECTION_NOT_SURE : BISECTION_NOT_REPRODUCED;
+	return st == BISECT_FOUND	? BISECTION_FOUND
+	       : st == BISECT_AMBIGUOUS ? BISECTION_AMBIGUOUS
+	       : st == BISECT_NOT_SURE	? BISECTION_NOT_SURE
+					: BISECTION_NOT_REPRODUCED;
 }
 
 static void add_id(char ***v, size_t *n, const char *id)
@@ -322,7 +337,9 @@ static void session_result(struct bsession *s, const char *metric, struct bisect
 	for (size_t i = 0; i < o->nsteps; i++) {
 		const struct bisect_step *st = &o->steps[i];
 		struct bisection_step *rs = &res->steps[res->nsteps++];
-		*rs = (struct bisection_step){ .verdict = st->verdict, .runs = st->runs, .llr = st->llr, .sure = st->sure };
+		*rs = (struct bisection_step){
+			.verdict = st->verdict, .runs = st->runs, .llr = st->llr, .sure = st->sure
+		};
 		snprintf(rs->commit, sizeof(rs->commit), "%s", commit_of(d, st->commit));
 	}
 	for (size_t i = 0; i <= d->range->n; i++)
@@ -380,14 +397,16 @@ static enum flow_status session_bisect(struct bsession *s, struct bisect_result 
 	struct bisect_opts bo = { 0 };
 	bo.metric = compare_metric_spec(a->floors, metric);
 	bo.max_points = a->max_points;
-	bo.seed = d->rng;	/* as pick_metric left it: its batch ids are not drawn again */
+	bo.seed = d->rng; /* as pick_metric left it: its batch ids are not drawn again */
 	if (bisect_run(s->range.n, s->range.parents, s->range.nparents, &o, &bo, &s->outcome, err)) {
 		if (d->untestable[s->range.n] || d->untestable[s->range.n - 1])
-			bisect_driver_end_untestable(d, d->untestable[s->range.n - 1] ? s->range.n - 1 : s->range.n, err);
+			bisect_driver_end_untestable(d, d->untestable[s->range.n - 1] ? s->range.n - 1 : s->range.n,
+						     err);
 		return FLOW_FAIL;
 	}
 	store_bisection_end(s->rs.store, s->id, metric, bisection_status_name(status_of(s->outcome.status)),
-			    s->outcome.status == BISECT_FOUND ? commit_of(d, s->outcome.culprit) : NULL, s->outcome.why, err);
+			    s->outcome.status == BISECT_FOUND ? commit_of(d, s->outcome.culprit) : NULL, s->outcome.why,
+			    err);
 	session_result(s, metric, res);
 	return FLOW_OK;
 }
@@ -515,8 +534,9 @@ static enum flow_status session_measure(struct bsession *s, size_t runs, struct 
 	}
 	res->status = BISECTION_BASELINE;
 	res->known = true;
-	res->why = xasprintf("%.12s measured on its own, %zu runs: no earlier commit to compare it with, it is the base of the next",
-			     s->bad_id, d->runs);
+	res->why = xasprintf(
+		"%.12s measured on its own, %zu runs: no earlier commit to compare it with, it is the base of the next",
+		s->bad_id, d->runs);
 	res->builds = d->builds;
 	res->runs = d->runs;
 	res->commits = res->tested = 1;

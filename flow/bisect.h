@@ -25,63 +25,67 @@ struct provider_cli;
 struct provider_options;
 
 struct bisect_request {
-	const char *tree, *good, *bad;	/* a new bisection: all three */
-	long long resume;		/* or: go on with this one of the store (its recorded arguments) */
-	const char *metric;		/* NULL: the job's metric that changed most between the ends */
-	const char *provider;		/* by name (a resumed bisection: the store's) */
-	const struct provider_options *opts;	/* the provider's settings (NULL: its defaults) ... */
-	const struct provider_cli *cli;		/* ... and the command line's on top (NULL: none) */
-	const char *accel;		/* qemu: kvm, tcg or auto (NULL: $LKPROBOT_ACCEL) */
-	const char *kconfig;		/* qemu, ssh (NULL: the provider's default) */
-	const char *result_dir;		/* RESULT_ROOT_DIR */
-	const char *db;			/* the store (NULL: result_dir/lkprobot.db) */
-	const char *cache;		/* work trees and kernels (NULL: the default) */
-	const char *data_dir;		/* lkprobot's jobs/, hosts/ */
-	size_t max_points;		/* commits tested at once in a step (0: as the slots allow) */
+	const char *tree, *good, *bad;	     /* a new bisection: all three */
+	long long resume;		     /* or: go on with this one of the store (its recorded arguments) */
+	const char *metric;		     /* NULL: the job's metric that changed most between the ends */
+	const char *provider;		     /* by name (a resumed bisection: the store's) */
+	const struct provider_options *opts; /* the provider's settings (NULL: its defaults) ... */
+	const struct provider_cli *cli;	     /* ... and the command line's on top (NULL: none) */
+	const char *accel;		     /* qemu: kvm, tcg or auto (NULL: $LKPROBOT_ACCEL) */
+	const char *kconfig;		     /* qemu, ssh (NULL: the provider's default) */
+	const char *result_dir;		     /* RESULT_ROOT_DIR */
+	const char *db;			     /* the store (NULL: result_dir/lkprobot.db) */
+	const char *cache;		     /* work trees and kernels (NULL: the default) */
+	const char *data_dir;		     /* lkprobot's jobs/, hosts/ */
+	size_t max_points;		     /* commits tested at once in a step (0: as the slots allow) */
 	bool first_parent;
-	struct jobopts *jo;		/* the job file and its overrides (a resumed one's are added) */
-	struct compare_floors *floors;	/* the job's change_floor is added after these */
+	struct jobopts *jo;	       /* the job file and its overrides (a resumed one's are added) */
+	struct compare_floors *floors; /* the job's change_floor is added after these */
 };
 
 /* How a bisection ended: its JSON "status". */
 enum bisection_status {
-	BISECTION_FOUND,		/* the culprit, confirmed against its parent */
-	BISECTION_NOT_REPRODUCED,	/* the ends do not differ, or the change does not reproduce */
-	BISECTION_AMBIGUOUS,		/* commits that cannot be tested leave a set */
-	BISECTION_NOT_SURE,		/* not sure at the cap */
-	BISECTION_FAILED,		/* it could not be made: why says why */
-	BISECTION_BASELINE,		/* flow_measure: the commit measured on its own, the base of what follows */
+	BISECTION_FOUND,	  /* the culprit, confirmed against its parent */
+	BISECTION_NOT_REPRODUCED, /* the ends do not differ, or the change does not reproduce */
+	BISECTION_AMBIGUOUS,	  /* commits that cannot be tested leave a set */
+	BISECTION_NOT_SURE,	  /* not sure at the cap */
+	BISECTION_FAILED,	  /* it could not be made: why says why */
+	BISECTION_BASELINE,	  /* flow_measure: the commit measured on its own, the base of what follows */
 };
 
 /* Which end of a failed bisection cannot be tested (a head that does not build is no base). */
-enum bisection_end { BISECTION_END_NONE, BISECTION_END_GOOD, BISECTION_END_BAD };
+enum bisection_end {
+	BISECTION_END_NONE,
+	BISECTION_END_GOOD,
+	BISECTION_END_BAD
+};
 
 struct bisection_step {
 	char commit[GITREPO_HEXSZ + 1];
-	int verdict;			/* +1 bad, -1 good, 0 skipped */
+	int verdict; /* +1 bad, -1 good, 0 skipped */
 	size_t runs;
 	double llr;
 	bool sure;
 };
 
 struct bisect_result {
-	long long id;			/* in the store (0: not recorded) */
+	long long id; /* in the store (0: not recorded) */
 	enum bisection_status status;
-	bool known;			/* the range was known: the result is worth printing as such */
-	char *why;			/* one line */
-	char *metric;			/* the one followed (NULL: none) */
-	bool named;			/* a culprit: found, or of an ambiguous set the one that can be tested */
+	bool known;   /* the range was known: the result is worth printing as such */
+	char *why;    /* one line */
+	char *metric; /* the one followed (NULL: none) */
+	bool named;   /* a culprit: found, or of an ambiguous set the one that can be tested */
 	char culprit[GITREPO_HEXSZ + 1], parent[GITREPO_HEXSZ + 1];
-	char *subject;			/* the culprit's (found; NULL when unknown) */
-	double p, change, ends_change;	/* NAN when there is none */
+	char *subject;		       /* the culprit's (found; NULL when unknown) */
+	double p, change, ends_change; /* NAN when there is none */
 	struct decision ends, confirm;
 	bool have_ends, confirmed;
 	size_t builds, runs, commits, tested, batches;
 	struct bisection_step *steps;
 	size_t nsteps;
-	char **skipped, **candidates;	/* commit ids: what cannot be tested; an ambiguous set */
+	char **skipped, **candidates; /* commit ids: what cannot be tested; an ambiguous set */
 	size_t nskipped, ncandidates;
-	enum bisection_end untestable;	/* failed: the end that cannot be tested */
+	enum bisection_end untestable; /* failed: the end that cannot be tested */
 };
 
 /*

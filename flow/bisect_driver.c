@@ -206,8 +206,9 @@ static int run_batch(void *ctx, const struct bisect_batch *b, struct strbuf *err
 				 * hiccup: run again; twice, the commit cannot be tested.
 				 */
 				char *reason = run_failure(&it->res);
-				fprintf(stderr, "%slkprobot: a run of %.12s failed (%s)%s\n", d->progress ? "\r\033[K" : "",
-					commit_of(d, i), reason, d->failures[i] || attempt ? "" : "; once more");
+				fprintf(stderr, "%slkprobot: a run of %.12s failed (%s)%s\n",
+					d->progress ? "\r\033[K" : "", commit_of(d, i), reason,
+					d->failures[i] || attempt ? "" : "; once more");
 				if (!d->failures[i]++ && !attempt)
 					retry = true;
 				else if (!d->untestable[i] && (rt = commit_dir(d, i, &why)))
@@ -262,7 +263,8 @@ static int samples(void *ctx, size_t i, const double **v, const uint64_t **r, si
 	}
 	*n = load_samples(d, rt, &runs);
 	if (d->metric && *n < runs) {
-		strbuf_setf(err, "the job's runs of %.12s have no '%s' metric ('lkprobot compare' lists what they have)",
+		strbuf_setf(err,
+			    "the job's runs of %.12s have no '%s' metric ('lkprobot compare' lists what they have)",
 			    commit_of(d, i), d->metric);
 		goto out;
 	}
@@ -281,16 +283,20 @@ static size_t slots(void *ctx)
 	return provider_slots(d->ops, d->prov);
 }
 
-
 static void progress(void *ctx, size_t step, size_t left, size_t i, int verdict, size_t runs)
 {
 	struct driver *d = ctx;
 
 	if (!d->progress)
 		return;
-	fprintf(stderr, "\r\033[Kbisect: step %zu of ~%zu: %.12s is %s (%zu rounds with the ends); %zu commit%s left, %zu runs so far\n",
-		step, d->expect_steps, commit_of(d, i), verdict > 0 ? "bad" : verdict < 0 ? "good" : "skipped", runs,
-		left, left == 1 ? "" : "s", d->runs);
+	fprintf(stderr,
+		"\r\033[Kbisect: step %zu of ~%zu: %.12s is %s (%zu rounds with the ends); %zu commit%s left, %zu runs "
+		"so far\n",
+		step, d->expect_steps, commit_of(d, i),
+		verdict > 0   ? "bad"
+		: verdict < 0 ? "good"
+			      : "skipped",
+		runs, left, left == 1 ? "" : "s", d->runs);
 }
 
 /* Why an end cannot be tested, for the error line and the service (which end, the first error line). */
@@ -308,8 +314,8 @@ void bisect_driver_end_untestable(struct driver *d, size_t i, struct strbuf *err
  * that comes closest while not out of reach. NULL with *nochange when
  * none is in sight, else NULL with err set on an error.
  */
-char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *floors, size_t end_runs,
-				bool *nochange, struct strbuf *err)
+char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *floors, size_t end_runs, bool *nochange,
+				struct strbuf *err)
 {
 	struct node *mats[2] = { NULL, NULL };
 	uint64_t *rounds[2] = { NULL, NULL };
@@ -379,7 +385,8 @@ char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *f
 	const struct compare_row *h = compare_headline(&cmp, true);
 	for (size_t i = 0; !h && i < cmp.nrows; i++) {
 		const struct compare_row *r = &cmp.rows[i];
-		if (r->kind == COMPARE_PERF && r->decision.verdict == DECIDE_CHANGED && compare_is_test_metric(r->metric))
+		if (r->kind == COMPARE_PERF && r->decision.verdict == DECIDE_CHANGED &&
+		    compare_is_test_metric(r->metric))
 			h = r;
 	}
 	/* nothing changed yet by the decision: the KPI or test metric closest to it, if more rounds may show it */

@@ -32,19 +32,19 @@ struct driver {
 	const struct gitrepo_range *range;
 	char good[GITREPO_HEXSZ + 1];
 	const char *result_dir;
-	const char *metric;		/* NULL while the ends are measured for all metrics */
+	const char *metric; /* NULL while the ends are measured for all metrics */
 	char *prepared;
 	bool *untestable;
-	char **why_untestable;		/* why each untestable commit is (its first error line) */
-	bool *built;			/* prepared at least once (a build, or a kernel-cache hit) */
-	unsigned char *failures;	/* failed runs of each commit: a second one makes it untestable */
+	char **why_untestable;	 /* why each untestable commit is (its first error line) */
+	bool *built;		 /* prepared at least once (a build, or a kernel-cache hit) */
+	unsigned char *failures; /* failed runs of each commit: a second one makes it untestable */
 	double *buf;
 	uint64_t *rbuf;
 	size_t builds, runs;
 	struct runstore *rs;
 	bool progress;
 	size_t expect_steps;
-	uint64_t rng;			/* the rounds' random orders */
+	uint64_t rng; /* the rounds' random orders */
 };
 
 /* Commit i of the range; i == n is the good end. */
@@ -55,8 +55,8 @@ static inline const char *commit_of(const struct driver *d, size_t i)
 
 /* The search's callbacks (run_batch, samples, progress, slots) on d. */
 void bisect_driver_oracle(struct driver *d, struct bisect_oracle *o);
-char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *floors, size_t end_runs,
-				bool *nochange, struct strbuf *err);
+char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *floors, size_t end_runs, bool *nochange,
+				struct strbuf *err);
 void bisect_driver_end_untestable(struct driver *d, size_t i, struct strbuf *err);
 
 #endif

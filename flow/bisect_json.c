@@ -78,13 +78,17 @@ void bisect_result_json(struct strbuf *out, const struct bisect_result *r)
 		compare_decision_json(out, &r->confirm);
 	else
 		strbuf_addstr(out, "null");
-	strbuf_addf(out, ", \"builds\": %zu, \"runs\": %zu, \"commits\": %zu, \"batches\": %zu, \"steps\": [", r->builds,
-		    r->runs, r->commits, r->batches);
+	strbuf_addf(out, ", \"builds\": %zu, \"runs\": %zu, \"commits\": %zu, \"batches\": %zu, \"steps\": [",
+		    r->builds, r->runs, r->commits, r->batches);
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct bisection_step *s = &r->steps[i];
-		strbuf_addf(out, "%s{\"commit\": \"%s\", \"verdict\": \"%s\", \"runs\": %zu, \"llr\": %.4g, \"sure\": %s}",
-			    i ? ", " : "", s->commit, s->verdict > 0 ? "bad" : s->verdict < 0 ? "good" : "skip", s->runs,
-			    s->llr, s->sure ? "true" : "false");
+		strbuf_addf(out,
+			    "%s{\"commit\": \"%s\", \"verdict\": \"%s\", \"runs\": %zu, \"llr\": %.4g, \"sure\": %s}",
+			    i ? ", " : "", s->commit,
+			    s->verdict > 0   ? "bad"
+			    : s->verdict < 0 ? "good"
+					     : "skip",
+			    s->runs, s->llr, s->sure ? "true" : "false");
 	}
 	strbuf_addstr(out, "]");
 	json_ids(out, "skipped", r->skipped, r->nskipped);
@@ -202,8 +206,9 @@ int bisect_result_parse(const char *text, size_t len, struct bisect_result *r, s
 	r->runs = num_size(node_get(js, "runs"));
 	if (r->status == BISECTION_FAILED) {
 		const char *end = node_str(node_get(js, "untestable"));
-		r->untestable = end && !strcmp(end, "bad") ? BISECTION_END_BAD
-				: end && !strcmp(end, "good") ? BISECTION_END_GOOD : BISECTION_END_NONE;
+		r->untestable = end && !strcmp(end, "bad")    ? BISECTION_END_BAD
+				: end && !strcmp(end, "good") ? BISECTION_END_GOOD
+							      : BISECTION_END_NONE;
 		node_free(js);
 		return 0;
 	}

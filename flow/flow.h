@@ -13,9 +13,9 @@
 
 /* How a flow ended, with the values of the commands' exit codes. */
 enum flow_status {
-	FLOW_OK = 0,		/* done */
-	FLOW_FAIL = 1,		/* the work failed (a test, a build, the machine, the store) */
-	FLOW_BAD = 2,		/* bad input: options, job files, values */
+	FLOW_OK = 0,   /* done */
+	FLOW_FAIL = 1, /* the work failed (a test, a build, the machine, the store) */
+	FLOW_BAD = 2,  /* bad input: options, job files, values */
 };
 
 #endif

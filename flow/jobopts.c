@@ -33,8 +33,8 @@ int jobopts_set(struct jobopts *jo, const char *yaml, struct strbuf *err)
 	struct node *n = yml_load_one(yaml, "command line", &e);
 
 	if (!n || n->type != NODE_MAP) {
-		strbuf_setf(err, "override '%s' is not 'key: value' (%s); write key=value or -s 'key: value'",
-			    yaml, n ? "not a mapping" : e.buf);
+		strbuf_setf(err, "override '%s' is not 'key: value' (%s); write key=value or -s 'key: value'", yaml,
+			    n ? "not a mapping" : e.buf);
 		node_free(n);
 		strbuf_release(&e);
 		return -1;
@@ -67,8 +67,7 @@ int jobopts_add(struct jobopts *jo, char *arg, struct strbuf *err)
 	return 0;
 }
 
-int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
-		 struct strbuf *err)
+int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd, struct strbuf *err)
 {
 	for (int i = optind; i < argc; i++)
 		if (jobopts_add(jo, argv[i], err))
@@ -127,12 +126,16 @@ static char *lkp_src_found(const struct jobopts *jo)
 			*slash = '\0';
 		dir = lkp_tree_above(slash ? (*parent ? parent : "/") : ".");
 		if (dir)
-			fprintf(stderr, "lkprobot: LKP_SRC=%s: the lkp-tests checkout %s is in (LKP_SRC or --lkp-src for another)\n",
+			fprintf(stderr,
+				"lkprobot: LKP_SRC=%s: the lkp-tests checkout %s is in (LKP_SRC or --lkp-src for "
+				"another)\n",
 				dir, jo->files[i]);
 		free(parent);
 	}
 	if (!dir && (dir = lkp_tree_above(".")))
-		fprintf(stderr, "lkprobot: LKP_SRC=%s: the lkp-tests checkout of the current directory (LKP_SRC or --lkp-src for another)\n",
+		fprintf(stderr,
+			"lkprobot: LKP_SRC=%s: the lkp-tests checkout of the current directory (LKP_SRC or --lkp-src "
+			"for another)\n",
 			dir);
 	return dir;
 }
@@ -174,8 +177,7 @@ void jobopts_env(const struct jobopts *jo, const char *data_dir, struct job_env 
 }
 
 int jobopts_expand(struct jobopts *jo, const struct job_env *env,
-		   int (*fn)(const struct node *atomic, void *arg, struct strbuf *err),
-		   void *arg, struct strbuf *err)
+		   int (*fn)(const struct node *atomic, void *arg, struct strbuf *err), void *arg, struct strbuf *err)
 {
 	for (size_t f = 0; f < jo->nfiles; f++) {
 		struct jobfile jf;
@@ -210,8 +212,7 @@ static int keep_atomic(const struct node *atomic, void *arg, struct strbuf *err)
 	return 0;
 }
 
-int jobopts_atomic_jobs(struct jobopts *jo, const struct job_env *env, struct atomic_list *l,
-			struct strbuf *err)
+int jobopts_atomic_jobs(struct jobopts *jo, const struct job_env *env, struct atomic_list *l, struct strbuf *err)
 {
 	struct keep k = { l, env };
 	return jobopts_expand(jo, env, keep_atomic, &k, err);

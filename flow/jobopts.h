@@ -18,15 +18,15 @@
  * `key=value` arguments or `-s 'key: value'`, the test box, defaults.
  */
 struct jobopts {
-	struct node *overrides;	/* map, never NULL */
+	struct node *overrides; /* map, never NULL */
 	const char *testbox;
 	bool no_defaults;
 	bool compatible;
-	const char *lkp_src;	/* --lkp-src, else $LKP_SRC */
-	struct lkpsrc *lkp;	/* opened by jobopts_args() when either is set */
-	char **files;		/* job files named on the command line */
+	const char *lkp_src; /* --lkp-src, else $LKP_SRC */
+	struct lkpsrc *lkp;  /* opened by jobopts_args() when either is set */
+	char **files;	     /* job files named on the command line */
 	size_t nfiles;
-	const char *current;	/* the file jobopts_expand() is expanding */
+	const char *current; /* the file jobopts_expand() is expanding */
 };
 
 void jobopts_init(struct jobopts *jo);
@@ -38,8 +38,7 @@ int jobopts_set(struct jobopts *jo, const char *yaml, struct strbuf *err);
  * overrides; at least one job file is needed. Opens the lkp-tests
  * checkout of --lkp-src or $LKP_SRC. -1 with err set otherwise.
  */
-int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd,
-		 struct strbuf *err);
+int jobopts_args(struct jobopts *jo, int argc, char **argv, const char *cmd, struct strbuf *err);
 /*
  * One argument: a key=value override (as lkp-tests: unless it is a file),
  * else a job file (arg is kept, not copied). 0, or -1 with err set.
@@ -59,13 +58,11 @@ struct atomic_list {
 	struct node **v;
 	size_t n;
 };
-int jobopts_atomic_jobs(struct jobopts *jo, const struct job_env *env, struct atomic_list *l,
-			struct strbuf *err);
+int jobopts_atomic_jobs(struct jobopts *jo, const struct job_env *env, struct atomic_list *l, struct strbuf *err);
 void jobopts_atomic_release(struct atomic_list *l);
 
 /* Load and expand every job file in turn; 0, or -1 with err set. */
 int jobopts_expand(struct jobopts *jo, const struct job_env *env,
-		   int (*fn)(const struct node *atomic, void *arg, struct strbuf *err),
-		   void *arg, struct strbuf *err);
+		   int (*fn)(const struct node *atomic, void *arg, struct strbuf *err), void *arg, struct strbuf *err);
 
 #endif

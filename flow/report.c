@@ -127,8 +127,14 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 	struct reportjob_opts w = rq->what;
 	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, id = STRBUF_INIT;
 	struct mail_plan plan;
-	const struct mail_case mcase = { .mc = mc, .tree = w.tree, .to = w.to, .nto = w.nto, .cc = w.cc, .ncc = w.ncc,
-					 .kind = rq->kind, .hold_improvements = rq->hold_improvements,
+	const struct mail_case mcase = { .mc = mc,
+					 .tree = w.tree,
+					 .to = w.to,
+					 .nto = w.nto,
+					 .cc = w.cc,
+					 .ncc = w.ncc,
+					 .kind = rq->kind,
+					 .hold_improvements = rq->hold_improvements,
 					 .floors = rq->conf_floors };
 
 	*out = (struct report_outcome){ .why = STRBUF_INIT };

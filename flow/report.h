@@ -19,33 +19,33 @@
 struct mailconf;
 
 struct report_request {
-	struct reportjob_opts what;	/* the change and its runs; .live is set from mc */
-	const char *from, *domain;	/* NULL: mail.from, mail.domain */
+	struct reportjob_opts what; /* the change and its runs; .live is set from mc */
+	const char *from, *domain;  /* NULL: mail.from, mail.domain */
 	const char *url, *tree_url, *lkprobot_url, *closes, *note, *signature;
 	time_t date;
 	const struct mailconf *mc;
-	FILE *log;			/* the queue's and the delivery's lines (NULL: none) */
+	FILE *log; /* the queue's and the delivery's lines (NULL: none) */
 	/* what the service's mail rules ask of it (mail/mailrules.h) */
 	int kind;			/* +1 an improvement, -1 a regression, 0 not known */
 	bool hold_improvements;		/* serve.report_improvements: false */
-	const char *const *conf_floors;	/* serve.change_floor, "GLOB=PCT" each (NULL-terminated, or NULL) */
+	const char *const *conf_floors; /* serve.change_floor, "GLOB=PCT" each (NULL-terminated, or NULL) */
 };
 
 enum report_verdict {
-	REPORT_QUEUED,		/* queued: delivered, or to be retried by the outbox */
-	REPORT_HELD,		/* a mail rule holds it back (why): recorded, not mailed */
-	REPORT_DUPLICATE,	/* the same report (Message-ID) is queued already */
-	REPORT_NOTHING,		/* the decision says nothing changed worth a mail */
-	REPORT_REFUSED,		/* the server refused it for good (mail_error) */
-	REPORT_FAILED,		/* it could not be queued or delivered: the store, DKIM, the sender's lock */
-	REPORT_BAD,		/* bad input: the sides, recipients, the configuration */
+	REPORT_QUEUED,	  /* queued: delivered, or to be retried by the outbox */
+	REPORT_HELD,	  /* a mail rule holds it back (why): recorded, not mailed */
+	REPORT_DUPLICATE, /* the same report (Message-ID) is queued already */
+	REPORT_NOTHING,	  /* the decision says nothing changed worth a mail */
+	REPORT_REFUSED,	  /* the server refused it for good (mail_error) */
+	REPORT_FAILED,	  /* it could not be queued or delivered: the store, DKIM, the sender's lock */
+	REPORT_BAD,	  /* bad input: the sides, recipients, the configuration */
 };
 
 struct report_outcome {
 	enum report_verdict verdict;
-	long long id;			/* in the outbox (0: not queued) */
-	struct strbuf why;		/* one line, whatever the verdict */
-	char *mail_error;		/* REPORT_REFUSED: the server's answer */
+	long long id;	   /* in the outbox (0: not queued) */
+	struct strbuf why; /* one line, whatever the verdict */
+	char *mail_error;  /* REPORT_REFUSED: the server's answer */
 };
 
 /* Send the report rq asks for; out filled in every case (report_outcome_release()). */

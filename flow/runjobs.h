@@ -19,8 +19,8 @@ struct runjobs {
 	const struct provider_ops *ops;
 	struct provider *p;
 	struct runstore *rs;
-	long runs;			/* runs of each atomic job */
-	bool stop_on_error;		/* a run that cannot be made ends the loop (a box: unreachable) */
+	long runs;	    /* runs of each atomic job */
+	bool stop_on_error; /* a run that cannot be made ends the loop (a box: unreachable) */
 	/* prints one run (every result root it made is in r) */
 	void (*print)(const struct node *job, const struct provider_run *r);
 };

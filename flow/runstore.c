@@ -22,8 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int runstore_open(struct runstore *rs, bool use, const char *db, const char *result_dir,
-		  struct strbuf *err)
+int runstore_open(struct runstore *rs, bool use, const char *db, const char *result_dir, struct strbuf *err)
 {
 	rs->store = NULL;
 	if (!use)
@@ -68,18 +67,21 @@ int runstore_record_dir(struct runstore *rs, const char *run_dir, struct strbuf 
 		while (slash > real && slash[-1] != '/')
 			slash--;
 		if (slash <= real + 1) {
-			strbuf_setf(err, "%s: not an LKP result root (<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>/<run>)",
-				    run_dir);
+			strbuf_setf(
+				err,
+				"%s: not an LKP result root "
+				"(<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>/<run>)",
+				run_dir);
 			goto out;
 		}
 		parts[i] = slash;
 		slash[-1] = '\0';
 		p = slash - 1;
 	}
-	char *job_path = xasprintf("%s/%s/%s/%s/%s/%s/%s/%s/%s/job.yaml", real, parts[0], parts[1],
-				   parts[2], parts[3], parts[4], parts[5], parts[6], parts[7]);
-	char *root = xasprintf("%s/%s/%s/%s/%s/%s/%s/%s/%s", real, parts[0], parts[1], parts[2],
-			       parts[3], parts[4], parts[5], parts[6], parts[7]);
+	char *job_path = xasprintf("%s/%s/%s/%s/%s/%s/%s/%s/%s/job.yaml", real, parts[0], parts[1], parts[2], parts[3],
+				   parts[4], parts[5], parts[6], parts[7]);
+	char *root = xasprintf("%s/%s/%s/%s/%s/%s/%s/%s/%s", real, parts[0], parts[1], parts[2], parts[3], parts[4],
+			       parts[5], parts[6], parts[7]);
 	if (strbuf_read_file(&text, job_path)) {
 		strbuf_setf(err, "%s: cannot read job.yaml: %s", root, strerror(errno));
 		goto out2;
@@ -92,14 +94,14 @@ int runstore_record_dir(struct runstore *rs, const char *run_dir, struct strbuf 
 	char *sp = xasprintf("%s/stats.json", root);
 	struct strbuf e = STRBUF_INIT;
 	if (result_load_json(sp, &stats, &e))
-		stats = NULL;	/* a run that died before its stats: recorded without */
+		stats = NULL; /* a run that died before its stats: recorded without */
 	strbuf_release(&e);
 	free(sp);
 
 	/* the atomic job as it was split: without what the run added to job.yaml */
-	static const char *const run_keys[] = { "job_state", "job_state_reason", "start_time",
-						"end_time", "loadavg", "lkprobot_version", "facts",
-						"unavailable", "stats_problems", SAMPLING_KEY, NULL };
+	static const char *const run_keys[] = { "job_state",	  "job_state_reason", "start_time", "end_time",
+						"loadavg",	  "lkprobot_version", "facts",	    "unavailable",
+						"stats_problems", SAMPLING_KEY,	      NULL };
 	struct node *atomic = node_dup(job);
 	struct strbuf atomic_yaml = STRBUF_INIT;
 	for (const char *const *k = run_keys; *k; k++)

@@ -15,12 +15,11 @@
 struct store;
 
 struct runstore {
-	struct store *store;	/* NULL: recording is off */
+	struct store *store; /* NULL: recording is off */
 };
 
 /* Open the store at db, else <result_dir>/lkprobot.db; use=false: off. */
-int runstore_open(struct runstore *rs, bool use, const char *db, const char *result_dir,
-		  struct strbuf *err);
+int runstore_open(struct runstore *rs, bool use, const char *db, const char *result_dir, struct strbuf *err);
 void runstore_close(struct runstore *rs);
 
 /* Record the run whose result root is run_dir (.../<commit>/<run>). */

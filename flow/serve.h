@@ -19,27 +19,27 @@ struct store;
 
 struct tree_conf {
 	char *name, *path, *base, *provider, *kconfig;
-	char *url;		/* fetched into the mirror at path; NULL: path is kept up to date by others */
+	char *url; /* fetched into the mirror at path; NULL: path is kept up to date by others */
 	const struct provider_ops *ops;
-	struct provider_options *opts;	/* the provider's own settings, from its table */
-	char **branches, **jobs;	/* NULL-terminated */
+	struct provider_options *opts; /* the provider's own settings, from its table */
+	char **branches, **jobs;       /* NULL-terminated */
 	size_t nbranches, njobs;
 };
 
 struct serve_conf {
 	char *path;
 	char *result_root, *cache, *db;
-	char *token;		/* from web_token_file; NULL: the dashboard has no actions */
-	char *public_url;	/* where readers reach the dashboard (NULL: unknown) */
-	char *lkprobot_url;	/* where readers get lkprobot (NULL: unknown) */
-	bool report_improvements;	/* mail a culprit of an improvement too (default) */
-	char **floors;			/* change_floor: "GLOB=PCT" each, for bisect and report (--floor) */
+	char *token;		  /* from web_token_file; NULL: the dashboard has no actions */
+	char *public_url;	  /* where readers reach the dashboard (NULL: unknown) */
+	char *lkprobot_url;	  /* where readers get lkprobot (NULL: unknown) */
+	bool report_improvements; /* mail a culprit of an improvement too (default) */
+	char **floors;		  /* change_floor: "GLOB=PCT" each, for bisect and report (--floor) */
 	size_t nfloors;
 	long poll;
-	long max_bisections;		/* heads tested at once (at most one whose provider runs here) */
+	long max_bisections; /* heads tested at once (at most one whose provider runs here) */
 	struct tree_conf *trees;
 	size_t ntrees;
-	const char *data_dir;		/* lkprobot's jobs/ and hosts/ (the caller's, not the file's) */
+	const char *data_dir; /* lkprobot's jobs/ and hosts/ (the caller's, not the file's) */
 };
 
 /*
@@ -75,6 +75,5 @@ void serve_record_missing_runs(const struct serve_conf *c);
  * when the store fails.
  */
 int serve_one_pass(const struct serve_conf *c, const char *config, struct store *s, struct strbuf *err);
-
 
 #endif

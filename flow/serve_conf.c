@@ -169,8 +169,9 @@ static int read_token(struct serve_conf *c, const char *file, const struct node 
 	strbuf_rtrim(&tok);
 	if (tok.len < 16 || strchr(tok.buf, '\n')) {
 		strbuf_release(&tok);
-		return conf_error(err, file, tf, SERVE, "web_token_file",
-				  "the token must be one line of at least 16 characters (head -c 24 /dev/urandom | base64)");
+		return conf_error(
+			err, file, tf, SERVE, "web_token_file",
+			"the token must be one line of at least 16 characters (head -c 24 /dev/urandom | base64)");
 	}
 	c->token = strbuf_detach(&tok);
 	return 0;
@@ -189,7 +190,8 @@ static int tree_where(const struct serve_conf *c, struct tree_conf *tc, const ch
 		if (!v || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(v) ||
 		    *v == '.')
 			return conf_error(err, file, node_get(t, "name") ? node_get(t, "name") : t, SERVE, "trees.name",
-					  "a tree with a url needs a name of letters, digits, '.', '_' and '-' (its mirror's directory)");
+					  "a tree with a url needs a name of letters, digits, '.', '_' and '-' (its "
+					  "mirror's directory)");
 		tc->path = xasprintf("%s/mirrors/%s.git", c->cache ? c->cache : c->result_root, v);
 	}
 	if (!tc->name)
@@ -234,12 +236,14 @@ static int tree_repo_check(const struct tree_conf *tc, const char *file, const s
 	struct gitrepo *repo;
 
 	if (tc->url && access(tc->path, F_OK))
-		return 0;	/* not fetched yet: its branches are known at the first poll */
+		return 0; /* not fetched yet: its branches are known at the first poll */
 	if (gitrepo_open(&repo, tc->path, err)) {
-		char *why = xasprintf("%s; set path: to a clone of the tree (git clone URL %s), or give url: instead "
-				      "for lkprobot to fetch it", err->buf, tc->path);
-		conf_error(err, file, node_get(t, tc->url ? "url" : "path"), SERVE, tc->url ? "trees.url" : "trees.path",
-			   why);
+		char *why = xasprintf(
+			"%s; set path: to a clone of the tree (git clone URL %s), or give url: instead "
+			"for lkprobot to fetch it",
+			err->buf, tc->path);
+		conf_error(err, file, node_get(t, tc->url ? "url" : "path"), SERVE,
+			   tc->url ? "trees.url" : "trees.path", why);
 		free(why);
 		return -1;
 	}
@@ -276,8 +280,8 @@ static int tree_load(const struct serve_conf *c, struct tree_conf *tc, const cha
 		return -1;
 	for (size_t k = 0; k < tc->njobs; k++)
 		if (access(tc->jobs[k], R_OK)) {
-			char *why = xasprintf("cannot read the job file '%s': %s; give the path of a job file", tc->jobs[k],
-					      strerror(errno));
+			char *why = xasprintf("cannot read the job file '%s': %s; give the path of a job file",
+					      tc->jobs[k], strerror(errno));
 			conf_error(err, file, node_get(t, "jobs"), SERVE, "trees.jobs", why);
 			free(why);
 			return -1;
@@ -296,7 +300,8 @@ int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err)
 		goto out;
 	const struct node *s = node_get(doc, "serve");
 	if (!s || s->type != NODE_MAP) {
-		conf_error(err, file, s, SERVE, NULL, "the configuration has no serve: map (see 'lkprobot serve --help')");
+		conf_error(err, file, s, SERVE, NULL,
+			   "the configuration has no serve: map (see 'lkprobot serve --help')");
 		goto out;
 	}
 	if (conf_read(s, serve_keys, c, file, SERVE, err) || read_token(c, file, node_get(s, "web_token_file"), err))
@@ -304,7 +309,8 @@ int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err)
 	c->db = store_of(s);
 	const struct node *trees = node_get(s, "trees");
 	if (!trees || trees->type != NODE_SEQ || !trees->n) {
-		conf_error(err, file, trees ? trees : s, SERVE, "trees", "must be a list of trees to watch (at least one)");
+		conf_error(err, file, trees ? trees : s, SERVE, "trees",
+			   "must be a list of trees to watch (at least one)");
 		goto out;
 	}
 	c->trees = xcalloc(trees->n, sizeof(*c->trees));
@@ -315,6 +321,6 @@ int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err)
 out:
 	node_free(doc);
 	if (ret)
-		serve_conf_release(c);	/* nothing for the caller to release */
+		serve_conf_release(c); /* nothing for the caller to release */
 	return ret;
 }

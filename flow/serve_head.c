@@ -107,7 +107,9 @@ static void job_parse(const struct node *n, struct job_outcome *j)
 	j->job = dup_or_null(node_get(n, "job"));
 	j->bisect = dup_or_null(node_get(n, "bisect"));
 	j->why = dup_or_null(node_get(n, "why"));
-	j->kind = kind && !strcmp(kind, "regression") ? "regression" : kind && !strcmp(kind, "improvement") ? "improvement" : NULL;
+	j->kind = kind && !strcmp(kind, "regression")	 ? "regression"
+		  : kind && !strcmp(kind, "improvement") ? "improvement"
+							 : NULL;
 	if (culprit && strlen(culprit) == GITREPO_HEXSZ) {
 		j->named = true;
 		memcpy(j->culprit, culprit, GITREPO_HEXSZ + 1);

@@ -15,18 +15,24 @@
 #include <stddef.h>
 
 /* What became of a culprit's report (the "report" key; NULL: none was sent). */
-enum job_report { JOB_REPORT_NONE, JOB_REPORT_QUEUED, JOB_REPORT_NOT_SENT, JOB_REPORT_DELIVERY_FAILED, JOB_REPORT_ERROR };
+enum job_report {
+	JOB_REPORT_NONE,
+	JOB_REPORT_QUEUED,
+	JOB_REPORT_NOT_SENT,
+	JOB_REPORT_DELIVERY_FAILED,
+	JOB_REPORT_ERROR
+};
 
 struct job_outcome {
-	char *job;			/* the job file */
-	char *bisect;			/* the bisection's status (bisection_status_name), or "error" */
-	char *why;			/* one line */
-	const char *kind;		/* "regression", "improvement", or NULL (not reported as either) */
-	bool named;			/* a culprit was named ... */
-	char culprit[GITREPO_HEXSZ + 1];	/* ... this one */
+	char *job;			 /* the job file */
+	char *bisect;			 /* the bisection's status (bisection_status_name), or "error" */
+	char *why;			 /* one line */
+	const char *kind;		 /* "regression", "improvement", or NULL (not reported as either) */
+	bool named;			 /* a culprit was named ... */
+	char culprit[GITREPO_HEXSZ + 1]; /* ... this one */
 	enum job_report report;
-	char *mail_error;		/* DELIVERY_FAILED: the server's answer */
-	char *report_why;		/* NOT_SENT, ERROR: why */
+	char *mail_error; /* DELIVERY_FAILED: the server's answer */
+	char *report_why; /* NOT_SENT, ERROR: why */
 };
 
 /*
@@ -34,11 +40,16 @@ struct job_outcome {
  * baseline (measured on its own: a branch's first head, with no parent),
  * build_failed, failed.
  */
-enum head_status { HEAD_DONE, HEAD_BUILD_FAILED, HEAD_FAILED, HEAD_BASELINE };
+enum head_status {
+	HEAD_DONE,
+	HEAD_BUILD_FAILED,
+	HEAD_FAILED,
+	HEAD_BASELINE
+};
 
 struct head_outcome {
 	enum head_status status;
-	char *error;			/* the head could not be tested at all (NULL: jobs says) */
+	char *error; /* the head could not be tested at all (NULL: jobs says) */
 	struct job_outcome *jobs;
 	size_t njobs;
 };

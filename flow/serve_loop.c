@@ -66,8 +66,8 @@ struct worker {
 	int64_t id;
 	const struct tree_conf *t;
 	const char *branch;
-	bool here;			/* its provider runs here, not on a farm */
-	double term_at;			/* when it was asked to stop (0: not) */
+	bool here;	/* its provider runs here, not on a farm */
+	double term_at; /* when it was asked to stop (0: not) */
 	bool cancelled;
 };
 
@@ -97,7 +97,7 @@ static int worker_main(void *arg)
 	return msg ? 0 : 1;
 }
 
-#define WORKER_GRACE 60		/* s from SIGTERM to SIGKILL: longer than its bisect child's own grace */
+#define WORKER_GRACE 60 /* s from SIGTERM to SIGKILL: longer than its bisect child's own grace */
 
 /* Stop a worker (SIGTERM: its bisection stops and cancels what it started), once. */
 static void worker_stop(struct worker *w)
@@ -122,8 +122,8 @@ static void mark_cancelled(struct store *s, struct worker *ws, size_t n)
 			for (size_t k = 0; h->status && k < n; k++)
 				if (ws[k].id == h->id && !strcmp(h->status, "cancelled") && !ws[k].cancelled) {
 					ws[k].cancelled = true;
-					serve_say("%s %.12s: cancelled from the dashboard: its bisection is stopped", h->tree,
-						  h->head);
+					serve_say("%s %.12s: cancelled from the dashboard: its bisection is stopped",
+						  h->tree, h->head);
 				}
 		}
 		store_heads_release(&heads);
@@ -136,8 +136,8 @@ struct pass {
 	const struct serve_conf *c;
 	const char *config;
 	struct store *s;
-	struct store_heads todo;	/* the heads to do, in the queue's order */
-	bool *done;			/* ... started (or cancelled) */
+	struct store_heads todo; /* the heads to do, in the queue's order */
+	bool *done;		 /* ... started (or cancelled) */
 	struct worker *ws;
 	struct worker_arg *args;
 	char **bases;
@@ -184,8 +184,13 @@ static int start_head(struct pass *p, size_t i, const struct tree_conf *t, bool 
 	w->branch = h->branch;
 	w->here = here;
 	/* a fork of the service: its handlers too (SIGTERM stops its bisection) */
-	w->p = (struct proc){ .fn = worker_main, .arg = &p->args[p->nw - 1], .keep_signals = true, .in = PROC_NULL,
-			      .out = PROC_CAPTURE, .capture = &w->out, .death_sig = SIGKILL };
+	w->p = (struct proc){ .fn = worker_main,
+			      .arg = &p->args[p->nw - 1],
+			      .keep_signals = true,
+			      .in = PROC_NULL,
+			      .out = PROC_CAPTURE,
+			      .capture = &w->out,
+			      .death_sig = SIGKILL };
 	if (proc_start(&w->p, err))
 		return -1;
 	p->running++;
@@ -205,7 +210,7 @@ static int start_heads(struct pass *p, struct strbuf *err)
 		const struct tree_conf *t = serve_tree_named(p->c, tree ? tree : "");
 		bool here = !t || !(t->ops->caps & PROVIDER_PARALLEL);
 		if (p->done[i] || (here && here_busy) || !branch_free(p, i, t, tree, branch))
-			continue;	/* done, this machine busy, or an earlier head of the branch first */
+			continue; /* done, this machine busy, or an earlier head of the branch first */
 		size_t was = p->running;
 		if (start_head(p, i, t, here, err))
 			return -1;
@@ -233,7 +238,7 @@ static int collect_heads(struct pass *p, struct strbuf *err)
 		ended = true;
 		p->running--;
 		if (proc_stop_signal && !w->cancelled)
-			continue;	/* interrupted: it stays to do, and the next service goes on from the runs made */
+			continue; /* interrupted: it stays to do, and the next service goes on from the runs made */
 		struct head_outcome h = { 0 };
 		struct strbuf pe = STRBUF_INIT, result = STRBUF_INIT;
 		if (head_outcome_parse(w->out.buf, w->out.len, &h, &pe)) {

@@ -56,20 +56,24 @@ int serve_poll_trees(const struct serve_conf *c, struct store *s, struct strbuf 
 				strbuf_reset(err);
 			}
 			/* a root commit has no base: it is measured on its own, the base of the branch's next head */
-			bool root = !hc.nparents && !*base && (!strcmp(t->base, "parent") || !strcmp(t->base, "last-tested"));
+			bool root = !hc.nparents && !*base &&
+				    (!strcmp(t->base, "parent") || !strcmp(t->base, "last-tested"));
 			if ((*base && strcmp(base, hc.id)) || root) {
-				int64_t id = store_head_add(s, t->name, t->branches[b], hc.id, base, (int64_t)time(NULL), err);
+				int64_t id = store_head_add(s, t->name, t->branches[b], hc.id, base,
+							    (int64_t)time(NULL), err);
 				if (id < 0) {
 					gitrepo_commit_release(&hc);
 					gitrepo_close(repo);
 					return -1;
 				}
 				if (id && root)
-					serve_say("%s %s: new head %.12s (\"%s\"), a root commit: measured on its own as the branch's baseline",
-						  t->name, t->branches[b], hc.id, hc.subject);
+					serve_say(
+						"%s %s: new head %.12s (\"%s\"), a root commit: measured on its own as "
+						"the branch's baseline",
+						t->name, t->branches[b], hc.id, hc.subject);
 				else if (id)
-					serve_say("%s %s: new head %.12s (\"%s\"), base %.12s", t->name, t->branches[b], hc.id, hc.subject,
-						  base);
+					serve_say("%s %s: new head %.12s (\"%s\"), base %.12s", t->name, t->branches[b],
+						  hc.id, hc.subject, base);
 			}
 			gitrepo_commit_release(&hc);
 		}
@@ -117,8 +121,8 @@ void serve_head_base(const struct serve_conf *c, struct store *s, const struct s
 		gitrepo_commit_release(&hc);
 	}
 	if (base->len && (!was || strcmp(was, base->buf))) {
-		serve_say("%s %.12s: base %.12s (the last head tested and measured, or the parent), not %.12s", tree, head,
-			  base->buf, was ? was : "");
+		serve_say("%s %.12s: base %.12s (the last head tested and measured, or the parent), not %.12s", tree,
+			  head, base->buf, was ? was : "");
 		strbuf_reset(&err);
 		if (store_head_set_base(s, id, base->buf, (int64_t)time(NULL), &err))
 			serve_say("%s", err.buf);

@@ -26,10 +26,10 @@
 struct head_test {
 	const struct serve_conf *c;
 	const struct tree_conf *t;
-	const struct mailconf *mc;	/* NULL: the configuration's mail: section could not be read (mc_err) */
+	const struct mailconf *mc; /* NULL: the configuration's mail: section could not be read (mc_err) */
 	const char *mc_err;
 	const char *tree, *branch, *head, *base;
-	int64_t first;			/* when the head was first seen: the mail's date */
+	int64_t first; /* when the head was first seen: the mail's date */
 };
 
 /* Runs of a branch's first head when it has no parent (as many as a bisection gives each end first). */
@@ -48,7 +48,7 @@ static void conf_floors(const struct serve_conf *c, struct compare_floors *f)
 
 	for (size_t k = 0; k < c->nfloors; k++)
 		if (compare_floors_add(f, c->floors[k], &e))
-			strbuf_reset(&e);	/* checked when the configuration was read */
+			strbuf_reset(&e); /* checked when the configuration was read */
 	strbuf_release(&e);
 }
 
@@ -73,10 +73,18 @@ static int bisect_child_main(void *arg)
 	if (jobopts_add(&jo, (char *)bc->job, &err) || jobopts_lkp_src(&jo, &err)) {
 		res = (struct bisect_result){ .status = BISECTION_FAILED, .why = xstrdup(err.buf) };
 	} else {
-		struct bisect_request req = { .tree = ht->t->path, .good = ht->base, .bad = ht->head,
-					      .provider = ht->t->provider, .opts = ht->t->opts, .kconfig = ht->t->kconfig,
-					      .result_dir = c->result_root, .db = c->db, .cache = c->cache,
-					      .data_dir = c->data_dir, .jo = &jo, .floors = &floors };
+		struct bisect_request req = { .tree = ht->t->path,
+					      .good = ht->base,
+					      .bad = ht->head,
+					      .provider = ht->t->provider,
+					      .opts = ht->t->opts,
+					      .kconfig = ht->t->kconfig,
+					      .result_dir = c->result_root,
+					      .db = c->db,
+					      .cache = c->cache,
+					      .data_dir = c->data_dir,
+					      .jo = &jo,
+					      .floors = &floors };
 		/* a head with no base (a branch's first, a root commit) is measured on its own */
 		rc = *ht->base ? flow_bisect(&req, &res, &err) : flow_measure(&req, SERVE_BASELINE_RUNS, &res, &err);
 		if (rc != FLOW_OK) {
@@ -108,21 +116,29 @@ static int run_bisect(const struct head_test *ht, const char *job, struct bisect
 {
 	struct bisect_child bc = { ht, job };
 	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
-	struct proc p = { .fn = bisect_child_main, .arg = &bc, .in = PROC_NULL, .out = PROC_CAPTURE, .capture = &out,
-			  .pgroup = true, .death_sig = SIGKILL, .stop = &proc_stop_signal, .grace = 30 };
+	struct proc p = { .fn = bisect_child_main,
+			  .arg = &bc,
+			  .in = PROC_NULL,
+			  .out = PROC_CAPTURE,
+			  .capture = &out,
+			  .pgroup = true,
+			  .death_sig = SIGKILL,
+			  .stop = &proc_stop_signal,
+			  .grace = 30 };
 
 	if (*ht->base)
 		serve_say("%s %.12s..%.12s: %s", ht->tree, ht->base, ht->head, job);
 	else
-		serve_say("%s %.12s: %s: the branch's first head, with no parent: measured on its own", ht->tree, ht->head, job);
+		serve_say("%s %.12s: %s: the branch's first head, with no parent: measured on its own", ht->tree,
+			  ht->head, job);
 	*res = (struct bisect_result){ 0 };
 	int rc = proc_run(&p, &e);
 	proc_kill_group(&p, 5);
 	int ret = out.len && !bisect_result_parse(out.buf, out.len, res, &e) ? 0 : -1;
 	if (ret) {
 		char buf[32];
-		strbuf_setf(why, "the bisection ended (%s) without a result%s%s", rc < 0 ? "not started" : proc_status_text(rc, buf),
-			    e.len ? ": " : "", e.buf);
+		strbuf_setf(why, "the bisection ended (%s) without a result%s%s",
+			    rc < 0 ? "not started" : proc_status_text(rc, buf), e.len ? ": " : "", e.buf);
 	}
 	strbuf_release(&out);
 	strbuf_release(&e);
@@ -135,15 +151,18 @@ static int run_bisect(const struct head_test *ht, const char *job, struct bisect
  */
 static void ambiguous_note(const struct bisect_result *r, struct strbuf *note)
 {
-	strbuf_addstr(note, "Commits that cannot be tested keep lkprobot from naming one first bad commit; it is one of:");
+	strbuf_addstr(note,
+		      "Commits that cannot be tested keep lkprobot from naming one first bad commit; it is one of:");
 	for (size_t k = 0; k < r->ncandidates; k++) {
 		bool skipped = false;
 		for (size_t q = 0; q < r->nskipped; q++)
 			skipped |= !strcmp(r->skipped[q], r->candidates[k]);
 		strbuf_addf(note, "%s %.12s%s", k ? "," : "", r->candidates[k], skipped ? " (cannot be tested)" : "");
 	}
-	strbuf_addf(note, ". The one that can be tested, %.12s, is reported here, compared with %.12s, the nearest "
-			  "commit found good.", r->culprit, r->parent);
+	strbuf_addf(note,
+		    ". The one that can be tested, %.12s, is reported here, compared with %.12s, the nearest "
+		    "commit found good.",
+		    r->culprit, r->parent);
 }
 
 /* Each line the report flow logged, as a line of the service's log. */
@@ -178,13 +197,24 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 		strbuf_addstr(&out.why, ht->mc_err);
 	} else {
 		/* the url: line says where the commit is (the tree's address and branch), else the bisection's page */
-		struct report_request rq = {
-			.what = { .base = r->parent, .commit = r->culprit, .db = c->db, .result_dir = c->result_root,
-				  .tree = ht->t->path, .metric = r->metric, .floors = &floors },
-			.url = where ? where : url, .closes = url, .tree_url = ht->t->url, .lkprobot_url = c->lkprobot_url,
-			.note = note.len ? note.buf : NULL, .date = (time_t)ht->first,
-			.mc = ht->mc, .log = open_memstream(&log, &loglen), .kind = kind,
-			.hold_improvements = !c->report_improvements, .conf_floors = (const char *const *)c->floors };
+		struct report_request rq = { .what = { .base = r->parent,
+						       .commit = r->culprit,
+						       .db = c->db,
+						       .result_dir = c->result_root,
+						       .tree = ht->t->path,
+						       .metric = r->metric,
+						       .floors = &floors },
+					     .url = where ? where : url,
+					     .closes = url,
+					     .tree_url = ht->t->url,
+					     .lkprobot_url = c->lkprobot_url,
+					     .note = note.len ? note.buf : NULL,
+					     .date = (time_t)ht->first,
+					     .mc = ht->mc,
+					     .log = open_memstream(&log, &loglen),
+					     .kind = kind,
+					     .hold_improvements = !c->report_improvements,
+					     .conf_floors = (const char *const *)c->floors };
 		flow_report_send(&rq, &out);
 		if (rq.log)
 			fclose(rq.log);
@@ -198,7 +228,8 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 		j->named = true;
 		memcpy(j->culprit, r->culprit, sizeof(j->culprit));
 	} else {
-		bool sent = out.verdict == REPORT_QUEUED || out.verdict == REPORT_DUPLICATE || out.verdict == REPORT_REFUSED;
+		bool sent = out.verdict == REPORT_QUEUED || out.verdict == REPORT_DUPLICATE ||
+			    out.verdict == REPORT_REFUSED;
 		/* a queued one said so in the flow's lines */
 		if (out.verdict != REPORT_QUEUED && out.verdict != REPORT_DUPLICATE)
 			serve_say("%s %.12s: report %s: %s", ht->tree, r->culprit,
@@ -209,7 +240,9 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 		j->named = true;
 		memcpy(j->culprit, r->culprit, sizeof(j->culprit));
 		j->report = out.verdict == REPORT_REFUSED ? JOB_REPORT_DELIVERY_FAILED
-			    : sent ? JOB_REPORT_QUEUED : out.verdict == REPORT_BAD ? JOB_REPORT_ERROR : JOB_REPORT_NOT_SENT;
+			    : sent			  ? JOB_REPORT_QUEUED
+			    : out.verdict == REPORT_BAD	  ? JOB_REPORT_ERROR
+							  : JOB_REPORT_NOT_SENT;
 		if (out.mail_error)
 			j->mail_error = xstrdup(out.mail_error);
 		else if (!sent)

@@ -94,8 +94,10 @@ static int rule_live(const struct mail_case *c, struct mail_plan *p, struct strb
 	}
 	if (add_spec(p, mc->operator_, err))
 		return -1;
-	p->dry_run = xasprintf("X-lkprobot-Dry-Run: mail.live is not true; sent to the operator only, not to the %zu addresses in To and Cc",
-			       p->nto + p->ncc);
+	p->dry_run = xasprintf(
+		"X-lkprobot-Dry-Run: mail.live is not true; sent to the operator only, not to the %zu addresses in To "
+		"and Cc",
+		p->nto + p->ncc);
 	return 0;
 }
 

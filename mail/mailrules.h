@@ -24,35 +24,38 @@ struct mailconf;
 
 struct mail_case {
 	const struct mailconf *mc;
-	const char *tree;		/* the commit's repository: its people (NULL: only the ones named) */
-	const char *commit;		/* the commit reported (MAIL_ADDRESS: its full id) */
-	const char *const *to;		/* recipients the user named (then the commit's people are not asked) */
+	const char *tree;      /* the commit's repository: its people (NULL: only the ones named) */
+	const char *commit;    /* the commit reported (MAIL_ADDRESS: its full id) */
+	const char *const *to; /* recipients the user named (then the commit's people are not asked) */
 	size_t nto;
 	const char *const *cc;
 	size_t ncc;
-	int kind;			/* the change: +1 an improvement, -1 a regression, 0 not known */
-	bool hold_improvements;		/* serve.report_improvements: false */
-	const char *const *floors;	/* serve.change_floor: "GLOB=PCT" each (NULL-terminated, or NULL) */
+	int kind;		   /* the change: +1 an improvement, -1 a regression, 0 not known */
+	bool hold_improvements;	   /* serve.report_improvements: false */
+	const char *const *floors; /* serve.change_floor: "GLOB=PCT" each (NULL-terminated, or NULL) */
 };
 
 struct mail_plan {
-	bool held;			/* not mailed: why says why */
+	bool held; /* not mailed: why says why */
 	struct strbuf why;
-	struct compare_floors *floors;	/* the decision's floors (MAIL_BEFORE adds to them) */
-	const char **to, **cc;		/* the headers' recipients */
+	struct compare_floors *floors; /* the decision's floors (MAIL_BEFORE adds to them) */
+	const char **to, **cc;	       /* the headers' recipients */
 	size_t nto, ncc;
-	char **envelope;		/* who really gets it (addr-specs) */
+	char **envelope; /* who really gets it (addr-specs) */
 	size_t nenvelope;
-	char *dry_run;			/* the X-lkprobot-Dry-Run header of a dry run (NULL: live) */
-	struct recipients people;	/* the commit's, as recipients_of_commit found them */
+	char *dry_run;		  /* the X-lkprobot-Dry-Run header of a dry run (NULL: live) */
+	struct recipients people; /* the commit's, as recipients_of_commit found them */
 };
 
-enum mail_stage { MAIL_BEFORE, MAIL_ADDRESS };
+enum mail_stage {
+	MAIL_BEFORE,
+	MAIL_ADDRESS
+};
 
 struct mail_rule {
 	const char *name;
 	enum mail_stage stage;
-	const char *what;		/* one line: what it decides */
+	const char *what; /* one line: what it decides */
 	/* 0 go on, 1 held (why set: the later rules are not asked), -1 with err set (bad input) */
 	int (*apply)(const struct mail_case *c, struct mail_plan *p, struct strbuf *err);
 };

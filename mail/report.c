@@ -482,16 +482,18 @@ static void body_head(struct strbuf *out, const struct report_input *in, const s
 /* The tags today's 0-day mails give a fix to carry: Reported-by, and Closes (this mail's id after a URL's /). */
 static void body_tags(struct strbuf *out, const struct report_input *in, const struct compare_row *h)
 {
-	strbuf_addf(out, "If you fix the issue in a separate patch/commit (i.e. not just a new version of\n"
-			 "the same patch/commit), kindly add following tags\n"
-			 "| Reported-by: %s\n", in->from);
+	strbuf_addf(out,
+		    "If you fix the issue in a separate patch/commit (i.e. not just a new version of\n"
+		    "the same patch/commit), kindly add following tags\n"
+		    "| Reported-by: %s\n",
+		    in->from);
 	if (in->closes) {
 		size_t n = strlen(in->closes);
 		strbuf_addf(out, "| Closes: %s", in->closes);
 		if (n && in->closes[n - 1] == '/') {
 			struct strbuf id = STRBUF_INIT;
 			report_message_id(in, h, &id);
-			strbuf_add(out, id.buf + 1, id.len - 2);	/* without its <> */
+			strbuf_add(out, id.buf + 1, id.len - 2); /* without its <> */
 			strbuf_release(&id);
 		}
 		strbuf_addch(out, '\n');
@@ -555,7 +557,8 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 	}
 	body_head(out, in, h, last);
 	if (in->nothers) {
-		strbuf_addstr(out, "In addition to that, the commit also has significant impact on the following tests:\n\n");
+		strbuf_addstr(
+			out, "In addition to that, the commit also has significant impact on the following tests:\n\n");
 		others_table(out, in->others, in->nothers, last);
 		strbuf_addstr(out, "\n");
 	}

@@ -16,12 +16,24 @@
 #include <strings.h>
 
 /* The libcurl functions this file calls, loaded on first use (dynlib.h). */
+/* clang-format off */
 #define CURL_API(X) \
-	X(curl_easy_cleanup) X(curl_easy_getinfo) X(curl_easy_init) \
-	X(curl_easy_perform) X(curl_easy_setopt) X(curl_easy_strerror) \
-	X(curl_free) X(curl_global_init) X(curl_slist_append) \
-	X(curl_slist_free_all) X(curl_url) X(curl_url_cleanup) \
-	X(curl_url_get) X(curl_url_set) X(curl_url_strerror)
+	X(curl_easy_cleanup) \
+	X(curl_easy_getinfo) \
+	X(curl_easy_init) \
+	X(curl_easy_perform) \
+	X(curl_easy_setopt) \
+	X(curl_easy_strerror) \
+	X(curl_free) \
+	X(curl_global_init) \
+	X(curl_slist_append) \
+	X(curl_slist_free_all) \
+	X(curl_url) \
+	X(curl_url_cleanup) \
+	X(curl_url_get) \
+	X(curl_url_set) \
+	X(curl_url_strerror)
+/* clang-format on */
 static struct {
 	CURL_API(DYNLIB_SLOT)
 } cu;

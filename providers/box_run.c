@@ -545,8 +545,8 @@ static int send_job(const struct box *b, const struct node *j, const char *rdir,
  * the setups and stats: the run directory it printed (NULL: none; *rc is
  * ssh's status, 255 when the box stopped answering, out what it printed).
  */
-static char *run_job(const struct box *b, const struct node *j, const char *rdir, const char *rel,
-		     struct strbuf *out, int *rc, struct strbuf *err)
+static char *run_job(const struct box *b, const struct node *j, const char *rdir, const char *rel, struct strbuf *out,
+		     int *rc, struct strbuf *err)
 {
 	struct strbuf e = STRBUF_INIT;
 	uint64_t runtime = 300;

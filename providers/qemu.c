@@ -149,8 +149,8 @@ struct qemu_boot {
 	bool died_early;		/* QEMU ended by itself before the guest's lkprobot started, no panic */
 	bool lockup;			/* killed on a lasting soft lockup the guest reported */
 	bool started;			/* the guest's lkprobot started */
-	bool kvm_failed;		/* under KVM (not asked for), the kernel hung or oopsed before it: QEMU killed */
-	char kvm_why[512];		/* and how, one line */
+	bool kvm_failed;   /* under KVM (not asked for), the kernel hung or oopsed before it: QEMU killed */
+	char kvm_why[512]; /* and how, one line */
 	char how[32];			/* how QEMU ended: "signal 6", "status 1" */
 };
 
@@ -185,8 +185,8 @@ struct qemu_watch {
 	struct qemu_console con;	/* its console's and stderr's pipes */
 	double t0, boot_deadline, job_deadline;
 	bool started, panic, done, lockup, killed;
-	bool watch_kvm;			/* under KVM not asked for: a hang or an oops before the guest starts is KVM's */
-	bool kernel_spoke;		/* the kernel printed a line */
+	bool watch_kvm;	   /* under KVM not asked for: a hang or an oops before the guest starts is KVM's */
+	bool kernel_spoke; /* the kernel printed a line */
 	const char *state;
 };
 
@@ -320,8 +320,8 @@ static bool boot_stop(void *arg)
 	} else if (w->watch_kvm && !w->started && !w->kernel_spoke && t > w->t0 + QEMU_KVM_QUIET_SECONDS &&
 		   t <= w->boot_deadline) {
 		w->b->kvm_failed = true;
-		snprintf(w->b->kvm_why, sizeof(w->b->kvm_why),
-			 "the kernel under KVM printed no line in its first %d s", QEMU_KVM_QUIET_SECONDS);
+		snprintf(w->b->kvm_why, sizeof(w->b->kvm_why), "the kernel under KVM printed no line in its first %d s",
+			 QEMU_KVM_QUIET_SECONDS);
 		boot_kill(w, "boot_failed", xasprintf("%s: QEMU killed", w->b->kvm_why));
 	} else if (!w->started && t > w->boot_deadline) {
 		boot_kill(w, "boot_failed",
@@ -385,8 +385,9 @@ static void boot_end(struct qemu_watch *w)
 static int qemu_boot(const struct qemu_kernel *k, const struct node *job, const struct qemu_opts *o,
 		     const struct qemu_accel *acc, struct qemu_boot *b, struct qemu_result *res, struct strbuf *err)
 {
-	struct qemu_watch w = { .o = o, .b = b, .res = res, .con = { .out = -1, .err = -1 },
-				.watch_kvm = acc->kvm && !acc->asked };
+	struct qemu_watch w = {
+		.o = o, .b = b, .res = res, .con = { .out = -1, .err = -1 }, .watch_kvm = acc->kvm && !acc->asked
+	};
 	char **argv = NULL, *facts = NULL;
 	size_t argc = 0;
 	int ret = -1, lock_fd = -1;
@@ -507,7 +508,7 @@ static int kvm_retry(const struct qemu_kernel *k, const struct node *job, const 
 	}
 	fprintf(stderr, "lkprobot: %s; booting again under TCG\n", why.buf);
 	if (died)
-		qemu_accel_failed(why.buf);	/* QEMU itself: no boot of this process uses KVM again */
+		qemu_accel_failed(why.buf); /* QEMU itself: no boot of this process uses KVM again */
 	acc->kvm = false;
 	snprintf(acc->why, sizeof(acc->why), "%s; booted again under TCG", why.buf);
 	int rc = boot_again(k, job, o, acc, b, res, err);

@@ -97,9 +97,9 @@ struct qemu_accel {
 
 /* What decides whether a kernel boots under KVM here: a record's key. */
 struct qemu_probe_key {
-	char *host;			/* the host kernel's release and machine, the CPU model */
-	char *qemu;			/* QEMU's binary (path, size, mtime) and its --version */
-	char *kernel;			/* the image's real path, size and mtime */
+	char *host;   /* the host kernel's release and machine, the CPU model */
+	char *qemu;   /* QEMU's binary (path, size, mtime) and its --version */
+	char *kernel; /* the image's real path, size and mtime */
 };
 /* The key of the kernel `image` on this host and QEMU. 0, or -1 with err. */
 int qemu_probe_key_get(struct qemu_probe_key *key, const char *image, struct strbuf *err);
@@ -107,11 +107,11 @@ void qemu_probe_key_release(struct qemu_probe_key *key);
 
 /* A probe's answer as recorded. */
 struct qemu_probe_record {
-	bool boots;			/* the kernel reached user space under KVM */
-	char why[512];			/* !boots: how it failed, one line */
-	char when[32];			/* when (UTC) */
-	char *path;			/* the record's file */
-	char *kernel;			/* the kernel image it is about */
+	bool boots;    /* the kernel reached user space under KVM */
+	char why[512]; /* !boots: how it failed, one line */
+	char when[32]; /* when (UTC) */
+	char *path;    /* the record's file */
+	char *kernel;  /* the kernel image it is about */
 };
 /* The record of key in dir (its file: qemu_probe_record_path). 1 found, 0 none (or not of this key). */
 int qemu_probe_record_find(const char *dir, const struct qemu_probe_key *key, struct qemu_probe_record *r);
@@ -248,13 +248,13 @@ struct qemu_job_files {
 
 /* A running QEMU's console and stderr, read from their pipes (qemu_console.c). */
 struct qemu_console {
-	int out, err;			/* the pipes (-1: closed) */
-	struct strbuf *all;		/* the console and QEMU's stderr, as they came (NULL: not kept) */
-	struct strbuf *qerr;		/* QEMU's stderr alone, its first 64 KiB (NULL: not kept) */
-	void (*on_line)(void *arg, const char *line);	/* each whole console line, trailing blanks cut */
-	bool (*stop)(void *arg);	/* after each read, and at least every 200 ms: true ends the watch */
+	int out, err;				      /* the pipes (-1: closed) */
+	struct strbuf *all;			      /* the console and QEMU's stderr, as they came (NULL: not kept) */
+	struct strbuf *qerr;			      /* QEMU's stderr alone, its first 64 KiB (NULL: not kept) */
+	void (*on_line)(void *arg, const char *line); /* each whole console line, trailing blanks cut */
+	bool (*stop)(void *arg); /* after each read, and at least every 200 ms: true ends the watch */
 	void *arg;
-	struct strbuf line;		/* the line being read */
+	struct strbuf line; /* the line being read */
 };
 /* c on the pipes out and err (closed by qemu_console_release); set on_line, stop and arg after. */
 void qemu_console_init(struct qemu_console *c, int out, int err, struct strbuf *all, struct strbuf *qerr);

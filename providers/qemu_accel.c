@@ -176,9 +176,9 @@ static bool kvm_works(void)
 /* ---- the kernel's step: one answer a kernel, for the process ---- */
 
 struct kernel_verdict {
-	char *kernel;			/* its key's kernel: path, size, mtime */
+	char *kernel; /* its key's kernel: path, size, mtime */
 	bool boots;
-	bool said;			/* the fallback to TCG was said on stderr */
+	bool said; /* the fallback to TCG was said on stderr */
 	char why[768];
 	struct kernel_verdict *next;
 };
@@ -197,7 +197,8 @@ static void verdict_save(const char *dir, const struct qemu_probe_key *key, bool
 	struct strbuf err = STRBUF_INIT;
 
 	if (dir && qemu_probe_record_save(dir, key, boots, why, &err) && !warned) {
-		fprintf(stderr, "lkprobot: warning: the KVM probe's answer is not kept for the next runs: %s\n", err.buf);
+		fprintf(stderr, "lkprobot: warning: the KVM probe's answer is not kept for the next runs: %s\n",
+			err.buf);
 		warned = true;
 	}
 	strbuf_release(&err);
@@ -219,14 +220,16 @@ static int verdict_recorded(const char *dir, const struct qemu_probe_key *key, b
 		/* --accel kvm insists: a recorded failure is probed again */
 		if (r.boots || !asked) {
 			v->boots = r.boots;
-			snprintf(v->why, sizeof(v->why), "%s (probed %s, recorded in %s: delete it to probe again)", r.why,
-				 r.when, r.path);
+			snprintf(v->why, sizeof(v->why), "%s (probed %s, recorded in %s: delete it to probe again)",
+				 r.why, r.when, r.path);
 			found = 1;
 		}
 		qemu_probe_record_release(&r);
 	} else if (!asked && qemu_probe_record_host(dir, key, &r)) {
-		snprintf(v->why, sizeof(v->why), "KVM booted no kernel here: %s (probed %s, recorded in %s: delete it, "
-			 "or use --accel kvm, to probe again)", r.why, r.when, r.path);
+		snprintf(v->why, sizeof(v->why),
+			 "KVM booted no kernel here: %s (probed %s, recorded in %s: delete it, "
+			 "or use --accel kvm, to probe again)",
+			 r.why, r.when, r.path);
 		found = 1;
 		qemu_probe_record_release(&r);
 	}
@@ -298,7 +301,7 @@ void qemu_accel_kernel_failed(const struct qemu_kernel *k, const char *cache, co
 	struct kernel_verdict *v = xcalloc(1, sizeof(*v));
 	v->kernel = xstrdup(key.kernel);
 	snprintf(v->why, sizeof(v->why), "%s (a boot of this kernel)", why);
-	v->said = true;		/* the retry said it */
+	v->said = true; /* the retry said it */
 	v->next = verdicts;
 	verdicts = v;
 	char *dir = record_dir(cache);
@@ -377,7 +380,9 @@ int qemu_accel_choose(struct qemu_accel *a, const struct qemu_kernel *k, const c
 		return 0;
 	}
 	if (w == 1) {
-		strbuf_setf(err, "LKPROBOT_ACCEL=kvm (--accel kvm): KVM cannot boot the kernel here (%s); use --accel tcg or auto",
+		strbuf_setf(err,
+			    "LKPROBOT_ACCEL=kvm (--accel kvm): KVM cannot boot the kernel here (%s); use --accel tcg "
+			    "or auto",
 			    v->why);
 		return -1;
 	}

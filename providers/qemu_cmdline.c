@@ -185,10 +185,10 @@ int qemu_probe_argv(const struct qemu_kernel *k, const struct qemu_machine *m, c
 		    size_t *argc, struct strbuf *err)
 {
 	static const char *const fixed[] = {
-		"-nodefaults", "-no-user-config", "-no-reboot", "-display", "none", "-serial", "stdio",
-		"-monitor", "none", NULL,
+		"-nodefaults", "-no-user-config", "-no-reboot", "-display", "none",
+		"-serial",     "stdio",		  "-monitor",	"none",	    NULL,
 	};
-	int lock_fd = -1;	/* no NVDIMMs: nothing to lock */
+	int lock_fd = -1; /* no NVDIMMs: nothing to lock */
 
 	if (qemu_machine_argv(m, argv, argc, &lock_fd, err))
 		return -1;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define QERR_KEPT 65536		/* QEMU's stderr kept for a reason: its first 64 KiB */
+#define QERR_KEPT 65536 /* QEMU's stderr kept for a reason: its first 64 KiB */
 
 void qemu_console_init(struct qemu_console *c, int out, int err, struct strbuf *all, struct strbuf *qerr)
 {
@@ -68,7 +68,7 @@ void qemu_console_watch(struct qemu_console *c)
 		if (pr > 0 && (p[0].revents & (POLLIN | POLLHUP))) {
 			ssize_t n = read(c->out, buf, sizeof(buf));
 			if (n <= 0)
-				break;	/* QEMU closed the console: it exited */
+				break; /* QEMU closed the console: it exited */
 			console_out(c, buf, (size_t)n);
 		}
 		if (c->stop(c->arg))
@@ -114,8 +114,9 @@ bool qemu_console_kernel_line(const char *line)
 const char *qemu_console_oops(const char *line)
 {
 	/* how x86's oops, BUG and panic lines start; a WARNING is not one (the kernel goes on) */
-	static const char *const starts[] = { "Oops: ", "BUG: ", "general protection fault", "invalid opcode: ",
-					      "Kernel panic - not syncing", NULL };
+	static const char *const starts[] = {
+		"Oops: ", "BUG: ", "general protection fault", "invalid opcode: ", "Kernel panic - not syncing", NULL
+	};
 	for (const char *const *s = starts; *s; s++) {
 		const char *hit = strstr(line, *s);
 		if (hit)

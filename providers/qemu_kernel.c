@@ -92,7 +92,9 @@ static char *debian_release(struct strbuf *err)
 			d += strlen("Depends: linux-image-");
 			release = xstrndup(d, strcspn(d, " \n"));
 		} else {
-			strbuf_setf(err, "cannot tell which kernel linux-image-amd64 depends on (apt-cache depends); run 'apt-get update'");
+			strbuf_setf(err,
+				    "cannot tell which kernel linux-image-amd64 depends on (apt-cache depends); run "
+				    "'apt-get update'");
 		}
 	}
 	strbuf_release(&deps);
@@ -146,8 +148,7 @@ static int debian_depmod(const char *root, const char *release, struct strbuf *e
  * Fetch Debian's linux-image-<release> into dir: unpacked under root,
  * depmod'ed, its vmlinux extracted. 0, or -1 with err.
  */
-static int debian_fetch(const char *dir, const char *root, const char *release, const char *vmlinux,
-			struct strbuf *err)
+static int debian_fetch(const char *dir, const char *root, const char *release, const char *vmlinux, struct strbuf *err)
 {
 	if (fsutil_mkdir_p(dir)) {
 		strbuf_setf(err, "cannot create '%s': %s", dir, strerror(errno));
@@ -498,8 +499,10 @@ static int initramfs_modules(struct cpio *c, const struct qemu_kernel *k, const 
 		strbuf_setf(err, "%s/modules.dep is missing; run depmod for that kernel", k->modules);
 	} else {
 		job_modules(job, need, dep.buf, &mods[0], &mods[1]);
-		ret = cpio_modules(c, k, &mods[0], "0", &order[0], err) || cpio_modules(c, k, &mods[1], "1", &order[1], err)
-			      ? -1 : 0;
+		ret = cpio_modules(c, k, &mods[0], "0", &order[0], err) ||
+				      cpio_modules(c, k, &mods[1], "1", &order[1], err)
+			      ? -1
+			      : 0;
 	}
 	for (size_t l = 0; l < 2; l++) {
 		for (size_t i = 0; i < mods[l].n; i++)

@@ -26,16 +26,17 @@ static const char probe_init[] =
 	"export PATH=/bin\n"
 	"mount -t proc proc /proc\n"
 	"read up idle </proc/uptime\n"
-	"echo \"" PROBE_MARK " ($up s since boot)\"\n"
+	"echo \"" PROBE_MARK
+	" ($up s since boot)\"\n"
 	"poweroff -f\n";
 
 /* What the probe's console said. */
 struct probe_watch {
 	double deadline;
-	bool reached;			/* the marker: user space */
-	bool spoke;			/* a line of the kernel's */
-	char oops[256];			/* the first oops or panic line */
-	char last[256];			/* the last line, whoever printed it */
+	bool reached;	/* the marker: user space */
+	bool spoke;	/* a line of the kernel's */
+	char oops[256]; /* the first oops or panic line */
+	char last[256]; /* the last line, whoever printed it */
 };
 
 static void probe_line(void *arg, const char *line)
@@ -71,8 +72,8 @@ static void probe_why(const struct qemu_kernel *k, const struct probe_watch *pw,
 		struct strbuf tail = STRBUF_INIT;
 		qemu_stderr_tail(qerr, &tail);
 		strbuf_setf(why, "the kernel probe: QEMU under KVM %s %d before %s reached user space%s%s",
-			    WIFSIGNALED(st) ? "died of signal" : "exited with", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
-			    k->image, tail.len ? ": " : "", tail.buf);
+			    WIFSIGNALED(st) ? "died of signal" : "exited with",
+			    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), k->image, tail.len ? ": " : "", tail.buf);
 		strbuf_release(&tail);
 	} else {
 		strbuf_setf(why, "the kernel probe: %s under KVM %s within %d s%s%s%s", k->image,
@@ -87,8 +88,9 @@ static int probe_run(const struct qemu_kernel *k, char **argv, struct strbuf *wh
 	struct strbuf qerr = STRBUF_INIT, werr = STRBUF_INIT;
 	struct probe_watch pw = { .deadline = proc_now() + QEMU_PROBE_SECONDS };
 	/* QEMU never outlives lkprobot, nor the probe: killed as soon as the answer is in */
-	struct proc p = { .argv = argv, .in = PROC_NULL, .out = PROC_PIPE, .err = PROC_PIPE, .pgroup = true,
-			  .death_sig = SIGKILL };
+	struct proc p = {
+		.argv = argv, .in = PROC_NULL, .out = PROC_PIPE, .err = PROC_PIPE, .pgroup = true, .death_sig = SIGKILL
+	};
 	struct qemu_console con;
 
 	if (proc_start(&p, err))

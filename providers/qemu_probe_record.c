@@ -60,7 +60,7 @@ static char *qemu_binary(void)
 	char *found = NULL;
 
 	strbuf_addstr(&dirs, path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-	for (char *d = strtok(dirs.buf, ":"); d && !found; d = strtok(NULL, ":")) {
+	for (char *save = NULL, *d = strtok_r(dirs.buf, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
 		char *p = xasprintf("%s/qemu-system-x86_64", *d ? d : ".");
 		if (!access(p, X_OK))
 			found = p;
@@ -100,8 +100,13 @@ static char *qemu_identity(struct strbuf *err)
 		goto out;
 	}
 	char *argv[] = { bin, "--version", NULL };
-	struct proc p = { .argv = argv, .in = PROC_NULL, .out = PROC_CAPTURE, .err = PROC_NULL, .capture = &out,
-			  .capture_max = 4096, .timeout = 10 };
+	struct proc p = { .argv = argv,
+			  .in = PROC_NULL,
+			  .out = PROC_CAPTURE,
+			  .err = PROC_NULL,
+			  .capture = &out,
+			  .capture_max = 4096,
+			  .timeout = 10 };
 	if (proc_run(&p, err) < 0)
 		goto out;
 	ret = xasprintf("%s; %.*s", id, (int)strcspn(out.buf, "\n"), out.buf);
@@ -238,7 +243,7 @@ int qemu_probe_record_host(const char *dir, const struct qemu_probe_key *key, st
 		if (!strncmp(de->d_name, prefix, strlen(prefix)) && record_read(path, key, false, &one)) {
 			booted = one.boots;
 			if (!one.boots && !r->path) {
-				*r = one;	/* the first failure found stands for them */
+				*r = one; /* the first failure found stands for them */
 				memset(&one, 0, sizeof(one));
 			}
 			qemu_probe_record_release(&one);

@@ -172,7 +172,6 @@ static int slurm_prepare(struct provider *p, const char *commit, struct strbuf *
 	return 0;
 }
 
-
 /* One run: a batch of one (the ops' single run, for run-commit-like callers). */
 static int slurm_run_job(struct provider *p, struct node *job, struct provider_run *res, struct strbuf *err)
 {

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLURM_CMD_TIMEOUT 120	/* s: sbatch, squeue, scancel, sinfo */
+#define SLURM_CMD_TIMEOUT 120 /* s: sbatch, squeue, scancel, sinfo */
 
 /* Run a Slurm command: 0 with its stdout in out, or -1 with "cmd: the last line of its stderr" in err. */
 int slurm_cmd(char *const argv[], struct strbuf *out, struct strbuf *err)
 {
 	struct strbuf e = STRBUF_INIT;
-	FILE *ef = tmpfile();	/* its stderr apart from its stdout (unlinked already) */
+	FILE *ef = tmpfile(); /* its stderr apart from its stdout (unlinked already) */
 	int rc = -1;
 
 	strbuf_reset(out);
@@ -31,8 +31,13 @@ int slurm_cmd(char *const argv[], struct strbuf *out, struct strbuf *err)
 		return -1;
 	}
 	/* a controller that does not answer: Slurm's own commands give up after a minute or two */
-	struct proc pr = { .argv = argv, .in = PROC_NULL, .out = PROC_CAPTURE, .capture = out, .err = fileno(ef),
-			   .timeout = SLURM_CMD_TIMEOUT, .death_sig = SIGTERM };
+	struct proc pr = { .argv = argv,
+			   .in = PROC_NULL,
+			   .out = PROC_CAPTURE,
+			   .capture = out,
+			   .err = fileno(ef),
+			   .timeout = SLURM_CMD_TIMEOUT,
+			   .death_sig = SIGTERM };
 	rc = proc_run(&pr, err);
 	if (pr.timed_out)
 		strbuf_setf(err, "no answer within %d s", SLURM_CMD_TIMEOUT);
@@ -83,7 +88,7 @@ static bool state_up(const char *s)
 {
 	static const char *const up[] = { "idle", "allocated", "alloc", "mixed", "completing", "planned", NULL };
 	for (const char *const *u = up; *u; u++)
-		if (!strncmp(s, *u, strlen(*u)) && !strchr(s, '*'))	/* "idle*": not responding */
+		if (!strncmp(s, *u, strlen(*u)) && !strchr(s, '*')) /* "idle*": not responding */
 			return true;
 	return false;
 }
@@ -142,7 +147,8 @@ size_t slurm_slots(struct provider *p)
 	char *sq[] = { "squeue", "-h", "-t", "pending,running,configuring,completing", "-o", "%T|%k", NULL };
 	if (!slurm_cmd(sq, &out, &err)) {
 		size_t mine = client_len(p->comment);
-		for (char *save = NULL, *line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		for (char *save = NULL, *line = strtok_r(out.buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
 			char *bar = strchr(line, '|');
 			if (!bar)
 				continue;

@@ -27,8 +27,8 @@
 /* Exit codes shared by every command. */
 enum {
 	EXIT_OK = FLOW_OK,
-	EXIT_FAIL = FLOW_FAIL,		/* the work failed (a test, a build, the machine) */
-	EXIT_USAGE = FLOW_BAD,		/* bad input: options, job files, values */
+	EXIT_FAIL = FLOW_FAIL, /* the work failed (a test, a build, the machine) */
+	EXIT_USAGE = FLOW_BAD, /* bad input: options, job files, values */
 };
 
 struct lkp_ctx {
@@ -61,8 +61,6 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx);
 /* `lkprobot status`: the heads of the store, in words or as JSON (robot/serve_status.c). The exit code. */
 struct store;
 int serve_status(struct store *s, bool json);
-
-
 
 /*
  * The rows of the options every job command takes (robot/opt.h), to put

@@ -87,10 +87,10 @@ static void print_text(const struct bisect_result *r)
 		char c[32], e[32];
 		decide_format_percent(c, sizeof(c), r->change);
 		decide_format_percent(e, sizeof(e), r->ends_change);
-		printf("first bad commit: %s%s%s%s\n", r->culprit, r->subject ? " (\"" : "", r->subject ? r->subject : "",
-		       r->subject ? "\")" : "");
-		printf("  %s: %s against its parent %.12s (%s); the range moved %s\n", metric, c, r->parent, r->confirm.why,
-		       e);
+		printf("first bad commit: %s%s%s%s\n", r->culprit, r->subject ? " (\"" : "",
+		       r->subject ? r->subject : "", r->subject ? "\")" : "");
+		printf("  %s: %s against its parent %.12s (%s); the range moved %s\n", metric, c, r->parent,
+		       r->confirm.why, e);
 	} else if (r->status == BISECTION_AMBIGUOUS) {
 		printf("no single culprit: %s; the first bad commit is one of:\n", r->why);
 		for (size_t i = 0; i < r->ncandidates; i++) {
@@ -100,13 +100,13 @@ static void print_text(const struct bisect_result *r)
 			printf("  %s%s\n", r->candidates[i], skipped ? " (cannot be tested)" : "");
 		}
 		if (r->named)
-			printf("  %s: %.12s, the one that can be tested, against %.12s (%s)\n", metric, r->culprit, r->parent,
-			       r->confirm.why);
+			printf("  %s: %.12s, the one that can be tested, against %.12s (%s)\n", metric, r->culprit,
+			       r->parent, r->confirm.why);
 	} else {
 		printf("no culprit: %s\n", r->why);
 	}
-	printf("  %zu commits in the range, %zu tested, %zu builds, %zu runs (bisection %lld in the store)\n", r->commits,
-	       r->tested, r->builds, r->runs, r->id);
+	printf("  %zu commits in the range, %zu tested, %zu builds, %zu runs (bisection %lld in the store)\n",
+	       r->commits, r->tested, r->builds, r->runs, r->id);
 }
 
 /* The bisection the request asks for, its result printed: the exit code, errors said. */
@@ -173,9 +173,11 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 			 opt_floor, &floors),
 		OPT_BOOL(0, "first-parent", "only the first parent of each commit (the mainline)", &first_parent),
 		OPT_BOOL(0, "json", "the outcome as JSON on stdout", &json),
-		OPT_CALL(0, "resume", "ID", "go on with bisection ID of the store (same arguments)", take_resume, &resume),
+		OPT_CALL(0, "resume", "ID", "go on with bisection ID of the store (same arguments)", take_resume,
+			 &resume),
 		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &result_dir),
-		OPT_DUP(0, "cache", "DIR", "work trees and kernels (default $LKPROBOT_CACHE, /var/cache/lkprobot)", &cache),
+		OPT_DUP(0, "cache", "DIR", "work trees and kernels (default $LKPROBOT_CACHE, /var/cache/lkprobot)",
+			&cache),
 		OPT_STRING(0, "db", "FILE", "the store (default RESULT_ROOT_DIR/lkprobot.db)", &db),
 		JOBOPTS_ROWS(&jo, "hosts/NAME describes the machine (qemu: qemu-pmem)"),
 		OPT_END(),
@@ -196,10 +198,22 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	}
 	strbuf_release(&err);
-	struct bisect_request req = { .tree = tree, .good = good, .bad = bad, .resume = resume, .metric = metric,
-				      .provider = provider, .cli = &cli, .kconfig = kconfig, .result_dir = result_dir,
-				      .db = db, .cache = cache, .data_dir = ctx->data_dir, .max_points = max_points,
-				      .first_parent = first_parent, .jo = &jo, .floors = &floors };
+	struct bisect_request req = { .tree = tree,
+				      .good = good,
+				      .bad = bad,
+				      .resume = resume,
+				      .metric = metric,
+				      .provider = provider,
+				      .cli = &cli,
+				      .kconfig = kconfig,
+				      .result_dir = result_dir,
+				      .db = db,
+				      .cache = cache,
+				      .data_dir = ctx->data_dir,
+				      .max_points = max_points,
+				      .first_parent = first_parent,
+				      .jo = &jo,
+				      .floors = &floors };
 	ret = bisect_print(&req, json);
 out:
 	compare_floors_release(&floors);

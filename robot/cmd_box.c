@@ -271,8 +271,10 @@ static int box_install(const struct box_args *a, struct jobopts *jo, struct lkp_
 	if (!b.reboot) {
 		int rc = box_ssh(&b, "command -v kexec", -1, &out, 60, &err);
 		if (rc) {
-			ret = say_error(EXIT_FAIL, "box %s: kexec is not installed there (Debian package kexec-tools), and boot is kexec",
-					name);
+			ret = say_error(
+				EXIT_FAIL,
+				"box %s: kexec is not installed there (Debian package kexec-tools), and boot is kexec",
+				name);
 			goto out;
 		}
 		strbuf_rtrim(&out);
@@ -386,11 +388,13 @@ int cmd_box(int argc, char **argv, struct lkp_ctx *ctx)
 	struct box_args a = { .boxes = box_default_file(), .result_dir = STORE_RESULT_ROOT, .runs = 1 };
 	struct jobopts jo;
 	const struct opt table[] = {
-		OPT_STRING(0, "boxes", "FILE", "the boxes file (default $LKPROBOT_BOXES, /etc/lkprobot/boxes.yaml)", &a.boxes),
+		OPT_STRING(0, "boxes", "FILE", "the boxes file (default $LKPROBOT_BOXES, /etc/lkprobot/boxes.yaml)",
+			   &a.boxes),
 		OPT_STRING(0, "db", "FILE", "the store (default RESULT_ROOT_DIR/lkprobot.db)", &a.db),
 		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &a.result_dir),
 		OPT_STRING(0, "reason", "TEXT", "disable: why the box is out of service", &a.reason),
-		OPT_STRING('k', "kernel", "BZIMAGE", "run: boot this kernel (default: the one the box runs)", &a.kernel),
+		OPT_STRING('k', "kernel", "BZIMAGE", "run: boot this kernel (default: the one the box runs)",
+			   &a.kernel),
 		OPT_STRING(0, "tree", "DIR", "run: the git repository of --commit", &a.tree),
 		OPT_STRING(0, "commit", "REV", "run: boot the kernel of this commit, built here", &a.rev),
 		OPT_STRING(0, "kconfig", "NAME|FILE", "run: the kernel config of that build (default x86_64-pmem)",

@@ -86,8 +86,8 @@ int cmd_build(int argc, char **argv, struct lkp_ctx *ctx)
 			       res.error ? res.error : "");
 		ret = EXIT_OK;
 		if (!res.built)
-			ret = say_error(EXIT_FAIL, "the build of %.12s failed; its log is %s/build.log",
-					res.commit, res.dir);
+			ret = say_error(EXIT_FAIL, "the build of %.12s failed; its log is %s/build.log", res.commit,
+					res.dir);
 	}
 	kbuild_result_release(&res);
 	machine_release(&local);

@@ -191,7 +191,8 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 	struct compare_floors floors = { 0 };
 	const struct opt table[] = {
 		OPT_BOOL(0, "classic", "the layout of the older LKP reports (\"change\" column)", &classic),
-		OPT_STRING(0, "field", "METRIC", "the classic one-metric table across the groups, with GEO-MEAN", &field),
+		OPT_STRING(0, "field", "METRIC", "the classic one-metric table across the groups, with GEO-MEAN",
+			   &field),
 		OPT_BOOL(0, "json", "every metric, changed or not (with why not), as JSON", &json),
 		OPT_BOOL(0, "stats", "also the p-values (Mann-Whitney U, Welch t) and Hedges' g", &stats),
 		OPT_BOOL(0, "all", "every metric of the base, changed or not", &co.all),

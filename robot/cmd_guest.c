@@ -148,7 +148,8 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 	(void)ctx;
 
 	if (getpid() != 1)
-		return say_error(EXIT_USAGE, "guest is the init of a guest booted by 'lkprobot qemu'; it is not run by hand");
+		return say_error(EXIT_USAGE,
+				 "guest is the init of a guest booted by 'lkprobot qemu'; it is not run by hand");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	engine_marker(true, "guest", "");
 	mount("proc", "/proc", "proc", 0, NULL);
@@ -259,7 +260,8 @@ int cmd_box_init(int argc, char **argv, struct lkp_ctx *ctx)
 	(void)ctx;
 
 	if (getpid() != 1)
-		return say_error(EXIT_USAGE, "box-init is the init of a box booted by 'lkprobot qemu-box'; it is not run by hand");
+		return say_error(EXIT_USAGE,
+				 "box-init is the init of a box booted by 'lkprobot qemu-box'; it is not run by hand");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);

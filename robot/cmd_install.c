@@ -144,7 +144,9 @@ int cmd_install(int argc, char **argv, struct lkp_ctx *ctx)
 	}
 	if (nmissing && !dry) {
 		if (geteuid()) {
-			say_error(EXIT_FAIL, "not root: cannot install %zu missing package(s); run 'lkprobot install' as root", nmissing);
+			say_error(EXIT_FAIL,
+				  "not root: cannot install %zu missing package(s); run 'lkprobot install' as root",
+				  nmissing);
 			ret = EXIT_FAIL;
 		} else {
 			char **av = xcalloc(nmissing + 7, sizeof(*av));

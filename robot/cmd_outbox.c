@@ -189,7 +189,8 @@ int cmd_outbox(int argc, char **argv, struct lkp_ctx *ctx)
 	bool needs_id = !strcmp(verb, "show") || !strcmp(verb, "retry");
 	if ((strcmp(verb, "list") && strcmp(verb, "send") && !needs_id) || argc - optind > (needs_id ? 2 : 1) ||
 	    (needs_id && argc - optind != 2))
-		return say_error(EXIT_USAGE, "outbox: '%s' is not list, show ID, retry ID or send; see 'lkprobot outbox --help'",
+		return say_error(EXIT_USAGE,
+				 "outbox: '%s' is not list, show ID, retry ID or send; see 'lkprobot outbox --help'",
 				 verb);
 	long long id = 0;
 	if (needs_id) {

@@ -177,7 +177,8 @@ int cmd_programs(int argc, char **argv, struct lkp_ctx *ctx)
 		const struct program *p = program_find(argv[a]);
 		const struct lkpsrc_program *lp = jo.lkp ? lkpsrc_program(jo.lkp, argv[a]) : NULL;
 		if (!p && !lp) {
-			ret = say_error(EXIT_USAGE, "'%s' is not a program lkprobot knows%s; 'lkprobot programs' lists them",
+			ret = say_error(EXIT_USAGE,
+					"'%s' is not a program lkprobot knows%s; 'lkprobot programs' lists them",
 					argv[a], jo.lkp ? " nor one of lkp-tests" : "");
 			goto out;
 		}

@@ -167,7 +167,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 	const struct provider_ops *qemu = provider_find("qemu");
 	struct provider_options *opts = provider_options_new(qemu);
 	struct jobopts jo;
-	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL, *result_dir = STORE_RESULT_ROOT;
+	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL,
+		   *result_dir = STORE_RESULT_ROOT;
 	char *cache = NULL;
 	bool use_store = true, reuse = false;
 	long runs = 1;
@@ -181,7 +182,8 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 			   "cache, else Debian's packaged kernel, fetched once)",
 			   &tree),
 		OPT_STRING(0, "commit", "REV", "the commit of --tree to build and boot", &rev),
-		OPT_STRING(0, "kconfig", "NAME|FILE", "the kernel config of that build (default x86_64-pmem)", &kconfig),
+		OPT_STRING(0, "kconfig", "NAME|FILE", "the kernel config of that build (default x86_64-pmem)",
+			   &kconfig),
 		OPT_PROVIDER(0, "modules", "DIR", "the /lib/modules/<release> of -k's kernel", "modules", opts),
 		JOBOPTS_RUNS("boot and run each atomic job N times", &runs),
 		OPT_BOOL(0, "reuse-boot", "one boot for the N runs (lkp-tests reboots between runs)", &reuse),
@@ -192,11 +194,13 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_PROVIDER(0, "pmem-size", "SIZE", "each NVDIMM (default 1G)", "pmem_size", opts),
 		OPT_PROVIDER(0, "memory", "SIZE", "guest RAM (default 2G)", "memory", opts),
 		OPT_PROVIDER(0, "cpus", "N", "guest CPUs (default 2)", "cpus", opts),
-		OPT_PROVIDER(0, "boot-timeout", "S", "seconds for the guest to start lkprobot (default 120)", "boot_timeout",
+		OPT_PROVIDER(0, "boot-timeout", "S", "seconds for the guest to start lkprobot (default 120)",
+			     "boot_timeout", opts),
+		OPT_PROVIDER(0, "job-timeout", "S",
+			     "seconds for the job once the guest runs it (default:\nits runtime + 600)", "job_timeout",
 			     opts),
-		OPT_PROVIDER(0, "job-timeout", "S", "seconds for the job once the guest runs it (default:\nits runtime + 600)",
-			     "job_timeout", opts),
-		OPT_PROVIDER(0, "append", "ARGS", "more kernel parameters (the job's boot_params are added)", "append", opts),
+		OPT_PROVIDER(0, "append", "ARGS", "more kernel parameters (the job's boot_params are added)", "append",
+			     opts),
 		OPT_STRING(0, "accel", "A",
 			   "kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto:\n"
 			   "KVM when the probe boots the kernel under it, else TCG)",

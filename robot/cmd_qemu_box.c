@@ -75,8 +75,10 @@ static int box_state_make(const char *dir, const char *cache, struct box_state *
 	if (access(st->host_key, R_OK)) {
 		char *kargv[] = { "dropbearkey", "-t", "ed25519", "-f", st->host_key, NULL };
 		if (run_exec(kargv, -1, -1, &err)) {
-			ret = say_error(EXIT_FAIL, "cannot make the box's host key with dropbearkey (Debian package dropbear-bin): %s",
-					err.buf);
+			ret = say_error(
+				EXIT_FAIL,
+				"cannot make the box's host key with dropbearkey (Debian package dropbear-bin): %s",
+				err.buf);
 			goto out;
 		}
 	}
@@ -149,7 +151,9 @@ int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx)
 		return ret;
 	ret = EXIT_FAIL;
 	if (!dir || !o.ssh_port || !keys || optind != argc)
-		return say_error(EXIT_USAGE, "qemu-box needs --dir, --ssh-port and --authorized-keys; see 'lkprobot qemu-box --help'");
+		return say_error(
+			EXIT_USAGE,
+			"qemu-box needs --dir, --ssh-port and --authorized-keys; see 'lkprobot qemu-box --help'");
 	if (qemu_accel_option(accel, &err)) {
 		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);

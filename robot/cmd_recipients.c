@@ -47,7 +47,8 @@ int cmd_recipients(int argc, char **argv, struct lkp_ctx *ctx)
 	if ((ret = opt_parse(ctx->cmd, argc, argv, table, usage_head, usage_tail, false)) != OPT_GO)
 		return ret;
 	if (!tree || optind != argc - 1)
-		return say_error(EXIT_USAGE, "recipients needs --tree DIR and one commit; see 'lkprobot recipients --help'");
+		return say_error(EXIT_USAGE,
+				 "recipients needs --tree DIR and one commit; see 'lkprobot recipients --help'");
 	if (mailconf_load(&mc, config, &err)) {
 		ret = say_error(EXIT_USAGE, "%s", err.buf);
 		strbuf_release(&err);

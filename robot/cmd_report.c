@@ -60,7 +60,7 @@ static int send_report(const struct report_request *rq)
 	case REPORT_DUPLICATE:
 		ret = EXIT_OK;
 		break;
-	case REPORT_REFUSED:	/* the delivery's line said it */
+	case REPORT_REFUSED: /* the delivery's line said it */
 		ret = EXIT_FAIL;
 		break;
 	case REPORT_BAD:
@@ -146,19 +146,24 @@ static int parse_args(int argc, char **argv, const struct lkp_ctx *ctx, struct r
 			   "commit has a \"Link: .../<message-id>\" trailer",
 			   &w->tree),
 		OPT_STRING(0, "url", "TEXT", "the \"url:\" line (where the commit is: tree and branch)", &a->rq.url),
-		OPT_STRING(0, "tree-url", "URL", "where readers clone the tree from (\"To reproduce\")", &a->rq.tree_url),
-		OPT_STRING(0, "lkprobot-url", "URL", "where readers get lkprobot (\"To reproduce\")", &a->rq.lkprobot_url),
+		OPT_STRING(0, "tree-url", "URL", "where readers clone the tree from (\"To reproduce\")",
+			   &a->rq.tree_url),
+		OPT_STRING(0, "lkprobot-url", "URL", "where readers get lkprobot (\"To reproduce\")",
+			   &a->rq.lkprobot_url),
 		OPT_STRING(0, "closes", "URL",
 			   "the \"Closes:\" tag's URL (ending in /: the Message-ID\n"
 			   "is appended, as in a mail archive)",
 			   &a->rq.closes),
-		OPT_STRING(0, "note", "TEXT", "a paragraph before the \"how sure\" one (a bisection's caveat)", &a->rq.note),
+		OPT_STRING(0, "note", "TEXT", "a paragraph before the \"how sure\" one (a bisection's caveat)",
+			   &a->rq.note),
 		OPT_STRING(0, "from", "ADDR", "the robot's address (default lkprobot <lkprobot@HOST>)", &a->rq.from),
 		OPT_CALL(0, "to", "ADDR", "a To: recipient (repeatable)", take_addr, &a->to),
 		OPT_CALL(0, "cc", "ADDR", "a Cc: recipient (repeatable)", take_addr, &a->cc),
 		OPT_STRING(0, "job", "FILE", "the job file to attach (default: the run's job.yaml)", &w->jobfile),
-		OPT_STRING(0, "kconfig", "FILE", "attach this kernel config (default: the run's\n"
-			   "kernel.config, when it has one)", &w->kconfig),
+		OPT_STRING(0, "kconfig", "FILE",
+			   "attach this kernel config (default: the run's\n"
+			   "kernel.config, when it has one)",
+			   &w->kconfig),
 		OPT_STRING(0, "metric", "M",
 			   "report on M (a bisection's metric): the mail goes out only\n"
 			   "if the decision says M changed (default: the metric with\n"
@@ -194,7 +199,9 @@ static int parse_args(int argc, char **argv, const struct lkp_ctx *ctx, struct r
 	if (ret != OPT_GO)
 		return ret;
 	if (!w->base || !w->commit || optind < argc)
-		return say_error(EXIT_USAGE, "report needs --base and --commit (and no other arguments); see 'lkprobot report --help'");
+		return say_error(
+			EXIT_USAGE,
+			"report needs --base and --commit (and no other arguments); see 'lkprobot report --help'");
 	w->floors = &a->floors;
 	w->to = a->to.v;
 	w->nto = a->to.n;

@@ -35,7 +35,6 @@ static const char usage_tail[] =
 	"exit codes: 0 every run finished, 1 a run failed, timed out or was\n"
 	"interrupted (its result root says which in job.yaml), 2 bad job file or usage\n";
 
-
 /* The key figures of the job's tests (their programs' headline metrics), the ones a report leads with. */
 static void print_key_metrics(const struct node *job, const struct node *stats)
 {
@@ -109,15 +108,21 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 			 "job's disks (default size 1G): a functional check on\n"
 			 "machines without spare disks; no pmem, no DAX",
 			 take_loop, opts),
-		OPT_PROVIDER(0, "fs-root", "DIR", "mount the job's file systems under DIR (default /fs)", "fs_root", opts),
-		{ .kind = OPTK_CALL, .name = "timeout-margin", .arg = "S",
+		OPT_PROVIDER(0, "fs-root", "DIR", "mount the job's file systems under DIR (default /fs)", "fs_root",
+			     opts),
+		{ .kind = OPTK_CALL,
+		  .name = "timeout-margin",
+		  .arg = "S",
 		  .help = "kill the test S seconds past its runtime (default:\nthe runtime itself, at least 60)",
-		  .fn = take_margin, .key = "timeout_margin", .dst = opts },
+		  .fn = take_margin,
+		  .key = "timeout_margin",
+		  .dst = opts },
 		OPT_STRING(0, "db", "FILE", "the store (default <RESULT_ROOT_DIR>/lkprobot.db)", &db),
 		OPT_NO(0, "no-store", "do not record the runs in the store", &use_store),
-		OPT_PROVIDER(0, "compatible-names", NULL,
-			     "also write the metric names of older reports\n(fio.write_clat_mean_us, perf-stat.ipc, ...)",
-			     "compatible_names", opts),
+		OPT_PROVIDER(
+			0, "compatible-names", NULL,
+			"also write the metric names of older reports\n(fio.write_clat_mean_us, perf-stat.ipc, ...)",
+			"compatible_names", opts),
 		JOBOPTS_ROWS(&jo, "convert units against hosts/<NAME> (default: this machine)"),
 		OPT_END(),
 	};

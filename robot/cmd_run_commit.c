@@ -148,7 +148,8 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	ret = EXIT_FAIL;
 	if (!provider || !tree || !commit || !status || !result_dir || optind != argc - 1) {
-		ret = say_error(EXIT_USAGE, "run-commit needs --provider, --tree, --commit, -o, --status and one job file");
+		ret = say_error(EXIT_USAGE,
+				"run-commit needs --provider, --tree, --commit, -o, --status and one job file");
 		goto out;
 	}
 	if (!(ops = node_provider(provider))) {

@@ -162,7 +162,8 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	if (ret != OPT_GO)
 		return ret;
 	if (!config || optind != argc)
-		return say_error(EXIT_USAGE, "%s needs -c FILE (and nothing else); see 'lkprobot serve --help'", ctx->cmd);
+		return say_error(EXIT_USAGE, "%s needs -c FILE (and nothing else); see 'lkprobot serve --help'",
+				 ctx->cmd);
 	if (json && strcmp(ctx->cmd, "status"))
 		return say_error(EXIT_USAGE, "--json is an option of 'lkprobot status'; see 'lkprobot serve --help'");
 	/* the bisections it starts inherit the choice (LKPROBOT_ACCEL) */

@@ -89,8 +89,10 @@ static int one_atomic(const struct node *atomic, void *arg, struct strbuf *err)
 	}
 	if (again) {
 		/* lkp-tests writes both to the same file: the later one wins */
-		say_warn("%s: two atomic jobs are named '%s'; the later one is kept (vary a key that is part of path_params to keep both)",
-			 sp->jobfile, name.buf);
+		say_warn(
+			"%s: two atomic jobs are named '%s'; the later one is kept (vary a key that is part of "
+			"path_params to keep both)",
+			sp->jobfile, name.buf);
 		for (size_t i = 0; i < sp->n; i++)
 			if (!strcmp(sp->v[i].name, name.buf)) {
 				sp->v[i].off = off;
@@ -173,8 +175,8 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 		struct strbuf to = STRBUF_INIT;
 		strbuf_addf(&to, "%s/%s", outdir, sp.v[i].name);
 		if (fsutil_write(to.buf, sp.arena.buf + sp.v[i].off, sp.v[i].len)) {
-			ret = say_error(EXIT_FAIL, "cannot write '%s': %s (%zu of %zu atomic jobs written)",
-					to.buf, strerror(errno), i, sp.n);
+			ret = say_error(EXIT_FAIL, "cannot write '%s': %s (%zu of %zu atomic jobs written)", to.buf,
+					strerror(errno), i, sp.n);
 			strbuf_release(&to);
 			break;
 		}

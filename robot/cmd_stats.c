@@ -91,7 +91,8 @@ int cmd_stats(int argc, char **argv, struct lkp_ctx *ctx)
 		if (runstore_open(&rs, true, db, reindex, &err))
 			return say_error(EXIT_FAIL, "%s", err.buf);
 		char real[PATH_MAX];
-		if (!realpath(reindex, real) || runstore_reindex(&rs, real, missing_only, older_names, &found, &failed, &err)) {
+		if (!realpath(reindex, real) ||
+		    runstore_reindex(&rs, real, missing_only, older_names, &found, &failed, &err)) {
 			runstore_close(&rs);
 			return say_error(EXIT_FAIL, "%s", err.len ? err.buf : strerror(errno));
 		}

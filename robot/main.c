@@ -111,8 +111,8 @@ static int not_a_command(const char *word)
 	/* one edit in a short word, two in a longer one: "bisec", "sevre"; not "run" for "rm" */
 	const char *near = nearest_word(word, names, ARRAY_SIZE(commands), strlen(word) > 4 ? 2 : 1);
 	if (near)
-		return say_error(EXIT_USAGE, "'%s' is not a command; did you mean %s? ('lkprobot help' lists them)", word,
-				 near);
+		return say_error(EXIT_USAGE, "'%s' is not a command; did you mean %s? ('lkprobot help' lists them)",
+				 word, near);
 	return say_error(EXIT_USAGE, "'%s' is not a command; 'lkprobot help' lists them", word);
 }
 

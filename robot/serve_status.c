@@ -132,7 +132,8 @@ static void status_json(struct node *heads, const struct node *outbox)
 		for (size_t k = 0; rj && rj->type == NODE_SEQ && k < rj->n; k++) {
 			const char *report = node_str(node_get(rj->vals[k], "report"));
 			bool mailed = report && (!strcmp(report, "queued") || !strcmp(report, "delivery failed"));
-			const struct node *m = mailed ? mail_of(outbox, node_str(node_get(rj->vals[k], "culprit"))) : NULL;
+			const struct node *m =
+				mailed ? mail_of(outbox, node_str(node_get(rj->vals[k], "culprit"))) : NULL;
 			if (m && node_str(node_get(m, "status"))) {
 				struct node *st = node_new_scalar(node_str(node_get(m, "status")));
 				st->quoted = 1;

@@ -135,9 +135,10 @@ void html_head(struct strbuf *b, const char *title, int refresh, const char *nav
 	/* the home page is lkprobot; every other one says whose it is */
 	if (strcmp(title, "lkprobot"))
 		strbuf_addstr(b, " · lkprobot");
-	strbuf_addstr(b, "</title><link rel=\"stylesheet\" href=\"/static/style.css\">"
-			 "<link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\"></head><body>\n"
-			 "<header><nav><a class=\"brand\" href=\"/\">lkprobot</a>");
+	strbuf_addstr(b,
+		      "</title><link rel=\"stylesheet\" href=\"/static/style.css\">"
+		      "<link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\"></head><body>\n"
+		      "<header><nav><a class=\"brand\" href=\"/\">lkprobot</a>");
 	strbuf_addstr(b, nav);
 	strbuf_addstr(b, "</nav></header>\n<main>\n<h1>");
 	html_escape(b, title);

@@ -26,10 +26,18 @@
 #include <time.h>
 
 /* The libmicrohttpd functions this file calls, loaded on first use (dynlib.h). */
+/* clang-format off */
 #define MHD_API(X) \
-	X(MHD_add_response_header) X(MHD_create_response_from_buffer) X(MHD_create_response_from_fd64) \
-	X(MHD_destroy_response) X(MHD_queue_response) X(MHD_start_daemon) X(MHD_stop_daemon) \
-	X(MHD_lookup_connection_value) X(MHD_get_connection_values)
+	X(MHD_add_response_header) \
+	X(MHD_create_response_from_buffer) \
+	X(MHD_create_response_from_fd64) \
+	X(MHD_destroy_response) \
+	X(MHD_queue_response) \
+	X(MHD_start_daemon) \
+	X(MHD_stop_daemon) \
+	X(MHD_lookup_connection_value) \
+	X(MHD_get_connection_values)
+/* clang-format on */
 static struct {
 	MHD_API(DYNLIB_SLOT)
 } mhd;
@@ -37,13 +45,14 @@ static struct {
 static struct dynlib mhd_lib = DYNLIB(LKP_SONAME_microhttpd, "libmicrohttpd12", MHD_API(MHD_SYM));
 
 /* Nothing on these pages runs a script, styles inline or loads from elsewhere. */
-#define WEB_CSP "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; " \
-		"frame-ancestors 'none'"
+#define WEB_CSP \
+	"default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; " \
+	"frame-ancestors 'none'"
 
 /* What one request has gathered: whether it had too many arguments, a POST's body read in pieces. */
 struct web_upload {
 	bool too_many_args;
-	bool headers_seen;	/* a POST: the first call (headers only) is over */
+	bool headers_seen; /* a POST: the first call (headers only) is over */
 	struct strbuf body;
 	bool too_big;
 };
@@ -233,8 +242,10 @@ static int listen_addr(const char *addr, struct sockaddr_storage *ss, socklen_t 
 	}
 	char *h = xstrndup(host, hl), ps[8];
 	snprintf(ps, sizeof(ps), "%ld", port);
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *res = NULL;
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV },
+			*res = NULL;
 	int rc = getaddrinfo(h, ps, &hints, &res);
 	if (rc) {
 		strbuf_setf(err, "--listen %s: '%s': %s", addr, h, gai_strerror(rc));
@@ -306,12 +317,17 @@ struct web *web_new(const struct web_opts *o, struct strbuf *err)
 		char **br = xcalloc(t->nbranches + 1, sizeof(*br));
 		for (size_t k = 0; k < t->nbranches; k++)
 			br[k] = xstrdup(t->branches[k]);
-		w->trees[i] = (struct web_tree){ xstrdup(t->name), xstrdup(t->path), (const char *const *)br, t->nbranches };
+		w->trees[i] =
+			(struct web_tree){ xstrdup(t->name), xstrdup(t->path), (const char *const *)br, t->nbranches };
 	}
 	w->ntrees = o->ntrees;
-	w->env = (struct page_env){ .db = w->db, .root = w->root, .actions = w->token != NULL,
-				    .inventories = w->inventories, .ninventories = w->ninventories,
-				    .trees = w->trees, .ntrees = w->ntrees };
+	w->env = (struct page_env){ .db = w->db,
+				    .root = w->root,
+				    .actions = w->token != NULL,
+				    .inventories = w->inventories,
+				    .ninventories = w->ninventories,
+				    .trees = w->trees,
+				    .ntrees = w->ntrees };
 	return w;
 }
 
@@ -325,19 +341,17 @@ struct web *web_start(const struct web_opts *o, struct strbuf *err)
 	struct web *w = web_new(o, err);
 	if (!w)
 		return NULL;
-	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+	unsigned flags =
+		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
 	uint16_t port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
 						       : ((struct sockaddr_in *)&ss)->sin_port);
-	w->d = mhd.MHD_start_daemon(flags, port, NULL, NULL, handle, w,
-				    MHD_OPTION_EXTERNAL_LOGGER, web_log, NULL,
+	w->d = mhd.MHD_start_daemon(flags, port, NULL, NULL, handle, w, MHD_OPTION_EXTERNAL_LOGGER, web_log, NULL,
 				    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				    /* a few pages at once: each request reads the store on its own */
-				    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)WEB_THREADS,
-				    MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
-				    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_PER_IP,
-				    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WEB_TIMEOUT,
-				    MHD_OPTION_URI_LOG_CALLBACK, request_start, NULL,
-				    MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
+				    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)WEB_THREADS, MHD_OPTION_CONNECTION_LIMIT,
+				    connection_limit(), MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_PER_IP,
+				    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WEB_TIMEOUT, MHD_OPTION_URI_LOG_CALLBACK,
+				    request_start, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
 				    MHD_OPTION_END);
 	if (!w->d) {
 		strbuf_setf(err, "--listen %s: cannot listen there (in use? no such address here?)", o->addr);
@@ -396,7 +410,9 @@ int web_url_check(const char *base, struct strbuf *err)
 	}
 	for (const char *p = base; *p; p++)
 		if ((unsigned char)*p <= ' ' || *p == 0x7f || strchr("\"<>\\^`{|}?#", *p)) {
-			strbuf_setf(err, "'%s': a URL without spaces, quotes, a query or a fragment (https://lkp.example.org/dashboard)",
+			strbuf_setf(err,
+				    "'%s': a URL without spaces, quotes, a query or a fragment "
+				    "(https://lkp.example.org/dashboard)",
 				    base);
 			return -1;
 		}

@@ -180,8 +180,9 @@ static void html_range(const struct node *d, const char *culprit, struct strbuf 
 {
 	const struct node *commits = node_get(d, "commits");
 
-	strbuf_addstr(b, "<h2>The range (good end first)</h2>\n<table><tr><th>commit</th><th>subject</th><th>runs</th>"
-			 "<th>failed</th><th>mean</th><th>samples</th></tr>\n");
+	strbuf_addstr(b,
+		      "<h2>The range (good end first)</h2>\n<table><tr><th>commit</th><th>subject</th><th>runs</th>"
+		      "<th>failed</th><th>mean</th><th>samples</th></tr>\n");
 	for (size_t i = 0; i < commits->n; i++) {
 		const struct node *c = commits->vals[i], *sm = node_get(c, "samples");
 		double sum = 0, v;
@@ -199,7 +200,8 @@ static void html_range(const struct node *d, const char *culprit, struct strbuf 
 				strbuf_addstr(&list, p);
 				strbuf_release(&one);
 			}
-		strbuf_addf(b, "<tr%s><td>", *culprit && !strcmp(page_get(c, "commit"), culprit) ? " class=\"culprit\"" : "");
+		strbuf_addf(b, "<tr%s><td>",
+			    *culprit && !strcmp(page_get(c, "commit"), culprit) ? " class=\"culprit\"" : "");
 		html_commit_link(b, page_get(c, "commit"));
 		strbuf_addstr(b, "</td>");
 		html_td_class(b, "subject", page_get(c, "subject"));

@@ -533,7 +533,8 @@ static void commit_html(const struct page_env *env, const struct node *d, struct
 {
 	struct strbuf *b = &doc->body;
 	const struct node *vs = node_get(d, "against_base");
-	const struct node *heads = node_get(d, "heads"), *bis = node_get(d, "bisections"), *mails = node_get(d, "mails");
+	const struct node *heads = node_get(d, "heads"), *bis = node_get(d, "bisections"),
+			  *mails = node_get(d, "mails");
 
 	strbuf_addf(&doc->title, "commit %.12s", page_get(d, "commit"));
 	if (*page_get(d, "subject"))

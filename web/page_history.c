@@ -184,7 +184,8 @@ static void in_date_order(struct page_ctx *c, struct node *pts)
 	if (pts->n)
 		qsort(pts->vals, pts->n, sizeof(*pts->vals), by_date);
 	for (size_t i = 0, j; i < pts->n; i = j) {
-		for (j = i + 1; j < pts->n && page_getnum(pts->vals[j], "date") == page_getnum(pts->vals[i], "date"); j++)
+		for (j = i + 1; j < pts->n && page_getnum(pts->vals[j], "date") == page_getnum(pts->vals[i], "date");
+		     j++)
 			;
 		if (j - i > 1)
 			parents_first(c, pts->vals + i, j - i);
@@ -192,7 +193,8 @@ static void in_date_order(struct page_ctx *c, struct node *pts)
 }
 
 /* The change points: the points a bisection of metric found to be the first of a change; their mails. */
-static struct node *change_points(struct page_ctx *c, const struct node *bis, const struct node *pts, const char *metric)
+static struct node *change_points(struct page_ctx *c, const struct node *bis, const struct node *pts,
+				  const char *metric)
 {
 	struct node *cps = node_new(NODE_SEQ);
 
@@ -254,7 +256,7 @@ static int history_data(struct page_ctx *c, const struct page_args *a, struct no
 		node_append(p, "subject", page_str(info ? page_get(info, "subject") : ""));
 		node_append(p, "date", page_num(info ? page_getnum(info, "commit_date") : page_getnum(p, "first_run")));
 		if (!(in = series_of(c, info, series, ft, fb, &other)))
-			continue;	/* not in the tree or branch asked for */
+			continue; /* not in the tree or branch asked for */
 		node_append(p, "series", in);
 		node_push(kept, node_dup(p));
 	}
@@ -314,7 +316,8 @@ static void history_html(const struct page_env *env, const struct node *d, struc
 		strbuf_addstr(b, "</details>\n");
 		return;
 	}
-	strbuf_addf(&doc->title, "%s: %s/%s", page_get(d, "metric"), page_get(d, "testcase"), page_get(d, "path_params"));
+	strbuf_addf(&doc->title, "%s: %s/%s", page_get(d, "metric"), page_get(d, "testcase"),
+		    page_get(d, "path_params"));
 	strbuf_addstr(b, "<ul class=\"filters\"><li><a href=\"");
 	self_href(b, d, "metric", NULL);
 	strbuf_addstr(b, "\">the job's other metrics</a></li>");

@@ -97,8 +97,8 @@ static int report_data(struct page_ctx *c, const struct page_args *a, struct nod
 }
 
 /* /reports/<id>/<n>[/NAME]: attachment n (1 = the first after the text), decoded. */
-static int attachment(const struct page_env *env, const char *id, const char *n, struct strbuf *body,
-			   char **type, char **name, struct strbuf *err)
+static int attachment(const struct page_env *env, const char *id, const char *n, struct strbuf *body, char **type,
+		      char **name, struct strbuf *err)
 {
 	struct store *s = store_open(env->db, err);
 	struct store_mail m;

@@ -217,8 +217,10 @@ const struct node *page_mails(struct page_ctx *c, struct strbuf *err)
 	for (size_t i = 0; i < list->n; i++) {
 		struct node *m = list->vals[i];
 		const char *h = page_get(m, "headers");
-		const char *const keys[][2] = { { "Subject", "subject" }, { "X-lkprobot-Commit", "commit" },
-						 { "X-lkprobot-Verdict", "verdict" }, { "To", "to" } };
+		const char *const keys[][2] = { { "Subject", "subject" },
+						{ "X-lkprobot-Commit", "commit" },
+						{ "X-lkprobot-Verdict", "verdict" },
+						{ "To", "to" } };
 		for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
 			char *v = mailread_header(h, strlen(h), keys[k][0]);
 			node_set(m, keys[k][1], page_str(v ? v : ""));
@@ -277,7 +279,7 @@ static int state_rank(const char *w)
 	for (int i = 0; i < 5; i++)
 		if (!strcmp(w, order[i]))
 			return i;
-	return 2;	/* a word the store learned later: as a failure, shown as it is */
+	return 2; /* a word the store learned later: as a failure, shown as it is */
 }
 
 /* The newest bisection between base and head (good and bad), NULL when none. */
@@ -315,8 +317,9 @@ struct node *page_head_state(struct page_ctx *c, const struct node *h)
 
 	if (!strcmp(status, "testing")) {
 		free(state);
-		state = xstrdup(bis && !strcmp(page_get(bis, "status"), "running") && *page_get(bis, "metric") ? "bisecting"
-														: "testing");
+		state = xstrdup(bis && !strcmp(page_get(bis, "status"), "running") && *page_get(bis, "metric")
+					? "bisecting"
+					: "testing");
 	} else if ((!strcmp(status, "done") || !strcmp(status, "failed")) && r && r->type == NODE_SEQ && r->n) {
 		/* the jobs' outcomes: the worst one is the head's */
 		int rank = -1;
@@ -444,8 +447,9 @@ void page_action_form(struct strbuf *b, const char *what, long long id, const ch
 {
 	strbuf_addf(b, "<form method=\"post\" action=\"/api/%s/%lld/", what, id);
 	html_escape(b, label);
-	strbuf_addstr(b, "\"><input type=\"password\" name=\"token\" placeholder=\"token\" autocomplete=\"off\" required>"
-			 "<button>");
+	strbuf_addstr(b,
+		      "\"><input type=\"password\" name=\"token\" placeholder=\"token\" autocomplete=\"off\" required>"
+		      "<button>");
 	html_escape(b, label);
 	strbuf_addstr(b, "</button></form>");
 }
@@ -493,8 +497,9 @@ void page_heads_html(struct strbuf *b, const struct node *heads, bool actions, b
 	strbuf_addstr(b, "<table><tr>");
 	if (tree_column)
 		strbuf_addstr(b, "<th>tree</th><th>branch</th>");
-	strbuf_addstr(b, "<th>head</th><th>subject</th><th>author</th><th>state</th><th>culprit</th><th>mail</th>"
-			 "<th>see</th><th>seen</th>");
+	strbuf_addstr(b,
+		      "<th>head</th><th>subject</th><th>author</th><th>state</th><th>culprit</th><th>mail</th>"
+		      "<th>see</th><th>seen</th>");
 	if (actions)
 		strbuf_addstr(b, "<th>action</th>");
 	strbuf_addstr(b, "</tr>\n");
@@ -568,8 +573,9 @@ void page_bisections_html(struct strbuf *b, const struct node *bis)
 		strbuf_addstr(b, "<p class=\"note\">No bisection yet.</p>\n");
 		return;
 	}
-	strbuf_addstr(b, "<table><tr><th>id</th><th>tree</th><th>good</th><th>bad</th><th>job</th><th>metric</th>"
-			 "<th>state</th><th>culprit</th><th>started</th></tr>\n");
+	strbuf_addstr(b,
+		      "<table><tr><th>id</th><th>tree</th><th>good</th><th>bad</th><th>job</th><th>metric</th>"
+		      "<th>state</th><th>culprit</th><th>started</th></tr>\n");
 	for (size_t i = 0; i < bis->n; i++) {
 		const struct node *x = bis->vals[i], *st = node_get(x, "state"), *cul = node_get(x, "culprit_ref");
 		strbuf_addstr(b, "<tr><td>");
@@ -601,12 +607,14 @@ void page_mails_html(struct strbuf *b, const struct node *mails, bool newest_fir
 		strbuf_addstr(b, "<p class=\"note\">No report mail yet.</p>\n");
 		return;
 	}
-	strbuf_addstr(b, "<table><tr><th>subject</th><th>commit</th><th>delivery</th><th>recipients</th>"
-			 "<th>attempts</th><th>last error</th><th>queued</th></tr>\n");
+	strbuf_addstr(b,
+		      "<table><tr><th>subject</th><th>commit</th><th>delivery</th><th>recipients</th>"
+		      "<th>attempts</th><th>last error</th><th>queued</th></tr>\n");
 	for (size_t k = 0; k < mails->n; k++) {
 		const struct node *m = mails->vals[newest_first ? mails->n - 1 - k : k];
 		strbuf_addstr(b, "<tr><td class=\"subject\">");
-		html_link(b, "reports", page_get(m, "id"), *page_get(m, "subject") ? page_get(m, "subject") : "(no subject)");
+		html_link(b, "reports", page_get(m, "id"),
+			  *page_get(m, "subject") ? page_get(m, "subject") : "(no subject)");
 		strbuf_addstr(b, "</td><td>");
 		html_commit_link(b, page_get(m, "commit"));
 		strbuf_addstr(b, "</td><td>");

@@ -20,7 +20,7 @@
 
 /* What a request names: the part of the path after the page, and its query arguments. */
 struct page_args {
-	const char *rest;		/* /commit/<rest>, /bisections/<rest>, /reports/<rest>; NULL: none */
+	const char *rest; /* /commit/<rest>, /bisections/<rest>, /reports/<rest>; NULL: none */
 	size_t n;
 	const char *const *keys, *const *vals;
 };
@@ -29,10 +29,10 @@ struct page_args {
 const char *page_arg(const struct page_args *a, const char *key);
 
 struct page_env {
-	const char *db;			/* the store */
-	const char *root;		/* the result root /runs/ serves (a real path) */
-	bool actions;			/* a token is configured: show the action forms */
-	const struct web_inventory *inventories;	/* the overview asks them for their boxes */
+	const char *db;				 /* the store */
+	const char *root;			 /* the result root /runs/ serves (a real path) */
+	bool actions;				 /* a token is configured: show the action forms */
+	const struct web_inventory *inventories; /* the overview asks them for their boxes */
 	size_t ninventories;
 	const struct web_tree *trees;
 	size_t ntrees;
@@ -45,11 +45,11 @@ struct gitrepo;
 struct page_ctx {
 	const struct page_env *env;
 	struct store *s;
-	struct gitrepo **repos;		/* [ntrees] */
+	struct gitrepo **repos; /* [ntrees] */
 	bool *repo_tried;
-	struct node *commits;		/* full id -> commit info, looked up so far (NULL value: in no tree) */
-	struct node *mails;		/* the outbox with subjects, read when first needed */
-	struct node *heads, *bisections;	/* likewise */
+	struct node *commits;		 /* full id -> commit info, looked up so far (NULL value: in no tree) */
+	struct node *mails;		 /* the outbox with subjects, read when first needed */
+	struct node *heads, *bisections; /* likewise */
 };
 
 /* Open the store for one request (-1 with err set when it cannot), and close it with what the request opened. */
@@ -59,7 +59,7 @@ void page_ctx_close(struct page_ctx *c);
 /* A page's HTML as its html function writes it; pages.c puts it in the site's frame. */
 struct page_doc {
 	struct strbuf title;
-	int refresh;			/* seconds: > 0 makes the page reload itself (live progress) */
+	int refresh; /* seconds: > 0 makes the page reload itself (live progress) */
 	struct strbuf body;
 };
 
@@ -69,13 +69,13 @@ struct page_doc {
  * navigation bar and the API index are made from these rows.
  */
 struct page_def {
-	const char *name;		/* /<name>, /api/<name> */
-	bool home;			/* also the home page: / */
-	const char *rest;		/* what follows /<name>/, as the API index names it ("ID"); NULL: nothing */
-	const char *query;		/* its query arguments, as the API index shows them; NULL: none */
-	const char *nav;		/* its title in the navigation bar; NULL: not there */
-	bool live;			/* shows the providers' boxes now (env->inventories): never kept in the cache */
-	bool list;			/* its data is a list (a JSON array), not a map */
+	const char *name;  /* /<name>, /api/<name> */
+	bool home;	   /* also the home page: / */
+	const char *rest;  /* what follows /<name>/, as the API index names it ("ID"); NULL: nothing */
+	const char *query; /* its query arguments, as the API index shows them; NULL: none */
+	const char *nav;   /* its title in the navigation bar; NULL: not there */
+	bool live;	   /* shows the providers' boxes now (env->inventories): never kept in the cache */
+	bool list;	   /* its data is a list (a JSON array), not a map */
 	/* Its data into out (an empty map or list): an HTTP status, 200 or 400/404/500 with one line in err. */
 	int (*data)(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err);
 	/* Its HTML from its data; NULL: JSON only. */

@@ -13,10 +13,20 @@
  * The table, in the order of the navigation bar and the API index: one row
  * a page, defined in its file web/page_<name>.c.
  */
-#define PAGES(X)                                                                                                    \
-	X(page_def_overview) X(page_def_bisections) X(page_def_bisection) X(page_def_reports) X(page_def_report)   \
-	X(page_def_outbox) X(page_def_heads) X(page_def_machines) X(page_def_commit) X(page_def_compare)           \
+/* clang-format off */
+#define PAGES(X) \
+	X(page_def_overview) \
+	X(page_def_bisections) \
+	X(page_def_bisection) \
+	X(page_def_reports) \
+	X(page_def_report) \
+	X(page_def_outbox) \
+	X(page_def_heads) \
+	X(page_def_machines) \
+	X(page_def_commit) \
+	X(page_def_compare) \
 	X(page_def_history)
+/* clang-format on */
 
 #define DECLARE(def) extern const struct page_def def;
 PAGES(DECLARE)

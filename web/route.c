@@ -302,8 +302,9 @@ static void api_index(struct web_response *rs)
 	pages_index(&rs->body, false);
 	strbuf_addstr(&rs->body, "], \"files\": [\"/runs/PATH\"");
 	pages_index(&rs->body, true);
-	strbuf_addstr(&rs->body, "], \"actions\": [\"POST /api/heads/ID/retest\", \"POST /api/heads/ID/cancel\", "
-				 "\"POST /api/reports/ID/resend\"]}\n");
+	strbuf_addstr(&rs->body,
+		      "], \"actions\": [\"POST /api/heads/ID/retest\", \"POST /api/heads/ID/cancel\", "
+		      "\"POST /api/reports/ID/resend\"]}\n");
 	rs->status = 200;
 	rs->type = TYPE_JSON;
 }

@@ -174,9 +174,9 @@ static void resolve_minus(struct node *map, const char *k, size_t len, struct no
 	if (cur && !node_is_null(v) && (cur->type == NODE_MAP || cur->type == NODE_SEQ)) {
 		struct node *dels = v;
 		for (size_t d = 0; d < dels->n || (dels->type == NODE_SCALAR && d == 0); d++) {
-			const char *name = dels->type == NODE_MAP ? dels->keys[d]
-					 : dels->type == NODE_SEQ ? node_str(dels->vals[d])
-					 : dels->str;
+			const char *name = dels->type == NODE_MAP   ? dels->keys[d]
+					   : dels->type == NODE_SEQ ? node_str(dels->vals[d])
+								    : dels->str;
 			if (!name)
 				continue;
 			if (cur->type == NODE_MAP)
@@ -238,7 +238,7 @@ void job_resolve_special(struct node *map, bool overwrite)
 			i++;
 			continue;
 		}
-		i = 0;	/* positions may have shifted */
+		i = 0; /* positions may have shifted */
 	}
 }
 

@@ -521,10 +521,12 @@ static int build_checkout(struct kb *kb, struct strbuf *err)
 	gitrepo_close(kb->repo);
 	kb->repo = NULL;
 	malloc_trim(0);
-	strbuf_addf(&line, "lkprobot: checked out %s into %s in %.1f s: %s, %zu file(s) written, %zu removed, %zu compared unchanged\n",
+	strbuf_addf(&line,
+		    "lkprobot: checked out %s into %s in %.1f s: %s, %zu file(s) written, %zu removed, %zu compared "
+		    "unchanged\n",
 		    kb->ci.id, kb->src.buf, elapsed(&kb->t0),
-		    cs.incremental ? "the difference to the previous commit" : "every file compared",
-		    cs.written, cs.removed, cs.unchanged);
+		    cs.incremental ? "the difference to the previous commit" : "every file compared", cs.written,
+		    cs.removed, cs.unchanged);
 	log_write(kb, line.buf, line.len);
 	strbuf_release(&line);
 	if (run_have("ccache"))

@@ -56,7 +56,9 @@ int compare_floors_add(struct compare_floors *f, const char *spec, struct strbuf
 	double pct;
 
 	if (!eq || eq == spec) {
-		strbuf_setf(err, "'%s': a floor is METRIC=PERCENT, e.g. command.throughput=2%% (a glob may stand for the metric)",
+		strbuf_setf(err,
+			    "'%s': a floor is METRIC=PERCENT, e.g. command.throughput=2%% (a glob may stand for the "
+			    "metric)",
 			    spec ? spec : "");
 		return -1;
 	}
@@ -75,7 +77,8 @@ int compare_floors_add_map(struct compare_floors *f, const struct node *map, con
 	if (!map)
 		return 0;
 	if (map->type != NODE_MAP) {
-		strbuf_setf(err, "%s: must be a map of metric (or glob) -> percent, e.g. command.throughput: 2%%", where);
+		strbuf_setf(err, "%s: must be a map of metric (or glob) -> percent, e.g. command.throughput: 2%%",
+			    where);
 		return -1;
 	}
 	for (size_t i = 0; i < map->n; i++) {

@@ -14,8 +14,11 @@
 #include <unistd.h>
 
 /* The libpmem functions this file calls, loaded on first use (dynlib.h). */
+/* clang-format off */
 #define PMEM_API(X) \
-	X(pmem_map_file) X(pmem_unmap)
+	X(pmem_map_file) \
+	X(pmem_unmap)
+/* clang-format on */
 static struct {
 	PMEM_API(DYNLIB_SLOT)
 } pm;

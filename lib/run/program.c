@@ -13,15 +13,57 @@
  * the programs' names (strcmp order, "boot-time" before "boot_params") for
  * bsearch; program_check() says where it is not.
  */
+/* clang-format off */
 #define PROGRAMS(X) \
-	X(bdi_dev_mapping) X(boot_time) X(boot_params) X(cgroup2) X(command) X(cpufreq_stats) \
-	X(cpufreq_governor) X(cpuidle) X(debug_setup) X(disk) X(diskstats) X(dmesg) X(fio) \
-	X(fio_setup_basic) X(fs) X(fs1) X(fs2) X(heartbeat) X(interrupts) X(iostat) X(kmsg) \
-	X(last_state) X(lock_stat) X(meminfo) X(mpstat) X(nfsstat) X(numa_meminfo) X(numa_numastat) \
-	X(numa_vmstat) X(nvdimm) X(perf_c2c) X(perf_node) X(perf_profile) X(perf_sched) \
-	X(perf_stat) X(proc_stat) X(proc_vmstat) X(sched_debug) X(slabinfo) X(softirqs) X(swap) \
-	X(time) X(transparent_hugepage) X(turbostat) X(uptime) X(vm_scalability) X(vmstat) \
+	X(bdi_dev_mapping) \
+	X(boot_time) \
+	X(boot_params) \
+	X(cgroup2) \
+	X(command) \
+	X(cpufreq_stats) \
+	X(cpufreq_governor) \
+	X(cpuidle) \
+	X(debug_setup) \
+	X(disk) \
+	X(diskstats) \
+	X(dmesg) \
+	X(fio) \
+	X(fio_setup_basic) \
+	X(fs) \
+	X(fs1) \
+	X(fs2) \
+	X(heartbeat) \
+	X(interrupts) \
+	X(iostat) \
+	X(kmsg) \
+	X(last_state) \
+	X(lock_stat) \
+	X(meminfo) \
+	X(mpstat) \
+	X(nfsstat) \
+	X(numa_meminfo) \
+	X(numa_numastat) \
+	X(numa_vmstat) \
+	X(nvdimm) \
+	X(perf_c2c) \
+	X(perf_node) \
+	X(perf_profile) \
+	X(perf_sched) \
+	X(perf_stat) \
+	X(proc_stat) \
+	X(proc_vmstat) \
+	X(sched_debug) \
+	X(slabinfo) \
+	X(softirqs) \
+	X(swap) \
+	X(time) \
+	X(transparent_hugepage) \
+	X(turbostat) \
+	X(uptime) \
+	X(vm_scalability) \
+	X(vmstat) \
 	X(wrapper)
+/* clang-format on */
 
 #define DECLARE(n) extern const struct program program_##n;
 PROGRAMS(DECLARE)
@@ -193,15 +235,26 @@ static const char *const wrapper_options[] = {
  */
 static const struct program_metric wrapper_metrics[] = {
 	/* which way is better: throughputs up, the test's time down */
-	{ "throughput", +1, false }, { "*.throughput", +1, false },
-	{ "jobs_per_min", +1, false }, { "*.jobs_per_min", +1, false },
-	{ "ops_per_sec", +1, false }, { "*.ops_per_sec", +1, false },
-	{ "ops", +1, false }, { "*.ops", +1, false },
-	{ "time.elapsed_time", -1, false }, { "*.time.elapsed_time", -1, false },
-	{ "time.elapsed_time.max", -1, false }, { "*.time.elapsed_time.max", -1, false },
+	{ "throughput", +1, false },
+	{ "*.throughput", +1, false },
+	{ "jobs_per_min", +1, false },
+	{ "*.jobs_per_min", +1, false },
+	{ "ops_per_sec", +1, false },
+	{ "*.ops_per_sec", +1, false },
+	{ "ops", +1, false },
+	{ "*.ops", +1, false },
+	{ "time.elapsed_time", -1, false },
+	{ "*.time.elapsed_time", -1, false },
+	{ "time.elapsed_time.max", -1, false },
+	{ "*.time.elapsed_time.max", -1, false },
 	/* a test's key figures: bandwidths, IOPS, throughputs, its mean latency, median and time */
-	{ "*bw_MBps*", 0, true }, { "*_iops*", 0, true }, { "*throughput*", 0, true }, { "*clat_mean*", 0, true },
-	{ "median", 0, true }, { "time.elapsed_time*", 0, true }, { "*.time.elapsed_time*", 0, true },
+	{ "*bw_MBps*", 0, true },
+	{ "*_iops*", 0, true },
+	{ "*throughput*", 0, true },
+	{ "*clat_mean*", 0, true },
+	{ "median", 0, true },
+	{ "time.elapsed_time*", 0, true },
+	{ "*.time.elapsed_time*", 0, true },
 	{ NULL, 0, false },
 };
 

@@ -43,8 +43,8 @@ enum program_kind {
  */
 struct program_metric {
 	const char *glob;
-	int direction;		/* +1 higher is better, -1 lower is better, 0 the row does not say */
-	bool headline;		/* a test's key figure: `run` prints it, a report leads with it */
+	int direction; /* +1 higher is better, -1 lower is better, 0 the row does not say */
+	bool headline; /* a test's key figure: `run` prints it, a report leads with it */
 };
 
 struct program {

@@ -271,8 +271,8 @@ int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *er
 struct store_head {
 	int64_t id;
 	char *tree, *branch, *head, *base;
-	char *status;			/* queued, testing, done, baseline, failed, build_failed, cancelled */
-	char *result;			/* what testing it gave, as JSON (flow/serve_head.h); NULL: nothing yet */
+	char *status; /* queued, testing, done, baseline, failed, build_failed, cancelled */
+	char *result; /* what testing it gave, as JSON (flow/serve_head.h); NULL: nothing yet */
 	int64_t first_seen, updated;
 };
 struct store_heads {

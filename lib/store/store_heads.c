@@ -8,21 +8,27 @@
 
 /* The statements of this file, by id (store_int.h). */
 const char *const store_heads_sql[ST_NR] = {
-	[ST_HEAD_ADD] = "INSERT INTO heads(tree, branch, head, base, status, first_seen, updated)"
+	[ST_HEAD_ADD] =
+		"INSERT INTO heads(tree, branch, head, base, status, first_seen, updated)"
 		" VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5) ON CONFLICT(tree, branch, head) DO NOTHING RETURNING id",
-	[ST_HEAD_SET] = "UPDATE heads SET status = ?2, result = ?3, updated = ?4 WHERE id = ?1 AND status != 'cancelled'",
-	[ST_HEAD_TODO] = "SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads"
+	[ST_HEAD_SET] =
+		"UPDATE heads SET status = ?2, result = ?3, updated = ?4 WHERE id = ?1 AND status != 'cancelled'",
+	[ST_HEAD_TODO] =
+		"SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads"
 		" WHERE status IN ('queued', 'testing') ORDER BY id",
-	[ST_HEAD_LIST] = "SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads ORDER BY id",
+	[ST_HEAD_LIST] =
+		"SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads ORDER BY id",
 	[ST_HEAD_LAST] = "SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 ORDER BY id DESC LIMIT 1",
-	[ST_HEAD_LAST_MEASURED] = "SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 AND status IN ('done', 'baseline')"
+	[ST_HEAD_LAST_MEASURED] =
+		"SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 AND status IN ('done', 'baseline')"
 		" AND id < ?3 ORDER BY id DESC LIMIT 1",
 	[ST_HEAD_BASE] = "UPDATE heads SET base = ?2, updated = ?3 WHERE id = ?1",
-	[ST_HEAD_RETEST] = "UPDATE heads SET status = 'queued', result = NULL, updated = ?2"
+	[ST_HEAD_RETEST] =
+		"UPDATE heads SET status = 'queued', result = NULL, updated = ?2"
 		" WHERE id = ?1 AND status IN ('done', 'baseline', 'failed', 'build_failed', 'cancelled')",
-	[ST_HEAD_CANCEL] = "UPDATE heads SET status = 'cancelled', updated = ?2 WHERE id = ?1 AND status IN ('queued', 'testing')",
+	[ST_HEAD_CANCEL] =
+		"UPDATE heads SET status = 'cancelled', updated = ?2 WHERE id = ?1 AND status IN ('queued', 'testing')",
 };
-
 
 int64_t store_head_add(struct store *s, const char *tree, const char *branch, const char *head, const char *base,
 		       int64_t now, struct strbuf *err)
@@ -125,11 +131,15 @@ int store_head_rows(struct store *s, bool todo, struct store_heads *out, struct 
 	*out = (struct store_heads){ 0 };
 	while (q && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
-		out->v[out->n++] = (struct store_head){
-			.id = sqlite3_column_int64(q, 0), .tree = store_column_dup(q, 1), .branch = store_column_dup(q, 2),
-			.head = store_column_dup(q, 3), .base = store_column_dup(q, 4), .status = store_column_dup(q, 5),
-			.result = store_column_dup(q, 6), .first_seen = sqlite3_column_int64(q, 7),
-			.updated = sqlite3_column_int64(q, 8) };
+		out->v[out->n++] = (struct store_head){ .id = sqlite3_column_int64(q, 0),
+							.tree = store_column_dup(q, 1),
+							.branch = store_column_dup(q, 2),
+							.head = store_column_dup(q, 3),
+							.base = store_column_dup(q, 4),
+							.status = store_column_dup(q, 5),
+							.result = store_column_dup(q, 6),
+							.first_seen = sqlite3_column_int64(q, 7),
+							.updated = sqlite3_column_int64(q, 8) };
 	}
 	if (q && rc == SQLITE_DONE) {
 		sqlite3_reset(q);
@@ -181,8 +191,8 @@ static int head_move(struct store *s, enum stmt_id st, int64_t id, int64_t now, 
 
 int store_head_retest(struct store *s, int64_t id, int64_t now, struct strbuf *err)
 {
-	return head_move(s, ST_HEAD_RETEST, id, now, "tested again", "done, baseline, failed, build_failed or cancelled",
-			 err);
+	return head_move(s, ST_HEAD_RETEST, id, now, "tested again",
+			 "done, baseline, failed, build_failed or cancelled", err);
 }
 
 int store_head_cancel(struct store *s, int64_t id, int64_t now, struct strbuf *err)

@@ -155,7 +155,7 @@ static struct val case_expr(struct ev *e, bool live)
 				struct val m = ruby_val_match(e, &subject, &w);
 				hit |= m.t != V_NIL;
 			} else
-				hit |= ruby_val_equal(&w, &subject);	/* String#=== and Integer#=== are == */
+				hit |= ruby_val_equal(&w, &subject); /* String#=== and Integer#=== are == */
 		} while (accept(e, ","));
 		then(e);
 		struct val b = stmts(e, live && !done && hit, when_enders);

@@ -21,23 +21,31 @@ void ruby_float_to_s(double f, struct strbuf *out);
 /* ---- the evaluator's values (ruby_val.c) ---- */
 
 /* A value of the evaluator: what Ruby would hold while it runs a template's expression. */
-enum vtype { V_NIL, V_BOOL, V_INT, V_FLOAT, V_STR, V_REGEX, V_NODE };
+enum vtype {
+	V_NIL,
+	V_BOOL,
+	V_INT,
+	V_FLOAT,
+	V_STR,
+	V_REGEX,
+	V_NODE
+};
 
 struct val {
 	enum vtype t;
 	bool b;
 	long long i;
 	double f;
-	const char *s;		/* V_STR: in the evaluator's arena; V_REGEX: the pattern */
-	const struct node *n;	/* V_NODE: a map or list of the context */
+	const char *s;	      /* V_STR: in the evaluator's arena; V_REGEX: the pattern */
+	const struct node *n; /* V_NODE: a map or list of the context */
 };
 
 /* The evaluator: where it reads, the job it reads keys of, its first error and what it allocated. */
 struct ev {
-	const char *p;		/* the cursor */
+	const char *p; /* the cursor */
 	const struct node *ctx;
 	struct strbuf *err;
-	int failed;		/* 0, -1 or RUBY_UNKNOWN_KEY */
+	int failed; /* 0, -1 or RUBY_UNKNOWN_KEY */
 	char **arena;
 	size_t narena, aarena;
 };

@@ -44,13 +44,29 @@ struct val ruby_node_val(struct ev *e, const struct node *n)
 	if (!n)
 		return v;
 	switch (ruby_value(n, &s)) {
-	case RUBY_NIL: break;
-	case RUBY_TRUE: v.t = V_BOOL; v.b = true; break;
-	case RUBY_FALSE: v.t = V_BOOL; v.b = false; break;
-	case RUBY_INT: v.t = V_INT; v.i = strtoll(s.buf, NULL, 10); break;
-	case RUBY_FLOAT: v.t = V_FLOAT; v.f = strtod(s.buf, NULL); break;
+	case RUBY_NIL:
+		break;
+	case RUBY_TRUE:
+		v.t = V_BOOL;
+		v.b = true;
+		break;
+	case RUBY_FALSE:
+		v.t = V_BOOL;
+		v.b = false;
+		break;
+	case RUBY_INT:
+		v.t = V_INT;
+		v.i = strtoll(s.buf, NULL, 10);
+		break;
+	case RUBY_FLOAT:
+		v.t = V_FLOAT;
+		v.f = strtod(s.buf, NULL);
+		break;
 	case RUBY_ARRAY:
-	case RUBY_HASH: v.t = V_NODE; v.n = n; break;
+	case RUBY_HASH:
+		v.t = V_NODE;
+		v.n = n;
+		break;
 	default:
 		v.t = V_STR;
 		v.s = ruby_keep(e, strbuf_detach(&s));
@@ -63,13 +79,20 @@ struct val ruby_node_val(struct ev *e, const struct node *n)
 const char *ruby_type_name(const struct val *v)
 {
 	switch (v->t) {
-	case V_NIL: return "nil";
-	case V_BOOL: return v->b ? "true" : "false";
-	case V_INT: return "an Integer";
-	case V_FLOAT: return "a Float";
-	case V_STR: return "a String";
-	case V_REGEX: return "a Regexp";
-	case V_NODE: return v->n->type == NODE_SEQ ? "an Array" : "a Hash";
+	case V_NIL:
+		return "nil";
+	case V_BOOL:
+		return v->b ? "true" : "false";
+	case V_INT:
+		return "an Integer";
+	case V_FLOAT:
+		return "a Float";
+	case V_STR:
+		return "a String";
+	case V_REGEX:
+		return "a Regexp";
+	case V_NODE:
+		return v->n->type == NODE_SEQ ? "an Array" : "a Hash";
 	}
 	return "?";
 }
@@ -99,12 +122,17 @@ bool ruby_val_equal(const struct val *a, const struct val *b)
 	if (a->t != b->t)
 		return false;
 	switch (a->t) {
-	case V_NIL: return true;
-	case V_BOOL: return a->b == b->b;
+	case V_NIL:
+		return true;
+	case V_BOOL:
+		return a->b == b->b;
 	case V_STR:
-	case V_REGEX: return !strcmp(a->s, b->s);
-	case V_NODE: return node_equal(a->n, b->n);
-	default: return false;
+	case V_REGEX:
+		return !strcmp(a->s, b->s);
+	case V_NODE:
+		return node_equal(a->n, b->n);
+	default:
+		return false;
 	}
 }
 
@@ -132,19 +160,31 @@ struct val ruby_val_match(struct ev *e, const struct val *str, const struct val 
 void ruby_val_to_s(const struct val *v, struct strbuf *out)
 {
 	switch (v->t) {
-	case V_NIL: break;
-	case V_BOOL: strbuf_addstr(out, v->b ? "true" : "false"); break;
-	case V_INT: strbuf_addf(out, "%lld", v->i); break;
-	case V_FLOAT: ruby_float_to_s(v->f, out); break;
-	case V_STR: strbuf_addstr(out, v->s); break;
-	case V_REGEX: strbuf_addf(out, "(?-mix:%s)", v->s); break;
-	case V_NODE: ruby_value(v->n, out); break;
+	case V_NIL:
+		break;
+	case V_BOOL:
+		strbuf_addstr(out, v->b ? "true" : "false");
+		break;
+	case V_INT:
+		strbuf_addf(out, "%lld", v->i);
+		break;
+	case V_FLOAT:
+		ruby_float_to_s(v->f, out);
+		break;
+	case V_STR:
+		strbuf_addstr(out, v->s);
+		break;
+	case V_REGEX:
+		strbuf_addf(out, "(?-mix:%s)", v->s);
+		break;
+	case V_NODE:
+		ruby_value(v->n, out);
+		break;
 	}
 }
 
 /* key lookup: `a.key` raises KeyError when missing (Hashugar), `a['key']` gives nil */
-struct val ruby_val_member(struct ev *e, bool live, const struct val *of, const char *key,
-			 bool strict)
+struct val ruby_val_member(struct ev *e, bool live, const struct val *of, const char *key, bool strict)
 {
 	if (!live)
 		return nil_val;
@@ -182,7 +222,7 @@ struct val ruby_val_method(struct ev *e, bool live, const struct val *of, const 
 	} else {
 		strbuf_release(&s);
 		return ruby_fail(e, -1, "cannot call '%s' on %s (lkprobot knows upcase, downcase, strip, to_s, to_i)",
-			    name, ruby_type_name(of));
+				 name, ruby_type_name(of));
 	}
 	r.s = ruby_keep(e, strbuf_detach(&s));
 	return r;
@@ -206,22 +246,42 @@ struct val ruby_val_arith(struct ev *e, bool live, struct val a, char op, struct
 		if ((op == '/' || op == '%') && !b.i)
 			return ruby_fail(e, -1, "divided by 0");
 		switch (op) {
-		case '+': r.i = a.i + b.i; break;
-		case '-': r.i = a.i - b.i; break;
-		case '*': r.i = a.i * b.i; break;
+		case '+':
+			r.i = a.i + b.i;
+			break;
+		case '-':
+			r.i = a.i - b.i;
+			break;
+		case '*':
+			r.i = a.i * b.i;
+			break;
 		/* Ruby's integer division and modulo round toward minus infinity */
-		case '/': r.i = a.i / b.i - ((a.i % b.i) && ((a.i < 0) != (b.i < 0))); break;
-		case '%': r.i = ((a.i % b.i) + b.i) % b.i; break;
+		case '/':
+			r.i = a.i / b.i - ((a.i % b.i) && ((a.i < 0) != (b.i < 0)));
+			break;
+		case '%':
+			r.i = ((a.i % b.i) + b.i) % b.i;
+			break;
 		}
 		return r;
 	}
 	struct val r = { .t = V_FLOAT };
 	switch (op) {
-	case '+': r.f = x + y; break;
-	case '-': r.f = x - y; break;
-	case '*': r.f = x * y; break;
-	case '/': r.f = x / y; break;
-	case '%': r.f = fmod(x, y); break;
+	case '+':
+		r.f = x + y;
+		break;
+	case '-':
+		r.f = x - y;
+		break;
+	case '*':
+		r.f = x * y;
+		break;
+	case '/':
+		r.f = x / y;
+		break;
+	case '%':
+		r.f = fmod(x, y);
+		break;
 	}
 	return r;
 }

@@ -28,7 +28,9 @@
 
 static struct decision decision(enum decide_verdict v, double change, const char *why)
 {
-	struct decision d = { .verdict = v, .change = change, .lo = change - 2, .hi = change + 2, .floor = 1, .pairs = 5 };
+	struct decision d = {
+		.verdict = v, .change = change, .lo = change - 2, .hi = change + 2, .floor = 1, .pairs = 5
+	};
 	snprintf(d.why, sizeof(d.why), "%s", why);
 	return d;
 }
@@ -44,9 +46,20 @@ static char **ids(const char *a, const char *b)
 
 static void found(struct bisect_result *r)
 {
-	*r = (struct bisect_result){ .id = 7, .status = BISECTION_FOUND, .known = true, .named = true, .p = 0.002,
-				     .change = -25.5, .ends_change = -24, .have_ends = true, .confirmed = true,
-				     .builds = 4, .runs = 30, .commits = 9, .tested = 4, .batches = 5 };
+	*r = (struct bisect_result){ .id = 7,
+				     .status = BISECTION_FOUND,
+				     .known = true,
+				     .named = true,
+				     .p = 0.002,
+				     .change = -25.5,
+				     .ends_change = -24,
+				     .have_ends = true,
+				     .confirmed = true,
+				     .builds = 4,
+				     .runs = 30,
+				     .commits = 9,
+				     .tested = 4,
+				     .batches = 5 };
 	r->why = strdup("the culprit's change \"reproduces\"");
 	r->metric = strdup("command.throughput");
 	memcpy(r->culprit, C2, sizeof(C2));
@@ -72,13 +85,16 @@ static void test_bisect_json_round_trip(void **state)
 
 	found(&r);
 	bisect_result_json(&a, &r);
-	assert_non_null(strstr(a.buf, "{\"id\": 7, \"status\": \"found\", \"why\": \"the culprit's change \\\"reproduces\\\"\", "
-				      "\"metric\": \"command.throughput\", \"culprit\": \"" C2 "\", \"parent\": \"" C1 "\", "
-				      "\"confidence\": 0.998, \"p\": 0.002, \"change\": -25.5, \"ends_change\": -24, \"ends\": {"));
-	assert_non_null(strstr(a.buf, "\"builds\": 4, \"runs\": 30, \"commits\": 9, \"batches\": 5, \"steps\": [{\"commit\": \"" C2
-				      "\", \"verdict\": \"bad\", \"runs\": 3, \"llr\": 4.5, \"sure\": true}, {\"commit\": \"" C1
-				      "\", \"verdict\": \"good\", \"runs\": 6, \"llr\": -2.25, \"sure\": false}], \"skipped\": [\"" C3
-				      "\"], \"candidates\": [\"" C2 "\", \"" C3 "\"]}\n"));
+	assert_non_null(
+		strstr(a.buf,
+		       "{\"id\": 7, \"status\": \"found\", \"why\": \"the culprit's change \\\"reproduces\\\"\", "
+		       "\"metric\": \"command.throughput\", \"culprit\": \"" C2 "\", \"parent\": \"" C1 "\", "
+		       "\"confidence\": 0.998, \"p\": 0.002, \"change\": -25.5, \"ends_change\": -24, \"ends\": {"));
+	assert_non_null(strstr(
+		a.buf, "\"builds\": 4, \"runs\": 30, \"commits\": 9, \"batches\": 5, \"steps\": [{\"commit\": \"" C2
+		       "\", \"verdict\": \"bad\", \"runs\": 3, \"llr\": 4.5, \"sure\": true}, {\"commit\": \"" C1
+		       "\", \"verdict\": \"good\", \"runs\": 6, \"llr\": -2.25, \"sure\": false}], \"skipped\": [\"" C3
+		       "\"], \"candidates\": [\"" C2 "\", \"" C3 "\"]}\n"));
 	assert_int_equal(bisect_result_parse(a.buf, a.len, &back, &err), 0);
 	assert_int_equal(back.status, BISECTION_FOUND);
 	assert_true(back.named);
@@ -98,15 +114,22 @@ static void test_bisect_json_round_trip(void **state)
 static void test_bisect_json_failed(void **state)
 {
 	(void)state;
-	struct bisect_result r = { .id = 3, .status = BISECTION_FAILED, .known = true, .untestable = BISECTION_END_BAD,
-				   .builds = 1, .runs = 2 }, back = { 0 };
+	struct bisect_result r = { .id = 3,
+				   .status = BISECTION_FAILED,
+				   .known = true,
+				   .untestable = BISECTION_END_BAD,
+				   .builds = 1,
+				   .runs = 2 },
+			     back = { 0 };
 	struct strbuf a = STRBUF_INIT, err = STRBUF_INIT;
 
 	r.why = strdup("the bad end 222222222222 cannot be tested: the build failed: x.c:1: error");
 	bisect_result_json(&a, &r);
-	assert_string_equal(a.buf, "{\"id\": 3, \"status\": \"failed\", \"why\": \"the bad end 222222222222 cannot be tested: "
-				   "the build failed: x.c:1: error\", \"metric\": null, \"untestable\": \"bad\", \"builds\": 1, "
-				   "\"runs\": 2}\n");
+	assert_string_equal(
+		a.buf,
+		"{\"id\": 3, \"status\": \"failed\", \"why\": \"the bad end 222222222222 cannot be tested: "
+		"the build failed: x.c:1: error\", \"metric\": null, \"untestable\": \"bad\", \"builds\": 1, "
+		"\"runs\": 2}\n");
 	assert_int_equal(bisect_result_parse(a.buf, a.len, &back, &err), 0);
 	assert_int_equal(back.status, BISECTION_FAILED);
 	assert_int_equal(back.untestable, BISECTION_END_BAD);
@@ -141,10 +164,12 @@ static void test_head_outcome(void **state)
 	j->bisect = strdup("not-reproduced");
 	j->why = strdup("no change");
 	head_outcome_result_json(&stored, &h);
-	assert_string_equal(stored.buf, "[{\"job\": \"/etc/job.yaml\", \"bisect\": \"found\", \"why\": \"why\", \"kind\": "
-					"\"regression\", \"culprit\": \"" C2 "\", \"report\": \"delivery failed\", "
-					"\"mail_error\": \"554 5.7.1 no thanks\"}, {\"job\": \"/etc/two.yaml\", \"bisect\": "
-					"\"not-reproduced\", \"why\": \"no change\"}]");
+	assert_string_equal(stored.buf,
+			    "[{\"job\": \"/etc/job.yaml\", \"bisect\": \"found\", \"why\": \"why\", \"kind\": "
+			    "\"regression\", \"culprit\": \"" C2
+			    "\", \"report\": \"delivery failed\", "
+			    "\"mail_error\": \"554 5.7.1 no thanks\"}, {\"job\": \"/etc/two.yaml\", \"bisect\": "
+			    "\"not-reproduced\", \"why\": \"no change\"}]");
 	head_outcome_json(&a, &h);
 	assert_int_equal(head_outcome_parse(a.buf, a.len, &back, &err), 0);
 	assert_int_equal(back.status, HEAD_DONE);

@@ -161,7 +161,8 @@ static void test_console_lines(void **state)
 	assert_false(qemu_console_kernel_line(""));
 	assert_string_equal(qemu_console_oops("[    0.91] BUG: kernel NULL pointer dereference, address: 8"),
 			    "BUG: kernel NULL pointer dereference, address: 8");
-	assert_string_equal(qemu_console_oops("[    0.91] Oops: 0000 [#1] PREEMPT SMP NOPTI"), "Oops: 0000 [#1] PREEMPT SMP NOPTI");
+	assert_string_equal(qemu_console_oops("[    0.91] Oops: 0000 [#1] PREEMPT SMP NOPTI"),
+			    "Oops: 0000 [#1] PREEMPT SMP NOPTI");
 	assert_non_null(qemu_console_oops("[    1.0] Kernel panic - not syncing: VFS: Unable to mount root fs"));
 	assert_non_null(qemu_console_oops("[    1.0] general protection fault, probably for non-canonical address"));
 	assert_null(qemu_console_oops("[    1.0] WARNING: CPU: 0 PID: 1 at mm/x.c:1 f+0x1/0x2"));

@@ -287,13 +287,8 @@ const struct program program_fio_setup_basic = {
 
 /* bandwidth and IOPS up, latencies (completion, submission, total) down */
 static const struct program_metric fio_metrics[] = {
-	{ "*_bw_MBps", +1, true },
-	{ "*_iops", +1, true },
-	{ "*_clat_mean*", -1, true },
-	{ "*_clat_*", -1, false },
-	{ "*_slat_*", -1, false },
-	{ "*_lat_*", -1, false },
-	{ NULL, 0, false },
+	{ "*_bw_MBps", +1, true }, { "*_iops", +1, true },   { "*_clat_mean*", -1, true }, { "*_clat_*", -1, false },
+	{ "*_slat_*", -1, false }, { "*_lat_*", -1, false }, { NULL, 0, false },
 };
 
 const struct program program_fio = {
@@ -301,8 +296,9 @@ const struct program program_fio = {
 	.name = "fio",
 	.kind = PROGRAM_TEST,
 	.summary = "run fio on the job file written by fio-setup-basic",
-	.description = "Fio is a tool that will spawn a number of threads or processes doing a particular "
-		       "type of I/O action as specified by the user.",
+	.description =
+		"Fio is a tool that will spawn a number of threads or processes doing a particular "
+		"type of I/O action as specified by the user.",
 	.url = "https://github.com/axboe/fio",
 	.run = fio_run,
 	.parse = fio_parse,

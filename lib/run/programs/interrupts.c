@@ -110,21 +110,21 @@ static void interrupts_key(struct interrupts_state *st, char **w, size_t n)
 	for (size_t i = 0; i < st->key.len; i++) {
 		strbuf_addch(&st->name, st->key.buf[i]);
 		if (numbered && st->key.buf[i] == ',' && st->key.buf[i + 1] == '.')
-			i++;	/* one left-to-right pass, as Ruby's gsub */
+			i++; /* one left-to-right pass, as Ruby's gsub */
 	}
 	strbuf_reset(&st->key);
 	strbuf_addstr(&st->key, st->name.buf);
 }
 
 /* An interrupt's line: "<key>: <count>" (ERR:), or a count per CPU and its name. */
-static int interrupts_counts(struct interrupts_state *st, char **w, size_t n, size_t lineno,
-			     struct stats_samples *out, struct strbuf *err)
+static int interrupts_counts(struct interrupts_state *st, char **w, size_t n, size_t lineno, struct stats_samples *out,
+			     struct strbuf *err)
 {
 	size_t klen = strlen(w[0]);
 
 	if (klen < 2 || w[0][klen - 1] != ':') {
-		strbuf_setf(err, "interrupts: line %zu: '%s' is neither an interrupt line nor a CPU header",
-			    lineno, w[0]);
+		strbuf_setf(err, "interrupts: line %zu: '%s' is neither an interrupt line nor a CPU header", lineno,
+			    w[0]);
 		return -1;
 	}
 	if (!st->ncpus) {
@@ -136,23 +136,23 @@ static int interrupts_counts(struct interrupts_state *st, char **w, size_t n, si
 		strbuf_reset(&st->key);
 		strbuf_add(&st->key, w[0], klen - 1);
 		if (!interrupts_is_count(w[1]) || stats_add_text(out, st->key.buf, w[1], err)) {
-			strbuf_setf(err, "interrupts: line %zu: %s count '%s' is not a number", lineno,
-				    st->key.buf, w[1]);
+			strbuf_setf(err, "interrupts: line %zu: %s count '%s' is not a number", lineno, st->key.buf,
+				    w[1]);
 			return -1;
 		}
 		return 0;
 	}
 	if (n < st->ncpus + 1) {
-		strbuf_setf(err, "interrupts: line %zu: %s has %zu counts for %zu CPUs", lineno, w[0],
-			    n - 1, st->ncpus);
+		strbuf_setf(err, "interrupts: line %zu: %s has %zu counts for %zu CPUs", lineno, w[0], n - 1,
+			    st->ncpus);
 		return -1;
 	}
 	interrupts_key(st, w, n);
 	unsigned long long sum = 0;
 	for (size_t i = 0; i < st->ncpus; i++) {
 		if (!interrupts_is_count(w[i + 1])) {
-			strbuf_setf(err, "interrupts: line %zu: %s count '%s' of %s is not a number",
-				    lineno, w[0], w[i + 1], st->cpus[i]);
+			strbuf_setf(err, "interrupts: line %zu: %s count '%s' of %s is not a number", lineno, w[0],
+				    w[i + 1], st->cpus[i]);
 			return -1;
 		}
 		sum += strtoull(w[i + 1], NULL, 10);
@@ -182,7 +182,7 @@ static int interrupts_parse(const char *text, size_t len, struct stats_samples *
 	while ((rc = monitor_snapshot_line(&p, end, &lineno, &line, "interrupts", out, err)) > 0) {
 		size_t n;
 
-		if (rc == 2)	/* a new snapshot */
+		if (rc == 2) /* a new snapshot */
 			continue;
 		n = interrupts_split(line.buf, &w, &walloc);
 		if (!n)

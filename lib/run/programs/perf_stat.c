@@ -302,20 +302,21 @@ static int monitor_params(const struct run *r, const struct program *p, const ch
 }
 
 /* The raw file's head: the perf command it stands for, and the events this machine cannot count. */
-static int write_header(int out_fd, const struct perfevent_set *set, int opened, uint64_t interval_ms,
-			uint64_t delay)
+static int write_header(int out_fd, const struct perfevent_set *set, int opened, uint64_t interval_ms, uint64_t delay)
 {
 	struct strbuf out = STRBUF_INIT;
 	int rc = 0;
 
-	strbuf_addf(&out, "# lkprobot perf-stat (perf_event_open, libpfm4; %d of %zu events), as: perf stat -a --scale -I %llu -x , -e ",
+	strbuf_addf(&out,
+		    "# lkprobot perf-stat (perf_event_open, libpfm4; %d of %zu events), as: perf stat -a --scale -I "
+		    "%llu -x , -e ",
 		    opened, set->n, (unsigned long long)interval_ms);
 	format_spec(&out, set);
 	strbuf_addf(&out, " --log-fd 1 -D %llu --\n", (unsigned long long)(delay * 1000));
 	for (size_t i = 0, k = 0; i < set->n; i++)
 		if (!set->ev[i].supported)
-			strbuf_addf(&out, "%s%s (%s)", k++ ? ", " : "# not supported here: ",
-				    set->ev[i].name, strerror(set->ev[i].error));
+			strbuf_addf(&out, "%s%s (%s)", k++ ? ", " : "# not supported here: ", set->ev[i].name,
+				    strerror(set->ev[i].error));
 	if (opened < (int)set->n)
 		strbuf_addch(&out, '\n');
 	if (fsutil_write_all(out_fd, out.buf, out.len)) {
@@ -420,11 +421,8 @@ static const char *const perf_stat_debs[] = { "libpfm4", NULL };
 
 /* instructions per cycle up, cycles per instruction down */
 static const struct program_metric perf_stat_metrics[] = {
-	{ "ipc", +1, false },
-	{ "overall.ipc", +1, false },
-	{ "cpi", -1, false },
-	{ "overall.cpi", -1, false },
-	{ NULL, 0, false },
+	{ "ipc", +1, false },	      { "overall.ipc", +1, false }, { "cpi", -1, false },
+	{ "overall.cpi", -1, false }, { NULL, 0, false },
 };
 
 const struct program program_perf_stat = {

@@ -465,8 +465,9 @@ const struct program program_vm_scalability = {
 	.name = "vm-scalability",
 	.kind = PROGRAM_TEST,
 	.summary = "exercise the kernel's mm (anon, swap, page cache cases)",
-	.description = "The motivation behind this suite is to exercise functions and regions of the mm/ "
-		       "of the Linux kernel which are of interest to us.",
+	.description =
+		"The motivation behind this suite is to exercise functions and regions of the mm/ "
+		"of the Linux kernel which are of interest to us.",
 	.url = "https://git.kernel.org/cgit/linux/kernel/git/wfg/vm-scalability.git/",
 	.options = vm_scalability_options,
 	.run = vms_run,

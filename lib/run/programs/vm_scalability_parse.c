@@ -20,10 +20,18 @@
 #include <string.h>
 
 enum {
-	VMS_RE_USEMEM, VMS_RE_DD, VMS_RE_TRUNCATED, VMS_RE_FAULTED, VMS_RE_MIGRATED,
-	VMS_RE_REMAPPED, VMS_RE_FREE, VMS_RE_CASE,
+	VMS_RE_USEMEM,
+	VMS_RE_DD,
+	VMS_RE_TRUNCATED,
+	VMS_RE_FAULTED,
+	VMS_RE_MIGRATED,
+	VMS_RE_REMAPPED,
+	VMS_RE_FREE,
+	VMS_RE_CASE,
 	/* not lkp-tests': the starts of usemem's lines, to catch broken ones */
-	VMS_RE_USEMEM_START, VMS_RE_FREE_START, VMS_RE_N
+	VMS_RE_USEMEM_START,
+	VMS_RE_FREE_START,
+	VMS_RE_N
 };
 
 /* lkp-tests' regular expressions in POSIX ERE, tried in its order */
@@ -53,10 +61,10 @@ static void vms_push(struct vms_vec *a, double x)
 
 /* One kind of result (plain, or the "faulted" lines): per-run samples. */
 struct vms_series {
-	struct vms_vec kbps;		/* this run's workers */
-	struct vms_vec throughput;	/* per run: sum of the workers' KB/s */
-	struct vms_vec median;		/* per run: the median worker */
-	size_t per_run;			/* workers in the first run */
+	struct vms_vec kbps;	   /* this run's workers */
+	struct vms_vec throughput; /* per run: sum of the workers' KB/s */
+	struct vms_vec median;	   /* per run: the median worker */
+	size_t per_run;		   /* workers in the first run */
 };
 
 /* Ruby's Array#sum: Kahan-Babuska summation. */
@@ -104,7 +112,9 @@ static int vms_close_run(struct vms_series *s, size_t run, const char *what, str
 	if (!s->throughput.n) {
 		s->per_run = s->kbps.n;
 	} else if (s->kbps.n != s->per_run) {
-		strbuf_setf(err, "vm-scalability: run %zu of the case has %zu %sresult lines, the first had %zu; the output is truncated or mixed",
+		strbuf_setf(err,
+			    "vm-scalability: run %zu of the case has %zu %sresult lines, the first had %zu; the output "
+			    "is truncated or mixed",
 			    run, s->kbps.n, what, s->per_run);
 		return -1;
 	}
@@ -137,8 +147,8 @@ static void vms_series_release(struct vms_series *s)
 }
 
 /* Add "key: value" as lkp-tests' printf prints it (the text decides int or float). */
-__attribute__((format(printf, 4, 5)))
-static int vms_emit(struct stats_samples *out, struct strbuf *err, const char *key, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int vms_emit(struct stats_samples *out, struct strbuf *err,
+							  const char *key, const char *fmt, ...)
 {
 	char val[64];
 	va_list ap;
@@ -181,16 +191,21 @@ static int vms_emit_series(struct stats_samples *out, const struct vms_series *s
 	}
 	if (!fault) {
 		return vms_emit(out, err, "throughput", "%lld", vms_trunc(vms_average(&s->throughput))) ||
-		       vms_emit(out, err, "stddev%", "%g", vms_rel_stddev(s) * 100) ||
-		       (free_secs->n && vms_emit(out, err, "free_time", "%g", vms_average(free_secs))) ||
-		       vms_emit(out, err, "median", "%lld", vms_trunc(vms_average(&s->median))) ||
-		       vms_emit(out, err, "median_stddev%", "%g", vms_median_stddev(s) * 100) ||
-		       vms_emit(out, err, "workload", "%.2f", bytes / 1024) ? -1 : 0;
+				       vms_emit(out, err, "stddev%", "%g", vms_rel_stddev(s) * 100) ||
+				       (free_secs->n &&
+					vms_emit(out, err, "free_time", "%g", vms_average(free_secs))) ||
+				       vms_emit(out, err, "median", "%lld", vms_trunc(vms_average(&s->median))) ||
+				       vms_emit(out, err, "median_stddev%", "%g", vms_median_stddev(s) * 100) ||
+				       vms_emit(out, err, "workload", "%.2f", bytes / 1024)
+			       ? -1
+			       : 0;
 	}
 	return vms_emit(out, err, "throughput_fault", "%lld", vms_trunc(vms_average(&s->throughput))) ||
-	       vms_emit(out, err, "stddev_fault%", "%g", vms_rel_stddev(s) * 100) ||
-	       vms_emit(out, err, "median_fault", "%lld", vms_trunc(vms_average(&s->median))) ||
-	       vms_emit(out, err, "median_fault_stddev%", "%g", vms_median_stddev(s) * 100) ? -1 : 0;
+			       vms_emit(out, err, "stddev_fault%", "%g", vms_rel_stddev(s) * 100) ||
+			       vms_emit(out, err, "median_fault", "%lld", vms_trunc(vms_average(&s->median))) ||
+			       vms_emit(out, err, "median_fault_stddev%", "%g", vms_median_stddev(s) * 100)
+		       ? -1
+		       : 0;
 }
 
 static int vms_uint(const char *line, const regmatch_t *m, uint64_t *out)
@@ -211,27 +226,28 @@ static double vms_float(const char *line, const regmatch_t *m)
 	return strtod(line + m->rm_so, NULL);
 }
 
-#define VMS_MAX_LINE 4096	/* bytes in one line of output */
+#define VMS_MAX_LINE 4096 /* bytes in one line of output */
 
 struct vms_state {
 	regex_t re[VMS_RE_N];
 	struct vms_series plain, fault;
 	struct vms_vec free_secs;
 	double bytes, bytes_fault;
-	size_t run;			/* ./case- lines seen */
+	size_t run; /* ./case- lines seen */
 	bool run_has_results;
 };
 
 /* One line of output (no newline). 0, or -1 with err set. */
-static int vms_line(struct vms_state *st, const char *line, size_t lineno,
-		    struct stats_samples *out, struct strbuf *err)
+static int vms_line(struct vms_state *st, const char *line, size_t lineno, struct stats_samples *out,
+		    struct strbuf *err)
 {
 	regmatch_t m[5];
 	uint64_t a, b;
 	bool fault = false;
 
 #define VMS_MATCH(i) (!regexec(&st->re[i], line, ARRAY_SIZE(m), m, 0))
-#define VMS_BAD(why) do { \
+#define VMS_BAD(why) \
+	do { \
 		strbuf_setf(err, "vm-scalability: line %zu: %s: '%.80s'", lineno, why, line); \
 		return -1; \
 	} while (0)
@@ -284,12 +300,13 @@ static int vms_line(struct vms_state *st, const char *line, size_t lineno,
 		return 0;
 	} else if (VMS_MATCH(VMS_RE_CASE)) {
 		if (st->run && !st->run_has_results) {
-			strbuf_setf(err, "vm-scalability: line %zu: run %zu of the case printed no result line; it failed or its output is lost",
+			strbuf_setf(err,
+				    "vm-scalability: line %zu: run %zu of the case printed no result line; it failed "
+				    "or its output is lost",
 				    lineno, st->run);
 			return -1;
 		}
-		if (vms_close_run(&st->plain, st->run, "", err) ||
-		    vms_close_run(&st->fault, st->run, "fault ", err))
+		if (vms_close_run(&st->plain, st->run, "", err) || vms_close_run(&st->fault, st->run, "fault ", err))
 			return -1;
 		st->plain.kbps.n = st->fault.kbps.n = 0;
 		st->run++;
@@ -298,7 +315,7 @@ static int vms_line(struct vms_state *st, const char *line, size_t lineno,
 	} else if (VMS_MATCH(VMS_RE_USEMEM_START) || VMS_MATCH(VMS_RE_FREE_START)) {
 		VMS_BAD("not a whole usemem line");
 	} else {
-		return 0;	/* log lines: truncate commands, "repeat count: 4", ... */
+		return 0; /* log lines: truncate commands, "repeat count: 4", ... */
 	}
 	st->run_has_results = true;
 	return 0;
@@ -334,7 +351,8 @@ int vm_scalability_parse(const char *text, size_t len, struct stats_samples *out
 		}
 		if (n > VMS_MAX_LINE) {
 			/* no line of the tool is this long; regexec on it would take minutes */
-			strbuf_setf(err, "vm-scalability: line %zu is longer than %d bytes; not vm-scalability's output",
+			strbuf_setf(err,
+				    "vm-scalability: line %zu is longer than %d bytes; not vm-scalability's output",
 				    lineno, VMS_MAX_LINE);
 			goto out;
 		}
@@ -345,7 +363,9 @@ int vm_scalability_parse(const char *text, size_t len, struct stats_samples *out
 		pos += n + 1;
 	}
 	if (st.run && !st.run_has_results) {
-		strbuf_setf(err, "vm-scalability: the output ends after run %zu of the case started (truncated, or the case failed)",
+		strbuf_setf(err,
+			    "vm-scalability: the output ends after run %zu of the case started (truncated, or the case "
+			    "failed)",
 			    st.run);
 		goto out;
 	}
@@ -356,7 +376,8 @@ int vm_scalability_parse(const char *text, size_t len, struct stats_samples *out
 		goto out;
 	}
 	if (!st.plain.kbps.n) {
-		strbuf_setf(err, "vm-scalability: the last run of the case has no throughput lines (incomplete output)");
+		strbuf_setf(err,
+			    "vm-scalability: the last run of the case has no throughput lines (incomplete output)");
 		goto out;
 	}
 	if (vms_emit_series(out, &st.plain, false, &st.free_secs, st.bytes, err))
