@@ -140,11 +140,88 @@ static char *run_failure(const struct provider_run *pr)
 	return xstrdup(pr->reason ? pr->reason : pr->job_state ? pr->job_state : "the run failed");
 }
 
+/* The batch's runs as provider items (the job with its commit and interleave tag); 0, or -1 with err set. */
+static int batch_items(struct driver *d, const struct bisect_batch *b, struct provider_batch_item *items, size_t *idx,
+		       size_t *k, struct strbuf *err)
+{
+	for (size_t j = 0; j < b->n; j++) {
+		size_t i = b->runs[j].commit;
+		char *rt = commit_dir(d, i, err);
+		if (!rt) {
+			for (size_t j2 = 0; j2 < *k; j2++)
+				node_free(items[j2].job);
+			return -1;
+		}
+		bool skip = is_untestable(d, i, rt);
+		free(rt);
+		if (skip)
+			continue;
+		struct strbuf tag = STRBUF_INIT;
+		sampling_tag(&tag, b->id, b->runs[j].round, b->runs[j].position);
+		items[*k].commit = commit_of(d, i);
+		items[*k].job = node_dup(d->job);
+		node_set(items[*k].job, "commit", node_new_scalar(commit_of(d, i)));
+		node_set(items[*k].job, SAMPLING_KEY, node_new_scalar(tag.buf));
+		strbuf_release(&tag);
+		idx[(*k)++] = i;
+	}
+	return 0;
+}
+
+enum run_end {
+	RUN_UNPREPARED,
+	RUN_DONE,
+	RUN_AGAIN
+};
+
 /*
- * The bisection's batch: each run one provider item (the job with its
- * commit and interleave tag), made in the batch's order. A run that fails
- * is made once more (in a second batch, with the same tag); a second
- * failure, or a commit that cannot be prepared, makes the commit untestable.
+ * What became of one run of commit i: a commit that cannot be prepared
+ * marked untestable; a run counted and recorded; a run that failed made
+ * once more (RUN_AGAIN) — a second failure makes the commit untestable.
+ */
+static enum run_end run_done(struct driver *d, struct provider_batch_item *it, size_t i, int attempt)
+{
+	struct strbuf why = STRBUF_INIT;
+	char *rt = NULL;
+	enum run_end end = RUN_DONE;
+
+	if (it->prepared == 1 && !d->untestable[i] && (rt = commit_dir(d, i, &why)))
+		mark_untestable(d, i, rt, it->res.reason ? it->res.reason : "it cannot be prepared");
+	if (it->prepared) {
+		end = RUN_UNPREPARED;
+		goto out;
+	}
+	d->runs++;
+	if (it->built && !d->built[i]) {
+		d->builds++;
+		d->built[i] = true;
+	}
+	if (it->res.run_dir && d->rs && runstore_record_dir(d->rs, it->res.run_dir, &why))
+		say_warn("%s", why.buf);
+	if (proc_stop_signal) {
+		/* the run was stopped, not failed: nothing to say about the commit */
+	} else if (it->res.untestable || strcmp(it->res.job_state, "finished")) {
+		/* A run that fails measures nothing. Once may be the machine's hiccup: run again; twice, the commit cannot be tested. */
+		char *reason = run_failure(&it->res);
+		fprintf(stderr, "%slkprobot: a run of %.12s failed (%s)%s\n", d->progress ? "\r\033[K" : "",
+			commit_of(d, i), reason, d->failures[i] || attempt ? "" : "; once more");
+		if (!d->failures[i]++ && !attempt)
+			end = RUN_AGAIN;
+		else if (!d->untestable[i] && (rt = commit_dir(d, i, &why)))
+			mark_untestable(d, i, rt, reason);
+		free(reason);
+	}
+out:
+	free(rt);
+	strbuf_release(&why);
+	return end;
+}
+
+/*
+ * The bisection's batch: each run one provider item, made in the batch's
+ * order. A run that fails is made once more (in a second batch, with the
+ * same tag); a second failure, or a commit that cannot be prepared, makes
+ * the commit untestable.
  */
 static int run_batch(void *ctx, const struct bisect_batch *b, struct strbuf *err)
 {
@@ -153,79 +230,24 @@ static int run_batch(void *ctx, const struct bisect_batch *b, struct strbuf *err
 	size_t *idx = xcalloc(b->n + 1, sizeof(size_t)), k = 0;
 	int ret = -1;
 
-	for (size_t j = 0; j < b->n; j++) {
-		size_t i = b->runs[j].commit;
-		char *rt = commit_dir(d, i, err);
-		if (!rt) {
-			for (size_t j2 = 0; j2 < k; j2++)
-				node_free(items[j2].job);
-			goto out;
-		}
-		bool skip = is_untestable(d, i, rt);
-		free(rt);
-		if (skip)
-			continue;
-		struct strbuf tag = STRBUF_INIT;
-		sampling_tag(&tag, b->id, b->runs[j].round, b->runs[j].position);
-		items[k].commit = commit_of(d, i);
-		items[k].job = node_dup(d->job);
-		node_set(items[k].job, "commit", node_new_scalar(commit_of(d, i)));
-		node_set(items[k].job, SAMPLING_KEY, node_new_scalar(tag.buf));
-		strbuf_release(&tag);
-		idx[k++] = i;
-	}
+	if (batch_items(d, b, items, idx, &k, err))
+		goto out;
 	for (int attempt = 0; k; attempt++) {
 		int rc = provider_run_batch(d->ops, d->prov, items, k, &d->prepared, err);
 		size_t again = 0;
 		for (size_t j = 0; j < k; j++) {
 			struct provider_batch_item *it = &items[j];
 			size_t i = idx[j];
-			struct strbuf why = STRBUF_INIT;
-			char *rt = NULL;
-			bool retry = false;
-			if (it->prepared == 1 && !d->untestable[i] && (rt = commit_dir(d, i, &why)))
-				mark_untestable(d, i, rt, it->res.reason ? it->res.reason : "it cannot be prepared");
-			if (it->prepared) {
-				free(rt);
-				node_free(it->job);
-				strbuf_release(&why);
-				continue;
-			}
-			d->runs++;
-			if (it->built && !d->built[i]) {
-				d->builds++;
-				d->built[i] = true;
-			}
-			if (it->res.run_dir && d->rs && runstore_record_dir(d->rs, it->res.run_dir, &why))
-				say_warn("%s", why.buf);
-			if (proc_stop_signal) {
-				/* the run was stopped, not failed: nothing to say about the commit */
-			} else if (it->res.untestable || strcmp(it->res.job_state, "finished")) {
-				/*
-				 * A run that fails measures nothing. Once may be the machine's
-				 * hiccup: run again; twice, the commit cannot be tested.
-				 */
-				char *reason = run_failure(&it->res);
-				fprintf(stderr, "%slkprobot: a run of %.12s failed (%s)%s\n",
-					d->progress ? "\r\033[K" : "", commit_of(d, i), reason,
-					d->failures[i] || attempt ? "" : "; once more");
-				if (!d->failures[i]++ && !attempt)
-					retry = true;
-				else if (!d->untestable[i] && (rt = commit_dir(d, i, &why)))
-					mark_untestable(d, i, rt, reason);
-				free(reason);
-			}
-			free(rt);
-			strbuf_release(&why);
-			if (retry) {
+			enum run_end end = run_done(d, it, i, attempt);
+			if (end == RUN_AGAIN) {
 				struct provider_batch_item next = { .commit = it->commit, .job = it->job };
 				provider_run_release(&it->res);
 				items[again] = next;
 				idx[again++] = i;
-			} else {
-				node_free(it->job);
+				continue;
 			}
-			if (!retry)
+			node_free(it->job);
+			if (end == RUN_DONE)
 				provider_run_release(&it->res);
 		}
 		if (!rc && proc_stop_signal) {
@@ -307,92 +329,33 @@ void bisect_driver_end_untestable(struct driver *d, size_t i, struct strbuf *err
 }
 
 /*
- * The ends measured in interleaved rounds, then, when no metric is given,
- * the one to follow: the job's KPI metric the decision says changed most
- * (compare_headline), else the test's own figure that changed (not its
- * rusage: *.time.* moves with the machine, not the commit), else the one
- * that comes closest while not out of reach. NULL with *nochange when
- * none is in sight, else NULL with err set on an error.
+ * The metric a bisection follows among the ends' rows: the job's KPI
+ * metric the decision says changed most (compare_headline), else the
+ * test's own figure that changed, else the KPI or test metric that comes
+ * closest while more rounds may show it. NULL: none.
  */
-char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *floors, size_t end_runs, bool *nochange,
-				struct strbuf *err)
+static const struct compare_row *metric_to_follow(struct compare_result *cmp)
 {
-	struct node *mats[2] = { NULL, NULL };
-	uint64_t *rounds[2] = { NULL, NULL };
-	size_t nr[2] = { 0, 0 }, ends[2] = { d->range->n, d->range->n - 1 };
-	char *picked = NULL;
-
-	for (int pass = 0; pass < 2; pass++) {
-		for (int k = 0; k < 2; k++) {
-			char *rt = commit_dir(d, ends[k], err);
-			if (!rt)
-				goto out;
-			bool bad = is_untestable(d, ends[k], rt);
-			node_free(mats[k]);
-			free(rounds[k]);
-			mats[k] = bad ? NULL : load_matrix(rt);
-			rounds[k] = mats[k] ? sampling_matrix_rounds(mats[k], &nr[k]) : NULL;
-			free(rt);
-			if (bad) {
-				bisect_driver_end_untestable(d, ends[k], err);
-				goto out;
-			}
-		}
-		size_t shared = 0;
-		for (size_t a = 0; a < nr[0]; a++)
-			for (size_t b = 0; rounds[0][a] && b < nr[1]; b++)
-				if (rounds[1][b] == rounds[0][a]) {
-					shared++;
-					break;
-				}
-		if (shared >= end_runs && mats[0] && mats[1])
-			break;
-		if (pass) {
-			strbuf_setf(err, "the ends' runs did not come (see the lines above)");
-			goto out;
-		}
-		size_t want = end_runs - (shared < end_runs ? shared : 0), *first = xcalloc(want, sizeof(size_t));
-		size_t *second = xcalloc(want, sizeof(size_t));
-		for (size_t r = 0; r < want; r++) {
-			first[r] = ends[0];
-			second[r] = ends[1];
-		}
-		struct bisect_batch batch;
-		struct bisect_run *runs = bisect_plan_rounds(&d->rng, first, second, want, &batch);
-		int rc = run_batch(d, &batch, err);
-		free(runs);
-		free(first);
-		free(second);
-		if (rc)
-			goto out;
-	}
-	struct compare_result cmp;
-	const struct node *mm[2] = { mats[0], mats[1] };
-	const char *labels[2] = { "good", "bad" };
-	const uint64_t *rr[2] = { rounds[0], rounds[1] };
-	struct compare_opts co = { .floors = floors, .rounds = rr, .nrounds = nr };
-	if (compare_matrices(mm, labels, 2, &co, &cmp, err))
-		goto out;
 	/*
 	 * Never the test's rusage (*.time.*, time.*): context switches and
 	 * page faults move with the machine, and an elapsed time of a few
 	 * hundredths of a second is a handful of values, whose sides can be
 	 * alike by chance. Out of the running, then the headline.
 	 */
-	for (size_t i = 0; i < cmp.nrows; i++)
-		if (strstr(cmp.rows[i].metric, ".time.") || !strncmp(cmp.rows[i].metric, "time.", 5))
-			cmp.rows[i].decision.verdict = DECIDE_SAME;
-	const struct compare_row *h = compare_headline(&cmp, true);
-	for (size_t i = 0; !h && i < cmp.nrows; i++) {
-		const struct compare_row *r = &cmp.rows[i];
+	for (size_t i = 0; i < cmp->nrows; i++)
+		if (strstr(cmp->rows[i].metric, ".time.") || !strncmp(cmp->rows[i].metric, "time.", 5))
+			cmp->rows[i].decision.verdict = DECIDE_SAME;
+	const struct compare_row *h = compare_headline(cmp, true);
+	for (size_t i = 0; !h && i < cmp->nrows; i++) {
+		const struct compare_row *r = &cmp->rows[i];
 		if (r->kind == COMPARE_PERF && r->decision.verdict == DECIDE_CHANGED &&
 		    compare_is_test_metric(r->metric))
 			h = r;
 	}
 	/* nothing changed yet by the decision: the KPI or test metric closest to it, if more rounds may show it */
 	double best = 0;
-	for (size_t i = 0; !h && i < cmp.nrows; i++) {
-		const struct compare_row *r = &cmp.rows[i];
+	for (size_t i = 0; !h && i < cmp->nrows; i++) {
+		const struct compare_row *r = &cmp->rows[i];
 		bool futile = false;
 		if (r->kind != COMPARE_PERF || r->decision.verdict != DECIDE_UNSURE ||
 		    !(r->direction || compare_is_test_metric(r->metric)) || !(r->decision.se > 0))
@@ -404,6 +367,98 @@ char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *f
 			h = r;
 		}
 	}
+	return h;
+}
+
+/* The ends' matrices and rounds. 0, or -1 with err set (an end cannot be tested). */
+static int load_ends(struct driver *d, const size_t ends[2], struct node *mats[2], uint64_t *rounds[2], size_t nr[2],
+		     struct strbuf *err)
+{
+	for (int k = 0; k < 2; k++) {
+		char *rt = commit_dir(d, ends[k], err);
+		if (!rt)
+			return -1;
+		bool bad = is_untestable(d, ends[k], rt);
+		node_free(mats[k]);
+		free(rounds[k]);
+		mats[k] = bad ? NULL : load_matrix(rt);
+		rounds[k] = mats[k] ? sampling_matrix_rounds(mats[k], &nr[k]) : NULL;
+		free(rt);
+		if (bad) {
+			bisect_driver_end_untestable(d, ends[k], err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Rounds of the ends, want of them, in one batch. 0, or -1 with err set. */
+static int run_ends(struct driver *d, const size_t ends[2], size_t want, struct strbuf *err)
+{
+	size_t *first = xcalloc(want, sizeof(size_t)), *second = xcalloc(want, sizeof(size_t));
+	struct bisect_batch batch;
+
+	for (size_t r = 0; r < want; r++) {
+		first[r] = ends[0];
+		second[r] = ends[1];
+	}
+	struct bisect_run *runs = bisect_plan_rounds(&d->rng, first, second, want, &batch);
+	int rc = run_batch(d, &batch, err);
+	free(runs);
+	free(first);
+	free(second);
+	return rc;
+}
+
+/* How many rounds the ends' samples share. */
+static size_t shared_rounds(uint64_t *const rounds[2], const size_t nr[2])
+{
+	size_t shared = 0;
+
+	for (size_t a = 0; a < nr[0]; a++)
+		for (size_t b = 0; rounds[0][a] && b < nr[1]; b++)
+			if (rounds[1][b] == rounds[0][a]) {
+				shared++;
+				break;
+			}
+	return shared;
+}
+
+/*
+ * The ends measured in interleaved rounds, then, when no metric is given,
+ * the one to follow (metric_to_follow). NULL with *nochange when none is
+ * in sight, else NULL with err set on an error.
+ */
+char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *floors, size_t end_runs, bool *nochange,
+				struct strbuf *err)
+{
+	struct node *mats[2] = { NULL, NULL };
+	uint64_t *rounds[2] = { NULL, NULL };
+	size_t nr[2] = { 0, 0 }, ends[2] = { d->range->n, d->range->n - 1 };
+	char *picked = NULL;
+
+	/* the ends measured in interleaved rounds, end_runs of them at least */
+	for (int pass = 0; pass < 2; pass++) {
+		if (load_ends(d, ends, mats, rounds, nr, err))
+			goto out;
+		size_t shared = shared_rounds(rounds, nr);
+		if (shared >= end_runs && mats[0] && mats[1])
+			break;
+		if (pass) {
+			strbuf_setf(err, "the ends' runs did not come (see the lines above)");
+			goto out;
+		}
+		if (run_ends(d, ends, end_runs - (shared < end_runs ? shared : 0), err))
+			goto out;
+	}
+	struct compare_result cmp;
+	const struct node *mm[2] = { mats[0], mats[1] };
+	const char *labels[2] = { "good", "bad" };
+	const uint64_t *rr[2] = { rounds[0], rounds[1] };
+	struct compare_opts co = { .floors = floors, .rounds = rr, .nrounds = nr };
+	if (compare_matrices(mm, labels, 2, &co, &cmp, err))
+		goto out;
+	const struct compare_row *h = metric_to_follow(&cmp);
 	if (h)
 		picked = xstrdup(h->metric);
 	else

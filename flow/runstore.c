@@ -46,6 +46,34 @@ static const char *str(const struct node *job, const char *k)
 	return node_str(node_get(job, k));
 }
 
+/*
+ * The eight parts of a result root's real path, .../<testcase>/<path_params>/
+ * <tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>/<run>, cut in place
+ * (real keeps what is above them). 0, or -1 with err set.
+ */
+static int root_parts(char *real, const char *run_dir, char *parts[8], struct strbuf *err)
+{
+	char *p = real + strlen(real);
+
+	for (int i = 7; i >= 0; i--) {
+		char *slash = p;
+		while (slash > real && slash[-1] != '/')
+			slash--;
+		if (slash <= real + 1) {
+			strbuf_setf(
+				err,
+				"%s: not an LKP result root "
+				"(<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>/<run>)",
+				run_dir);
+			return -1;
+		}
+		parts[i] = slash;
+		slash[-1] = '\0';
+		p = slash - 1;
+	}
+	return 0;
+}
+
 int runstore_record_dir(struct runstore *rs, const char *run_dir, struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;
@@ -60,24 +88,8 @@ int runstore_record_dir(struct runstore *rs, const char *run_dir, struct strbuf 
 		strbuf_setf(err, "%s: %s", run_dir, strerror(errno));
 		return -1;
 	}
-	/* .../<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>/<run> */
-	char *p = real + strlen(real);
-	for (int i = 7; i >= 0; i--) {
-		char *slash = p;
-		while (slash > real && slash[-1] != '/')
-			slash--;
-		if (slash <= real + 1) {
-			strbuf_setf(
-				err,
-				"%s: not an LKP result root "
-				"(<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>/<run>)",
-				run_dir);
-			goto out;
-		}
-		parts[i] = slash;
-		slash[-1] = '\0';
-		p = slash - 1;
-	}
+	if (root_parts(real, run_dir, parts, err))
+		goto out;
 	char *job_path = xasprintf("%s/%s/%s/%s/%s/%s/%s/%s/%s/job.yaml", real, parts[0], parts[1], parts[2], parts[3],
 				   parts[4], parts[5], parts[6], parts[7]);
 	char *root = xasprintf("%s/%s/%s/%s/%s/%s/%s/%s/%s", real, parts[0], parts[1], parts[2], parts[3], parts[4],
