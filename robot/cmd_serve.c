@@ -1,11 +1,11 @@
 /*
  * lkprobot serve: the robot as a service. It watches the branches of git
  * trees; each new head is compared with its base (the branch's last tested
- * head, or its parent) by `lkprobot bisect` — which measures both ends and,
- * when they differ, finds and confirms the first commit of the change —
- * and a culprit's report is queued and delivered by `lkprobot report
- * --send`. Each step is a child process of this same binary with an argv
- * (never a shell); all state is in the store and the result roots, so a
+ * head, or its parent) by the bisection flow `lkprobot bisect` runs — which
+ * measures both ends and, when they differ, finds and confirms the first
+ * commit of the change — and a culprit's report is queued and delivered by
+ * the report flow of `lkprobot report --send` (flow/serve_*.c: a worker a
+ * head, a bisect child a job, typed results); all state is in the store and the result roots, so a
  * service killed at any moment and started again redoes nothing that had
  * completed (runs are reused, mails are queued once by Message-ID) and
  * goes on. `lkprobot status` shows it.
@@ -35,12 +35,13 @@ static const char usage_head[] =
 	"\n"
 	"serve: watch the trees of the configuration's serve: section; test each new\n"
 	"head of their branches against its base (the branch's last head that was\n"
-	"tested and measured, or its parent) with 'lkprobot bisect' (both ends\n"
+	"tested and measured, or its parent) as 'lkprobot bisect' does (both ends\n"
 	"measured in interleaved rounds; when they differ beyond the metric's floor,\n"
 	"the first commit of the change found and confirmed), queue the culprit's\n"
-	"report with 'lkprobot report --send' (mail: section; the same decision) and\n"
-	"deliver the outbox. A head that does not build is build_failed, with its\n"
-	"first error line. One line a step on stderr, with its reason. SIGTERM: finish\n"
+	"report as 'lkprobot report --send' does (mail: section; the same decision)\n"
+	"and deliver the outbox. A branch's first head that is a root commit is\n"
+	"measured on its own, its baseline. A head that does not build is\n"
+	"build_failed, with its first error line. One line a step on stderr, with its reason. SIGTERM: finish\n"
 	"the step under way and stop; SIGHUP: read the configuration again. --once:\n"
 	"one pass (poll, test what is queued, deliver), then stop.\n"
 	"check-config: read the configuration and say what is wrong in it.\n"
