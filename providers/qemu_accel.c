@@ -58,26 +58,6 @@ static bool probe_no_device(void)
 	return e && !strcmp(e, "no-device");
 }
 
-void qemu_stderr_tail(const struct strbuf *text, struct strbuf *out)
-{
-	struct strbuf copy = STRBUF_INIT;
-	const char *lines[2] = { NULL, NULL };
-
-	strbuf_addstr(&copy, text->buf ? text->buf : "");
-	for (char *save = NULL, *s = strtok_r(copy.buf, "\n", &save); s; s = strtok_r(NULL, "\n", &save)) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s)
-			continue;
-		lines[0] = lines[1];
-		lines[1] = s;
-	}
-	for (int i = 0; i < 2; i++)
-		if (lines[i])
-			strbuf_addf(out, "%s%s", out->len ? "; " : "", lines[i]);
-	strbuf_release(&copy);
-}
-
 /* The firmware of the probe, written to a temporary file; NULL with err set. */
 static char *probe_firmware(struct strbuf *err)
 {

@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -123,4 +124,24 @@ const char *qemu_console_oops(const char *line)
 			return hit;
 	}
 	return NULL;
+}
+
+void qemu_stderr_tail(const struct strbuf *text, struct strbuf *out)
+{
+	struct strbuf copy = STRBUF_INIT;
+	const char *lines[2] = { NULL, NULL };
+
+	strbuf_addstr(&copy, text->buf ? text->buf : "");
+	for (char *save = NULL, *s = strtok_r(copy.buf, "\n", &save); s; s = strtok_r(NULL, "\n", &save)) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			continue;
+		lines[0] = lines[1];
+		lines[1] = s;
+	}
+	for (int i = 0; i < 2; i++)
+		if (lines[i])
+			strbuf_addf(out, "%s%s", out->len ? "; " : "", lines[i]);
+	strbuf_release(&copy);
 }
