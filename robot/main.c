@@ -28,37 +28,46 @@
 #define LKPROBOT_DATADIR "/usr/local/share/lkprobot"
 #endif
 
+/* What a command touches besides its arguments (said in the help's list of commands). */
+#define CMD_STORE 0x1  /* reads or writes the store (lkprobot.db: --db, else in the result root) */
+#define CMD_CONFIG 0x2 /* reads lkprobot's configuration file (-c/--config, else $LKPROBOT_CONFIG) */
+
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct lkp_ctx *ctx);
+	unsigned flags;		/* CMD_* */
 	const char *summary;	/* NULL: internal, not listed */
 };
 
 static const struct cmd commands[] = {
-	{ "bisect", cmd_bisect, "find the first commit of a performance change (noise-aware, resumable)" },
-	{ "box", cmd_box, "real test boxes over ssh: list, enable, install, run jobs (kexec into a kernel)" },
-	{ "box-init", cmd_box_init, NULL },
-	{ "build", cmd_build, "build a kernel from a git commit into the kernel cache (or find it there)" },
-	{ "check-config", cmd_serve, "check the service's configuration file (serve: and mail: sections)" },
-	{ "compare", cmd_compare,
+	{ "bisect", cmd_bisect, CMD_STORE, "find the first commit of a performance change (noise-aware, resumable)" },
+	{ "box", cmd_box, CMD_STORE,
+	  "real test boxes over ssh: list, enable, install, run jobs (kexec into a kernel)" },
+	{ "box-init", cmd_box_init, 0, NULL },
+	{ "build", cmd_build, 0, "build a kernel from a git commit into the kernel cache (or find it there)" },
+	{ "check-config", cmd_serve, CMD_CONFIG, "check the service's configuration file (serve: and mail: sections)" },
+	{ "compare", cmd_compare, CMD_STORE,
 	  "compare the runs of commits metric by metric, as lkp ncompare (or the classic layout, JSON)" },
-	{ "guest", cmd_guest, NULL },
-	{ "help", cmd_help, "show the commands, one command's help, or the configuration's keys (config)" },
-	{ "install", cmd_install, "install the Debian packages a job needs; say what cannot be installed" },
-	{ "job-path", cmd_job_path, "print the result path of each atomic job of a job file" },
-	{ "outbox", cmd_outbox, "list, show, retry and deliver the queued report mails" },
-	{ "programs", cmd_programs, "list the programs (setups, tests, monitors) and their options" },
-	{ "qemu", cmd_qemu, "boot a kernel in QEMU with emulated NVDIMMs and run jobs in it" },
-	{ "qemu-box", cmd_qemu_box, "boot a QEMU guest that stands in for a pmem test box (ssh, kexec, NVDIMMs)" },
-	{ "recipients", cmd_recipients, "who a report on a commit goes to, and why (trailers, MAINTAINERS, lists)" },
-	{ "report", cmd_report, "render the LKP-style report mail of a change between two commits" },
-	{ "run", cmd_run, "run jobs on this machine into LKP result roots (setups, monitors, test, stats)" },
-	{ "run-commit", cmd_run_commit, NULL },
-	{ "serve", cmd_serve, "the service: watch git trees, test new heads, bisect changes, mail reports" },
-	{ "show-job", cmd_show_job, "print a job fully merged (includes, defaults, overrides) as YAML" },
-	{ "split-job", cmd_split_job, "expand a job file into atomic jobs, named as lkp-tests names them" },
-	{ "stats", cmd_stats, "re-extract a run's stats from its raw files; rebuild the store (--reindex)" },
-	{ "status", cmd_serve, "the heads the service has seen and where each stands" },
+	{ "guest", cmd_guest, 0, NULL },
+	{ "help", cmd_help, 0, "show the commands, one command's help, or the configuration's keys (config)" },
+	{ "install", cmd_install, 0, "install the Debian packages a job needs; say what cannot be installed" },
+	{ "job-path", cmd_job_path, 0, "print the result path of each atomic job of a job file" },
+	{ "outbox", cmd_outbox, CMD_STORE | CMD_CONFIG, "list, show, retry and deliver the queued report mails" },
+	{ "programs", cmd_programs, 0, "list the programs (setups, tests, monitors) and their options" },
+	{ "qemu", cmd_qemu, CMD_STORE, "boot a kernel in QEMU with emulated NVDIMMs and run jobs in it" },
+	{ "qemu-box", cmd_qemu_box, 0, "boot a QEMU guest that stands in for a pmem test box (ssh, kexec, NVDIMMs)" },
+	{ "recipients", cmd_recipients, CMD_CONFIG,
+	  "who a report on a commit goes to, and why (trailers, MAINTAINERS, lists)" },
+	{ "report", cmd_report, CMD_STORE | CMD_CONFIG,
+	  "render the LKP-style report mail of a change between two commits" },
+	{ "run", cmd_run, CMD_STORE, "run jobs on this machine into LKP result roots (setups, monitors, test, stats)" },
+	{ "run-commit", cmd_run_commit, CMD_STORE, NULL },
+	{ "serve", cmd_serve, CMD_STORE | CMD_CONFIG,
+	  "the service: watch git trees, test new heads, bisect changes, mail reports" },
+	{ "show-job", cmd_show_job, 0, "print a job fully merged (includes, defaults, overrides) as YAML" },
+	{ "split-job", cmd_split_job, 0, "expand a job file into atomic jobs, named as lkp-tests names them" },
+	{ "stats", cmd_stats, CMD_STORE, "re-extract a run's stats from its raw files; rebuild the store (--reindex)" },
+	{ "status", cmd_serve, CMD_STORE | CMD_CONFIG, "the heads the service has seen and where each stands" },
 };
 
 static bool has_jobs(const char *dir)
@@ -122,10 +131,16 @@ static void usage_head(struct strbuf *out)
 	strbuf_addstr(out, "usage: lkprobot <command> [options]\n"
 			   "       lkprobot --version\n\n"
 			   "commands:\n");
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		unsigned f = commands[i].flags;
 		if (commands[i].summary)
-			strbuf_addf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	strbuf_addstr(out, "\noptions:\n");
+			strbuf_addf(out, "  %-12s %s%s%s%s%s%s\n", commands[i].name, commands[i].summary, f ? " [" : "",
+				    f & CMD_STORE ? "store" : "", f == (CMD_STORE | CMD_CONFIG) ? ", " : "",
+				    f & CMD_CONFIG ? "config" : "", f ? "]" : "");
+	}
+	strbuf_addstr(out,
+		      "\n[store]: reads or writes the store (lkprobot.db); [config]: reads the configuration file\n"
+		      "\noptions:\n");
 }
 
 static const char usage_tail[] =
