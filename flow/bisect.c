@@ -468,6 +468,18 @@ static void session_failed(struct bsession *s, const char *why, struct bisect_re
 	}
 }
 
+/* The session let go, a failed one recorded so: rc. */
+static enum flow_status session_end(struct bsession *s, enum flow_status rc, struct bisect_result *res,
+				    struct strbuf *err)
+{
+	if (rc == FLOW_FAIL)
+		session_failed(s, err->buf, res);
+	else if (rc == FLOW_BAD)
+		res->status = BISECTION_FAILED;
+	session_release(s);
+	return rc;
+}
+
 enum flow_status flow_bisect(const struct bisect_request *req, struct bisect_result *res, struct strbuf *err)
 {
 	struct bsession s = { .a = *req, .lock_fd = -1 };
@@ -482,12 +494,7 @@ enum flow_status flow_bisect(const struct bisect_request *req, struct bisect_res
 	if (!rc && !(rc = session_provider(&s, err)) && !(rc = session_record(&s, err)))
 		rc = session_bisect(&s, res, err);
 	res->id = s.id;
-	if (rc == FLOW_FAIL)
-		session_failed(&s, err->buf, res);
-	else if (rc == FLOW_BAD)
-		res->status = BISECTION_FAILED;
-	session_release(&s);
-	return rc;
+	return session_end(&s, rc, res, err);
 }
 
 void bisect_result_release(struct bisect_result *res)
@@ -556,10 +563,5 @@ enum flow_status flow_measure(const struct bisect_request *req, size_t runs, str
 	rc = session_job(&s, err) ? FLOW_BAD : session_store(&s, err);
 	if (!rc && !(rc = session_provider(&s, err)))
 		rc = session_measure(&s, runs, res, err);
-	if (rc == FLOW_FAIL)
-		session_failed(&s, err->buf, res);
-	else if (rc == FLOW_BAD)
-		res->status = BISECTION_FAILED;
-	session_release(&s);
-	return rc;
+	return session_end(&s, rc, res, err);
 }

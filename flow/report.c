@@ -120,6 +120,20 @@ out:
 	strbuf_release(&err);
 }
 
+void report_request_input(const struct report_request *rq, const char *from, const char *domain,
+			  struct report_input *in)
+{
+	in->from = rq->from ? rq->from : from;
+	in->domain = rq->domain ? rq->domain : domain;
+	in->url = rq->url;
+	in->tree_url = rq->tree_url;
+	in->lkprobot_url = rq->lkprobot_url;
+	in->closes = rq->closes;
+	in->note = rq->note;
+	in->signature = rq->signature;
+	in->date = rq->date;
+}
+
 void flow_report_send(const struct report_request *rq, struct report_outcome *out)
 {
 	const struct mailconf *mc = rq->mc;
@@ -169,15 +183,7 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 		in.extra_headers = (const char *const *)&plan.dry_run;
 		in.nextra = 1;
 	}
-	in.from = rq->from ? rq->from : mc->from;
-	in.domain = rq->domain ? rq->domain : mc->domain;
-	in.url = rq->url;
-	in.tree_url = rq->tree_url;
-	in.lkprobot_url = rq->lkprobot_url;
-	in.closes = rq->closes;
-	in.note = rq->note;
-	in.signature = rq->signature;
-	in.date = rq->date;
+	report_request_input(rq, mc->from, mc->domain, &in);
 	enum report_verdict v = render_signed(&in, mc, &msg, &id, &err);
 	if (v != REPORT_QUEUED) {
 		verdict(out, v, err.buf);

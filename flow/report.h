@@ -48,6 +48,15 @@ struct report_outcome {
 	char *mail_error;  /* REPORT_REFUSED: the server's answer */
 };
 
+/*
+ * The caller's parts of the message (report.h's report_input: from,
+ * domain, url, tree_url, lkprobot_url, closes, note, signature, date) from
+ * rq, onto what reportjob gathered; from and domain: rq's, else these.
+ */
+struct report_input;
+void report_request_input(const struct report_request *rq, const char *from, const char *domain,
+			  struct report_input *in);
+
 /* Send the report rq asks for; out filled in every case (report_outcome_release()). */
 void flow_report_send(const struct report_request *rq, struct report_outcome *out);
 void report_outcome_release(struct report_outcome *out);

@@ -226,15 +226,7 @@ static int print_args(const struct rargs *a)
 		ret = say_error(ar > 0 ? EXIT_FAIL : EXIT_USAGE, "%s", err.buf);
 	} else {
 		struct report_input in = rj.in;
-		in.from = rq->from ? rq->from : from_default;
-		in.url = rq->url;
-		in.tree_url = rq->tree_url;
-		in.lkprobot_url = rq->lkprobot_url;
-		in.closes = rq->closes;
-		in.note = rq->note;
-		in.signature = rq->signature;
-		in.domain = rq->domain ? rq->domain : "localhost";
-		in.date = rq->date;
+		report_request_input(rq, from_default, "localhost", &in);
 		in.lf = a->output != NULL || !isatty(1);
 		ret = print_report(&in, a->body_only, a->output);
 	}

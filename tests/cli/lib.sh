@@ -25,6 +25,7 @@
 #   stop_session SIGNAL SID     end what `setsid CMD &` started, all of it
 #   write_serve_conf FILE serve.KEY=V tree.KEY=V mail.KEY=V ...
 #                               the serve tests' configuration (defaults below)
+#   commit_n FROM TO [AT SPEED]  commits "change N" in $TMP/repo, N = AT writing SPEED to ./speed
 # Never end a process by name (pkill -f, killall): it may be anyone's.
 : "${LKPROBOT:?set LKPROBOT to the lkprobot binary under test}"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -274,6 +275,20 @@ write_serve_tree_() {
 	[ -z "$wst_path" ] || printf "      path: %s\n" "$wst_path"
 	[ -z "$wst_url" ] || printf "      url: %s\n" "$wst_url"
 	printf "      branches: %s\n      jobs: %s\n%s" "$wst_branches" "$wst_jobs" "$2"
+}
+
+# commit_n FROM TO [SPEED_AT SPEED]: commits "change FROM" .. "change TO" in
+# $TMP/repo (a file each), the one numbered SPEED_AT also writing SPEED into
+# ./speed (the `command` benchmark's speed: tests/fixtures/command/bench.sh).
+commit_n() {
+	(
+		cd "$TMP/repo" || exit 1
+		for i in $(seq "$1" "$2"); do
+			echo "$i" >"f$i"
+			[ "$i" = "${3:-x}" ] && echo "$4" >speed
+			git add -A && git commit -qm "change $i" || exit 1
+		done
+	)
 }
 
 test_done() {

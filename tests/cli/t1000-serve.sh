@@ -47,16 +47,6 @@ kill_service_alone() {
 	wait_session_gone "$1" || { stop_session KILL "$1"; return 1; }
 }
 
-commit_n() {	# commit_n FROM TO [SPEED_AT SPEED]
-	cd "$TMP/repo"
-	for i in $(seq "$1" "$2"); do
-		echo "$i" >"f$i"
-		[ "$i" = "${3:-x}" ] && echo "$4" >speed
-		git add -A && git commit -qm "change $i"
-	done
-	cd "$SRC"
-}
-
 test_expect_success 'setup: a repository, a job, an SMTP server, the configuration' '
 	git init -q "$TMP/repo" && cd "$TMP/repo" &&
 	git config user.email dev@example.org && git config user.name "A Developer" &&

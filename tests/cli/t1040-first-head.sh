@@ -15,16 +15,6 @@ export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 test_at_exit 'stop_pid "$(cat "$TMP/smtpd.pid" 2>/dev/null)"'
 test_log "$TMP/smtpd.log" "$TMP/e[0-9]"
 
-commit_n() {	# commit_n FROM TO [SPEED_AT SPEED]
-	cd "$TMP/repo"
-	for i in $(seq "$1" "$2"); do
-		echo "$i" >"f$i"
-		[ "$i" = "${3:-x}" ] && echo "$4" >speed
-		git add -A && git commit -qm "change $i"
-	done
-	cd "$SRC"
-}
-
 test_expect_success 'setup: a repository of one root commit, a job, an SMTP server, the configuration' '
 	git init -q "$TMP/repo" && cd "$TMP/repo" &&
 	git config user.email dev@example.org && git config user.name "A Developer" &&
