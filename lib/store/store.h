@@ -190,7 +190,8 @@ void store_bisection_release(struct store_bisection *b);
  * The outbox: messages to deliver, each once (keyed by its Message-ID).
  * Status: queued -> connecting (claimed by one sender) -> sending (the
  * message has started to leave) -> sent | queued (a temporary failure,
- * with next_try) | failed (permanent; last_error says why). A sender that
+ * with next_try) | failed (permanent; last_error says why) | in-doubt
+ * (all of it went out and the server's answer never came). A sender that
  * died leaves connecting (back to queued: the server cannot have it) or
  * sending (in-doubt: the server may have taken it, so it is not sent again
  * unless the operator says so, store_outbox_retry); store_outbox_recover.
@@ -212,9 +213,9 @@ int store_outbox_get(struct store *s, int64_t id, struct store_mail *m, struct s
 void store_mail_release(struct store_mail *m);
 /* Take a queued message for sending (connecting): 1 taken, 0 someone else has it (or it is not queued), -1 with err set. */
 int store_outbox_claim(struct store *s, int64_t id, int pid, int64_t now, struct strbuf *err);
-/* The claimed message has started to leave (sending). 0, or -1 with err set. */
+/* The claimed message is about to leave (sending). 0, or -1 with err set (also when it is not connecting any more). */
 int store_outbox_data(struct store *s, int64_t id, int64_t now, struct strbuf *err);
-/* How a claimed delivery ended: status sent, queued (with next_try) or failed. 0, or -1 with err set. */
+/* How a claimed delivery ended: status sent, queued (with next_try), failed or in-doubt. 0, or -1 with err set. */
 int store_outbox_done(struct store *s, int64_t id, const char *status, const char *error, int64_t next_try,
 		      int64_t now, struct strbuf *err);
 /* Queue a failed, in-doubt (or queued) message again, due now. 0, or -1 with err set. */
