@@ -481,10 +481,16 @@ static int check_identity(struct store *s, int64_t *version, struct strbuf *err)
 	tables = sqlite3_column_int64(q, 2);
 	sqlite3_finalize(q);
 
-	if (*version > (int64_t)known)
+	/*
+	 * Ours: an empty file (no tables, no version), or one whose
+	 * application_id is lkprobot's (migration 1 sets it with version 1,
+	 * in one transaction). Anything else is someone else's file, refused
+	 * before anything in it changes (not even its journal mode).
+	 */
+	bool ours = (app_id == STORE_APPLICATION_ID && *version >= 0) || (!app_id && !*version && !tables);
+	if (ours && *version > (int64_t)known)
 		return refuse_newer(s, *version, known, err);
-	if (*version < 0 || (app_id && app_id != STORE_APPLICATION_ID) ||
-	    (*version == 0 && tables)) {
+	if (!ours) {
 		strbuf_setf(err, "'%s' is an SQLite database but not an lkprobot store"
 			    " (application_id %lld, schema version %lld); give another file",
 			    s->path, (long long)app_id, (long long)*version);
