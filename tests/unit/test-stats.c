@@ -1538,6 +1538,57 @@ static void test_result_extract_again_drops_rejected(void **state)
 	rm_rf(run);
 }
 
+static char *read_all(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	struct strbuf sb = STRBUF_INIT;
+
+	if (strbuf_read_file(&sb, p))
+		fail_msg("cannot read %s", p);
+	free(p);
+	return strbuf_detach(&sb);
+}
+
+/* lkprobot stats on a run whose raw file is gone: the numbers it cannot re-derive are kept, nothing written. */
+static void test_result_restat_keeps_what_it_cannot_rederive(void **state)
+{
+	char *run = make_tmpdir(), *jp = xasprintf("%s/job.yaml", run), *raw = xasprintf("%s/fio.output", run);
+	struct node *problems = node_new(NODE_MAP);
+	struct strbuf e = STRBUF_INIT;
+	(void)state;
+
+	write_str(jp, "suite: fio-basic\ntestcase: fio-basic\nfio:\n  rw: write\n");
+	copy_fixture("fio-write.json", run, "fio.output");
+	assert_int_equal(result_restat(run, false, problems, &e), 0);
+	char *stats = read_all(run, "stats.json"), *job = read_all(run, "job.yaml");
+	assert_non_null(strstr(stats, "fio.write_bw_MBps"));
+
+	unlink(raw);
+	assert_int_equal(result_restat(run, false, problems, &e), -1);
+	assert_non_null(strstr(e.buf, "stats.json kept as it was"));
+	assert_non_null(strstr(e.buf, "fio.write_bw_MBps"));
+	assert_null(strchr(e.buf, '\n'));
+	char *after = read_all(run, "stats.json"), *job_after = read_all(run, "job.yaml");
+	assert_string_equal(after, stats);
+	assert_string_equal(job_after, job);
+	assert_false(exists(run, "last_state")); /* not marked incomplete either */
+	assert_true(exists(run, "fio.json"));
+	free(after);
+	free(job_after);
+
+	/* the older names are made from the current ones: not lost when they are not asked for again */
+	copy_fixture("fio-write.json", run, "fio.output");
+	assert_int_equal(result_restat(run, true, problems, &e), 0);
+	assert_int_equal(result_restat(run, false, problems, &e), 0);
+	free(stats);
+	free(job);
+	free(jp);
+	free(raw);
+	node_free(problems);
+	strbuf_release(&e);
+	rm_rf(run);
+}
+
 static void write_run_stats(const char *rt, const char *run, const char *json)
 {
 	char *d = xasprintf("%s/%s", rt, run), *p = xasprintf("%s/%s/stats.json", rt, run);
@@ -1675,6 +1726,7 @@ int main(void)
 		cmocka_unit_test(test_result_extract_vmstat_and_fio),
 		cmocka_unit_test(test_result_extract_truncated_fio),
 		cmocka_unit_test(test_result_extract_again_drops_rejected),
+		cmocka_unit_test(test_result_restat_keeps_what_it_cannot_rederive),
 		cmocka_unit_test(test_result_update_matrix_two_runs),
 		cmocka_unit_test(test_result_update_matrix_concurrent),
 	};
