@@ -31,7 +31,9 @@ int runstore_open(struct runstore *rs, bool use, const char *db, const char *res
 	if (!db)
 		fsutil_mkdir_p(result_dir);
 	rs->store = store_open(path, err);
+	int e = errno; /* store_fault() tells its kind */
 	free(path);
+	errno = e;
 	return rs->store ? 0 : -1;
 }
 

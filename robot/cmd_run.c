@@ -17,6 +17,7 @@
 #include "../flow/runjobs.h"
 #include "../flow/runstore.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,8 +153,11 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 			goto bad;
 
 	struct runstore rs;
-	if (runstore_open(&rs, use_store, db, result_dir, &err))
-		goto bad;
+	if (runstore_open(&rs, use_store, db, result_dir, &err)) {
+		ret = say_error(store_fault(errno) ? EXIT_FAIL : EXIT_USAGE, "%s",
+				err.buf); /* a full disk is no bad input */
+		goto out;
+	}
 	/* the local provider without a tree: the job as it is, here */
 	struct provider_config pc = { .result_dir = result_dir, .data_dir = ctx->data_dir, .testbox = given,
 				      .progress = isatty(2), .opts = opts };

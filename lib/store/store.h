@@ -42,9 +42,17 @@ struct store;
  * lkprobot (user_version above STORE_SCHEMA_VERSION; it is never
  * downgraded), a file that is not an SQLite database, and a database that
  * is not an lkprobot store. May wait for other processes (busy timeout).
- * Returns the store (close with store_close()) or NULL with err set.
+ * Returns the store (close with store_close()) or NULL with err set and
+ * errno saying what kind of failure it was: ENOSPC (its file system is
+ * full: err says "no space left on DIR"), EIO, EBUSY (another process held
+ * it longer than the busy timeout), ENOMEM — faults of the machine, which
+ * store_fault() tells — or ENOENT, EACCES, EROFS (it cannot be opened
+ * there), EINVAL (not an SQLite database, not an lkprobot store, a newer
+ * one's, corrupt).
  */
 struct store *store_open(const char *path, struct strbuf *err);
+/* Whether store_open's errno is a fault of the machine (exit 1) rather than a wrong file (exit 2). */
+bool store_fault(int errnum);
 
 /* RESULT_ROOT_DIR when none is given: lkp-tests' (every command's -o default, serve.result_root's). */
 #define STORE_RESULT_ROOT "/lkp/result"

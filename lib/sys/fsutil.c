@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -198,4 +199,30 @@ fail:
 	close(fd);
 	errno = e;
 	return -1;
+}
+
+bool fsutil_full(const char *path)
+{
+	struct statvfs st;
+
+	return !statvfs(path, &st) && st.f_bavail == 0;
+}
+
+int fsutil_reserve(const char *path, size_t bytes)
+{
+	char *zeros = xcalloc(1, bytes);
+	int ret = fsutil_write(path, zeros, bytes);
+
+	free(zeros);
+	if (ret) {
+		int e = errno;
+		unlink(path);
+		errno = e;
+	}
+	return ret;
+}
+
+void fsutil_release(const char *path)
+{
+	unlink(path);
 }
