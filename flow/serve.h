@@ -48,6 +48,12 @@ struct serve_conf {
  * table. 0, or -1 with one line in err (then c holds nothing to release).
  */
 int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err);
+/*
+ * Every job file of every tree checked as `lkprobot run` checks it (split
+ * into atomic jobs, each one lkprobot runs: its programs, their options and
+ * values), with c->data_dir's jobs/include; 0, or -1 with one line in err.
+ */
+int serve_conf_check_jobs(const struct serve_conf *c, struct strbuf *err);
 void serve_conf_release(struct serve_conf *c);
 /* The serve: section's keys, its trees' and the providers' settings as markdown ('lkprobot help config'). */
 void serve_conf_doc(struct strbuf *out);

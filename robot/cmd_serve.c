@@ -119,11 +119,15 @@ static int serve_loop(struct serve_conf *conf, const char *config, struct store 
 		if (reload_asked) {
 			struct serve_conf fresh;
 			reload_asked = 0;
-			if (serve_conf_load(&fresh, config, &err)) {
+			bool loaded = !serve_conf_load(&fresh, config, &err);
+			if (loaded)
+				fresh.data_dir = conf->data_dir;
+			if (!loaded || serve_conf_check_jobs(&fresh, &err)) {
 				serve_say("SIGHUP: %s; keeping the configuration in use", err.buf);
 				strbuf_reset(&err);
+				if (loaded)
+					serve_conf_release(&fresh);
 			} else {
-				fresh.data_dir = conf->data_dir;
 				serve_conf_release(conf);
 				*conf = fresh;
 				serve_say("SIGHUP: configuration read again (%zu trees)", conf->ntrees);
@@ -179,6 +183,11 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		return ret;
 	}
 	conf.data_dir = ctx->data_dir;
+	/* what `run` refuses, before anything runs (check-config too) */
+	if (strcmp(ctx->cmd, "status") && serve_conf_check_jobs(&conf, &err)) {
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
+		goto out;
+	}
 	if (!strcmp(ctx->cmd, "check-config")) {
 		struct mailconf mc;
 		if (mailconf_load(&mc, config, &err))
