@@ -233,6 +233,7 @@ test_expect_success SETUP 'check-config and serve refuse a job that run refuses:
 	printf "suite: command\ntestcase: command\ncommand:\n  rww: 5\n  cmd: sh bench.sh\n" >"$TMP/rww.yaml" &&
 	expect_exit 2 lkprobot run --no-store -o "$TMP/rww-res" "$TMP/rww.yaml" &&
 	one_line_error "rww.yaml:4:[0-9]+: rww: not an option of .command." &&
+	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
 	write_serve_conf "$TMP/rww-conf.yaml" tree.jobs="[$TMP/rww.yaml]" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/rww-conf.yaml" &&
 	one_line_error "^lkprobot: $TMP/rww-conf.yaml: serve.trees.jobs of demo: $TMP/rww.yaml:4:[0-9]+: rww: not an option of .command." &&
