@@ -82,4 +82,17 @@ void serve_record_missing_runs(const struct serve_conf *c);
  */
 int serve_one_pass(const struct serve_conf *c, const char *config, struct store *s, struct strbuf *err);
 
+/*
+ * A fault of the machine that may pass — the result root's disk full for a
+ * while, another process holding the store — is waited out, never the end
+ * of the service: a store write is tried again every SERVE_FAULT_RETRY s
+ * for up to SERVE_FAULT_WAIT s (said when it starts and when it passed),
+ * a pass that failed on one too, and a bisection that failed on one is
+ * started again (it goes on from the runs made) up to
+ * SERVE_FAULT_BISECTS times, SERVE_FAULT_RETRY s and more apart.
+ */
+#define SERVE_FAULT_RETRY 5
+#define SERVE_FAULT_WAIT 600
+#define SERVE_FAULT_BISECTS 4
+
 #endif

@@ -105,13 +105,28 @@ static int serve_loop(struct serve_conf *conf, const char *config, struct store 
 {
 	struct strbuf err = STRBUF_INIT;
 	int ret = EXIT_OK;
+	double faulty = 0; /* since when the passes fail on a fault that may pass */
 
 	while (!proc_stop_signal) {
 		if (serve_one_pass(conf, config, s, &err)) {
+			/* the disk full for a while, another process holding the store: waited out (serve.h) */
+			if (store_failed_on_fault(s) && !proc_stop_signal &&
+			    (!faulty || proc_now() - faulty < SERVE_FAULT_WAIT)) {
+				if (!faulty)
+					serve_say("%s: the pass again every %d s for up to %d s", err.buf,
+						  SERVE_FAULT_RETRY, SERVE_FAULT_WAIT);
+				faulty = faulty ? faulty : proc_now();
+				strbuf_reset(&err);
+				sleep(SERVE_FAULT_RETRY);
+				continue;
+			}
 			serve_say("%s", err.buf);
 			ret = EXIT_FAIL;
 			break;
 		}
+		if (faulty)
+			serve_say("a pass went through again after %.0f s", proc_now() - faulty);
+		faulty = 0;
 		if (once)
 			break;
 		for (long i = 0; i < conf->poll && !proc_stop_signal && !reload_asked; i++)

@@ -281,9 +281,11 @@ static char *full_dir(struct store *s)
 int store_sqlerr(struct store *s, struct strbuf *err)
 {
 	char *full;
+	int rc = sqlite3_errcode(s->db) & 0xff;
 
+	s->fault = rc == SQLITE_FULL || rc == SQLITE_IOERR || rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
 	strbuf_setf(err, "%s", sqlite3_errmsg(s->db));
-	if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY) {
+	if (rc == SQLITE_BUSY) {
 		strbuf_addf(err, " (another process kept it busy for more than %d ms)", s->busy_ms);
 	} else if ((full = full_dir(s))) {
 		strbuf_addf(err, " (no space left on %s)", full);
@@ -316,6 +318,7 @@ sqlite3_stmt *store_stmt(struct store *s, enum stmt_id id, struct strbuf *err)
 {
 	sqlite3_stmt *q = s->stmt[id];
 
+	s->fault = false; /* a new operation */
 	if (q) {
 		sqlite3_reset(q);
 		sqlite3_clear_bindings(q);
@@ -409,6 +412,7 @@ static int run_stmt(struct store *s, enum stmt_id id, struct strbuf *err)
 void store_rollback(struct store *s)
 {
 	struct strbuf ignored = STRBUF_INIT;
+	bool fault = s->fault; /* the failure's, not the rollback's */
 
 	if (s->batch) {
 		if (!run_stmt(s, ST_ROLLBACK_TO, &ignored))
@@ -416,6 +420,7 @@ void store_rollback(struct store *s)
 	} else if (!sqlite3_get_autocommit(s->db)) {
 		run_stmt(s, ST_ROLLBACK, &ignored);
 	}
+	s->fault = fault;
 	strbuf_release(&ignored);
 }
 
@@ -625,6 +630,11 @@ static int open_errno(struct store *s)
 	default:
 		return EINVAL; /* not a store, not ours, a newer one's, corrupt */
 	}
+}
+
+bool store_failed_on_fault(const struct store *s)
+{
+	return s->fault;
 }
 
 bool store_fault(int errnum)

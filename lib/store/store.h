@@ -53,6 +53,12 @@ struct store;
 struct store *store_open(const char *path, struct strbuf *err);
 /* Whether store_open's errno is a fault of the machine (exit 1) rather than a wrong file (exit 2). */
 bool store_fault(int errnum);
+/*
+ * Whether the store's last operation failed on a fault of the machine that
+ * may pass — its disk full, an I/O error, another process holding it longer
+ * than the busy timeout — rather than on what was asked: worth waiting out.
+ */
+bool store_failed_on_fault(const struct store *s);
 
 /* RESULT_ROOT_DIR when none is given: lkp-tests' (every command's -o default, serve.result_root's). */
 #define STORE_RESULT_ROOT "/lkp/result"
