@@ -162,13 +162,19 @@ static int read_token(struct serve_conf *c, const char *file, const struct node 
 
 	if (!tf)
 		return 0;
-	if (!path || strbuf_read_file(&tok, path)) {
-		char *why = xasprintf("cannot read the token file '%s': %s", path ? path : "", strerror(errno));
+	struct strbuf e = STRBUF_INIT;
+	if (!path || strbuf_read_bounded(&tok, path, 64 << 10, &e)) {
+		char *why = xasprintf("cannot read the token file '%s': %s", path ? path : "",
+				      errno == EFBIG	? "more than 64 KiB"
+				      : errno == EINVAL ? "not a regular file"
+							: strerror(errno));
 		conf_error(err, file, tf, SERVE, "web_token_file", why);
 		free(why);
 		strbuf_release(&tok);
+		strbuf_release(&e);
 		return -1;
 	}
+	strbuf_release(&e);
 	strbuf_rtrim(&tok);
 	if (tok.len < 16 || strchr(tok.buf, '\n')) {
 		strbuf_release(&tok);

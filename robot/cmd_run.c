@@ -52,7 +52,8 @@ static void print_run(const struct node *job, const struct provider_run *r)
 {
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 	char *jp = xasprintf("%s/job.yaml", r->run_dir);
-	struct node *done = !strbuf_read_file(&text, jp) ? yml_load_one(text.buf, jp, &err) : NULL;
+	struct node *done =
+		!strbuf_read_bounded(&text, jp, JOB_MAX_BYTES, NULL) ? yml_load_one(text.buf, jp, &err) : NULL;
 	struct node *stats = runjobs_stats(r->run_dir);
 	const struct node *facts = node_get(done, "facts"), *unavailable = node_get(done, "unavailable");
 

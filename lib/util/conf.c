@@ -32,12 +32,18 @@ struct node *conf_load_file(const char *file, struct strbuf *err)
 	struct strbuf text = STRBUF_INIT;
 	struct node *doc = NULL;
 
-	if (strbuf_read_file(&text, file)) {
+	struct strbuf why = STRBUF_INIT;
+	if (strbuf_read_bounded(&text, file, CONF_FILE_MAX, &why)) {
 		int e = errno;
-		strbuf_setf(err, "%s: cannot read the configuration: %s", file, strerror(e));
+		strbuf_setf(err, "%s: cannot read the configuration: %s", file,
+			    e == EFBIG	  ? "more than 1 MiB (a configuration is a few KiB)"
+			    : e == EINVAL ? "not a regular file"
+					  : strerror(e));
+		strbuf_release(&why);
 		errno = e;
 		return NULL;
 	}
+	strbuf_release(&why);
 	doc = yml_load_one(text.buf, file, err);
 	strbuf_release(&text);
 	errno = 0;

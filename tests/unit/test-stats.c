@@ -375,6 +375,33 @@ static void test_json_parse_nesting_limit(void **state)
 	strbuf_release(&sb);
 }
 
+/* What a text expands to is bounded, not only its length: "[0,0,...]" makes ~120 bytes a 2 bytes of text. */
+static void test_json_parse_memory_limit(void **state)
+{
+	struct strbuf sb = STRBUF_INIT, e = STRBUF_INIT;
+	struct node *n;
+	(void)state;
+
+	/* 10,000 zeros: about 1.2 MB of tree from 20 KB of text */
+	strbuf_addch(&sb, '[');
+	for (int i = 0; i < 10000; i++)
+		strbuf_addstr(&sb, i ? ",0" : "0");
+	strbuf_addch(&sb, ']');
+	n = json_parse_max(sb.buf, sb.len, "t.json", 1 << 20, &e);
+	assert_null(n);
+	assert_non_null(strstr(e.buf, "t.json:1:"));
+	assert_non_null(strstr(e.buf, "the JSON expands to more than 1 MiB in memory"));
+	/* 4,000 fit */
+	strbuf_setlen(&sb, 8000);
+	strbuf_addch(&sb, ']');
+	n = json_parse_max(sb.buf, sb.len, "t.json", 1 << 20, &e);
+	assert_non_null(n);
+	assert_int_equal(n->n, 4000);
+	node_free(n);
+	strbuf_release(&sb);
+	strbuf_release(&e);
+}
+
 static void test_json_path_map_and_array(void **state)
 {
 	struct node *n = parse_ok("{\"jobs\": [{\"write\": {\"bw\": 1560380}}, {\"x\": [10, 20]}],"
@@ -1693,6 +1720,7 @@ int main(void)
 		cmocka_unit_test(test_json_parse_errors),
 		cmocka_unit_test(test_json_parse_rejects_lone_surrogates),
 		cmocka_unit_test(test_json_parse_nesting_limit),
+		cmocka_unit_test(test_json_parse_memory_limit),
 		cmocka_unit_test(test_json_path_map_and_array),
 		cmocka_unit_test(test_json_emit_format),
 		cmocka_unit_test(test_json_emit_round_trip),
