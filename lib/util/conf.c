@@ -120,7 +120,10 @@ static const char *what_of(const struct conf_key *k, struct strbuf *buf)
 	case CONF_BOOL:
 		return "must be true or false";
 	case CONF_NUMBER:
-		strbuf_addf(buf, "must be a whole number from %ld to %ld", k->min, k->max);
+		if (k->max == LONG_MAX)
+			strbuf_addf(buf, "must be a whole number, %ld or more (up to %ld)", k->min, k->max);
+		else
+			strbuf_addf(buf, "must be a whole number from %ld to %ld", k->min, k->max);
 		return buf->buf;
 	case CONF_CHOICE:
 		strbuf_addstr(buf, "must be ");
@@ -253,8 +256,10 @@ static int read_value(struct reader *r, const struct conf_key *k, const struct n
 		}
 		return bad(r, v, k->name, what_of(k, &r->what));
 	case CONF_NUMBER:
+		errno = 0;
 		n = s && *s ? strtol(s, &end, 10) : 0;
-		if (!s || !*s || *end || n < k->min || n > k->max)
+		/* past the range of a long is no number of ours either (it was taken as LONG_MAX) */
+		if (!s || !*s || *end || errno == ERANGE || n < k->min || n > k->max)
 			return bad(r, v, k->name, what_of(k, &r->what));
 		store_int(r->dst, k, n);
 		return 0;
