@@ -45,6 +45,19 @@ test_expect_success SETUP 'the store held by another process past the busy timeo
 	lkprobot status -c "$TMP/held.yaml" | grep -q " done — job.yaml: regression, culprit "
 '
 
+test_expect_success SETUP 'a branch deleted while the service watches it: said once, not at every pass; said again when it is back' '
+	git -C "$TMP/repo" branch gone &&
+	write_serve_conf "$TMP/gone.yaml" serve.result_root="$TMP/res-gone" serve.poll=1 tree.branches="[$branch,gone]" &&
+	lkprobot serve -c "$TMP/gone.yaml" --once 2>"$TMP/gone.log" &&
+	{ setsid "$LKPROBOT" serve -c "$TMP/gone.yaml" 2>"$TMP/gone.log" & sid=$!; } &&
+	for i in $(seq 1 100); do [ "$(grep -c "watching 1 tree" "$TMP/gone.log")" = 1 ] && break; sleep 0.1; done &&
+	git -C "$TMP/repo" branch -D gone >/dev/null &&
+	sleep 5 && git -C "$TMP/repo" branch gone "$branch" && sleep 2 &&
+	stop_session TERM $sid && cat "$TMP/gone.log" &&
+	[ "$(grep -c "demo gone: .*(skipped until it can be read; said once)" "$TMP/gone.log")" = 1 ] &&
+	[ "$(grep -c "demo gone: can be read again" "$TMP/gone.log")" = 1 ]
+'
+
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	test_set_prereq ROOT
 else
