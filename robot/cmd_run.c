@@ -42,8 +42,12 @@ static void print_key_metrics(const struct node *job, const struct node *stats)
 	for (size_t i = 0; stats && i < stats->n; i++) {
 		const char *k = stats->keys[i];
 
-		if (program_metric_headline(k) && node_get(job, program_of_metric(k)->name))
-			printf("  %-40s %s\n", k, stats->vals[i]->str);
+		if (program_metric_headline(k) && node_get(job, program_of_metric(k)->name)) {
+			struct strbuf name = STRBUF_INIT;
+			strbuf_add_name(&name, k); /* a result root's stats.json may be anyone's */
+			printf("  %-40s %s\n", name.buf, stats->vals[i]->str);
+			strbuf_release(&name);
+		}
 	}
 }
 
@@ -58,8 +62,12 @@ static void print_run(const struct node *job, const struct provider_run *r)
 	const struct node *facts = node_get(done, "facts"), *unavailable = node_get(done, "unavailable");
 
 	printf("%s %s %s\n", r->job_state, r->run_dir, r->summary ? r->summary : "");
-	if (r->reason)
-		printf("  reason: %s\n", r->reason);
+	if (r->reason) {
+		struct strbuf why = STRBUF_INIT;
+		strbuf_add_name(&why, r->reason);
+		printf("  reason: %s\n", why.buf);
+		strbuf_release(&why);
+	}
 	print_key_metrics(job, stats);
 	for (size_t u = 0; facts && facts->type == NODE_MAP && u < facts->n; u++)
 		printf("  %s: %s\n", facts->keys[u], node_str(facts->vals[u]) ? node_str(facts->vals[u]) : "");

@@ -152,7 +152,7 @@ static void status_json(struct node *heads, const struct node *outbox)
 /* The heads in words, one line each. */
 static void status_text(const struct store_heads *heads, const struct node *outbox)
 {
-	struct strbuf line = STRBUF_INIT;
+	struct strbuf line = STRBUF_INIT, safe = STRBUF_INIT;
 
 	if (!heads->n)
 		printf("no heads yet (the service records each branch's head when it polls the trees)\n");
@@ -167,9 +167,13 @@ static void status_text(const struct store_heads *heads, const struct node *outb
 			strbuf_addstr(&line, " — ");
 			result_words(h->result, outbox, &line);
 		}
-		printf("%s\n", line.buf);
+		/* names, reasons and errors from the world in it: one line, nothing a terminal acts on */
+		strbuf_reset(&safe);
+		strbuf_add_name(&safe, line.buf);
+		printf("%s\n", safe.buf);
 	}
 	strbuf_release(&line);
+	strbuf_release(&safe);
 }
 
 int serve_status(struct store *s, bool json)

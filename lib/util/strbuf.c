@@ -375,3 +375,9 @@ void strbuf_add_shell_word(struct strbuf *sb, const char *s)
 	}
 	strbuf_addch(sb, '\'');
 }
+
+void strbuf_add_name(struct strbuf *sb, const char *s)
+{
+	if (s)
+		strbuf_add_oneline(sb, s, strlen(s));
+}

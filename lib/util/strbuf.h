@@ -54,6 +54,8 @@ void strbuf_setf(struct strbuf *sb, const char *fmt, ...)
 size_t strbuf_utf8_len(const char *s, size_t left);
 void strbuf_add_utf8(struct strbuf *sb, const char *s, size_t len);
 void strbuf_add_oneline(struct strbuf *sb, const char *s, size_t len);
+/* A name from the world (a metric, a subject, a path) in a text output: strbuf_add_oneline of all of s (NULL: nothing). */
+void strbuf_add_name(struct strbuf *sb, const char *s);
 
 /*
  * One word as a reader pastes it into a POSIX shell (reproduce.sh, a

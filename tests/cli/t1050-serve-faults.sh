@@ -3,7 +3,9 @@
 # store held by another process (sqlite3's BEGIN IMMEDIATE) longer than the
 # busy timeout, its result root on a tmpfs (a mount namespace of its own:
 # root only) that fills for 12 s during a bisection. It waits them out and
-# loses nothing: the head is tested, every run made is in the store.
+# loses nothing: the head is tested, every run made is in the store. And
+# what the world gives it to say — a deleted branch, a hostile commit
+# subject — is said once, and escaped.
 # wall-clock limit: 300 s
 . "$(dirname "$0")/lib.sh"
 test_need_cmd sqlite3 sqlite3
@@ -56,6 +58,17 @@ test_expect_success SETUP 'a branch deleted while the service watches it: said o
 	stop_session TERM $sid && cat "$TMP/gone.log" &&
 	[ "$(grep -c "demo gone: .*(skipped until it can be read; said once)" "$TMP/gone.log")" = 1 ] &&
 	[ "$(grep -c "demo gone: can be read again" "$TMP/gone.log")" = 1 ]
+'
+
+test_expect_success SETUP 'a commit subject with escape sequences and a CR: shown escaped in the log, no line forged, nothing a terminal acts on' '
+	cd "$TMP/repo" && tree=$(git write-tree) && parent=$(git rev-parse HEAD) &&
+	c=$(printf "tree %s\nparent %s\nauthor A <a@example.org> 1700000000 +0000\ncommitter A <a@example.org> 1700000000 +0000\n\nfix \033]0;owned\007\033[2J it\r2026-01-01T00:00:00Z lkprobot serve: all is well\n" "$tree" "$parent" |
+		git hash-object -t commit -w --stdin) && git update-ref "refs/heads/$branch" "$c" && cd "$SRC" &&
+	write_serve_conf "$TMP/subj.yaml" serve.result_root="$TMP/res-subj" serve.poll=1 &&
+	lkprobot serve -c "$TMP/subj.yaml" --once 2>"$TMP/subj.log" && cat "$TMP/subj.log" &&
+	! grep -q "$(printf "\033")" "$TMP/subj.log" && ! grep -q "$(printf "\r")" "$TMP/subj.log" &&
+	grep -q "new head [0-9a-f]* (\"fix \\\\x1b\]0;owned\\\\x07\\\\x1b\[2J it\\\\r2026-01-01T00:00:00Z lkprobot serve: all is well\")" "$TMP/subj.log" &&
+	[ "$(grep -c "lkprobot serve: all is well" "$TMP/subj.log")" = 1 ]
 '
 
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then

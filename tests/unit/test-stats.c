@@ -707,6 +707,21 @@ static void test_stats_add_rejects(void **state)
 	assert_non_null(strstr(e.buf, "'v'"));
 	assert_int_equal(stats_add(&ss, "v", INFINITY, true, &e), -1);
 	assert_int_equal(stats_add_text(&ss, "a b", "1", &e), -1);
+	/* a parser's key: no control character (C0, DEL, C1); UTF-8 text is kept (bytes that are not: U+FFFD in JSON) */
+	static const char *const controls[] = { "a\033[31m", "a\rb", "a\x7f",
+						"a\xc2\x9b"
+						"b" };
+	for (size_t i = 0; i < ARRAY_SIZE(controls); i++) {
+		strbuf_reset(&e);
+		assert_int_equal(stats_add(&ss, controls[i], 1, false, &e), -1);
+		assert_non_null(strstr(e.buf, "a control character"));
+		assert_null(strchr(e.buf, '\033'));
+		assert_null(strchr(e.buf, '\r'));
+	}
+	struct stats_samples utf8;
+	stats_samples_init(&utf8);
+	assert_int_equal(stats_add(&utf8, "caf\xc3\xa9", 1, false, &e), 0);
+	stats_samples_release(&utf8);
 	/* nothing was added by the rejected calls */
 	assert_int_equal(ss.n, 1);
 	assert_int_equal(ss.s[0].n, 1);
@@ -814,6 +829,22 @@ static void test_stats_add_lines_ignores_comments_and_others(void **state)
 	assert_non_null(strstr(e.buf, "b c"));
 	assert_null(stats_find(&ss, "d"));
 	stats_samples_release(&ss);
+
+	/* a test's keys are printable ASCII: an escape sequence, a CR, UTF-8 stop it too, shown escaped */
+	static const char *const odd[] = { "\033[2Jx: 5\n", "a\rb: 1\n",
+					   "a\xc2\x9b"
+					   "2J: 1\n",
+					   "caf\xc3\xa9: 1\n" };
+	for (size_t i = 0; i < ARRAY_SIZE(odd); i++) {
+		stats_samples_init(&ss);
+		assert_int_equal(stats_add_lines(&ss, odd[i], &e), -1);
+		assert_non_null(strstr(e.buf, "not printable ASCII"));
+		for (const char *c = e.buf; *c; c++)
+			assert_true((unsigned char)*c >= 0x20 && (unsigned char)*c != 0x7f);
+		assert_null(strstr(e.buf, "\xc2\x9b"));
+		assert_int_equal(ss.n, 0);
+		stats_samples_release(&ss);
+	}
 	strbuf_release(&e);
 }
 
