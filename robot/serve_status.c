@@ -48,6 +48,9 @@ static void mail_words(const struct node *m, struct strbuf *out)
 		strbuf_addstr(out, "mail being sent");
 	else if (!strcmp(st, "failed"))
 		strbuf_addf(out, "mail failed: %s", e && *e ? e : "?");
+	else if (!strcmp(st, "in-doubt"))
+		strbuf_addf(out, "mail in doubt, not sent again on its own ('lkprobot outbox retry %s' sends it): %s",
+			    node_str(node_get(m, "id")) ? node_str(node_get(m, "id")) : "ID", e && *e ? e : "?");
 	else
 		strbuf_addf(out, "mail %s%s%s", st, e && *e ? ": " : "", e && *e ? e : "");
 }
