@@ -565,8 +565,7 @@ static enum smtp_result smtp_in_doubt(struct strbuf *why)
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_addf(&sb,
-		    "in doubt: the message went out and the server's answer to its end never came (%s);"
-		    " the server may have it",
+		    "the message went out and the server's answer to its end never came (%s): the server may have it",
 		    why->buf);
 	strbuf_reset(why);
 	strbuf_add(why, sb.buf, sb.len);

@@ -99,12 +99,24 @@ test_expect_success SETUP 'another writer holds the store while the mail goes: i
 	lkprobot outbox --db "$db" list | grep -q "^1 sent attempts 2 "
 '
 
+test_expect_success SETUP 'a sender killed once "sending" is recorded, as the message starts to leave: in doubt, never sent on its own' '
+	db=$TMP/ondata.db && queue "$db" &&
+	start_smtpd "$TMP/spool-ondata" &&
+	expect_exit 137 env LKPROBOT_FAULT=on-data "$LKPROBOT" outbox --config "$TMP/c.yaml" --db "$db" send &&
+	lkprobot outbox --config "$TMP/c.yaml" --db "$db" send >"$TMP/ondata.out" &&
+	sleep 1.5 && lkprobot outbox --config "$TMP/c.yaml" --db "$db" send >>"$TMP/ondata.out" &&
+	stop_smtpd && cat "$TMP/ondata.out" &&
+	grep -q "1 message left being sent by a sender that stopped: in doubt, not sent again" "$TMP/ondata.out" &&
+	[ "$(spooled "$TMP/spool-ondata")" = 0 ] &&
+	lkprobot outbox --db "$db" list | grep -q "^1 in-doubt attempts 1 "
+'
+
 test_expect_success SETUP 'the server drops the connection after the final dot: in doubt, never sent again on its own; retry sends it' '
 	db=$TMP/drop.db && queue "$db" &&
 	start_smtpd "$TMP/spool-drop" --after-dot drop &&
 	expect_exit 1 lkprobot outbox --config "$TMP/c.yaml" --db "$db" send &&
 	cat "$TMP/.stdout" &&
-	grep -q "^in doubt 1 <.*>: in doubt: the message went out and the server.s answer to its end never came" "$TMP/.stdout" &&
+	grep -q "^in doubt 1 <.*>: the message went out and the server.s answer to its end never came (.*): the server may have it; not sent again on its own" "$TMP/.stdout" &&
 	grep -q "lkprobot outbox retry 1. sends it again" "$TMP/.stdout" &&
 	lkprobot outbox --db "$db" list | grep -q "^1 in-doubt attempts 1 " &&
 	sleep 1.5 &&
