@@ -283,10 +283,10 @@ static bool stopped_by_fault(const struct bisect_result *r)
 
 /*
  * The job bisected; when the bisection stopped on a fault that may pass
- * (the result root's disk full for a while, the store held), started
- * again after a wait, up to
- * SERVE_FAULT_BISECTS times (serve.h): it goes on from the runs made, the
- * ones the full disk kept out of the store recorded first. run_bisect's answer.
+ * (the result root's disk full for a while, the store held), started again
+ * after a wait, up to SERVE_FAULT_BISECTS times (serve.h): it goes on from
+ * the runs made, the ones the full disk kept out of the store recorded
+ * first. run_bisect's answer.
  */
 static int bisect_job(const struct head_test *ht, const char *job, struct bisect_result *r, struct strbuf *why)
 {
