@@ -31,7 +31,9 @@ int runstore_open(struct runstore *rs, bool use, const char *db, const char *res
 	if (!db)
 		fsutil_mkdir_p(result_dir);
 	rs->store = store_open(path, err);
+	int e = errno; /* store_fault() tells its kind */
 	free(path);
+	errno = e;
 	return rs->store ? 0 : -1;
 }
 
@@ -94,7 +96,7 @@ int runstore_record_dir(struct runstore *rs, const char *run_dir, struct strbuf 
 				   parts[4], parts[5], parts[6], parts[7]);
 	char *root = xasprintf("%s/%s/%s/%s/%s/%s/%s/%s/%s", real, parts[0], parts[1], parts[2], parts[3], parts[4],
 			       parts[5], parts[6], parts[7]);
-	if (strbuf_read_file(&text, job_path)) {
+	if (strbuf_read_bounded(&text, job_path, RESULT_FILE_MAX, NULL)) {
 		strbuf_setf(err, "%s: cannot read job.yaml: %s", root, strerror(errno));
 		goto out2;
 	}

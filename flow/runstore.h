@@ -18,7 +18,11 @@ struct runstore {
 	struct store *store; /* NULL: recording is off */
 };
 
-/* Open the store at db, else <result_dir>/lkprobot.db; use=false: off. */
+/*
+ * Open the store at db, else <result_dir>/lkprobot.db; use=false: off. 0,
+ * or -1 with err set and store_open's errno (store_fault() tells a full
+ * disk from a wrong file).
+ */
 int runstore_open(struct runstore *rs, bool use, const char *db, const char *result_dir, struct strbuf *err);
 void runstore_close(struct runstore *rs);
 

@@ -48,6 +48,12 @@ struct serve_conf {
  * table. 0, or -1 with one line in err (then c holds nothing to release).
  */
 int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err);
+/*
+ * Every job file of every tree checked as `lkprobot run` checks it (split
+ * into atomic jobs, each one lkprobot runs: its programs, their options and
+ * values), with c->data_dir's jobs/include; 0, or -1 with one line in err.
+ */
+int serve_conf_check_jobs(const struct serve_conf *c, struct strbuf *err);
 void serve_conf_release(struct serve_conf *c);
 /* The serve: section's keys, its trees' and the providers' settings as markdown ('lkprobot help config'). */
 void serve_conf_doc(struct strbuf *out);
@@ -75,5 +81,18 @@ void serve_record_missing_runs(const struct serve_conf *c);
  * when the store fails.
  */
 int serve_one_pass(const struct serve_conf *c, const char *config, struct store *s, struct strbuf *err);
+
+/*
+ * A fault of the machine that may pass — the result root's disk full for a
+ * while, another process holding the store — is waited out, never the end
+ * of the service: a store write is tried again every SERVE_FAULT_RETRY s
+ * for up to SERVE_FAULT_WAIT s (said when it starts and when it passed),
+ * a pass that failed on one too, and a bisection that failed on one is
+ * started again (it goes on from the runs made) up to
+ * SERVE_FAULT_BISECTS times, SERVE_FAULT_RETRY s and more apart.
+ */
+#define SERVE_FAULT_RETRY 5
+#define SERVE_FAULT_WAIT 600
+#define SERVE_FAULT_BISECTS 4
 
 #endif

@@ -11,6 +11,9 @@
 #include "../lib/store/store.h"
 #include "../lib/kernel/git.h"
 #include "../lib/util/conf.h"
+#include "../lib/job/engine.h"
+#include "../lib/job/job.h"
+#include "jobopts.h"
 #include "../web/web.h"
 
 #include <errno.h>
@@ -159,13 +162,19 @@ static int read_token(struct serve_conf *c, const char *file, const struct node 
 
 	if (!tf)
 		return 0;
-	if (!path || strbuf_read_file(&tok, path)) {
-		char *why = xasprintf("cannot read the token file '%s': %s", path ? path : "", strerror(errno));
+	struct strbuf e = STRBUF_INIT;
+	if (!path || strbuf_read_bounded(&tok, path, 64 << 10, &e)) {
+		char *why = xasprintf("cannot read the token file '%s': %s", path ? path : "",
+				      errno == EFBIG	? "more than 64 KiB"
+				      : errno == EINVAL ? "not a regular file"
+							: strerror(errno));
 		conf_error(err, file, tf, SERVE, "web_token_file", why);
 		free(why);
 		strbuf_release(&tok);
+		strbuf_release(&e);
 		return -1;
 	}
+	strbuf_release(&e);
 	strbuf_rtrim(&tok);
 	if (tok.len < 16 || strchr(tok.buf, '\n')) {
 		strbuf_release(&tok);
@@ -284,6 +293,45 @@ static int tree_load(const struct serve_conf *c, struct tree_conf *tc, const cha
 					      tc->jobs[k], strerror(errno));
 			conf_error(err, file, node_get(t, "jobs"), SERVE, "trees.jobs", why);
 			free(why);
+			return -1;
+		}
+	return 0;
+}
+
+/* One job file as `run` and the service's bisections read it: atomic jobs lkprobot runs (job_check, engine_check). */
+static int job_file_check(char *job, const char *data_dir, struct strbuf *err)
+{
+	struct jobopts jo;
+	struct job_env env;
+	struct atomic_list l = { 0 };
+	int r;
+
+	jobopts_init(&jo);
+	r = jobopts_add(&jo, job, err) || jobopts_lkp_src(&jo, err);
+	if (!r) {
+		jobopts_env(&jo, data_dir, &env);
+		env.warn = NULL; /* its warnings are run's and the bisections' to give */
+		r = jobopts_atomic_jobs(&jo, &env, &l, err);
+	}
+	for (size_t i = 0; !r && i < l.n; i++)
+		r = engine_check(l.v[i], err);
+	jobopts_atomic_release(&l);
+	jobopts_release(&jo);
+	return r ? -1 : 0;
+}
+
+int serve_conf_check_jobs(const struct serve_conf *c, struct strbuf *err)
+{
+	for (size_t t = 0; t < c->ntrees; t++)
+		for (size_t k = 0; k < c->trees[t].njobs; k++) {
+			struct strbuf e = STRBUF_INIT;
+
+			if (!job_file_check(c->trees[t].jobs[k], c->data_dir, &e)) {
+				strbuf_release(&e);
+				continue;
+			}
+			strbuf_setf(err, "%s: serve.trees.jobs of %s: %s", c->path, c->trees[t].name, e.buf);
+			strbuf_release(&e);
 			return -1;
 		}
 	return 0;

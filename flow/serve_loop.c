@@ -160,6 +160,31 @@ static bool branch_free(const struct pass *p, size_t i, const struct tree_conf *
 	return true;
 }
 
+/*
+ * A head's state recorded, tried again while the store fails on a fault of
+ * the machine that may pass (serve.h): the outcome waits in memory, the
+ * other heads' workers go on. store_head_set's answer.
+ */
+static int head_set(struct store *s, int64_t id, const char *status, const char *result, struct strbuf *err)
+{
+	double t0 = proc_now();
+	bool said = false;
+	int r;
+
+	while ((r = store_head_set(s, id, status, result, (int64_t)time(NULL), err)) < 0 && store_failed_on_fault(s) &&
+	       !proc_stop_signal && proc_now() - t0 < SERVE_FAULT_WAIT) {
+		if (!said)
+			serve_say("%s: trying again every %d s for up to %d s", err->buf, SERVE_FAULT_RETRY,
+				  SERVE_FAULT_WAIT);
+		said = true;
+		strbuf_reset(err);
+		sleep(SERVE_FAULT_RETRY);
+	}
+	if (said && r >= 0)
+		serve_say("head %lld recorded after %.0f s", (long long)id, proc_now() - t0);
+	return r;
+}
+
 /* Head i under test: marked testing (unless cancelled), its base chosen, its worker started. 0, or -1. */
 static int start_head(struct pass *p, size_t i, const struct tree_conf *t, bool here, struct strbuf *err)
 {
@@ -167,7 +192,7 @@ static int start_head(struct pass *p, size_t i, const struct tree_conf *t, bool 
 	int64_t id = h->id;
 
 	p->done[i] = true;
-	int set = store_head_set(p->s, id, "testing", NULL, (int64_t)time(NULL), err);
+	int set = head_set(p->s, id, "testing", NULL, err);
 	if (set < 0)
 		return -1;
 	if (set == 1) {
@@ -247,7 +272,7 @@ static int collect_heads(struct pass *p, struct strbuf *err)
 			h.error = xasprintf("the head's worker ended (%s) without a result", proc_status_text(rc, buf));
 		}
 		head_outcome_result_json(&result, &h);
-		int set = store_head_set(p->s, w->id, head_status_name(h.status), result.buf, (int64_t)time(NULL), err);
+		int set = head_set(p->s, w->id, head_status_name(h.status), result.buf, err);
 		head_outcome_release(&h);
 		strbuf_release(&pe);
 		strbuf_release(&result);

@@ -8,9 +8,59 @@
 #include "../lib/store/store.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+/*
+ * The branches that could not be read, with what was said of each: a
+ * deleted branch is said once (and again when the reason changes), not at
+ * every pass; when it is back, that is said.
+ */
+static struct unread {
+	char *tree, *branch, *why;
+} * unread;
+static size_t nunread;
+
+static struct unread *unread_of(const char *tree, const char *branch)
+{
+	for (size_t i = 0; i < nunread; i++)
+		if (!strcmp(unread[i].tree, tree) && !strcmp(unread[i].branch, branch))
+			return &unread[i];
+	return NULL;
+}
+
+static void branch_unread(const char *tree, const char *branch, const char *why)
+{
+	struct unread *u = unread_of(tree, branch);
+
+	if (u && !strcmp(u->why, why))
+		return;
+	serve_say("%s %s: %s (skipped until it can be read; said once)", tree, branch, why);
+	if (!u) {
+		unread = xrealloc(unread, (nunread + 1) * sizeof(*unread));
+		u = &unread[nunread++];
+		u->tree = xstrdup(tree);
+		u->branch = xstrdup(branch);
+	} else {
+		free(u->why);
+	}
+	u->why = xstrdup(why);
+}
+
+static void branch_read(const char *tree, const char *branch)
+{
+	struct unread *u = unread_of(tree, branch);
+
+	if (!u)
+		return;
+	serve_say("%s %s: can be read again", tree, branch);
+	free(u->tree);
+	free(u->branch);
+	free(u->why);
+	*u = unread[--nunread];
+}
 
 /* Look at every branch: record its head when it is new, with its base. */
 int serve_poll_trees(const struct serve_conf *c, struct store *s, struct strbuf *err)
@@ -32,10 +82,11 @@ int serve_poll_trees(const struct serve_conf *c, struct store *s, struct strbuf 
 			struct gitrepo_commit hc;
 			char base[GITREPO_HEXSZ + 1] = "";
 			if (gitrepo_commit_info(repo, t->branches[b], &hc, err)) {
-				serve_say("%s %s: %s (skipped this time)", t->name, t->branches[b], err->buf);
+				branch_unread(t->name, t->branches[b], err->buf);
 				strbuf_reset(err);
 				continue;
 			}
+			branch_read(t->name, t->branches[b]);
 			if (!strcmp(t->base, "parent") || !strcmp(t->base, "last-tested")) {
 				if (hc.nparents)
 					snprintf(base, sizeof(base), "%s", hc.parents[0]);

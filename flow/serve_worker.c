@@ -270,6 +270,47 @@ static int change_kind(const struct bisect_result *r)
 }
 
 /*
+ * A bisection stopped by a fault that passes: its why in the words of
+ * ENOSPC, of a run's reason and of SQLite for a full disk, or a store
+ * another process held longer than the busy timeout.
+ */
+static bool stopped_by_fault(const struct bisect_result *r)
+{
+	return r->status == BISECTION_FAILED && r->why &&
+	       (strstr(r->why, "No space left on") || strstr(r->why, "no space left on") ||
+		strstr(r->why, "database or disk is full") || strstr(r->why, "database is locked"));
+}
+
+/*
+ * The job bisected; when the bisection stopped on a fault that may pass
+ * (the result root's disk full for a while, the store held), started again
+ * after a wait, up to SERVE_FAULT_BISECTS times (serve.h): it goes on from
+ * the runs made, the ones the full disk kept out of the store recorded
+ * first. run_bisect's answer.
+ */
+static int bisect_job(const struct head_test *ht, const char *job, struct bisect_result *r, struct strbuf *why)
+{
+	int ret = run_bisect(ht, job, r, why);
+
+	for (int k = 1; k <= SERVE_FAULT_BISECTS && !ret && !proc_stop_signal && stopped_by_fault(r); k++) {
+		int wait = SERVE_FAULT_RETRY << k;
+		serve_say(
+			"%s %.12s: the bisection stopped on a fault that may pass (%s): started again in %d s (%d of "
+			"%d)",
+			ht->tree, ht->head, r->why, wait, k, SERVE_FAULT_BISECTS);
+		for (int i = 0; i < wait && !proc_stop_signal; i++)
+			sleep(1);
+		if (proc_stop_signal)
+			break;
+		serve_record_missing_runs(ht->c);
+		bisect_result_release(r);
+		strbuf_reset(why);
+		ret = run_bisect(ht, job, r, why);
+	}
+	return ret;
+}
+
+/*
  * One job of the head: bisected, and a named culprit reported; its
  * outcome added to h. Returns the head's status after it (status: before it).
  */
@@ -279,7 +320,7 @@ static enum head_status test_job(const struct head_test *ht, const char *job, en
 	struct bisect_result r;
 	struct strbuf why = STRBUF_INIT;
 	struct job_outcome *j = head_outcome_add(h);
-	bool have = !run_bisect(ht, job, &r, &why);
+	bool have = !bisect_job(ht, job, &r, &why);
 
 	j->job = xstrdup(job);
 	j->bisect = xstrdup(have ? bisection_status_name(r.status) : "error");

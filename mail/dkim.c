@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include <mbedtls/base64.h>
@@ -200,6 +201,13 @@ int dkim_key_load(struct dkim_key **out, const char *path, struct strbuf *err)
 	f = fopen(path, "rb");
 	if (!f) {
 		strbuf_setf(err, "'%s': %s", path, strerror(errno));
+		return -1;
+	}
+	/* mbedTLS reads the whole file into memory, whatever its size says */
+	struct stat st;
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > 64 << 10) {
+		strbuf_setf(err, "'%s': not a key file (a regular file of at most 64 KiB)", path);
+		fclose(f);
 		return -1;
 	}
 	fclose(f);

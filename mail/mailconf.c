@@ -81,11 +81,14 @@ static int load_map(struct mailconf *c, const char *file, const struct node *m, 
 	if (conf_read(m, mail_keys, c, file, "mail.", err))
 		return -1;
 	if (pwfile && pwfile->type != NODE_NULL && !(pwpath && !*pwpath)) {	/* left empty: none */
-		struct strbuf pw = STRBUF_INIT;
-		if (!pwpath || strbuf_read_file(&pw, pwpath)) {
+		struct strbuf pw = STRBUF_INIT, why = STRBUF_INIT;
+		if (!pwpath || strbuf_read_bounded(&pw, pwpath, 64 << 10, &why)) {
 			strbuf_release(&pw);
-			return conf_error(err, file, pwfile, "mail.", "smtp.password_file", "cannot be read");
+			strbuf_release(&why);
+			return conf_error(err, file, pwfile, "mail.", "smtp.password_file",
+					  "cannot be read (a regular file of at most 64 KiB)");
 		}
+		strbuf_release(&why);
 		strbuf_rtrim(&pw);
 		free(c->smtp_password);
 		c->smtp_password = strbuf_detach(&pw);

@@ -129,9 +129,14 @@ bool mimeenc_is_8bit(const char *s, size_t n)
 	const char *line;
 	bool ended;
 
-	while (next_line(s, n, &pos, &line, &len, &ended))
+	while (next_line(s, n, &pos, &line, &len, &ended)) {
 		if (len > LINE_HARD || memchr(line, '\r', len))
 			return false;
+		/* an escape or another control character goes quoted (=1B), never raw on the wire or a terminal */
+		for (size_t i = 0; i < len; i++)
+			if (((unsigned char)line[i] < 0x20 && line[i] != '\t') || line[i] == 0x7f)
+				return false;
+	}
 	return true;
 }
 

@@ -43,7 +43,7 @@ void mimeenc_printable(struct strbuf *sb, const char *s);
 /* base64 in lines of 76 characters, each ended by eol */
 void mimeenc_b64(struct strbuf *sb, const void *data, size_t n, const char *eol);
 
-/* Text that can go as 8bit: no line over 998 octets, no CR but in CRLF. */
+/* Text that can go as 8bit: no line over 998 octets, no CR but in CRLF, no control character but TAB. */
 bool mimeenc_is_8bit(const char *s, size_t n);
 
 /* Text as 8bit lines, each ended by eol (mimeenc_is_8bit() said it can go so). */

@@ -42,17 +42,23 @@ struct data_mark {
 	int64_t id;
 };
 
-/* smtp's on_data: from here on the server may have the message */
-static void mark_sending(void *ctx)
+/*
+ * smtp's on_data: from here on the server may have the message, so the
+ * store must say "sending" before its first byte leaves; when it cannot
+ * (the disk is full, another writer holds the store longer than we wait),
+ * the message does not leave: a message the store calls "connecting" is
+ * one the server cannot have, and the next sender sends it again.
+ */
+static int mark_sending(void *ctx, struct strbuf *why)
 {
 	struct data_mark *d = ctx;
-	struct strbuf e = STRBUF_INIT;
 
-	store_outbox_data(d->s, d->id, (int64_t)time(NULL), &e);
-	strbuf_release(&e);
+	if (store_outbox_data(d->s, d->id, (int64_t)time(NULL), why))
+		return -1;
 	/* fault injection for the tests: die while the message leaves */
 	if (getenv("LKPROBOT_FAULT") && !strcmp(getenv("LKPROBOT_FAULT"), "on-data"))
 		_exit(137);
+	return 0;
 }
 
 /* One message: claim, send, record. -1 only on a store error. */
@@ -94,7 +100,17 @@ static int deliver_one(struct store *s, const struct mailconf *c, int64_t id, FI
 	int ret;
 	if (res == SMTP_SENT) {
 		ret = store_outbox_done(s, id, "sent", NULL, 0, now, err);
-		fprintf(log, "sent %lld %s to %zu recipient%s\n", (long long)id, m.message_id, n, n == 1 ? "" : "s");
+		fprintf(log, "sent %lld %s to %zu recipient%s%s\n", (long long)id, m.message_id, n, n == 1 ? "" : "s",
+			ret ? " (the store cannot record it: the next sender finds it in doubt and does not send it "
+			      "again)"
+			    : "");
+	} else if (res == SMTP_IN_DOUBT) {
+		ret = store_outbox_done(s, id, "in-doubt", why.buf, 0, now, err);
+		fprintf(log,
+			"in doubt %lld %s: %s; not sent again on its own ('lkprobot outbox retry %lld' sends it "
+			"again)\n",
+			(long long)id, m.message_id, why.buf, (long long)id);
+		(*failed)++;
 	} else if (res == SMTP_TEMPORARY) {
 		/* the claim counted this attempt already */
 		long wait = outbox_backoff(c->retry, m.attempts);

@@ -1,19 +1,22 @@
 /*
  * outbox: queueing rendered mails in the store and delivering them —
- * once each (by Message-ID), with exponential backoff on temporary
+ * at most once each (by Message-ID), with exponential backoff on temporary
  * failures, giving up with the reason on permanent ones, and never losing a
  * queued message to a crash.
  *
  * A sender that dies before the message starts to leave (connecting, the
  * TLS handshake, MAIL, RCPT) leaves it queued: the next sender sends it,
- * once. The window that cannot be closed: the message has started to leave
- * (the server said go ahead to DATA) and the sender dies before the store
- * records the server's answer. lkprobot errs towards not sending twice: a
- * message left "sending" by a dead sender becomes "in-doubt" and is not
- * sent again until the operator says so (`lkprobot outbox retry ID`);
- * `lkprobot outbox list` shows it. One sender runs at a time (a lock file
- * next to the store), so a message found connecting or sending by the
- * sender that holds the lock was left by one that died.
+ * once. Before the first byte of DATA leaves, the store must have recorded
+ * "sending"; when it cannot (a full disk, another writer holding the store
+ * longer than we wait) the transaction stops there and the message is sent
+ * later. Once it has left, a message whose fate is unknown is "in-doubt"
+ * and is never sent again without the operator (`lkprobot outbox retry
+ * ID`); `lkprobot outbox list` and the dashboard show it. That is the
+ * server dropping the connection or saying nothing after the final dot
+ * (it may have the mail), and a sender that died while it was "sending".
+ * One sender runs at a time (a lock file next to the store), so a message
+ * found connecting or sending by the sender that holds the lock was left
+ * by one that died.
  */
 #ifndef LKP_OUTBOX_H
 #define LKP_OUTBOX_H

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
 
 /* The libcurl functions this file calls, loaded on first use (dynlib.h). */
 /* clang-format off */
@@ -59,6 +61,12 @@ struct smtp_xfer {
 	size_t len, pos;
 	const struct smtp_config *c;	/* its on_data hook */
 	bool data_started;
+	bool data_refused;	  /* on_data said no: nothing of the message left */
+	struct strbuf hook_why;	  /* on_data's reason */
+	bool end_answered;	  /* the server answered the end of DATA */
+	struct timespec deadline; /* the configured timeout, for the whole transaction */
+	bool past_deadline;
+	int fd;			/* the connection's socket, -1 before it */
 	char label[320];	/* the command the next reply answers */
 	struct strbuf cur;	/* the reply being read: "550 text text" */
 	struct strbuf last;	/* the last complete reply (QUIT's excepted) */
@@ -312,8 +320,11 @@ static size_t smtp_read(char *buf, size_t size, size_t nitems, void *arg)
 
 	if (!x->data_started) {
 		x->data_started = true;
-		if (x->c->on_data)
-			x->c->on_data(x->c->ctx);
+		/* nothing of the message has left yet: a state the caller cannot record stops it here */
+		if (x->c->on_data && x->c->on_data(x->c->ctx, &x->hook_why)) {
+			x->data_refused = true;
+			return CURL_READFUNC_ABORT;
+		}
 	}
 	if (n > x->len - x->pos)
 		n = x->len - x->pos;
@@ -321,6 +332,39 @@ static size_t smtp_read(char *buf, size_t size, size_t nitems, void *arg)
 		memcpy(buf, x->data + x->pos, n);
 	x->pos += n;
 	return n;
+}
+
+/*
+ * libcurl's own timeout does not hold for the answer to the final dot,
+ * nor for the QUIT after it (measured, libcurl 7.88: 123 s with a timeout
+ * of 3 s: its fixed 120 s for a server response). Past the deadline this
+ * ends the transaction and shuts the connection down, so that the QUIT
+ * fails at once instead of waiting for an answer.
+ */
+static int smtp_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct smtp_xfer *x = arg;
+	struct timespec now;
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > x->deadline.tv_sec ||
+	    (now.tv_sec == x->deadline.tv_sec && now.tv_nsec >= x->deadline.tv_nsec)) {
+		if (!x->past_deadline && x->fd >= 0)
+			shutdown(x->fd, SHUT_RDWR);
+		x->past_deadline = true;
+	}
+	return x->past_deadline;
+}
+
+/* The connection's socket, for smtp_progress. */
+static int smtp_sockopt(void *arg, curl_socket_t fd, curlsocktype purpose)
+{
+	struct smtp_xfer *x = arg;
+
+	if (purpose == CURLSOCKTYPE_IPCXN)
+		x->fd = fd;
+	return CURL_SOCKOPT_OK;
 }
 
 static size_t smtp_discard(char *buf, size_t size, size_t nitems, void *arg)
@@ -402,6 +446,8 @@ static void smtp_saw_reply_line(struct smtp_xfer *x, const char *p, size_t n)
 		x->last_code = code;
 	}
 	strbuf_reset(&x->cur);
+	if (!strcmp(x->label, "end of DATA"))
+		x->end_answered = true;
 	x->sasl = code == 334;
 	if (code == 354 && !strcmp(x->label, "DATA"))
 		snprintf(x->label, sizeof(x->label), "end of DATA");
@@ -470,6 +516,11 @@ static enum smtp_result smtp_classify(CURL *h, CURLcode rc, const struct smtp_xf
 	long code = 0, oserr = 0;
 	const char *err = *errbuf ? errbuf : cu.curl_easy_strerror(rc);
 
+	if (x->past_deadline) {
+		strbuf_setf(why, "%s: timed out after %ld s", where, x->c->timeout ? x->c->timeout : SMTP_TIMEOUT);
+		return SMTP_TEMPORARY;
+	}
+
 	cu.curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	cu.curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
 
@@ -501,6 +552,25 @@ static enum smtp_result smtp_classify(CURL *h, CURLcode rc, const struct smtp_xf
 	strbuf_setf(why, "%s: ", where);
 	smtp_add_error(why, err);
 	return smtp_temporary(rc) ? SMTP_TEMPORARY : SMTP_PERMANENT;
+}
+
+/*
+ * The whole message went out and the connection failed before the server
+ * answered its end: the server may have it (a server that drops the
+ * connection or says nothing after the final dot). Sending it again could
+ * deliver it twice; why (the failure) says so.
+ */
+static enum smtp_result smtp_in_doubt(struct strbuf *why)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb,
+		    "the message went out and the server's answer to its end never came (%s): the server may have it",
+		    why->buf);
+	strbuf_reset(why);
+	strbuf_add(why, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return SMTP_IN_DOUBT;
 }
 
 #define SMTP_SETOPT(h, opt, val)					\
@@ -565,6 +635,13 @@ static CURLcode smtp_setopts(CURL *h, const struct smtp_config *c, CURLU *u, lon
 	SMTP_SETOPT(h, CURLOPT_ERRORBUFFER, errbuf);
 	SMTP_SETOPT(h, CURLOPT_CONNECTTIMEOUT, connect_timeout);
 	SMTP_SETOPT(h, CURLOPT_TIMEOUT, timeout);
+	clock_gettime(CLOCK_MONOTONIC, &x->deadline);
+	x->deadline.tv_sec += timeout;
+	SMTP_SETOPT(h, CURLOPT_XFERINFOFUNCTION, smtp_progress);
+	SMTP_SETOPT(h, CURLOPT_XFERINFODATA, x);
+	SMTP_SETOPT(h, CURLOPT_NOPROGRESS, 0L);
+	SMTP_SETOPT(h, CURLOPT_SOCKOPTFUNCTION, smtp_sockopt);
+	SMTP_SETOPT(h, CURLOPT_SOCKOPTDATA, x);
 	SMTP_SETOPT(h, CURLOPT_USE_SSL, use_ssl);
 	SMTP_SETOPT(h, CURLOPT_SSL_VERIFYPEER, 1L);
 	SMTP_SETOPT(h, CURLOPT_SSL_VERIFYHOST, 2L);
@@ -591,7 +668,13 @@ enum smtp_result smtp_send(const struct smtp_config *c, const char *from,
 			   const char *const *rcpt, size_t n,
 			   const char *data, size_t len, struct strbuf *why)
 {
-	struct smtp_xfer x = { .data = data, .len = len, .c = c, .cur = STRBUF_INIT, .last = STRBUF_INIT };
+	struct smtp_xfer x = { .data = data,
+			       .len = len,
+			       .c = c,
+			       .cur = STRBUF_INIT,
+			       .last = STRBUF_INIT,
+			       .hook_why = STRBUF_INIT,
+			       .fd = -1 };
 	struct strbuf where = STRBUF_INIT;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *to = NULL;
@@ -636,8 +719,13 @@ enum smtp_result smtp_send(const struct smtp_config *c, const char *from,
 		goto out;
 	}
 	rc = cu.curl_easy_perform(h);
-	if (rc != CURLE_OK) {
+	if (x.data_refused) {
+		strbuf_setf(why, "not sent (nothing of it left): %s", x.hook_why.buf);
+		res = SMTP_TEMPORARY;
+	} else if (rc != CURLE_OK) {
 		res = smtp_classify(h, rc, &x, where.buf, errbuf, why);
+		if (x.data_started && x.pos == len && !x.end_answered)
+			res = smtp_in_doubt(why);
 	} else if (x.pos != len) {
 		strbuf_setf(why, "%s: message only partly sent", where.buf);
 		res = SMTP_TEMPORARY;
@@ -651,5 +739,6 @@ out:
 	strbuf_release(&where);
 	strbuf_release(&x.cur);
 	strbuf_release(&x.last);
+	strbuf_release(&x.hook_why);
 	return res;
 }

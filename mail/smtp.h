@@ -53,11 +53,13 @@ struct smtp_config {
 	const char *helo;	/* the EHLO name, a host name or an address literal
 				 * ("[192.0.2.1]"); NULL: libcurl's (this host's name) */
 	/*
-	 * Called once, when the server has said go ahead to DATA and the
-	 * message starts to leave (before that the server cannot have it):
-	 * the outbox moves the message from "connecting" to "sending" there.
+	 * Called once, when the server has said go ahead to DATA and before
+	 * the first byte of the message leaves (before that the server cannot
+	 * have it): the outbox moves the message from "connecting" to
+	 * "sending" there. Non-zero (with why set) stops the transaction
+	 * there, nothing of the message sent: SMTP_TEMPORARY.
 	 */
-	void (*on_data)(void *ctx);
+	int (*on_data)(void *ctx, struct strbuf *why);
 	void *ctx;
 };
 
@@ -65,6 +67,7 @@ enum smtp_result {
 	SMTP_SENT = 0,		/* the server accepted the message (250 after DATA) */
 	SMTP_TEMPORARY = 1,	/* not sent, worth retrying later */
 	SMTP_PERMANENT = 2,	/* not sent, retrying will fail the same way */
+	SMTP_IN_DOUBT = 3,	/* all of it went out, the server's answer never came */
 };
 
 /*
@@ -80,6 +83,10 @@ enum smtp_result {
  *                   that does not resolve; the TLS handshake or certificate
  *                   verification failed; the connection broke; libcurl ran
  *                   out of memory;
+ *   SMTP_IN_DOUBT   the whole message went out and then the connection
+ *                   broke or timed out before the server answered its end:
+ *                   the server may have taken it, and sending it again may
+ *                   deliver it twice;
  *   SMTP_PERMANENT  a 5xx reply (recipient or sender refused, message
  *                   refused, authentication refused, ...); STARTTLS
  *                   required but not offered or refused with 5xx; an invalid

@@ -69,9 +69,13 @@ static const struct node *boxes_map(const char *file, struct node **doc, struct 
 	const struct node *m = NULL;
 
 	*doc = NULL;
-	if (strbuf_read_file(&text, file)) {
+	struct strbuf e = STRBUF_INIT;
+	if (strbuf_read_bounded(&text, file, CONF_FILE_MAX, &e)) {
 		strbuf_setf(err, "%s: cannot read the boxes file: %s (give one with --boxes or $LKPROBOT_BOXES)", file,
-			    strerror(errno));
+			    errno == EFBIG    ? "more than 1 MiB"
+			    : errno == EINVAL ? "not a regular file"
+					      : strerror(errno));
+		strbuf_release(&e);
 	} else if ((*doc = yml_load_one(text.buf, file, err))) {
 		m = node_get(*doc, "boxes");
 		if (!m || m->type != NODE_MAP || !m->n) {

@@ -397,7 +397,7 @@ static void check_home(const struct box *b, const char *rt, struct store *s, str
 		fclose(dm);
 	struct strbuf text = STRBUF_INIT;
 	char *jp = xasprintf("%s/job.yaml", r->run_dir);
-	struct node *got = strbuf_read_file(&text, jp) ? NULL : yml_load_one(text.buf, jp, &e);
+	struct node *got = strbuf_read_bounded(&text, jp, JOB_MAX_BYTES, NULL) ? NULL : yml_load_one(text.buf, jp, &e);
 	const char *state = got ? node_str(node_get(got, "job_state")) : NULL;
 	static const char *const known[] = { "finished", "failed", "timeout", "killed", NULL };
 	r->job_state = "failed";

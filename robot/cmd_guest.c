@@ -15,6 +15,7 @@
  */
 #include "cmd.h"
 #include "../lib/job/engine.h"
+#include "../lib/job/job.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/sys/proc.h"
 #include "../lib/sys/machine.h"
@@ -171,7 +172,7 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 	wait_late_modules();
 	engine_marker(true, "ready", "");
 
-	if (strbuf_read_file(&text, job_path))
+	if (strbuf_read_bounded(&text, job_path, JOB_MAX_BYTES, NULL))
 		fatal("cannot read the job '%s'", job_path);
 	struct node *job = yml_load_one(text.buf, job_path, &err);
 	if (!job)
@@ -180,7 +181,7 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 	/* what the host knows about this machine (accel: kvm, or tcg and why) */
 	struct node *facts = NULL;
 	strbuf_reset(&text);
-	if (facts_path && strbuf_read_file(&text, facts_path))
+	if (facts_path && strbuf_read_bounded(&text, facts_path, JOB_MAX_BYTES, NULL))
 		fatal("cannot read the facts '%s'", facts_path);
 	if (facts_path && !(facts = yml_load_one(text.buf, facts_path, &err)))
 		fatal("%s", err.buf);

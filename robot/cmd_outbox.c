@@ -90,11 +90,14 @@ static int outbox_list(struct store *s, const char *dbpath)
 		size_t nr = rc && *rc ? 1 : 0;
 		for (const char *p = rc; p && *p; p++)
 			nr += *p == '\n';
+		struct strbuf why = STRBUF_INIT; /* a server's words, a path: one line, nothing a terminal acts on */
+		strbuf_add_name(&why, le);
 		printf("%s %s attempts %s %s %zu recipient%s%s%s%s%s\n", node_str(node_get(m, "id")), st,
 		       node_str(node_get(m, "attempts")), node_str(node_get(m, "message_id")), nr, nr == 1 ? "" : "s",
 		       st && !strcmp(st, "queued") ? " next " : "",
 		       st && !strcmp(st, "queued") ? when((int64_t)next, buf, sizeof(buf)) : "", le ? ": " : "",
-		       le ? le : "");
+		       why.buf);
+		strbuf_release(&why);
 	}
 	node_free(list);
 	strbuf_release(&err);

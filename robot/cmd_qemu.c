@@ -73,7 +73,7 @@ static void print_run(const struct node *job, const struct provider_run *r)
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 	struct node *facts = NULL;
 	char *jp = xasprintf("%s/job.yaml", r->run_dir);
-	if (!strbuf_read_file(&text, jp) && (facts = yml_load_one(text.buf, jp, &err))) {
+	if (!strbuf_read_bounded(&text, jp, JOB_MAX_BYTES, NULL) && (facts = yml_load_one(text.buf, jp, &err))) {
 		const struct node *f = node_get(facts, "facts");
 		const char *dax = node_str(node_get(f, "dax")), *acc = node_str(node_get(f, "accel"));
 		const char *why = acc && !strncmp(acc, "tcg", 3) ? strstr(acc, "KVM not used: ") : NULL;

@@ -17,6 +17,7 @@
 #include "../flow/runjobs.h"
 #include "../flow/runstore.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,12 @@ static void print_key_metrics(const struct node *job, const struct node *stats)
 	for (size_t i = 0; stats && i < stats->n; i++) {
 		const char *k = stats->keys[i];
 
-		if (program_metric_headline(k) && node_get(job, program_of_metric(k)->name))
-			printf("  %-40s %s\n", k, stats->vals[i]->str);
+		if (program_metric_headline(k) && node_get(job, program_of_metric(k)->name)) {
+			struct strbuf name = STRBUF_INIT;
+			strbuf_add_name(&name, k); /* a result root's stats.json may be anyone's */
+			printf("  %-40s %s\n", name.buf, stats->vals[i]->str);
+			strbuf_release(&name);
+		}
 	}
 }
 
@@ -51,13 +56,18 @@ static void print_run(const struct node *job, const struct provider_run *r)
 {
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 	char *jp = xasprintf("%s/job.yaml", r->run_dir);
-	struct node *done = !strbuf_read_file(&text, jp) ? yml_load_one(text.buf, jp, &err) : NULL;
+	struct node *done =
+		!strbuf_read_bounded(&text, jp, JOB_MAX_BYTES, NULL) ? yml_load_one(text.buf, jp, &err) : NULL;
 	struct node *stats = runjobs_stats(r->run_dir);
 	const struct node *facts = node_get(done, "facts"), *unavailable = node_get(done, "unavailable");
 
 	printf("%s %s %s\n", r->job_state, r->run_dir, r->summary ? r->summary : "");
-	if (r->reason)
-		printf("  reason: %s\n", r->reason);
+	if (r->reason) {
+		struct strbuf why = STRBUF_INIT;
+		strbuf_add_name(&why, r->reason);
+		printf("  reason: %s\n", why.buf);
+		strbuf_release(&why);
+	}
 	print_key_metrics(job, stats);
 	for (size_t u = 0; facts && facts->type == NODE_MAP && u < facts->n; u++)
 		printf("  %s: %s\n", facts->keys[u], node_str(facts->vals[u]) ? node_str(facts->vals[u]) : "");
@@ -152,8 +162,11 @@ int cmd_run(int argc, char **argv, struct lkp_ctx *ctx)
 			goto bad;
 
 	struct runstore rs;
-	if (runstore_open(&rs, use_store, db, result_dir, &err))
-		goto bad;
+	if (runstore_open(&rs, use_store, db, result_dir, &err)) {
+		ret = say_error(store_fault(errno) ? EXIT_FAIL : EXIT_USAGE, "%s",
+				err.buf); /* a full disk is no bad input */
+		goto out;
+	}
 	/* the local provider without a tree: the job as it is, here */
 	struct provider_config pc = { .result_dir = result_dir, .data_dir = ctx->data_dir, .testbox = given,
 				      .progress = isatty(2), .opts = opts };

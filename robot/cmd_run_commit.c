@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "opt.h"
 #include "../lib/sys/fsutil.h"
+#include "../lib/job/job.h"
 #include "../lib/kernel/kbuild.h"
 #include "../lib/run/run.h"
 #include "../lib/util/yml.h"
@@ -166,7 +167,7 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		ret = say_error(EXIT_FAIL, "cannot find lkprobot's data or the result directory '%s'", result_dir);
 		goto out;
 	}
-	if (strbuf_read_file(&text, argv[optind])) {
+	if (strbuf_read_bounded(&text, argv[optind], JOB_MAX_BYTES, NULL)) {
 		ret = say_error(EXIT_USAGE, "cannot read the job '%s': %s", argv[optind], strerror(errno));
 		goto out;
 	}

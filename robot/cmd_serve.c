@@ -105,13 +105,28 @@ static int serve_loop(struct serve_conf *conf, const char *config, struct store 
 {
 	struct strbuf err = STRBUF_INIT;
 	int ret = EXIT_OK;
+	double faulty = 0; /* since when the passes fail on a fault that may pass */
 
 	while (!proc_stop_signal) {
 		if (serve_one_pass(conf, config, s, &err)) {
+			/* the disk full for a while, another process holding the store: waited out (serve.h) */
+			if (store_failed_on_fault(s) && !proc_stop_signal &&
+			    (!faulty || proc_now() - faulty < SERVE_FAULT_WAIT)) {
+				if (!faulty)
+					serve_say("%s: the pass again every %d s for up to %d s", err.buf,
+						  SERVE_FAULT_RETRY, SERVE_FAULT_WAIT);
+				faulty = faulty ? faulty : proc_now();
+				strbuf_reset(&err);
+				sleep(SERVE_FAULT_RETRY);
+				continue;
+			}
 			serve_say("%s", err.buf);
 			ret = EXIT_FAIL;
 			break;
 		}
+		if (faulty)
+			serve_say("a pass went through again after %.0f s", proc_now() - faulty);
+		faulty = 0;
 		if (once)
 			break;
 		for (long i = 0; i < conf->poll && !proc_stop_signal && !reload_asked; i++)
@@ -119,11 +134,15 @@ static int serve_loop(struct serve_conf *conf, const char *config, struct store 
 		if (reload_asked) {
 			struct serve_conf fresh;
 			reload_asked = 0;
-			if (serve_conf_load(&fresh, config, &err)) {
+			bool loaded = !serve_conf_load(&fresh, config, &err);
+			if (loaded)
+				fresh.data_dir = conf->data_dir;
+			if (!loaded || serve_conf_check_jobs(&fresh, &err)) {
 				serve_say("SIGHUP: %s; keeping the configuration in use", err.buf);
 				strbuf_reset(&err);
+				if (loaded)
+					serve_conf_release(&fresh);
 			} else {
-				fresh.data_dir = conf->data_dir;
 				serve_conf_release(conf);
 				*conf = fresh;
 				serve_say("SIGHUP: configuration read again (%zu trees)", conf->ntrees);
@@ -179,6 +198,11 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		return ret;
 	}
 	conf.data_dir = ctx->data_dir;
+	/* what `run` refuses, before anything runs (check-config too) */
+	if (strcmp(ctx->cmd, "status") && serve_conf_check_jobs(&conf, &err)) {
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
+		goto out;
+	}
 	if (!strcmp(ctx->cmd, "check-config")) {
 		struct mailconf mc;
 		if (mailconf_load(&mc, config, &err))

@@ -48,6 +48,9 @@ static void mail_words(const struct node *m, struct strbuf *out)
 		strbuf_addstr(out, "mail being sent");
 	else if (!strcmp(st, "failed"))
 		strbuf_addf(out, "mail failed: %s", e && *e ? e : "?");
+	else if (!strcmp(st, "in-doubt"))
+		strbuf_addf(out, "mail in doubt, not sent again on its own ('lkprobot outbox retry %s' sends it): %s",
+			    node_str(node_get(m, "id")) ? node_str(node_get(m, "id")) : "ID", e && *e ? e : "?");
 	else
 		strbuf_addf(out, "mail %s%s%s", st, e && *e ? ": " : "", e && *e ? e : "");
 }
@@ -152,7 +155,7 @@ static void status_json(struct node *heads, const struct node *outbox)
 /* The heads in words, one line each. */
 static void status_text(const struct store_heads *heads, const struct node *outbox)
 {
-	struct strbuf line = STRBUF_INIT;
+	struct strbuf line = STRBUF_INIT, safe = STRBUF_INIT;
 
 	if (!heads->n)
 		printf("no heads yet (the service records each branch's head when it polls the trees)\n");
@@ -167,9 +170,13 @@ static void status_text(const struct store_heads *heads, const struct node *outb
 			strbuf_addstr(&line, " — ");
 			result_words(h->result, outbox, &line);
 		}
-		printf("%s\n", line.buf);
+		/* names, reasons and errors from the world in it: one line, nothing a terminal acts on */
+		strbuf_reset(&safe);
+		strbuf_add_name(&safe, line.buf);
+		printf("%s\n", safe.buf);
 	}
 	strbuf_release(&line);
+	strbuf_release(&safe);
 }
 
 int serve_status(struct store *s, bool json)

@@ -331,6 +331,40 @@ struct web *web_new(const struct web_opts *o, struct strbuf *err)
 	return w;
 }
 
+static int hex_digit(int c)
+{
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
+}
+
+/*
+ * The URL's and its arguments' %HH escapes decoded in place, except %00:
+ * decoded, its NUL would end the string there for everything after, and
+ * /api/reports/1%00x was report 1. Left as the text "%00", it is part of a
+ * name no page has (400, 404).
+ */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	char *w = s;
+	(void)cls;
+	(void)c;
+
+	for (const char *r = s; *r;) {
+		int hi = r[0] == '%' ? hex_digit((unsigned char)r[1]) : -1,
+		    lo = hi >= 0 ? hex_digit((unsigned char)r[2]) : -1;
+		if (lo >= 0 && (hi || lo)) {
+			*w++ = (char)(hi * 16 + lo);
+			r += 3;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
 struct web *web_start(const struct web_opts *o, struct strbuf *err)
 {
 	struct sockaddr_storage ss;
@@ -352,7 +386,7 @@ struct web *web_start(const struct web_opts *o, struct strbuf *err)
 				    connection_limit(), MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_PER_IP,
 				    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WEB_TIMEOUT, MHD_OPTION_URI_LOG_CALLBACK,
 				    request_start, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
-				    MHD_OPTION_END);
+				    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
 	if (!w->d) {
 		strbuf_setf(err, "--listen %s: cannot listen there (in use? no such address here?)", o->addr);
 		web_stop(w);

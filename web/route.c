@@ -403,6 +403,15 @@ out:
 	strbuf_release(&err);
 }
 
+/* A line break, an escape (%0a, %1b decoded) is in no path of ours: and it would reach the log. */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
 void web_handle(struct web *w, const struct web_request *rq, struct web_response *rs)
 {
 	const char *path = rq->path ? rq->path : "";
@@ -412,7 +421,7 @@ void web_handle(struct web *w, const struct web_request *rq, struct web_response
 	memset(rs, 0, sizeof(*rs));
 	strbuf_init(&rs->body, 0);
 	rs->fd = -1;
-	if (*path != '/' || strlen(path) > 4096) {
+	if (*path != '/' || strlen(path) > 4096 || has_control(path)) {
 		error_page(rs, 400, "not a path this dashboard has");
 		return;
 	}

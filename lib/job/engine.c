@@ -268,6 +268,26 @@ static void set_num(struct node *m, const char *k, double v, int decimals)
 	node_set(m, k, node_new_scalar(buf));
 }
 
+/*
+ * Room kept in the run's directory while the job runs, given back just
+ * before its last job.yaml is written: a test whose output fills the disk
+ * cannot leave the run saying "running" (it did: a 4 MB tmpfs filled by
+ * the test's output).
+ */
+#define ENGINE_ROOM (256u << 10)
+#define ENGINE_ROOM_FILE ".lkprobot-room"
+
+static void room(const char *run_dir, bool keep)
+{
+	char *p = xasprintf("%s/%s", run_dir, ENGINE_ROOM_FILE);
+
+	if (keep)
+		fsutil_reserve(p, ENGINE_ROOM); /* without it the run goes on, as before */
+	else
+		fsutil_release(p);
+	free(p);
+}
+
 static int write_job_yaml(const struct run *r, const struct node *job, const char *state,
 			  const struct engine_result *res, struct strbuf *err)
 {
@@ -445,6 +465,14 @@ static const char *run_test(struct run *r, const struct program *p, const struct
 		res->reason = xasprintf("%s exited with status %d; see 'output' in the result root",
 					p->name, code);
 	}
+	/* a full disk, not the test: its output (or anything else on that file system) filled it */
+	if (strcmp(state, "killed") && fsutil_full(r->root)) {
+		char *was = res->reason;
+		res->reason = xasprintf("no space left on %s: its file system filled while %s ran (%s)", r->root,
+					p->name, was ? was : "it exited with status 0");
+		free(was);
+		state = "failed";
+	}
 	struct rusage ru = t.ru;
 	/* GNU time -v format: <test>.time for this test, time for the job */
 	char *cmd = xasprintf("lkprobot %s", p->name);
@@ -603,6 +631,7 @@ static void record_run(struct run *r, const struct node *job, const struct engin
 		run_unavailable(r, "stats", "%s", e->buf);
 	else if (o->older_names && !result_add_older_names(res->run_dir, e))
 		stats_add_older_names(res->stats);
+	room(res->run_dir, false);
 	if (write_job_yaml(r, job, state, res, e))
 		run_unavailable(r, "job.yaml", "%s", e->buf);
 	if (!o->raw_only && result_update_matrix(res->rt, e))
@@ -627,7 +656,9 @@ int engine_run(const struct node *job, const struct machine *m, const struct eng
 		return -1;
 	if (begin_run(&r, job, m, o, res, err))
 		return -1;
+	room(res->run_dir, true);
 	if (write_job_yaml(&r, job, "running", res, err)) {
+		room(res->run_dir, false);
 		teardown(&r);
 		release_run(&r);
 		return -1;

@@ -313,7 +313,10 @@ static void signature_parse(const char *s, char **name, char **email, int64_t *w
 	}
 	for (n = (size_t)(lt - s); n && s[n - 1] == ' '; n--)
 		;
-	*name = xstrndup(s, n);
+	/* a name is printed, logged and mailed: a CR or an escape in it is shown, not acted on */
+	struct strbuf nm = STRBUF_INIT;
+	strbuf_add_oneline(&nm, s, n);
+	*name = strbuf_detach(&nm);
 	*email = xstrndup(lt + 1, (size_t)(gt - lt - 1));
 	char *end;
 	long long t = strtoll(gt + 1, &end, 10);
@@ -323,7 +326,7 @@ static void signature_parse(const char *s, char **name, char **email, int64_t *w
 	*offset = tz > -10000 && tz < 10000 ? (int)((tz / 100) * 60 + tz % 100) : 0;
 }
 
-/* git's summary: the first paragraph, its lines joined by spaces. */
+/* git's summary: the first paragraph, its lines joined by spaces, its control characters escaped. */
 static char *summary_of(const char *msg)
 {
 	struct strbuf out = STRBUF_INIT;
@@ -339,7 +342,8 @@ static char *summary_of(const char *msg)
 			break;	/* a blank line ends the paragraph */
 		if (out.len)
 			strbuf_addch(&out, ' ');
-		strbuf_add(&out, p, n);
+		/* one line, whatever the commit holds: an ESC, an OSC or a CR shown, not acted on (logs, mails, status) */
+		strbuf_add_oneline(&out, p, n);
 		if (!nl)
 			break;
 		p = nl + 1;

@@ -50,7 +50,7 @@ int gitrepo_resolve_in(const char *path, const char *rev, char id[GITREPO_HEXSZ 
 /* What the reports, bisection and mails need to know about a commit. */
 struct gitrepo_commit {
 	char id[GITREPO_HEXSZ + 1];
-	char *subject;		/* the first paragraph of the message, on one line */
+	char *subject;		/* the first paragraph of the message, on one line, control characters as \r, \x1b */
 	char *message;		/* the whole message (trailers included) */
 	char *author_name, *author_email;
 	int64_t author_time;	/* seconds since the epoch */

@@ -171,7 +171,7 @@ void compare_render_ncompare(struct strbuf *out, const struct compare_result *re
 					strbuf_addf(out, "%*s", ABS_WIDTH + 1, "");
 				strbuf_addf(out, ":%-*zu", ERR_WIDTH - 2, r->side[s].n);
 			}
-			strbuf_addf(out, "  %s\n", r->metric);
+			strbuf_addstr(out, "  "), strbuf_add_name(out, r->metric), strbuf_addch(out, '\n');
 		}
 	}
 	if (nperf) {
@@ -192,7 +192,7 @@ void compare_render_ncompare(struct strbuf *out, const struct compare_result *re
 				compare_format_value(out, r->side[s].mean);
 				ncompare_stddev(out, &r->side[s]);
 			}
-			strbuf_addf(out, "  %s", r->metric);
+			strbuf_addstr(out, "  "), strbuf_add_name(out, r->metric); /* one row, whatever the name */
 			if (stats)
 				stats_note(out, r, res->nsides - 1);
 			strbuf_addch(out, '\n');
@@ -323,7 +323,7 @@ void compare_render_classic(struct strbuf *out, const struct compare_result *res
 			     fail, b->n, 0);
 		classic_cell(out, r->metric, false, b->mean, fail ? (double)a->fails : a->mean, a->n > 1 ? a->stddev : -1,
 			     &f, fail, a->n, r->change[res->nsides - 1]);
-		strbuf_addf(out, "%s\n", r->metric);
+		strbuf_add_name(out, r->metric), strbuf_addch(out, '\n');
 	}
 	if (block < 0)
 		classic_block_head(out, false);
@@ -370,7 +370,7 @@ void compare_render_field(struct strbuf *out, const char *base_label, const char
 		double g0 = exp(lsum0 / (double)shown_rows), g1 = exp(lsum1 / (double)shown_rows);
 		classic_cell(out, metric, true, g0, g0, -1, &f, false, 0, 0);
 		classic_cell(out, metric, false, g0, g1, -1, &f, false, 0, 0);
-		strbuf_addf(out, "GEO-MEAN %s\n", metric);
+		strbuf_addstr(out, "GEO-MEAN "), strbuf_add_name(out, metric), strbuf_addch(out, '\n');
 	}
 	free(keep);
 	free(sd);

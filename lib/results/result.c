@@ -85,36 +85,61 @@ static void problem(struct node *problems, const char *file, const char *msg)
 	strbuf_release(&clean);
 }
 
-/* Parse one raw file with p's parser into <group>.json; 1 if written, 0 if none. */
-static int extract_one(const char *run_dir, const struct program *p, const char *raw,
-		       const char *group, struct node *problems, struct strbuf *err)
+/*
+ * An extraction as it is made, before anything of it is written: each
+ * group's numbers (what goes into <group>.json), the groups whose raw
+ * file a parser refused (their older <group>.json goes), and the tests
+ * without output (lines for last_state). Nothing is written until the
+ * whole of it is known, so that a re-extraction that would lose numbers
+ * (a raw file removed since) can be refused with nothing changed.
+ */
+struct extraction {
+	const char *run_dir;
+	struct node *problems;
+	struct node *made;	  /* map: group -> its <group>.json */
+	struct node *dropped;	  /* seq: groups whose <group>.json goes */
+	struct strbuf missing;	  /* last_state's lines for the tests without output */
+	struct strbuf last_state; /* last_state with those lines, when there are any */
+};
+
+/* Parse one raw file with p's parser into the group's numbers; 1 if it gave some, 0 if none. */
+static int extract_one(struct extraction *x, const struct program *p, const char *raw, const char *group)
 {
-	char *path = xasprintf("%s/%s", run_dir, raw);
-	char *json = xasprintf("%s/%s.json", run_dir, group);
+	char *path = xasprintf("%s/%s", x->run_dir, raw);
 	struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
 	struct stats_samples ss;
+	bool is_last_state = !strcmp(raw, "last_state");
 	int ret = 0;
 
 	stats_samples_init(&ss);
 	if (fsutil_read_regular(&text, path, RESULT_FILE_MAX, &e)) {
-		if (errno != ENOENT)
-			problem(problems, raw, e.buf);	/* a FIFO, a device, a file too big */
-		goto out;	/* else the program wrote nothing: nothing to parse */
+		if (errno != ENOENT) {
+			problem(x->problems, raw, e.buf); /* a FIFO, a device, a file too big */
+			goto out;
+		}
+		strbuf_reset(&text);
+		if (!is_last_state || !x->missing.len)
+			goto out; /* else the program wrote nothing: nothing to parse */
+	}
+	/* lkp-tests' run-stats: a test without output makes the run incomplete, once */
+	if (is_last_state && x->missing.len && !strstr(text.buf ? text.buf : "", "is_incomplete_run: 1")) {
+		strbuf_add(&text, x->missing.buf, x->missing.len);
+		strbuf_reset(&x->last_state);
+		strbuf_add(&x->last_state, text.buf, text.len);
 	}
 	if (p->parse(text.buf, text.len, &ss, &e)) {
-		problem(problems, raw, e.buf);
-		unlink(json);	/* no numbers: not an older extraction's either */
+		problem(x->problems, raw, e.buf);
+		node_push(x->dropped, node_new_scalar(group)); /* no numbers: not an older extraction's either */
 		goto out;
 	}
 	struct node *pj = stats_program_json(&ss, group);
 	if (pj) {
-		ret = result_save_json(json, pj, err) ? -1 : 1;
-		node_free(pj);
+		node_set(x->made, group, pj);
+		ret = 1;
 	} else {
-		unlink(json);
+		node_push(x->dropped, node_new_scalar(group));
 	}
 out:
-	free(json);
 	stats_samples_release(&ss);
 	strbuf_release(&text);
 	strbuf_release(&e);
@@ -122,123 +147,149 @@ out:
 	return ret;
 }
 
-/* Has the group been parsed already (a job key)? */
-static bool in_groups(const struct node *groups, const char *name)
-{
-	for (size_t i = 0; i < groups->n; i++)
-		if (!strcmp(groups->vals[i]->str, name))
-			return true;
-	return false;
-}
-
-/*
- * lkp-tests' run-stats: a test whose raw output is missing, or gave no
- * stats, makes the run incomplete ("is_incomplete_run: 1" in last_state,
- * once), which compare keeps out of its perf rows.
- */
-static void mark_incomplete(const char *run_dir, const char *test)
-{
-	char *path = xasprintf("%s/last_state", run_dir);
-	struct strbuf ls = STRBUF_INIT, e = STRBUF_INIT;
-
-	if (fsutil_read_regular(&ls, path, RESULT_FILE_MAX, &e) && errno != ENOENT)
-		goto out;
-	if (strstr(ls.buf ? ls.buf : "", "is_incomplete_run: 1"))
-		goto out;
-	strbuf_addf(&ls, "# missing %s output\nis_incomplete_run: 1\n", test);
-	result_save_text(path, ls.buf, ls.len, &e);
-out:
-	strbuf_release(&ls);
-	strbuf_release(&e);
-	free(path);
-}
-
 /*
  * A program's own raw file, once a run (NULL, or a group parsed already:
- * nothing): 1 parsed into its group, 0 nothing, -1 with err.
+ * nothing): 1 parsed into its group, 0 nothing.
  */
-static int extract_program(const char *run_dir, const struct program *p, struct node *groups, struct node *problems,
-			   struct strbuf *err)
+static int extract_program(struct extraction *x, const struct program *p)
 {
-	int r;
-
-	if (!p || !p->parse || in_groups(groups, p->name))
+	if (!p || !p->parse || node_get(x->made, p->name))
 		return 0;
-	r = extract_one(run_dir, p, p->raw ? p->raw : p->name, p->name, problems, err);
-	if (r > 0)
-		node_push(groups, node_new_scalar(p->name));
-	return r;
+	return extract_one(x, p, p->raw ? p->raw : p->name, p->name);
 }
 
-int result_extract(const char *run_dir, const struct node *job, struct node *problems,
-		   struct node **stats_out, struct strbuf *err)
+/* Every group of the job's programs and the defaults, into x; their reduction into stats. */
+static void extract_all(struct extraction *x, const struct node *job, struct node *stats)
 {
 	/* lkp-tests' etc/default_stats.yaml: what every run is parsed for, job key or not */
 	static const char *const defaults[] = { "dmesg", "kmsg", "last_state" };
-	struct node *stats = node_new(NODE_MAP), *groups = node_new(NODE_SEQ);
 	const struct program *timep = program_find("time");
+
+	for (size_t i = 0; i < job->n; i++) {
+		const struct program *p = job->vals[i]->comment ? NULL : program_find(job->keys[i]);
+
+		if (!p || !p->parse || node_get(x->made, p->name))
+			continue;
+		if (!extract_program(x, p) && p->kind == PROGRAM_TEST && !x->missing.len)
+			strbuf_addf(&x->missing, "# missing %s output\nis_incomplete_run: 1\n", p->name);
+		if (p->kind == PROGRAM_TEST && timep && timep->parse) {
+			/* <test>.time -> <test>.time.*, and the whole job's time.* */
+			char *raw = xasprintf("%s.time", p->name);
+			extract_one(x, timep, raw, raw);
+			if (!node_get(x->made, "time"))
+				extract_one(x, timep, "time", "time");
+			free(raw);
+		}
+	}
+	/* last_state last: the tests above may have added to it */
+	for (size_t i = 0; i < ARRAY_SIZE(defaults); i++)
+		extract_program(x, program_find(defaults[i]));
+	for (size_t i = 0; i < x->made->n; i++)
+		stats_reduce(x->made->vals[i], stats);
+}
+
+/* Write what x made: the groups' files, last_state's lines, stats.json. 0, or -1 with err. */
+static int extraction_write(struct extraction *x, const struct node *stats, struct strbuf *err)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < x->made->n; i++) {
+		char *json = xasprintf("%s/%s.json", x->run_dir, x->made->keys[i]);
+		ret = result_save_json(json, x->made->vals[i], err);
+		free(json);
+	}
+	for (size_t i = 0; !ret && i < x->dropped->n; i++) {
+		char *json = xasprintf("%s/%s.json", x->run_dir, x->dropped->vals[i]->str);
+		unlink(json);
+		free(json);
+	}
+	if (!ret && x->last_state.len) {
+		char *path = xasprintf("%s/last_state", x->run_dir);
+		ret = result_save_text(path, x->last_state.buf, x->last_state.len, err);
+		free(path);
+	}
+	if (!ret) {
+		char *sp = xasprintf("%s/stats.json", x->run_dir);
+		ret = result_save_json(sp, stats, err);
+		free(sp);
+	}
+	return ret;
+}
+
+/*
+ * Would the new stats lose a number the old ones have (its raw file gone
+ * or refused since)? The older metric names count as kept: they are made
+ * from the new ones. -1 with err naming the lost ones, else 0.
+ */
+static int check_nothing_lost(const char *run_dir, const struct node *old, const struct node *stats, struct strbuf *err)
+{
+	struct node *with_older = node_dup(stats);
+	struct strbuf lost = STRBUF_INIT;
+	size_t n = 0;
+
+	stats_add_older_names(with_older);
+	for (size_t i = 0; old && old->type == NODE_MAP && i < old->n; i++) {
+		if (node_get(with_older, old->keys[i]))
+			continue;
+		if (n++ < 3) {
+			strbuf_addstr(&lost, n > 1 ? ", " : "");
+			strbuf_add_oneline(&lost, old->keys[i], strlen(old->keys[i]));
+		}
+	}
+	node_free(with_older);
+	if (n)
+		strbuf_setf(
+			err,
+			"%s/stats.json kept as it was: re-deriving it would lose %zu of its numbers (%s%s), whose raw"
+			" files are missing or refused now; nothing written",
+			run_dir, n, lost.buf, n > 3 ? ", ..." : "");
+	strbuf_release(&lost);
+	return n ? -1 : 0;
+}
+
+/* result_extract, refusing (nothing written) when the stats would lose a number `old` has. */
+static int extract(const char *run_dir, const struct node *job, struct node *problems, const struct node *old,
+		   struct node **stats_out, struct strbuf *err)
+{
+	struct extraction x = { .run_dir = run_dir,
+				.problems = problems,
+				.made = node_new(NODE_MAP),
+				.dropped = node_new(NODE_SEQ),
+				.missing = STRBUF_INIT,
+				.last_state = STRBUF_INIT };
+	struct node *stats = node_new(NODE_MAP);
 	int ret = -1;
 
 	if (job->type != NODE_MAP) {
 		strbuf_setf(err, "%s: its job is not a mapping of keys", run_dir);
 		goto out;
 	}
-	for (size_t i = 0; i < job->n; i++) {
-		const struct program *p = job->vals[i]->comment ? NULL : program_find(job->keys[i]);
-		int r;
-
-		if (!p || !p->parse || in_groups(groups, p->name))
-			continue;
-		r = extract_program(run_dir, p, groups, problems, err);
-		if (r < 0)
-			goto out;
-		if (!r && p->kind == PROGRAM_TEST)
-			mark_incomplete(run_dir, p->name);
-		if (p->kind == PROGRAM_TEST && timep && timep->parse) {
-			/* <test>.time -> <test>.time.*, and the whole job's time.* */
-			char *raw = xasprintf("%s.time", p->name);
-			r = extract_one(run_dir, timep, raw, raw, problems, err);
-			if (r > 0)
-				node_push(groups, node_new_scalar(raw));
-			if (r >= 0 && extract_one(run_dir, timep, "time", "time", problems, err) > 0)
-				node_push(groups, node_new_scalar("time"));
-			free(raw);
-			if (r < 0)
-				goto out;
-		}
-	}
-	/* last_state last: the test's extraction above may have added to it */
-	for (size_t i = 0; i < sizeof(defaults) / sizeof(*defaults); i++)
-		if (extract_program(run_dir, program_find(defaults[i]), groups, problems, err) < 0)
-			goto out;
-	for (size_t i = 0; i < groups->n; i++) {
-		char *path = xasprintf("%s/%s.json", run_dir, groups->vals[i]->str);
-		struct node *pj;
-		if (!result_load_json(path, &pj, err)) {
-			stats_reduce(pj, stats);
-			node_free(pj);
-		} else {
-			free(path);
-			goto out;
-		}
-		free(path);
-	}
-	char *sp = xasprintf("%s/stats.json", run_dir);
-	ret = result_save_json(sp, stats, err);
-	free(sp);
+	extract_all(&x, job, stats);
+	if (check_nothing_lost(run_dir, old, stats, err))
+		goto out;
+	ret = extraction_write(&x, stats, err);
 out:
 	if (!ret && stats_out)
 		*stats_out = node_dup(stats);
 	node_free(stats);
-	node_free(groups);
+	node_free(x.made);
+	node_free(x.dropped);
+	strbuf_release(&x.missing);
+	strbuf_release(&x.last_state);
 	return ret;
+}
+
+int result_extract(const char *run_dir, const struct node *job, struct node *problems, struct node **stats_out,
+		   struct strbuf *err)
+{
+	return extract(run_dir, job, problems, NULL, stats_out, err);
 }
 
 int result_restat(const char *run_dir, bool older_names, struct node *problems, struct strbuf *err)
 {
-	char *jp = xasprintf("%s/job.yaml", run_dir);
-	struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
-	struct node *job = NULL;
+	char *jp = xasprintf("%s/job.yaml", run_dir), *sp = xasprintf("%s/stats.json", run_dir);
+	struct strbuf text = STRBUF_INIT, out = STRBUF_INIT, e = STRBUF_INIT;
+	struct node *job = NULL, *old = NULL;
 	int ret = -1;
 
 	if (fsutil_read_regular(&text, jp, RESULT_FILE_MAX, err))
@@ -249,8 +300,11 @@ int result_restat(const char *run_dir, bool older_names, struct node *problems, 
 		strbuf_setf(err, "%s: not a job (a mapping of keys)", jp);
 		goto out;
 	}
+	/* the numbers there are now: an unreadable stats.json has none to lose */
+	if (!access(sp, F_OK) && result_load_json(sp, &old, &e))
+		old = NULL;
 	node_del(job, "stats_problems");
-	if (result_extract(run_dir, job, problems, NULL, err))
+	if (extract(run_dir, job, problems, old, NULL, err))
 		goto out;
 	if (older_names && result_add_older_names(run_dir, err))
 		goto out;
@@ -261,9 +315,12 @@ int result_restat(const char *run_dir, bool older_names, struct node *problems, 
 	ret = result_save_text(jp, out.buf, out.len, err);
 out:
 	node_free(job);
+	node_free(old);
 	free(jp);
+	free(sp);
 	strbuf_release(&text);
 	strbuf_release(&out);
+	strbuf_release(&e);
 	return ret;
 }
 

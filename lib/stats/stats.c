@@ -40,6 +40,15 @@ static void push(struct stats_series *se, double v)
 	se->v[se->n++] = v;
 }
 
+/* A key refused for what is in it: -1, the key shown escaped. */
+static int bad_key(const char *key, const char *what, unsigned char c, struct strbuf *err)
+{
+	strbuf_setf(err, "stats key '");
+	strbuf_add_oneline(err, key, strlen(key));
+	strbuf_addf(err, "' has %s (0x%02x)", what, c);
+	return -1;
+}
+
 int stats_add(struct stats_samples *ss, const char *key, double v, bool is_float,
 	      struct strbuf *err)
 {
@@ -48,6 +57,17 @@ int stats_add(struct stats_samples *ss, const char *key, double v, bool is_float
 	if (!*key || strpbrk(key, " \t\n")) {
 		strbuf_setf(err, "stats key '%s' is empty or has whitespace", key);
 		return -1;
+	}
+	/*
+	 * a metric's name is printed in tables and logs: no control character
+	 * (C0, DEL, C1); a byte that is not UTF-8 is written as U+FFFD
+	 */
+	for (size_t i = 0, left = strlen(key); i < left;) {
+		unsigned char c = (unsigned char)key[i];
+		size_t n = strbuf_utf8_len(key + i, left - i);
+		if (c < 0x20 || c == 0x7f || (n == 2 && c == 0xc2 && (unsigned char)key[i + 1] < 0xa0))
+			return bad_key(key, "a control character", c, err);
+		i += n ? n : 1;
 	}
 	if (!isfinite(v)) {
 		strbuf_setf(err, "stats value of '%s' is not a finite number", key);
@@ -109,6 +129,15 @@ int stats_add_lines(struct stats_samples *ss, const char *text, struct strbuf *e
 			strbuf_reset(&val);
 			strbuf_add(&key, p, (size_t)(sep - p));
 			strbuf_add(&val, sep + 2, len - (size_t)(sep - p) - 2);
+			/* a test's own output names these: the safe alphabet, printable ASCII ("\e[2Jx: 5" is none) */
+			const char *odd = key.buf;
+			while (*odd > 0x20 && *odd < 0x7f)
+				odd++;
+			if (*odd && !strpbrk(key.buf, " \t")) {
+				ret = bad_key(key.buf, "a character that is not printable ASCII", (unsigned char)*odd,
+					      err);
+				break;
+			}
 			if (stats_add_text(ss, key.buf, val.buf, err)) {
 				ret = -1;
 				break;

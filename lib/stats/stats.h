@@ -44,15 +44,21 @@ void stats_samples_release(struct stats_samples *ss);
 
 /*
  * Add one "key: value" sample (key without the program prefix). A key that
- * has whitespace, or a value that is not a number, is an error (-1, err set:
- * parsers must not turn garbage into numbers). is_float as the text says.
+ * has whitespace or a control character (an escape, a CR, C1: a metric's
+ * name is printed in tables and logs), or a value that is not a number, is
+ * an error (-1, err set: parsers must not turn garbage into numbers).
+ * is_float as the text says.
  */
 int stats_add(struct stats_samples *ss, const char *key, double v, bool is_float,
 	      struct strbuf *err);
 /* The same from text as a parser prints it ("753", "0.70", "1.4e+13"). */
 int stats_add_text(struct stats_samples *ss, const char *key, const char *value,
 		   struct strbuf *err);
-/* Feed "key: value" lines (lkp-tests' parser protocol; '#' lines ignored). */
+/*
+ * Feed "key: value" lines (lkp-tests' parser protocol; '#' lines ignored):
+ * the keys a test prints are printable ASCII only, the safe alphabet of
+ * metric names.
+ */
 int stats_add_lines(struct stats_samples *ss, const char *text, struct strbuf *err);
 
 struct stats_series *stats_find(const struct stats_samples *ss, const char *key);

@@ -16,12 +16,14 @@
 #include "store_int.h"
 #include "../sys/proc.h"
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 /* PRAGMA application_id of an lkprobot store: "lkpr". */
 #define STORE_APPLICATION_ID 0x6c6b7072
@@ -253,13 +255,42 @@ static const char *stmt_text(enum stmt_id id)
 
 /* ---- errors ---- */
 
+/*
+ * The directory of the store when its file system is full, else NULL
+ * (free it). SQLite says "database or disk is full" for some writes, and
+ * only "disk I/O error" for others (the WAL index that cannot grow when a
+ * store is opened).
+ */
+static char *full_dir(struct store *s)
+{
+	int rc = sqlite3_errcode(s->db) & 0xff;
+	char *dir = xstrdup(s->path), *slash = strrchr(dir, '/');
+	struct statvfs st;
+
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	else
+		dir[0] = '.', dir[1] = '\0';
+	if (rc == SQLITE_FULL || (rc == SQLITE_IOERR && !statvfs(dir, &st) && st.f_bavail == 0))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
 /* SQLite's reason for the last failure, once, as one line. */
 int store_sqlerr(struct store *s, struct strbuf *err)
 {
+	char *full;
+	int rc = sqlite3_errcode(s->db) & 0xff;
+
+	s->fault = rc == SQLITE_FULL || rc == SQLITE_IOERR || rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
 	strbuf_setf(err, "%s", sqlite3_errmsg(s->db));
-	if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY)
-		strbuf_addf(err, " (another process kept it busy for more than %d ms)",
-			    s->busy_ms);
+	if (rc == SQLITE_BUSY) {
+		strbuf_addf(err, " (another process kept it busy for more than %d ms)", s->busy_ms);
+	} else if ((full = full_dir(s))) {
+		strbuf_addf(err, " (no space left on %s)", full);
+		free(full);
+	}
 	return -1;
 }
 
@@ -287,6 +318,7 @@ sqlite3_stmt *store_stmt(struct store *s, enum stmt_id id, struct strbuf *err)
 {
 	sqlite3_stmt *q = s->stmt[id];
 
+	s->fault = false; /* a new operation */
 	if (q) {
 		sqlite3_reset(q);
 		sqlite3_clear_bindings(q);
@@ -380,6 +412,7 @@ static int run_stmt(struct store *s, enum stmt_id id, struct strbuf *err)
 void store_rollback(struct store *s)
 {
 	struct strbuf ignored = STRBUF_INIT;
+	bool fault = s->fault; /* the failure's, not the rollback's */
 
 	if (s->batch) {
 		if (!run_stmt(s, ST_ROLLBACK_TO, &ignored))
@@ -387,6 +420,7 @@ void store_rollback(struct store *s)
 	} else if (!sqlite3_get_autocommit(s->db)) {
 		run_stmt(s, ST_ROLLBACK, &ignored);
 	}
+	s->fault = fault;
 	strbuf_release(&ignored);
 }
 
@@ -481,10 +515,16 @@ static int check_identity(struct store *s, int64_t *version, struct strbuf *err)
 	tables = sqlite3_column_int64(q, 2);
 	sqlite3_finalize(q);
 
-	if (*version > (int64_t)known)
+	/*
+	 * Ours: an empty file (no tables, no version), or one whose
+	 * application_id is lkprobot's (migration 1 sets it with version 1,
+	 * in one transaction). Anything else is someone else's file, refused
+	 * before anything in it changes (not even its journal mode).
+	 */
+	bool ours = (app_id == STORE_APPLICATION_ID && *version >= 0) || (!app_id && !*version && !tables);
+	if (ours && *version > (int64_t)known)
 		return refuse_newer(s, *version, known, err);
-	if (*version < 0 || (app_id && app_id != STORE_APPLICATION_ID) ||
-	    (*version == 0 && tables)) {
+	if (!ours) {
 		strbuf_setf(err, "'%s' is an SQLite database but not an lkprobot store"
 			    " (application_id %lld, schema version %lld); give another file",
 			    s->path, (long long)app_id, (long long)*version);
@@ -563,6 +603,45 @@ char *store_default_path(const char *db, const char *result_dir)
 	return db ? xstrdup(db) : xasprintf("%s/lkprobot.db", result_dir ? result_dir : STORE_RESULT_ROOT);
 }
 
+/* errno for a store_open that failed: what SQLite last said of the file (store.h). */
+static int open_errno(struct store *s)
+{
+	char *full;
+
+	if (!s->db)
+		return ENOMEM;
+	switch (sqlite3_errcode(s->db) & 0xff) {
+	case SQLITE_FULL:
+		return ENOSPC;
+	case SQLITE_IOERR:
+		full = full_dir(s);
+		free(full);
+		return full ? ENOSPC : EIO;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return EBUSY;
+	case SQLITE_NOMEM:
+		return ENOMEM;
+	case SQLITE_READONLY:
+		return EROFS;
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+		return sqlite3_system_errno(s->db) ? sqlite3_system_errno(s->db) : EACCES;
+	default:
+		return EINVAL; /* not a store, not ours, a newer one's, corrupt */
+	}
+}
+
+bool store_failed_on_fault(const struct store *s)
+{
+	return s->fault;
+}
+
+bool store_fault(int errnum)
+{
+	return errnum == ENOSPC || errnum == EIO || errnum == EBUSY || errnum == ENOMEM;
+}
+
 struct store *store_open(const char *path, struct strbuf *err)
 {
 	struct store *s;
@@ -572,6 +651,7 @@ struct store *store_open(const char *path, struct strbuf *err)
 
 	if (!path || !*path) {
 		strbuf_setf(err, "no store given; name a database file");
+		errno = EINVAL;
 		return NULL;
 	}
 	s = xcalloc(1, sizeof(*s));
@@ -581,8 +661,7 @@ struct store *store_open(const char *path, struct strbuf *err)
 	if (rc != SQLITE_OK) {
 		strbuf_setf(err, "%s", s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 		store_context(s, err, "open it");
-		store_close(s);
-		return NULL;
+		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, s->busy_ms);
 	if (check_identity(s, &version, err))
@@ -595,8 +674,10 @@ struct store *store_open(const char *path, struct strbuf *err)
 	if (version < (int64_t)known && migrate(s, err))
 		goto fail;
 	return s;
-fail:
+fail:;
+	int e = open_errno(s);
 	store_close(s);
+	errno = e;
 	return NULL;
 }
 

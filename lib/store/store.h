@@ -42,9 +42,23 @@ struct store;
  * lkprobot (user_version above STORE_SCHEMA_VERSION; it is never
  * downgraded), a file that is not an SQLite database, and a database that
  * is not an lkprobot store. May wait for other processes (busy timeout).
- * Returns the store (close with store_close()) or NULL with err set.
+ * Returns the store (close with store_close()) or NULL with err set and
+ * errno saying what kind of failure it was: ENOSPC (its file system is
+ * full: err says "no space left on DIR"), EIO, EBUSY (another process held
+ * it longer than the busy timeout), ENOMEM — faults of the machine, which
+ * store_fault() tells — or ENOENT, EACCES, EROFS (it cannot be opened
+ * there), EINVAL (not an SQLite database, not an lkprobot store, a newer
+ * one's, corrupt).
  */
 struct store *store_open(const char *path, struct strbuf *err);
+/* Whether store_open's errno is a fault of the machine (exit 1) rather than a wrong file (exit 2). */
+bool store_fault(int errnum);
+/*
+ * Whether the store's last operation failed on a fault of the machine that
+ * may pass — its disk full, an I/O error, another process holding it longer
+ * than the busy timeout — rather than on what was asked: worth waiting out.
+ */
+bool store_failed_on_fault(const struct store *s);
 
 /* RESULT_ROOT_DIR when none is given: lkp-tests' (every command's -o default, serve.result_root's). */
 #define STORE_RESULT_ROOT "/lkp/result"
@@ -190,7 +204,8 @@ void store_bisection_release(struct store_bisection *b);
  * The outbox: messages to deliver, each once (keyed by its Message-ID).
  * Status: queued -> connecting (claimed by one sender) -> sending (the
  * message has started to leave) -> sent | queued (a temporary failure,
- * with next_try) | failed (permanent; last_error says why). A sender that
+ * with next_try) | failed (permanent; last_error says why) | in-doubt
+ * (all of it went out and the server's answer never came). A sender that
  * died leaves connecting (back to queued: the server cannot have it) or
  * sending (in-doubt: the server may have taken it, so it is not sent again
  * unless the operator says so, store_outbox_retry); store_outbox_recover.
@@ -212,9 +227,9 @@ int store_outbox_get(struct store *s, int64_t id, struct store_mail *m, struct s
 void store_mail_release(struct store_mail *m);
 /* Take a queued message for sending (connecting): 1 taken, 0 someone else has it (or it is not queued), -1 with err set. */
 int store_outbox_claim(struct store *s, int64_t id, int pid, int64_t now, struct strbuf *err);
-/* The claimed message has started to leave (sending). 0, or -1 with err set. */
+/* The claimed message is about to leave (sending). 0, or -1 with err set (also when it is not connecting any more). */
 int store_outbox_data(struct store *s, int64_t id, int64_t now, struct strbuf *err);
-/* How a claimed delivery ended: status sent, queued (with next_try) or failed. 0, or -1 with err set. */
+/* How a claimed delivery ended: status sent, queued (with next_try), failed or in-doubt. 0, or -1 with err set. */
 int store_outbox_done(struct store *s, int64_t id, const char *status, const char *error, int64_t next_try,
 		      int64_t now, struct strbuf *err);
 /* Queue a failed, in-doubt (or queued) message again, due now. 0, or -1 with err set. */

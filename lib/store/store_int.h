@@ -99,6 +99,7 @@ struct store {
 	char *path;
 	int busy_ms;
 	bool batch;		/* in store_batch_begin(): each write a savepoint of one transaction */
+	bool fault;		/* the last operation failed on a fault of the machine (store_failed_on_fault) */
 	sqlite3_stmt *stmt[ST_NR];
 };
 

@@ -172,8 +172,14 @@ int store_outbox_data(struct store *s, int64_t id, int64_t now, struct strbuf *e
 		return store_context(s, err, "mark outbox message %lld as being sent", (long long)id);
 	sqlite3_bind_int64(q, 1, id);
 	sqlite3_bind_int64(q, 2, now);
-	if (store_update(s, q, err) < 0)
+	int64_t n = store_update(s, q, err);
+	if (n < 0)
 		return store_context(s, err, "mark outbox message %lld as being sent", (long long)id);
+	if (!n) {
+		strbuf_setf(err, "store '%s': outbox message %lld is no longer being connected (another sender?)",
+			    s->path, (long long)id);
+		return -1;
+	}
 	return 0;
 }
 

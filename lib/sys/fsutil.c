@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -142,60 +143,31 @@ int fsutil_lock(const char *path, double wait, struct strbuf *err)
 
 int fsutil_read_regular(struct strbuf *sb, const char *path, size_t max, struct strbuf *err)
 {
-	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	size_t old = sb->len;
-	struct stat st;
-	char buf[65536];
-	int e = 0;
+	return strbuf_read_bounded(sb, path, max, err);
+}
 
-	if (fd < 0) {
-		e = errno;
-		strbuf_setf(err, "cannot read '%s': %s", path, strerror(e));
+bool fsutil_full(const char *path)
+{
+	struct statvfs st;
+
+	return !statvfs(path, &st) && st.f_bavail == 0;
+}
+
+int fsutil_reserve(const char *path, size_t bytes)
+{
+	char *zeros = xcalloc(1, bytes);
+	int ret = fsutil_write(path, zeros, bytes);
+
+	free(zeros);
+	if (ret) {
+		int e = errno;
+		unlink(path);
 		errno = e;
-		return -1;
 	}
-	if (fstat(fd, &st)) {
-		e = errno;
-		strbuf_setf(err, "cannot read '%s': %s", path, strerror(e));
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		e = EINVAL;
-		strbuf_setf(err, "cannot read '%s': not a regular file", path);
-		goto fail;
-	}
-	if ((uintmax_t)st.st_size > max) {
-		e = EFBIG;
-		strbuf_setf(err, "cannot read '%s': %jd bytes, more than the %zu bytes such a file may have", path,
-			    (intmax_t)st.st_size, max);
-		goto fail;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			e = errno;
-			strbuf_setf(err, "cannot read '%s': %s", path, strerror(e));
-			goto fail;
-		}
-		if (!n)
-			break;
-		if (sb->len - old + (size_t)n > max) {
-			/* it grew while we read it */
-			e = EFBIG;
-			strbuf_setf(err, "cannot read '%s': more than the %zu bytes such a file may have", path, max);
-			goto fail;
-		}
-		strbuf_add(sb, buf, (size_t)n);
-	}
-	close(fd);
-	return 0;
-fail:
-	strbuf_setlen(sb, old);
-	close(fd);
-	errno = e;
-	return -1;
+	return ret;
+}
+
+void fsutil_release(const char *path)
+{
+	unlink(path);
 }

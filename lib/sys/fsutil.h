@@ -9,6 +9,8 @@
 
 #include "../util/strbuf.h"
 
+#include <stdbool.h>
+
 #include <stddef.h>
 
 /* mkdir -p; 0, or -1 with errno set (ENOTDIR when a part is not a directory). */
@@ -46,5 +48,16 @@ int fsutil_write(const char *path, const char *data, size_t len);
 
 /* Replace `path` atomically; 0, or -1 with "cannot write 'path': why" in err. */
 int fsutil_write_atomic(const char *path, const char *data, size_t len, struct strbuf *err);
+
+/* Whether the file system of `path` has no room left (for us: statvfs's f_bavail is 0). */
+bool fsutil_full(const char *path);
+
+/*
+ * Room kept on a file system: `path` is made a file of `bytes` real bytes
+ * (not a hole), to be removed (fsutil_release) when the room is needed —
+ * a run's last words on a disk its test filled. 0, or -1 with errno set.
+ */
+int fsutil_reserve(const char *path, size_t bytes);
+void fsutil_release(const char *path);
 
 #endif

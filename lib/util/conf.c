@@ -32,12 +32,18 @@ struct node *conf_load_file(const char *file, struct strbuf *err)
 	struct strbuf text = STRBUF_INIT;
 	struct node *doc = NULL;
 
-	if (strbuf_read_file(&text, file)) {
+	struct strbuf why = STRBUF_INIT;
+	if (strbuf_read_bounded(&text, file, CONF_FILE_MAX, &why)) {
 		int e = errno;
-		strbuf_setf(err, "%s: cannot read the configuration: %s", file, strerror(e));
+		strbuf_setf(err, "%s: cannot read the configuration: %s", file,
+			    e == EFBIG	  ? "more than 1 MiB (a configuration is a few KiB)"
+			    : e == EINVAL ? "not a regular file"
+					  : strerror(e));
+		strbuf_release(&why);
 		errno = e;
 		return NULL;
 	}
+	strbuf_release(&why);
 	doc = yml_load_one(text.buf, file, err);
 	strbuf_release(&text);
 	errno = 0;
@@ -114,7 +120,10 @@ static const char *what_of(const struct conf_key *k, struct strbuf *buf)
 	case CONF_BOOL:
 		return "must be true or false";
 	case CONF_NUMBER:
-		strbuf_addf(buf, "must be a whole number from %ld to %ld", k->min, k->max);
+		if (k->max == LONG_MAX)
+			strbuf_addf(buf, "must be a whole number, %ld or more (up to %ld)", k->min, k->max);
+		else
+			strbuf_addf(buf, "must be a whole number from %ld to %ld", k->min, k->max);
 		return buf->buf;
 	case CONF_CHOICE:
 		strbuf_addstr(buf, "must be ");
@@ -247,8 +256,10 @@ static int read_value(struct reader *r, const struct conf_key *k, const struct n
 		}
 		return bad(r, v, k->name, what_of(k, &r->what));
 	case CONF_NUMBER:
+		errno = 0;
 		n = s && *s ? strtol(s, &end, 10) : 0;
-		if (!s || !*s || *end || n < k->min || n > k->max)
+		/* past the range of a long is no number of ours either (it was taken as LONG_MAX) */
+		if (!s || !*s || *end || errno == ERANGE || n < k->min || n > k->max)
 			return bad(r, v, k->name, what_of(k, &r->what));
 		store_int(r->dst, k, n);
 		return 0;

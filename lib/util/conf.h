@@ -83,10 +83,14 @@ void conf_release(const struct conf_key keys[], void *dst);
 int conf_error(struct strbuf *err, const char *file, const struct node *at, const char *prefix, const char *key,
 	       const char *what);
 
+/* The largest configuration file read (a service's is a few KiB): its YAML's nodes are bounded by it too. */
+#define CONF_FILE_MAX (1u << 20)
+
 /*
  * The configuration file's YAML document: NULL with one line in err ("FILE:
  * cannot read the configuration: why", or where the YAML is wrong); errno
- * is the read's when the file could not be read, else 0.
+ * is the read's when the file could not be read (EFBIG past CONF_FILE_MAX,
+ * EINVAL not a regular file: /dev/zero, a FIFO), else 0.
  */
 struct node *conf_load_file(const char *file, struct strbuf *err);
 

@@ -16,11 +16,22 @@
 #include <stdbool.h>
 
 /*
+ * The most memory the tree of one json_parse may take (about: nodes,
+ * strings, pointers), whatever the text: "[0,0,...]" makes ~120 bytes of
+ * tree a 2 bytes of text, so the bound on a file's size alone would not
+ * hold for what it expands to.
+ */
+#define JSON_MAX_MEMORY ((size_t)512 << 20)
+
+/*
  * Parse one JSON value. Text before the first '{' or '[' that is not JSON
  * is an error (callers that must skip banners do so themselves). Returns the
- * tree, or NULL with "what:line:col: problem" in err.
+ * tree, or NULL with "what:line:col: problem" in err (also past
+ * JSON_MAX_MEMORY).
  */
 struct node *json_parse(const char *text, size_t len, const char *what, struct strbuf *err);
+/* The same with another bound than JSON_MAX_MEMORY (at least 1 MiB: its message says MiB). */
+struct node *json_parse_max(const char *text, size_t len, const char *what, size_t max_memory, struct strbuf *err);
 
 /* Number value of a scalar; false (and *out untouched) if it is not a finite number. */
 bool json_number(const struct node *n, double *out);

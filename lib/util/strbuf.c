@@ -6,10 +6,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 char strbuf_empty[1];
 
@@ -205,6 +208,80 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
 	return 0;
 }
 
+/* strbuf_read_bounded's message, when it was given somewhere to put one. */
+static void say_read(struct strbuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say_read(struct strbuf *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	strbuf_reset(err);
+	va_start(ap, fmt);
+	strbuf_vaddf(err, fmt, ap);
+	va_end(ap);
+}
+
+int strbuf_read_bounded(struct strbuf *sb, const char *path, size_t max, struct strbuf *err)
+{
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	size_t old = sb->len;
+	struct stat st;
+	char buf[65536];
+	int e = 0;
+
+	if (fd < 0) {
+		e = errno;
+		say_read(err, "cannot read '%s': %s", path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		e = errno;
+		say_read(err, "cannot read '%s': %s", path, strerror(e));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		e = EINVAL;
+		say_read(err, "cannot read '%s': not a regular file", path);
+		goto fail;
+	}
+	if ((uintmax_t)st.st_size > max) {
+		e = EFBIG;
+		say_read(err, "cannot read '%s': %jd bytes, more than the %zu bytes such a file may have", path,
+			 (intmax_t)st.st_size, max);
+		goto fail;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			say_read(err, "cannot read '%s': %s", path, strerror(e));
+			goto fail;
+		}
+		if (!n)
+			break;
+		if (sb->len - old + (size_t)n > max) {
+			/* it grew while we read it */
+			e = EFBIG;
+			say_read(err, "cannot read '%s': more than the %zu bytes such a file may have", path, max);
+			goto fail;
+		}
+		strbuf_add(sb, buf, (size_t)n);
+	}
+	close(fd);
+	return 0;
+fail:
+	strbuf_setlen(sb, old);
+	close(fd);
+	errno = e;
+	return -1;
+}
+
 void strbuf_rtrim(struct strbuf *sb)
 {
 	while (sb->len && (sb->buf[sb->len - 1] == ' ' ||
@@ -297,4 +374,10 @@ void strbuf_add_shell_word(struct strbuf *sb, const char *s)
 			strbuf_addch(sb, *s);
 	}
 	strbuf_addch(sb, '\'');
+}
+
+void strbuf_add_name(struct strbuf *sb, const char *s)
+{
+	if (s)
+		strbuf_add_oneline(sb, s, strlen(s));
 }

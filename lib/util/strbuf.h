@@ -54,6 +54,8 @@ void strbuf_setf(struct strbuf *sb, const char *fmt, ...)
 size_t strbuf_utf8_len(const char *s, size_t left);
 void strbuf_add_utf8(struct strbuf *sb, const char *s, size_t len);
 void strbuf_add_oneline(struct strbuf *sb, const char *s, size_t len);
+/* A name from the world (a metric, a subject, a path) in a text output: strbuf_add_oneline of all of s (NULL: nothing). */
+void strbuf_add_name(struct strbuf *sb, const char *s);
 
 /*
  * One word as a reader pastes it into a POSIX shell (reproduce.sh, a
@@ -62,8 +64,17 @@ void strbuf_add_oneline(struct strbuf *sb, const char *s, size_t len);
  */
 void strbuf_add_shell_word(struct strbuf *sb, const char *s);
 
-/* Read a whole file; returns 0, or -1 with errno set (sb unchanged). */
+/* Read a whole file; returns 0, or -1 with errno set (sb unchanged). For the system's own files (/proc). */
 int strbuf_read_file(struct strbuf *sb, const char *path);
+/*
+ * Read a file from outside (a configuration, a job file, a raw output)
+ * into sb, appended: only a regular file (a FIFO would block, /dev/zero
+ * never ends; symlinks are followed, to a regular file only) of at most
+ * `max` bytes. 0, or -1 with "cannot read 'path': why" in err (unless
+ * NULL) and errno set (EFBIG past max, EINVAL not a regular file); sb
+ * unchanged then.
+ */
+int strbuf_read_bounded(struct strbuf *sb, const char *path, size_t max, struct strbuf *err);
 
 /* Remove trailing whitespace. */
 void strbuf_rtrim(struct strbuf *sb);

@@ -92,4 +92,27 @@ test_expect_success 'a value with shell metacharacters is data, kept literally' 
 	ls "$TMP/meta" | grep -q "meta-2M__touch__"
 '
 
+# the peak resident memory of a command, in KiB (GNU time), into $TMP/rss; its exit code kept
+peak_rss() {
+	/usr/bin/time -f %M -o "$TMP/rss" "$@"
+}
+
+test_expect_success 'inputs that never end or are huge: /dev/zero, a 2 GiB file as a configuration, a boxes file, a password file (exit 2, one line, in bounded memory)' '
+	truncate -s 2G "$TMP/huge.yaml" &&
+	for c in check-config status "outbox send"; do
+		expect_exit 2 peak_rss timeout 20 "$LKPROBOT" $c -c /dev/zero &&
+		one_line_error "/dev/zero: cannot read the configuration: not a regular file$" &&
+		[ "$(tail -n 1 "$TMP/rss")" -lt 200000 ] || return 1
+	done &&
+	expect_exit 2 peak_rss timeout 20 "$LKPROBOT" check-config -c "$TMP/huge.yaml" &&
+	one_line_error "huge.yaml: cannot read the configuration: more than 1 MiB" &&
+	[ "$(tail -n 1 "$TMP/rss")" -lt 200000 ] &&
+	expect_exit 2 timeout 20 "$LKPROBOT" box list --boxes /dev/zero &&
+	one_line_error "/dev/zero: cannot read the boxes file: not a regular file" &&
+	printf "mail:\n  smtp:\n    url: smtp://localhost\n    password_file: /dev/zero\n" >"$TMP/pw.yaml" &&
+	: >"$TMP/pw.db" && expect_exit 2 timeout 20 "$LKPROBOT" outbox -c "$TMP/pw.yaml" --db "$TMP/pw.db" send &&
+	one_line_error "mail.smtp.password_file: cannot be read \(a regular file of at most 64 KiB\)" &&
+	rm -f "$TMP/huge.yaml"
+'
+
 test_done

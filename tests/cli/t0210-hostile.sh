@@ -177,4 +177,38 @@ test_expect_success 'stats --reindex while 40 compare --db readers run: no reade
 	echo "readers that failed: $fails of 40" && [ "$fails" = 0 ] && [ ! -s "$TMP/writer" ]
 '
 
+test_expect_success 'a test printing an escape sequence as a metric name: refused by the parser, its reason shown escaped, nothing raw on any output' '
+	printf "printf \"\\\\033[2Jx: 5\\\\nthroughput: 5\\\\n\"\n" >"$TMP/evil.sh" &&
+	sh "$TMP/evil.sh" | od -c | grep -q "033   \[   2   J   x" &&
+	printf "suite: command\ntestcase: command\ncommand:\n  cmd: sh %s\n" "$TMP/evil.sh" >"$TMP/evil.yaml" &&
+	$T "$LKPROBOT" run --no-store -o "$TMP/evil-res" "$TMP/evil.yaml" >"$TMP/evil.out" 2>&1 &&
+	j=$(find "$TMP/evil-res" -name job.yaml) && [ -n "$j" ] &&
+	grep -q "command: stats key .\\\\x1b\[2Jx. has a character that is not printable ASCII (0x1b)" "$j" &&
+	! grep -q "x1b\|2Jx" "$(dirname "$j")/stats.json" &&
+	! grep -q "$(printf "\033")" "$TMP/evil.out" "$j" "$(dirname "$j")/stats.json"
+'
+
+test_expect_success 'compare of sides whose stats name metrics with escapes and line breaks: one row each, the names escaped' '
+	python3 - "$TMP/cmp/c/p/g/r/k/c" <<-\EOF &&
+	import json, os, sys
+	for side, base in (("base0000", 100), ("new00000", 60)):
+	    d = os.path.join(sys.argv[1], side)
+	    m = {}
+	    for run in range(3):
+	        os.makedirs(os.path.join(d, str(run)))
+	        st = {"command.x\u001b[2J\u001b]0;owned\u0007y": base + run, "command.a\nb\rc": 2 * base + run}
+	        json.dump(st, open(os.path.join(d, str(run), "stats.json"), "w"))
+	        for k, v in st.items():
+	            m.setdefault(k, []).append(v)
+	    json.dump(m, open(os.path.join(d, "matrix.json"), "w"))
+	EOF
+	$T "$LKPROBOT" compare "$TMP/cmp/c/p/g/r/k/c/base0000" "$TMP/cmp/c/p/g/r/k/c/new00000" >"$TMP/cmp.n" &&
+	$T "$LKPROBOT" compare --classic "$TMP/cmp/c/p/g/r/k/c/base0000" "$TMP/cmp/c/p/g/r/k/c/new00000" >"$TMP/cmp.c" &&
+	cat "$TMP/cmp.n" "$TMP/cmp.c" &&
+	! grep -q "$(printf "\033")" "$TMP/cmp.n" "$TMP/cmp.c" && ! grep -q "$(printf "\r")" "$TMP/cmp.n" "$TMP/cmp.c" &&
+	! grep -q "^b" "$TMP/cmp.n" "$TMP/cmp.c" &&
+	grep -q "command\.x\\\\x1b\[2J\\\\x1b\]0;owned\\\\x07y$" "$TMP/cmp.n" "$TMP/cmp.c" &&
+	grep -q "command\.a\\\\nb\\\\rc$" "$TMP/cmp.n"
+'
+
 test_done

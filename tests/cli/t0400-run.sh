@@ -134,10 +134,15 @@ assert \"perf-stat.task-clock\" in s and s[\"perf-stat.task-clock\"] == s[\"perf
 " "$R/stats.json"
 '
 
-test_expect_success 'a truncated raw file is rejected by its parser, never half-read' '
+test_expect_success 'a truncated raw file is rejected by its parser, never half-read; the numbers it gave before are kept' '
 	R=$(cat "$TMP/root") && mkdir -p "$TMP/trunc/t/p/g/r/k/c/x" &&
 	cp -r "$R" "$TMP/trunc/t/p/g/r/k/c/x/0" && T="$TMP/trunc/t/p/g/r/k/c/x/0" &&
 	head -c 2000 "$R/fio.output" >"$T/fio.output" &&
+	cp "$T/stats.json" "$TMP/trunc.before" &&
+	expect_exit 1 lkprobot stats --no-store "$T" &&
+	grep -q "stats.json kept as it was: re-deriving it would lose .*fio\." "$TMP/err" &&
+	cmp "$TMP/trunc.before" "$T/stats.json" &&
+	rm "$T/stats.json" &&
 	expect_exit 1 lkprobot stats --no-store "$T" &&
 	grep -q "fio.output" "$TMP/err" &&
 	! grep -q "fio.write_bw_MBps" "$T/stats.json"

@@ -219,6 +219,22 @@ test_expect_success SETUP 'check-config: an unknown key and a tree that is not a
 	one_line_error "norepo.yaml:3:[0-9]+: serve.trees.path: .*/nonexistent"
 '
 
+test_expect_success SETUP 'check-config and serve refuse a job that run refuses: an option its program lacks, a program lkprobot does not run (exit 2, one line)' '
+	printf "suite: command\ntestcase: command\ncommand:\n  rww: 5\n  cmd: sh bench.sh\n" >"$TMP/rww.yaml" &&
+	expect_exit 2 lkprobot run --no-store -o "$TMP/rww-res" "$TMP/rww.yaml" &&
+	one_line_error "rww.yaml:4:[0-9]+: rww: not an option of .command." &&
+	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
+	write_serve_conf "$TMP/rww-conf.yaml" tree.jobs="[$TMP/rww.yaml]" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/rww-conf.yaml" &&
+	one_line_error "^lkprobot: $TMP/rww-conf.yaml: serve.trees.jobs of demo: $TMP/rww.yaml:4:[0-9]+: rww: not an option of .command." &&
+	expect_exit 2 lkprobot serve -c "$TMP/rww-conf.yaml" --once &&
+	one_line_error "rww: not an option of .command." &&
+	printf "suite: aim9\ntestcase: aim9\naim9:\n" >"$TMP/aim9.yaml" &&
+	write_serve_conf "$TMP/aim9-conf.yaml" tree.jobs="[$TMP/aim9.yaml]" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/aim9-conf.yaml" &&
+	one_line_error "serve.trees.jobs of demo: aim9: not a program lkprobot implements"
+'
+
 test_expect_success SETUP 'check-config: provider ssh needs a box or a tbox_group of serve.boxes (file:line:col when not)' '
 	printf "boxes:\n  pmem1:\n    host: 10.0.0.5\n    tbox_group: lkp-csl-2sp6\n" >"$TMP/boxes.yaml" &&
 	printf "serve:\n  boxes: %s\n  trees:\n    - path: %s\n      branches: [%s]\n      jobs: [%s]\n      provider: ssh\n      box: %s\n" \

@@ -180,8 +180,9 @@ test_expect_success SERVING 'result files as text; nothing outside the result ro
 
 code() { curl -s -m 20 -o /dev/null -w "%{http_code}" "$@"; }
 
-test_expect_success SERVING 'HTTP: bad ids and too many query arguments are 400, actions only by POST, the stylesheet and icon served' '
-	for u in bisections/99999999999999999999999 bisections/-1 reports/0 api/reports/x1 api/bisections/1.5; do
+test_expect_success SERVING 'HTTP: bad ids (1%00x is no id 1, a control character in no path) and too many query arguments are 400, actions only by POST, the stylesheet and icon served' '
+	for u in bisections/99999999999999999999999 bisections/-1 reports/0 api/reports/x1 api/bisections/1.5 \
+		api/reports/1%00x reports/1%00 api/bisections/1%00x api/reports/1%0ax "runs/a%1b%5b2Jb"; do
 		[ "$(code "http://127.0.0.1:$port/$u")" = 400 ] || { echo "$u: not 400"; exit 1; }
 	done &&
 	many=$(python3 -c "print(\"&\".join(\"a%d=1\" % i for i in range(3000)))") &&

@@ -17,7 +17,7 @@
 struct sample {
 	char *name, *url, *inner;
 	bool on;
-	long count;
+	long count, poll;
 	int mode;
 	double pct;
 	char **items, **floors;
@@ -50,6 +50,7 @@ static const struct conf_key keys[] = {
 	{ "url", CONF_STRING, F(url), .check = https_only },
 	{ "on", CONF_BOOL, F(on), .def = "true" },
 	{ "count", CONF_NUMBER, F(count), .def = "4", .min = 1, .max = 64 },
+	{ "poll", CONF_NUMBER, F(poll), .def = "60", .min = 1, .max = LONG_MAX },
 	{ "mode", CONF_CHOICE, F(mode), .def = "slow", .choices = modes },
 	{ "pct", CONF_PERCENT, F(pct), .def = "5%" },
 	{ "items", CONF_LIST, F(items), .flags = CONF_NONEMPTY | CONF_ONE_OK | CONF_COUNTED,
@@ -176,6 +177,13 @@ static void test_conf_bad_values(void **state)
 	assert_error("s:\n  count: 65\n", "t.yaml:2:10: s.count: must be a whole number from 1 to 64");
 	assert_error("s:\n  count: 0\n", "t.yaml:2:10: s.count: must be a whole number from 1 to 64");
 	assert_error("s:\n  count: 4x\n", "t.yaml:2:10: s.count: must be a whole number from 1 to 64");
+	/* past a long: refused, not taken as LONG_MAX (poll: 99999999999999999999999 was 9223372036854775807 s) */
+	assert_error("s:\n  poll: 99999999999999999999999\n",
+		     "t.yaml:2:9: s.poll: must be a whole number, 1 or more (up to 9223372036854775807)");
+	assert_error("s:\n  poll: 9223372036854775808\n",
+		     "t.yaml:2:9: s.poll: must be a whole number, 1 or more (up to 9223372036854775807)");
+	assert_error("s:\n  count: -99999999999999999999999\n",
+		     "t.yaml:2:10: s.count: must be a whole number from 1 to 64");
 	assert_error("s:\n  mode: warp\n", "t.yaml:2:9: s.mode: must be fast, slow or off");
 	assert_error("s:\n  pct: 0\n", "t.yaml:2:8: s.pct: must be a percentage above 0; write e.g. 2% or 0.5");
 	assert_error("s:\n  pct: 2%%\n", "t.yaml:2:8: s.pct: must be a percentage above 0; write e.g. 2% or 0.5");

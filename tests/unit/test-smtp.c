@@ -709,6 +709,73 @@ static void test_smtp_data_554(void **state)
 	data_reply(*state, "554 5.7.1 Message rejected as spam", SMTP_PERMANENT);
 }
 
+/* ---- the server has it, the client cannot know ----------------------- */
+
+/* A server that spools the message and then drops the connection or says nothing: in doubt, never "temporary". */
+static void after_dot(struct srv *s, const char *mode, long timeout)
+{
+	const char *args[] = { "--after-dot", mode, NULL };
+	struct strbuf why = STRBUF_INIT;
+	struct smtp_config c;
+	char url[64];
+	time_t t0;
+
+	start_server(s, args);
+	c = config(s, url, sizeof(url));
+	c.timeout = timeout;
+	t0 = time(NULL);
+	assert_failed(send_small(&c, &why), SMTP_IN_DOUBT, &why);
+	print_message("%s after the dot: %ld s, %s\n", mode, (long)(time(NULL) - t0), why.buf);
+	/* the configured timeout holds for the answer to the final dot too */
+	assert_true(time(NULL) - t0 <= timeout + 2);
+	assert_contains(why.buf, "the message went out and the server's answer to its end never came");
+	assert_int_equal(count_messages(s), 1);
+	stop_server(s);
+	strbuf_release(&why);
+}
+
+static void test_smtp_drop_after_dot(void **state)
+{
+	after_dot(*state, "drop", 20);
+}
+
+static void test_smtp_stall_after_dot(void **state)
+{
+	after_dot(*state, "stall", 3);
+}
+
+static int refuse_data(void *ctx, struct strbuf *why)
+{
+	(*(int *)ctx)++;
+	strbuf_setf(why, "store 'x.db': database or disk is full");
+	return -1;
+}
+
+/* on_data says no: the transaction stops before any byte of the message leaves. */
+static void test_smtp_on_data_refuses(void **state)
+{
+	struct srv *s = *state;
+	struct strbuf why = STRBUF_INIT;
+	struct smtp_config c;
+	char url[64];
+	int calls = 0;
+
+	start_server(s, NULL);
+	c = config(s, url, sizeof(url));
+	c.on_data = refuse_data;
+	c.ctx = &calls;
+	assert_failed(send_small(&c, &why), SMTP_TEMPORARY, &why);
+	assert_int_equal(calls, 1);
+	assert_string_equal(why.buf, "not sent (nothing of it left): store 'x.db': database or disk is full");
+	assert_int_equal(count_messages(s), 0);
+	/* and the server can still take one: it was not left with half a message */
+	c.on_data = NULL;
+	assert_sent(send_small(&c, &why), &why);
+	assert_int_equal(count_messages(s), 1);
+	stop_server(s);
+	strbuf_release(&why);
+}
+
 /* ---- no server -------------------------------------------------------- */
 
 static void test_smtp_nothing_listening(void **state)
@@ -895,6 +962,9 @@ int main(void)
 		T(test_smtp_rcpt_550),
 		T(test_smtp_data_451),
 		T(test_smtp_data_554),
+		T(test_smtp_drop_after_dot),
+		T(test_smtp_stall_after_dot),
+		T(test_smtp_on_data_refuses),
 		T(test_smtp_nothing_listening),
 		T(test_smtp_silent_server),
 		T(test_smtp_bad_addresses),

@@ -375,6 +375,33 @@ static void test_json_parse_nesting_limit(void **state)
 	strbuf_release(&sb);
 }
 
+/* What a text expands to is bounded, not only its length: "[0,0,...]" makes ~120 bytes a 2 bytes of text. */
+static void test_json_parse_memory_limit(void **state)
+{
+	struct strbuf sb = STRBUF_INIT, e = STRBUF_INIT;
+	struct node *n;
+	(void)state;
+
+	/* 10,000 zeros: about 1.2 MB of tree from 20 KB of text */
+	strbuf_addch(&sb, '[');
+	for (int i = 0; i < 10000; i++)
+		strbuf_addstr(&sb, i ? ",0" : "0");
+	strbuf_addch(&sb, ']');
+	n = json_parse_max(sb.buf, sb.len, "t.json", 1 << 20, &e);
+	assert_null(n);
+	assert_non_null(strstr(e.buf, "t.json:1:"));
+	assert_non_null(strstr(e.buf, "the JSON expands to more than 1 MiB in memory"));
+	/* 4,000 fit */
+	strbuf_setlen(&sb, 8000);
+	strbuf_addch(&sb, ']');
+	n = json_parse_max(sb.buf, sb.len, "t.json", 1 << 20, &e);
+	assert_non_null(n);
+	assert_int_equal(n->n, 4000);
+	node_free(n);
+	strbuf_release(&sb);
+	strbuf_release(&e);
+}
+
 static void test_json_path_map_and_array(void **state)
 {
 	struct node *n = parse_ok("{\"jobs\": [{\"write\": {\"bw\": 1560380}}, {\"x\": [10, 20]}],"
@@ -680,6 +707,21 @@ static void test_stats_add_rejects(void **state)
 	assert_non_null(strstr(e.buf, "'v'"));
 	assert_int_equal(stats_add(&ss, "v", INFINITY, true, &e), -1);
 	assert_int_equal(stats_add_text(&ss, "a b", "1", &e), -1);
+	/* a parser's key: no control character (C0, DEL, C1); UTF-8 text is kept (bytes that are not: U+FFFD in JSON) */
+	static const char *const controls[] = { "a\033[31m", "a\rb", "a\x7f",
+						"a\xc2\x9b"
+						"b" };
+	for (size_t i = 0; i < ARRAY_SIZE(controls); i++) {
+		strbuf_reset(&e);
+		assert_int_equal(stats_add(&ss, controls[i], 1, false, &e), -1);
+		assert_non_null(strstr(e.buf, "a control character"));
+		assert_null(strchr(e.buf, '\033'));
+		assert_null(strchr(e.buf, '\r'));
+	}
+	struct stats_samples utf8;
+	stats_samples_init(&utf8);
+	assert_int_equal(stats_add(&utf8, "caf\xc3\xa9", 1, false, &e), 0);
+	stats_samples_release(&utf8);
 	/* nothing was added by the rejected calls */
 	assert_int_equal(ss.n, 1);
 	assert_int_equal(ss.s[0].n, 1);
@@ -787,6 +829,22 @@ static void test_stats_add_lines_ignores_comments_and_others(void **state)
 	assert_non_null(strstr(e.buf, "b c"));
 	assert_null(stats_find(&ss, "d"));
 	stats_samples_release(&ss);
+
+	/* a test's keys are printable ASCII: an escape sequence, a CR, UTF-8 stop it too, shown escaped */
+	static const char *const odd[] = { "\033[2Jx: 5\n", "a\rb: 1\n",
+					   "a\xc2\x9b"
+					   "2J: 1\n",
+					   "caf\xc3\xa9: 1\n" };
+	for (size_t i = 0; i < ARRAY_SIZE(odd); i++) {
+		stats_samples_init(&ss);
+		assert_int_equal(stats_add_lines(&ss, odd[i], &e), -1);
+		assert_non_null(strstr(e.buf, "not printable ASCII"));
+		for (const char *c = e.buf; *c; c++)
+			assert_true((unsigned char)*c >= 0x20 && (unsigned char)*c != 0x7f);
+		assert_null(strstr(e.buf, "\xc2\x9b"));
+		assert_int_equal(ss.n, 0);
+		stats_samples_release(&ss);
+	}
 	strbuf_release(&e);
 }
 
@@ -1538,6 +1596,57 @@ static void test_result_extract_again_drops_rejected(void **state)
 	rm_rf(run);
 }
 
+static char *read_all(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	struct strbuf sb = STRBUF_INIT;
+
+	if (strbuf_read_file(&sb, p))
+		fail_msg("cannot read %s", p);
+	free(p);
+	return strbuf_detach(&sb);
+}
+
+/* lkprobot stats on a run whose raw file is gone: the numbers it cannot re-derive are kept, nothing written. */
+static void test_result_restat_keeps_what_it_cannot_rederive(void **state)
+{
+	char *run = make_tmpdir(), *jp = xasprintf("%s/job.yaml", run), *raw = xasprintf("%s/fio.output", run);
+	struct node *problems = node_new(NODE_MAP);
+	struct strbuf e = STRBUF_INIT;
+	(void)state;
+
+	write_str(jp, "suite: fio-basic\ntestcase: fio-basic\nfio:\n  rw: write\n");
+	copy_fixture("fio-write.json", run, "fio.output");
+	assert_int_equal(result_restat(run, false, problems, &e), 0);
+	char *stats = read_all(run, "stats.json"), *job = read_all(run, "job.yaml");
+	assert_non_null(strstr(stats, "fio.write_bw_MBps"));
+
+	unlink(raw);
+	assert_int_equal(result_restat(run, false, problems, &e), -1);
+	assert_non_null(strstr(e.buf, "stats.json kept as it was"));
+	assert_non_null(strstr(e.buf, "fio.write_bw_MBps"));
+	assert_null(strchr(e.buf, '\n'));
+	char *after = read_all(run, "stats.json"), *job_after = read_all(run, "job.yaml");
+	assert_string_equal(after, stats);
+	assert_string_equal(job_after, job);
+	assert_false(exists(run, "last_state")); /* not marked incomplete either */
+	assert_true(exists(run, "fio.json"));
+	free(after);
+	free(job_after);
+
+	/* the older names are made from the current ones: not lost when they are not asked for again */
+	copy_fixture("fio-write.json", run, "fio.output");
+	assert_int_equal(result_restat(run, true, problems, &e), 0);
+	assert_int_equal(result_restat(run, false, problems, &e), 0);
+	free(stats);
+	free(job);
+	free(jp);
+	free(raw);
+	node_free(problems);
+	strbuf_release(&e);
+	rm_rf(run);
+}
+
 static void write_run_stats(const char *rt, const char *run, const char *json)
 {
 	char *d = xasprintf("%s/%s", rt, run), *p = xasprintf("%s/%s/stats.json", rt, run);
@@ -1642,6 +1751,7 @@ int main(void)
 		cmocka_unit_test(test_json_parse_errors),
 		cmocka_unit_test(test_json_parse_rejects_lone_surrogates),
 		cmocka_unit_test(test_json_parse_nesting_limit),
+		cmocka_unit_test(test_json_parse_memory_limit),
 		cmocka_unit_test(test_json_path_map_and_array),
 		cmocka_unit_test(test_json_emit_format),
 		cmocka_unit_test(test_json_emit_round_trip),
@@ -1675,6 +1785,7 @@ int main(void)
 		cmocka_unit_test(test_result_extract_vmstat_and_fio),
 		cmocka_unit_test(test_result_extract_truncated_fio),
 		cmocka_unit_test(test_result_extract_again_drops_rejected),
+		cmocka_unit_test(test_result_restat_keeps_what_it_cannot_rederive),
 		cmocka_unit_test(test_result_update_matrix_two_runs),
 		cmocka_unit_test(test_result_update_matrix_concurrent),
 	};

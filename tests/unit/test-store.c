@@ -361,6 +361,32 @@ static void test_store_open_refuses_foreign_database(void **state)
 	sqlite3_close(db);
 }
 
+/* Someone else's database with a schema version of its own: refused, and left exactly as it was. */
+static void test_store_open_leaves_foreign_versioned_database(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	sqlite3 *db = raw_open(f->db);
+	char *mode;
+
+	raw_exec(db, "CREATE TABLE notes(x TEXT); PRAGMA user_version = 3");
+	sqlite3_close(db);
+	assert_null(store_open(f->db, &err));
+	assert_one_line(&err);
+	assert_non_null(strstr(err.buf, "not an lkprobot store"));
+	assert_non_null(strstr(err.buf, "schema version 3"));
+	strbuf_release(&err);
+	db = raw_open(f->db);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
+	assert_false(raw_has_table(db, "heads"));
+	assert_false(raw_has_table(db, "boxes"));
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema"), 1);
+	mode = raw_text(db, "PRAGMA journal_mode");
+	assert_string_equal(mode, "delete");
+	free(mode);
+	sqlite3_close(db);
+}
+
 static void test_store_open_refuses_non_database(void **state)
 {
 	struct fixture *f = *state;
@@ -1116,6 +1142,7 @@ int main(void)
 		T(test_store_open_reopen_is_noop),
 		T(test_store_open_refuses_newer_version),
 		T(test_store_open_refuses_foreign_database),
+		T(test_store_open_leaves_foreign_versioned_database),
 		T(test_store_open_refuses_non_database),
 		T(test_store_open_sets_wal_and_busy_timeout),
 		T(test_store_migrate_failure_keeps_version),
