@@ -456,6 +456,7 @@ static void session_failed(struct bsession *s, const char *why, struct bisect_re
 	res->builds = d->builds;
 	res->runs = d->runs;
 	res->p = res->change = res->ends_change = NAN;
+	res->fault = d->fault || (s->have_rs && s->rs.store && store_failed_on_fault(s->rs.store));
 	if (d->untestable && d->range && d->range->n && d->untestable[d->range->n - 1])
 		res->untestable = BISECTION_END_BAD;
 	else if (d->untestable && d->range && d->untestable[d->range->n])

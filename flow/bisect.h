@@ -86,6 +86,7 @@ struct bisect_result {
 	char **skipped, **candidates; /* commit ids: what cannot be tested; an ambiguous set */
 	size_t nskipped, ncandidates;
 	enum bisection_end untestable; /* failed: the end that cannot be tested */
+	bool fault; /* failed on a fault of the machine that may pass (a full disk, the store held) */
 };
 
 /*

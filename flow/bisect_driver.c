@@ -203,6 +203,9 @@ static enum run_end run_done(struct driver *d, struct provider_batch_item *it, s
 	} else if (it->res.untestable || strcmp(it->res.job_state, "finished")) {
 		/* A run that fails measures nothing. Once may be the machine's hiccup: run again; twice, the commit cannot be tested. */
 		char *reason = run_failure(&it->res);
+		/* the machine's fault, not the commit's: the bisection may be made again once it passes */
+		if (fsutil_full(d->result_dir))
+			d->fault = true;
 		fprintf(stderr, "%slkprobot: a run of %.12s failed (%s)%s\n", d->progress ? "\r\033[K" : "",
 			commit_of(d, i), reason, d->failures[i] || attempt ? "" : "; once more");
 		if (!d->failures[i]++ && !attempt)

@@ -45,6 +45,7 @@ struct driver {
 	bool progress;
 	size_t expect_steps;
 	uint64_t rng; /* the rounds' random orders */
+	bool fault;   /* a run failed while the result root's file system was full: a fault that may pass */
 };
 
 /* Commit i of the range; i == n is the good end. */

@@ -45,8 +45,8 @@ static void json_failed(struct strbuf *out, const struct bisect_result *r)
 	json_emit_string(out, r->why ? r->why : "");
 	strbuf_addstr(out, ", \"metric\": ");
 	json_str_or_null(out, r->metric);
-	strbuf_addf(out, ", \"untestable\": %s, \"builds\": %zu, \"runs\": %zu}\n", ends[r->untestable], r->builds,
-		    r->runs);
+	strbuf_addf(out, ", \"untestable\": %s, \"builds\": %zu, \"runs\": %zu%s}\n", ends[r->untestable], r->builds,
+		    r->runs, r->fault ? ", \"fault\": true" : "");
 }
 
 void bisect_result_json(struct strbuf *out, const struct bisect_result *r)
@@ -206,6 +206,7 @@ int bisect_result_parse(const char *text, size_t len, struct bisect_result *r, s
 	r->runs = num_size(node_get(js, "runs"));
 	if (r->status == BISECTION_FAILED) {
 		const char *end = node_str(node_get(js, "untestable"));
+		r->fault = node_str(node_get(js, "fault")) && !strcmp(node_str(node_get(js, "fault")), "true");
 		r->untestable = end && !strcmp(end, "bad")    ? BISECTION_END_BAD
 				: end && !strcmp(end, "good") ? BISECTION_END_GOOD
 							      : BISECTION_END_NONE;

@@ -270,15 +270,14 @@ static int change_kind(const struct bisect_result *r)
 }
 
 /*
- * A bisection stopped by a fault that passes: its why in the words of
- * ENOSPC, of a run's reason and of SQLite for a full disk, or a store
- * another process held longer than the busy timeout.
+ * A bisection stopped by a fault that passes: a run failed while the
+ * result root's file system was full, or the store failed on its disk or
+ * on another process holding it longer than the busy timeout (the
+ * result's fault, as flow_bisect tells it).
  */
 static bool stopped_by_fault(const struct bisect_result *r)
 {
-	return r->status == BISECTION_FAILED && r->why &&
-	       (strstr(r->why, "No space left on") || strstr(r->why, "no space left on") ||
-		strstr(r->why, "database or disk is full") || strstr(r->why, "database is locked"));
+	return r->status == BISECTION_FAILED && r->fault;
 }
 
 /*
