@@ -255,8 +255,8 @@ static enum flow_status session_provider(struct bsession *s, struct strbuf *err)
 		return FLOW_FAIL;
 	if (d->ops->kconfig(d->prov))
 		node_set(s->jobs.v[0], "kconfig", node_new_scalar(d->ops->kconfig(d->prov)));
-	/* the job's own floors, after the request's (which win) */
-	if (compare_floors_add_map(s->a.floors, node_get(s->jobs.v[0], "change_floor"), "change_floor", err))
+	/* the job's own floors and directions, after the request's (which win) */
+	if (compare_floors_add_job(s->a.floors, s->jobs.v[0], err))
 		return FLOW_BAD;
 	session_driver(s);
 	return FLOW_OK;
@@ -362,8 +362,9 @@ static void session_result(struct bsession *s, const char *metric, struct bisect
 static void session_nochange(struct bsession *s, struct bisect_result *res, struct strbuf *err)
 {
 	s->outcome.status = BISECT_NOT_REPRODUCED;
-	snprintf(s->outcome.why, sizeof(s->outcome.why),
-		 "no metric of the test changed between the good and the bad end (5 rounds), nor may more show one");
+	/* bisect_driver_pick_metric's why: the test's key figure within its floor, with its interval */
+	snprintf(s->outcome.why, sizeof(s->outcome.why), "%s", err->buf);
+	strbuf_reset(err);
 	store_bisection_end(s->rs.store, s->id, NULL, bisection_status_name(BISECTION_NOT_REPRODUCED), NULL,
 			    s->outcome.why, err);
 	session_result(s, "", res);

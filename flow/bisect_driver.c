@@ -11,6 +11,7 @@
 #include "../lib/util/say.h"
 #include "runstore.h"
 #include "../lib/results/compare.h"
+#include "../lib/run/program.h"
 #include "../lib/results/result.h"
 #include "../lib/results/sampling.h"
 #include "../lib/sys/fsutil.h"
@@ -332,10 +333,38 @@ void bisect_driver_end_untestable(struct driver *d, size_t i, struct strbuf *err
 }
 
 /*
- * The metric a bisection follows among the ends' rows: the job's KPI
- * metric the decision says changed most (compare_headline), else the
- * test's own figure that changed, else the KPI or test metric that comes
- * closest while more rounds may show it. NULL: none.
+ * The row closest to a change while more rounds may tell (unsure: however
+ * wide its interval, it rules nothing out): of the metrics with a
+ * direction (with_direction: the test's own first), else of the test's own
+ * without one. NULL: none.
+ */
+static const struct compare_row *closest_unsure(const struct compare_result *cmp, bool with_direction)
+{
+	const struct compare_row *h = NULL;
+	double best = 0;
+
+	for (size_t k = 0; k < 2 * cmp->nrows && !(h && k == cmp->nrows); k++) {
+		const struct compare_row *r = &cmp->rows[k % cmp->nrows];
+		bool test = compare_is_test_metric(r->metric);
+		if (r->kind != COMPARE_PERF || r->decision.verdict != DECIDE_UNSURE || !(r->decision.se > 0) ||
+		    (with_direction ? !r->direction || (k < cmp->nrows && !test) : r->direction || !test))
+			continue;
+		double z = fabs(r->decision.est) / r->decision.se;
+		if (!r->decision.settled && (!h || z > best)) {
+			best = z;
+			h = r;
+		}
+	}
+	return h;
+}
+
+/*
+ * The metric a bisection follows among the ends' rows, by the one rule a
+ * report's headline follows (compare_headline): a metric with a direction
+ * first — the one the decision says changed, else the one closest to a
+ * change while more rounds may show it — and only then the test's own
+ * figure with no direction that changed (a culprit of it is named, never
+ * mailed as a regression or improvement), else the closest such. NULL: none.
  */
 static const struct compare_row *metric_to_follow(struct compare_result *cmp)
 {
@@ -349,28 +378,15 @@ static const struct compare_row *metric_to_follow(struct compare_result *cmp)
 		if (strstr(cmp->rows[i].metric, ".time.") || !strncmp(cmp->rows[i].metric, "time.", 5))
 			cmp->rows[i].decision.verdict = DECIDE_SAME;
 	const struct compare_row *h = compare_headline(cmp, true);
+	if (!h)
+		h = closest_unsure(cmp, true);
 	for (size_t i = 0; !h && i < cmp->nrows; i++) {
 		const struct compare_row *r = &cmp->rows[i];
 		if (r->kind == COMPARE_PERF && r->decision.verdict == DECIDE_CHANGED &&
 		    compare_is_test_metric(r->metric))
 			h = r;
 	}
-	/* nothing changed yet by the decision: the KPI or test metric closest to it, if more rounds may show it */
-	double best = 0;
-	for (size_t i = 0; !h && i < cmp->nrows; i++) {
-		const struct compare_row *r = &cmp->rows[i];
-		bool futile = false;
-		if (r->kind != COMPARE_PERF || r->decision.verdict != DECIDE_UNSURE ||
-		    !(r->direction || compare_is_test_metric(r->metric)) || !(r->decision.se > 0))
-			continue;
-		decide_rounds(&r->decision, r->decision.pairs, 30, &futile);
-		double z = fabs(r->decision.est) / r->decision.se;
-		if (!futile && !r->decision.settled && z > best) {
-			best = z;
-			h = r;
-		}
-	}
-	return h;
+	return h ? h : closest_unsure(cmp, false);
 }
 
 /* The ends' matrices and rounds. 0, or -1 with err set (an end cannot be tested). */
@@ -428,6 +444,29 @@ static size_t shared_rounds(uint64_t *const rounds[2], const size_t nr[2])
 }
 
 /*
+ * Why no metric is worth following: each changed nothing beyond its floor
+ * (their intervals within it) — the test's key figure said with its
+ * interval (a headline one with a direction first, else the first of the
+ * test's own).
+ */
+static void nochange_why(const struct compare_result *cmp, struct strbuf *why)
+{
+	const struct compare_row *shown = NULL;
+
+	for (int pass = 0; pass < 3 && !shown; pass++)
+		for (size_t i = 0; i < cmp->nrows && !shown; i++) {
+			const struct compare_row *r = &cmp->rows[i];
+			if (r->kind == COMPARE_PERF && *r->decision.why && compare_is_test_metric(r->metric) &&
+			    !strstr(r->metric, ".time.") &&
+			    (pass == 2 || (r->direction && (pass == 1 || program_metric_headline(r->metric)))))
+				shown = r;
+		}
+	strbuf_setf(why, "no metric of the test changed between the good and the bad end");
+	if (shown)
+		strbuf_addf(why, ": %s %s", shown->metric, shown->decision.why);
+}
+
+/*
  * The ends measured in interleaved rounds, then, when no metric is given,
  * the one to follow (metric_to_follow). NULL with *nochange when none is
  * in sight, else NULL with err set on an error.
@@ -464,8 +503,10 @@ char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *f
 	const struct compare_row *h = metric_to_follow(&cmp);
 	if (h)
 		picked = xstrdup(h->metric);
-	else
+	else {
 		*nochange = true;
+		nochange_why(&cmp, err);
+	}
 	compare_result_release(&cmp);
 out:
 	node_free(mats[0]);

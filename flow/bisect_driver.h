@@ -56,6 +56,11 @@ static inline const char *commit_of(const struct driver *d, size_t i)
 
 /* The search's callbacks (run_batch, samples, progress, slots) on d. */
 void bisect_driver_oracle(struct driver *d, struct bisect_oracle *o);
+/*
+ * The ends measured, the metric to follow (newly allocated). NULL: with
+ * *nochange, none changed nor may more rounds tell (err says so, with the
+ * test's key figure and its interval); else err says why it failed.
+ */
 char *bisect_driver_pick_metric(struct driver *d, const struct compare_floors *floors, size_t end_runs, bool *nochange,
 				struct strbuf *err);
 void bisect_driver_end_untestable(struct driver *d, size_t i, struct strbuf *err);

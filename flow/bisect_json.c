@@ -151,6 +151,9 @@ static void get_decision(const struct node *n, struct decision *d)
 	d->hi = num_or_nan(node_get(n, "high"));
 	d->floor = num_or_nan(node_get(n, "floor"));
 	d->pairs = num_size(node_get(n, "pairs"));
+	const char *kind = node_str(node_get(n, "kind"));
+	d->kind = kind && !strcmp(kind, "improvement") ? +1 : kind && !strcmp(kind, "regression") ? -1 : 0;
+	d->sign = d->verdict == DECIDE_CHANGED && isfinite(d->change) ? (d->change > 0 ? +1 : -1) : 0;
 	snprintf(d->why, sizeof(d->why), "%s", why ? why : "");
 }
 

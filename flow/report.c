@@ -149,7 +149,8 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 					 .ncc = w.ncc,
 					 .kind = rq->kind,
 					 .hold_improvements = rq->hold_improvements,
-					 .floors = rq->conf_floors };
+					 .floors = rq->conf_floors,
+					 .from = rq->from ? rq->from : mc->from };
 
 	*out = (struct report_outcome){ .why = STRBUF_INIT };
 	w.live = mc->live;
@@ -167,6 +168,12 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 		goto out;
 	}
 	struct report_input in = rj.in;
+	const struct compare_row *h = report_headline(in.cmp, in.metric);
+	if (h) {
+		out->decided = true;
+		out->metric = xstrdup(h->metric);
+		out->decision = h->decision;
+	}
 	struct mail_case c = mcase;
 	c.commit = in.commit;
 	if (mail_rules_apply(MAIL_ADDRESS, &c, &plan, &err)) {
@@ -203,4 +210,6 @@ void report_outcome_release(struct report_outcome *out)
 	strbuf_release(&out->why);
 	free(out->mail_error);
 	out->mail_error = NULL;
+	free(out->metric);
+	out->metric = NULL;
 }

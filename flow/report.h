@@ -9,6 +9,7 @@
 #ifndef LKP_FLOW_REPORT_H
 #define LKP_FLOW_REPORT_H
 
+#include "../lib/stats/decide.h"
 #include "../lib/util/strbuf.h"
 #include "../mail/reportjob.h"
 
@@ -46,6 +47,10 @@ struct report_outcome {
 	long long id;	   /* in the outbox (0: not queued) */
 	struct strbuf why; /* one line, whatever the verdict */
 	char *mail_error;  /* REPORT_REFUSED: the server's answer */
+	/* the mail's headline and its decision (the one change it gives), when it was made */
+	bool decided;
+	char *metric;
+	struct decision decision;
 };
 
 /*

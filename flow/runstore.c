@@ -6,7 +6,6 @@
 #include "../lib/util/json.h"
 #include "../lib/util/node.h"
 #include "../lib/results/result.h"
-#include "../lib/results/sampling.h"
 #include "../lib/store/store.h"
 #include "../lib/util/units.h"
 #include "../lib/util/say.h"
@@ -113,19 +112,20 @@ int runstore_record_dir(struct runstore *rs, const char *run_dir, struct strbuf 
 	free(sp);
 
 	/* the atomic job as it was split: without what the run added to job.yaml */
-	static const char *const run_keys[] = { "job_state",	  "job_state_reason", "start_time", "end_time",
-						"loadavg",	  "lkprobot_version", "facts",	    "unavailable",
-						"stats_problems", SAMPLING_KEY,	      NULL };
 	struct node *atomic = node_dup(job);
 	struct strbuf atomic_yaml = STRBUF_INIT;
-	for (const char *const *k = run_keys; *k; k++)
+	for (const char *const *k = result_run_keys; *k; k++)
 		node_del(atomic, *k);
 	yml_emit(&atomic_yaml, atomic);
 	node_free(atomic);
 
+	/* the machine as the run saw it (its facts), else as its host file says */
+	const struct node *facts = node_get(job, "facts");
+	const char *threads = str(facts, "nr_threads") ? str(facts, "nr_threads") : str(job, "nr_cpu");
+	const char *memory = str(facts, "memory") ? str(facts, "memory") : str(job, "memory");
 	uint64_t mem = 0;
 	struct strbuf me = STRBUF_INIT;
-	if (str(job, "memory") && units_bytes(str(job, "memory"), &mem, &me))
+	if (memory && units_bytes(memory, &mem, &me))
 		mem = 0;
 	strbuf_release(&me);
 	struct store_run sr = {
@@ -140,10 +140,10 @@ int runstore_record_dir(struct runstore *rs, const char *run_dir, struct strbuf 
 		.compiler = parts[5],
 		.commit = parts[6],
 		.machine = str(job, "testbox"),
-		.nr_cpu = str(job, "nr_cpu") ? atoi(str(job, "nr_cpu")) : 0,
+		.nr_cpu = threads ? atoi(threads) : 0,
 		.memory = mem,
-		.model = str(job, "model"),
-		.brand = str(job, "brand"),
+		.model = str(job, "model") ? str(job, "model") : str(facts, "cpu"),
+		.brand = str(facts, "cpu") ? str(facts, "cpu") : str(job, "brand"),
 		.job_state = str(job, "job_state"),
 		.start_time = str(job, "start_time") ? atoll(str(job, "start_time")) : 0,
 		.end_time = str(job, "end_time") ? atoll(str(job, "end_time")) : 0,

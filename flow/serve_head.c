@@ -2,7 +2,10 @@
  * serve_head: a head's outcome and its JSON form. See serve_head.h.
  */
 #include "serve_head.h"
+#include "../lib/results/compare.h"
 #include "../lib/util/json.h"
+
+#include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@ struct job_outcome *head_outcome_add(struct head_outcome *h)
 {
 	h->jobs = xrealloc(h->jobs, (h->njobs + 1) * sizeof(*h->jobs));
 	memset(&h->jobs[h->njobs], 0, sizeof(*h->jobs));
+	h->jobs[h->njobs].change = h->jobs[h->njobs].lo = h->jobs[h->njobs].hi = NAN;
 	return &h->jobs[h->njobs++];
 }
 
@@ -31,6 +35,7 @@ void head_outcome_release(struct head_outcome *h)
 		free(j->why);
 		free(j->mail_error);
 		free(j->report_why);
+		free(j->metric);
 	}
 	free(h->jobs);
 	free(h->error);
@@ -41,6 +46,29 @@ static void key(struct strbuf *out, const char *k, const char *v)
 {
 	strbuf_addf(out, ", \"%s\": ", k);
 	json_emit_string(out, v);
+}
+
+static void number(struct strbuf *out, const char *k, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(out, ", \"%s\": %.6g", k, v);
+	else
+		strbuf_addf(out, ", \"%s\": null", k);
+}
+
+void job_outcome_change_text(const struct job_outcome *j, struct strbuf *out)
+{
+	struct decision d = { .change = j->change };
+	char lo[32], hi[32];
+
+	if (!j->metric || !isfinite(j->change))
+		return;
+	strbuf_addf(out, "%s ", j->metric);
+	compare_format_decision(out, &d);
+	decide_format_percent(lo, sizeof(lo), j->lo);
+	decide_format_percent(hi, sizeof(hi), j->hi);
+	if (isfinite(j->lo) && isfinite(j->hi))
+		strbuf_addf(out, " (%s interval %s to %s)", DECIDE_LEVEL, lo, hi);
 }
 
 static void job_json(struct strbuf *out, const struct job_outcome *j)
@@ -59,6 +87,12 @@ static void job_json(struct strbuf *out, const struct job_outcome *j)
 		key(out, "mail_error", j->mail_error);
 	else if (j->report_why)
 		key(out, "report_why", j->report_why);
+	if (j->metric) {
+		key(out, "metric", j->metric);
+		number(out, "change", j->change);
+		number(out, "low", j->lo);
+		number(out, "high", j->hi);
+	}
 	strbuf_addstr(out, "}");
 }
 
@@ -117,6 +151,13 @@ static void job_parse(const struct node *n, struct job_outcome *j)
 	j->report = r > 0 ? (enum job_report)r : JOB_REPORT_NONE;
 	j->mail_error = dup_or_null(node_get(n, "mail_error"));
 	j->report_why = dup_or_null(node_get(n, "report_why"));
+	j->metric = dup_or_null(node_get(n, "metric"));
+	if (!json_number(node_get(n, "change"), &j->change))
+		j->change = NAN;
+	if (!json_number(node_get(n, "low"), &j->lo))
+		j->lo = NAN;
+	if (!json_number(node_get(n, "high"), &j->hi))
+		j->hi = NAN;
 }
 
 /* The result's node (a list of jobs, or {"error": ...}) into h. */

@@ -33,6 +33,14 @@ struct job_outcome {
 	enum job_report report;
 	char *mail_error; /* DELIVERY_FAILED: the server's answer */
 	char *report_why; /* NOT_SENT, ERROR: why */
+	/*
+	 * The change of the metric followed, with its interval, percent: the
+	 * mail's decision when one was made (the figure it gives), else the
+	 * bisection's (the culprit's against its parent, or the ends'); NULL
+	 * metric: none.
+	 */
+	char *metric;
+	double change, lo, hi;
 };
 
 /*
@@ -55,9 +63,12 @@ struct head_outcome {
 };
 
 const char *head_status_name(enum head_status s);
-/* A new job outcome at the end of h's jobs (zeroed; h owns it). */
+/* A new job outcome at the end of h's jobs (zeroed, no change: NAN; h owns it). */
 struct job_outcome *head_outcome_add(struct head_outcome *h);
 void head_outcome_release(struct head_outcome *h);
+
+/* A job's change with its interval in words: "command.throughput -21.9% (99.8% interval -33.7% to -7.9%)"; "" none. */
+void job_outcome_change_text(const struct job_outcome *j, struct strbuf *out);
 
 /* The result as the store keeps it: a list of the jobs' outcomes, or {"error": ...}. */
 void head_outcome_result_json(struct strbuf *out, const struct head_outcome *h);

@@ -145,7 +145,9 @@ const struct tree_conf *serve_tree_named(const struct serve_conf *c, const char 
  * The base a head is tested against, chosen when it is tested: for base
  * last-tested, the branch's last head that was tested and measured before
  * it (not one that failed or did not build: a regression behind a broken
- * head is still found) when that is an ancestor, else the head's parent;
+ * head is still found; for one whose verdict was "not sure", its interval
+ * ruling nothing out, the base it was measured against) when that is an
+ * ancestor, else the head's parent;
  * a configured revision stays. Appended to base; recorded in the store.
  */
 void serve_head_base(const struct serve_conf *c, struct store *s, const struct store_head *h, struct strbuf *base)
@@ -172,8 +174,8 @@ void serve_head_base(const struct serve_conf *c, struct store *s, const struct s
 		gitrepo_commit_release(&hc);
 	}
 	if (base->len && (!was || strcmp(was, base->buf))) {
-		serve_say("%s %.12s: base %.12s (the last head tested and measured, or the parent), not %.12s", tree,
-			  head, base->buf, was ? was : "");
+		serve_say("%s %.12s: base %.12s (the last head tested and measured sure, or the parent), not %.12s",
+			  tree, head, base->buf, was ? was : "");
 		strbuf_reset(&err);
 		if (store_head_set_base(s, id, base->buf, (int64_t)time(NULL), &err))
 			serve_say("%s", err.buf);

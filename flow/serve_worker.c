@@ -165,6 +165,18 @@ static void ambiguous_note(const struct bisect_result *r, struct strbuf *note)
 		    r->culprit, r->parent);
 }
 
+/* The change j gives: the metric and a decision's estimate with its interval. */
+static void set_change(struct job_outcome *j, const char *metric, const struct decision *d)
+{
+	if (!metric || !*metric || !d)
+		return;
+	free(j->metric);
+	j->metric = xstrdup(metric);
+	j->change = d->change;
+	j->lo = d->lo;
+	j->hi = d->hi;
+}
+
 /* Each line the report flow logged, as a line of the service's log. */
 static void log_lines(const struct head_test *ht, const char *culprit, char *text)
 {
@@ -221,6 +233,9 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 	}
 	if (log)
 		log_lines(ht, r->culprit, log);
+	/* the mail's figure for the change, when it made one: status and the dashboard give the same */
+	if (out.decided)
+		set_change(j, out.metric, &out.decision);
 	if (out.verdict == REPORT_HELD) {
 		serve_say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", ht->tree,
 			  r->culprit, r->metric);
@@ -258,15 +273,17 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 	return v;
 }
 
-/* Which way a named culprit's change went, by the metric's direction: +1 improvement, -1 regression, 0 neither. */
+/*
+ * Which way a named culprit's change went, as the confirmation decided
+ * with the metric's direction (the job's metric_direction:, lkp-tests'
+ * index files, the program's table): +1 improvement, -1 regression, 0
+ * neither (a metric with no direction: never mailed as either).
+ */
 static int change_kind(const struct bisect_result *r)
 {
 	bool named = (r->status == BISECTION_FOUND || r->status == BISECTION_AMBIGUOUS) && r->named;
-	int dir = named && r->metric ? compare_direction(r->metric) : 0;
 
-	if (!dir || !isfinite(r->change))
-		return 0;
-	return r->change * dir > 0 ? 1 : -1;
+	return named && r->confirmed && r->confirm.verdict == DECIDE_CHANGED ? r->confirm.kind : 0;
 }
 
 /*
@@ -323,6 +340,9 @@ static enum head_status test_job(const struct head_test *ht, const char *job, en
 
 	j->job = xstrdup(job);
 	j->bisect = xstrdup(have ? bisection_status_name(r.status) : "error");
+	/* the culprit's change against its parent, else the ends': every verdict with its interval */
+	if (have)
+		set_change(j, r.metric, r.confirmed ? &r.confirm : r.have_ends ? &r.ends : NULL);
 	j->why = have && r.why ? xstrdup(r.why) : strbuf_detach(&why);
 	if (!have || r.status == BISECTION_FAILED) {
 		/* a head that does not build is no base for the next: recorded as such, with its first error line */

@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* serve.report_improvements: false — an improvement is recorded, not mailed */
 static int rule_hold_improvements(const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
@@ -59,6 +60,42 @@ static int rule_recipients(const struct mail_case *c, struct mail_plan *p, struc
 		add_addr(&p->cc, &p->ncc, c->cc[i]);
 	for (size_t i = 0; i < mc->nlists; i++)
 		add_addr(&p->cc, &p->ncc, mc->lists[i]);
+	return 0;
+}
+
+/* The addresses of v that are not the robot's own (spec: its addr-spec), kept in order. */
+static void drop_self(const char **v, size_t *n, const char *spec)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		struct strbuf e = STRBUF_INIT;
+		char *s = mime_addr_spec(v[i], &e);
+		if (!s || strcasecmp(s, spec))
+			v[k++] = v[i];
+		free(s);
+		strbuf_release(&e);
+	}
+	*n = k;
+}
+
+/*
+ * The robot never mails itself: its own address (mail.from, --from) is no
+ * recipient, however the commit names it (a fix's "Reported-by: kernel
+ * test robot <...>", a list it is on).
+ */
+static int rule_not_self(const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
+{
+	struct strbuf e = STRBUF_INIT;
+	char *spec = c->from ? mime_addr_spec(c->from, &e) : NULL;
+
+	(void)err;
+	if (spec) {
+		drop_self(p->to, &p->nto, spec);
+		drop_self(p->cc, &p->ncc, spec);
+	}
+	free(spec);
+	strbuf_release(&e);
 	return 0;
 }
 
@@ -118,6 +155,7 @@ const struct mail_rule mail_rules[] = {
 	{ "recipients", MAIL_ADDRESS,
 	  "To and Cc: the commit's author, trailers, MAINTAINERS and mail.lists; or the ones named and mail.lists",
 	  rule_recipients },
+	{ "not-self", MAIL_ADDRESS, "the robot's own address (mail.from) is never a recipient", rule_not_self },
 	{ "live", MAIL_ADDRESS, "mail.live: everyone in To and Cc gets it; else only mail.operator (a dry run)",
 	  rule_live },
 	{ "someone", MAIL_ADDRESS, "a report nobody would get is refused", rule_someone },

@@ -33,6 +33,7 @@ struct mail_case {
 	int kind;		   /* the change: +1 an improvement, -1 a regression, 0 not known */
 	bool hold_improvements;	   /* serve.report_improvements: false */
 	const char *const *floors; /* serve.change_floor: "GLOB=PCT" each (NULL-terminated, or NULL) */
+	const char *from;	   /* the robot's address: never one of the recipients (NULL: none) */
 };
 
 struct mail_plan {

@@ -1,11 +1,14 @@
 /*
  * report: the text of an LKP report, in the layout of the 2017–2020 robot
- * mails (../shared/examples) with today's tags (Reported-by, Closes) and a
- * reply in the patch's thread, plus what those lack: a sentence on how
- * sure the robot is and, for runs under QEMU's TCG, that the numbers are
- * no benchmark. mime makes the message of it.
+ * mails (../shared/examples) with today's tags (Reported-by, Closes, for a
+ * regression) and a reply in the patch's thread, plus what those lack:
+ * how sure the robot is (report_sure.c), steps that reproduce the change
+ * when pasted (report_repro.c) and, for runs under QEMU's TCG, that the
+ * numbers are no benchmark. One figure for the headline's change
+ * throughout — the decision's estimate, in the subject, the greeting, the
+ * table and "how sure". mime makes the message of it.
  */
-#include "report.h"
+#include "report_int.h"
 #include "mime.h"
 #include "../lib/job/job.h"
 #include "../lib/results/plot.h"
@@ -25,8 +28,8 @@ const struct compare_row *report_headline(const struct compare_result *cmp, cons
 	for (size_t i = 0; i < cmp->nrows; i++) {
 		const struct compare_row *r = &cmp->rows[i];
 		if (!strcmp(r->metric, metric))
-			return r->kind == COMPARE_PERF && r->decision.verdict == DECIDE_CHANGED &&
-					       isfinite(r->change[cmp->nsides - 1])
+			return r->kind == COMPARE_PERF && r->decision.verdict == DECIDE_CHANGED && r->verdict &&
+					       isfinite(r->decision.change)
 				       ? r
 				       : NULL;
 	}
@@ -43,6 +46,12 @@ void report_nothing(const struct compare_result *cmp, const char *metric, struct
 			continue;
 		if (r->kind != COMPARE_PERF || !*r->decision.why)
 			strbuf_setf(err, "%s from %s to %s is no measurement to decide on: nothing to report", metric, b, c);
+		else if (r->decision.verdict == DECIDE_CHANGED && !r->verdict)
+			strbuf_setf(err,
+				    "%s from %s to %s changed (%s), but which way is better is not known (not in "
+				    "lkp-tests' index files nor the program's table; a job says it: metric_direction: "
+				    "{%s: higher or lower}): nothing to report as a regression or improvement",
+				    metric, b, c, r->decision.summary, metric);
 		else
 			strbuf_setf(err, "%s from %s to %s: %s: %s: nothing to report", metric, b, c,
 				    decide_verdict_name(r->decision.verdict), r->decision.why);
@@ -54,18 +63,20 @@ void report_nothing(const struct compare_result *cmp, const char *metric, struct
 		strbuf_setf(err, "no metric with a direction changed between %s and %s: nothing to report", b, c);
 }
 
-/* What a change is called: by the decision's kind (a metric with no direction just changed). */
-static const char *kind_word(const struct compare_row *r)
-{
-	return r->verdict > 0 ? "improvement" : r->verdict < 0 ? "regression" : "change";
-}
-
 void report_machine(const struct node *job, struct strbuf *out)
 {
-	const char *cpus = node_str(node_get(job, "nr_cpu")), *brand = node_str(node_get(job, "brand"));
-	const char *model = node_str(node_get(job, "model")), *mem = node_str(node_get(job, "memory"));
-	const char *box = node_str(node_get(job, "testbox"));
+	/* what the run saw where it ran (its facts), else what the host file says */
+	const struct node *facts = node_get(job, "facts");
+	const char *cpus = node_str(node_get(facts, "nr_threads")), *brand = node_str(node_get(facts, "cpu"));
+	const char *mem = node_str(node_get(facts, "memory"));
+	const char *model = node_str(node_get(job, "model")), *box = node_str(node_get(job, "testbox"));
 
+	if (!cpus)
+		cpus = node_str(node_get(job, "nr_cpu"));
+	if (!brand)
+		brand = node_str(node_get(job, "brand"));
+	if (!mem)
+		mem = node_str(node_get(job, "memory"));
 	if (cpus)
 		strbuf_addf(out, "%s threads ", cpus);
 	strbuf_addstr(out, brand ? brand : model ? model : box ? box : "an unnamed machine");
@@ -73,15 +84,11 @@ void report_machine(const struct node *job, struct strbuf *out)
 		strbuf_addf(out, " with %s memory", mem);
 }
 
-static void change_text(struct strbuf *out, const struct compare_row *r, size_t last)
+/* The headline's change and what it is: "-20.5% regression", the decision's. */
+static void change_text(struct strbuf *out, const struct compare_row *r)
 {
-	double c = r->change[last];
-
-	if (r->absolute)
-		strbuf_addf(out, "%+.1f", c);
-	else
-		strbuf_addf(out, "%.1f%%", c);
-	strbuf_addf(out, " %s", kind_word(r));
+	compare_format_decision(out, &r->decision);
+	strbuf_addf(out, " %s", compare_kind_word(r));
 }
 
 /* The test program of a job: its PROGRAM_TEST key. */
@@ -102,7 +109,7 @@ static void params_lines(struct strbuf *out, const struct node *params)
 }
 
 /* The "In addition to that" box: two columns framed with + - | */
-static void others_table(struct strbuf *out, const struct report_other *o, size_t n, size_t last)
+static void others_table(struct strbuf *out, const struct report_other *o, size_t n)
 {
 	struct strbuf cell = STRBUF_INIT;
 	size_t w = 0;
@@ -111,7 +118,7 @@ static void others_table(struct strbuf *out, const struct report_other *o, size_
 	for (size_t i = 0; i < n; i++) {
 		strbuf_reset(&cell);
 		strbuf_addf(&cell, "%s: %s ", o[i].testcase, o[i].row->metric);
-		change_text(&cell, o[i].row, last);
+		change_text(&cell, o[i].row);
 		if (cell.len > w)
 			w = cell.len;
 		if (o[i].machine && strlen(o[i].machine) > w)
@@ -132,7 +139,7 @@ static void others_table(struct strbuf *out, const struct report_other *o, size_
 	for (size_t i = 0; i < n; i++) {
 		strbuf_reset(&cell);
 		strbuf_addf(&cell, "%s: %s ", o[i].testcase, o[i].row->metric);
-		change_text(&cell, o[i].row, last);
+		change_text(&cell, o[i].row);
 		strbuf_addf(out, "| testcase: change | %-*s |\n", (int)w, cell.buf);
 		strbuf_addf(out, "| test machine     | %-*s |\n", (int)w, o[i].machine ? o[i].machine : "");
 		/* one key=value a line, sorted */
@@ -157,98 +164,6 @@ static void others_table(struct strbuf *out, const struct report_other *o, size_
 	}
 	strbuf_release(&border);
 	strbuf_release(&cell);
-}
-
-/* A side's spread in words: "stddev 3.2%", or "no variance" when every run gave the same value. */
-static void spread_text(struct strbuf *out, const struct compare_side *s)
-{
-	if (s->n < 2)
-		strbuf_addstr(out, "a single run");
-	else if (s->stddev == 0)
-		strbuf_addstr(out, "no variance");
-	else if (s->mean != 0)
-		strbuf_addf(out, "stddev %.1f%%", 100 * (s->stddev / fabs(s->mean)));
-	else
-		strbuf_addstr(out, "a mean of 0");
-}
-
-/*
- * How sure: the headline's runs on each side (numbers as the table writes
- * them), then the decision — its estimate and interval, how the runs were
- * compared (pairs of one round, or two independent sets), the floor, the
- * p-value — and, when lkp-tests' rule leaves the row out of the table,
- * why. Never an inf or a NaN: what has none is said in words.
- */
-static void confidence(struct strbuf *out, const struct compare_result *cmp, const struct compare_row *h)
-{
-	const struct compare_side *b = &h->side[0], *a = &h->side[cmp->nsides - 1];
-	const struct decision *d = &h->decision;
-	char c[32], lo[32], hi[32];
-
-	strbuf_addf(out, "How sure lkprobot is: %s went from ", h->metric);
-	compare_format_number(out, b->mean);
-	strbuf_addf(out, " (%zu run%s, ", b->n, b->n == 1 ? "" : "s");
-	spread_text(out, b);
-	strbuf_addstr(out, ") to ");
-	compare_format_number(out, a->mean);
-	strbuf_addf(out, " (%zu run%s, ", a->n, a->n == 1 ? "" : "s");
-	spread_text(out, a);
-	strbuf_addstr(out, "). ");
-	decide_format_percent(c, sizeof(c), d->change);
-	decide_format_percent(lo, sizeof(lo), d->lo);
-	decide_format_percent(hi, sizeof(hi), d->hi);
-	strbuf_addf(out, "lkprobot's decision: a %s %s", c, kind_word(h));
-	if (d->constant)
-		strbuf_addstr(out, ", exactly: there is no variance to doubt it (every run of each side gave the same "
-				   "value, or every round the same difference)");
-	else
-		strbuf_addf(out, ", %s confidence interval %s to %s", DECIDE_LEVEL, lo, hi);
-	if (d->pairs)
-		strbuf_addf(out, ", from %zu rounds in which both commits ran one after the other in a random order, "
-				 "compared pair by pair (a drift of the machine cancels out)", d->pairs);
-	else
-		strbuf_addf(out, ", from %zu and %zu runs compared as two independent sets (Welch's t%s)", b->n, a->n,
-			    d->log_scale ? " on the logarithms" : "");
-	strbuf_addf(out, "; the %s beyond the %g%% floor below which lkprobot reports no change of this metric",
-		    d->constant ? "change is" : "whole interval is", d->floor);
-	double p = decide_p(d);
-	if (isfinite(p))
-		strbuf_addf(out, p < 1e-16 ? " (p < 1e-16)" : " (p = %.2g)", p);
-	strbuf_addstr(out, ". ");
-	if (!h->changed)
-		strbuf_addf(out, "lkp-tests' rule does not select this row (%s), so the table below does not show "
-				 "it. ", h->why);
-	strbuf_addf(out, "%zu of %zu metrics changed by lkp-tests' rules.\n", cmp->nchanged, cmp->nrows);
-}
-
-/* Wrap text at 75 columns (the paragraphs we write; tables are not wrapped). */
-static void wrap(struct strbuf *out, const char *text)
-{
-	size_t col = 0;
-	const char *p = text;
-
-	while (*p) {
-		size_t word = strcspn(p, " \n");
-		if (col && col + 1 + word > 75) {
-			strbuf_addch(out, '\n');
-			col = 0;
-		} else if (col) {
-			strbuf_addch(out, ' ');
-			col++;
-		}
-		strbuf_add(out, p, word);
-		col += word;
-		p += word;
-		while (*p == ' ' || *p == '\n') {
-			if (*p == '\n') {
-				strbuf_addch(out, '\n');
-				col = 0;
-			}
-			p++;
-		}
-	}
-	if (col)
-		strbuf_addch(out, '\n');
 }
 
 /* Text from a commit made safe for one line: control characters become spaces. */
@@ -358,101 +273,14 @@ char *report_link_message_id(const char *msg)
 	return found;
 }
 
-/* A full commit id (40 hex digits): one a reader can check out. */
-static bool is_commit_id(const char *s)
-{
-	return s && strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
-}
-
-/*
- * The command the run recorded, its words quoted for a reader's shell
- * (display only: never run). A config file the run was given is recorded
- * as the result root's kernel.config; the reader has it as the attachment.
- */
-static void recorded_command(struct strbuf *out, const struct report_input *in)
-{
-	for (size_t i = 0; i < in->ncommand; i++) {
-		const char *w = in->command[i];
-		strbuf_addstr(out, i ? " " : "");
-		if (i && in->kconfig && in->kconfig_name && !strcmp(in->command[i - 1], "--kconfig") &&
-		    !strcmp(w, "kernel.config")) {
-			strbuf_addstr(out, "./");
-			strbuf_add_shell_word(out, in->kconfig_name);
-		} else {
-			strbuf_add_shell_word(out, w);
-		}
-	}
-}
-
-/*
- * To reproduce, as commands that work when pasted: where lkprobot comes
- * from, the tree checked out at the commit, and lkprobot run the way the
- * robot ran it — in QEMU (the job's facts say how the CPU was emulated)
- * with the commit built from the attached kernel config, or on a machine
- * booted into the commit — with the attached job file. The command the
- * run recorded (in->command), when there is one, instead of the one made
- * up from the job's facts.
- */
-static void reproduce_text(struct strbuf *out, const struct report_input *in)
-{
-	const char *kconfig = node_str(node_get(in->job, "kconfig"));
-	const char *version = node_str(node_get(in->job, "lkprobot_version"));
-	bool qemu = node_get(node_get(in->job, "facts"), "accel") != NULL;
-	bool sha = is_commit_id(in->commit);
-	const char *ind = "        ";
-
-	strbuf_addstr(out, "To reproduce:\n\n");
-	if (in->lkprobot_url)
-		strbuf_addf(out, "%sgit clone %s lkprobot\n%smake -C lkprobot\n%sexport PATH=\"$PWD/lkprobot:$PATH\"\n", ind,
-			    in->lkprobot_url, ind, ind);
-	else
-		strbuf_addf(out, "%s# lkprobot%s%s, built from its source (make), in the PATH\n", ind,
-			    version ? " " : "", version ? version : "");
-	if (sha) {
-		if (in->tree_url)
-			strbuf_addf(out, "%sgit clone %s linux\n", ind, in->tree_url);
-		else
-			strbuf_addf(out, "%s# linux: a clone of the tree that has the commit\n", ind);
-		strbuf_addf(out, "%sgit -C linux checkout %s\n", ind, in->commit);
-	}
-	if (in->command && qemu) {
-		strbuf_addf(out, "%slkprobot install job.yaml\n%s", ind, ind);
-		recorded_command(out, in);
-		strbuf_addf(out, "  # job file%s attached in this email\n\n", in->kconfig ? " and kernel config are" : " is");
-	} else if (qemu) {
-		strbuf_addf(out, "%slkprobot install job.yaml\n%slkprobot qemu", ind, ind);
-		if (sha) {
-			strbuf_addf(out, " --tree linux --commit %s", in->commit);
-			if (in->kconfig)
-				strbuf_addf(out, " --kconfig ./%s", in->kconfig_name ? in->kconfig_name : "config");
-			else if (kconfig)
-				strbuf_addf(out, " --kconfig %s", kconfig);
-		}
-		strbuf_addf(out, " job.yaml  # job file%s attached in this email\n\n",
-			    in->kconfig && sha ? " and kernel config are" : " is");
-	} else {
-		if (sha)
-			strbuf_addf(out, "%s# boot a kernel of linux at %.12s%s, then:\n", ind, in->commit,
-				    in->kconfig ? " built with the attached kernel config" : "");
-		strbuf_addf(out, "%slkprobot install job.yaml  # job file is attached in this email\n%s", ind, ind);
-		recorded_command(out, in);
-		if (!in->command)
-			strbuf_addstr(out, "lkprobot run     job.yaml");
-		strbuf_addstr(out, "\n\n");
-	}
-}
-
 /* The head: what changed and which commit did it, the test, its machine and parameters. */
-static void body_head(struct strbuf *out, const struct report_input *in, const struct compare_row *h, size_t last)
+static void body_head(struct strbuf *out, const struct report_input *in, const struct compare_row *h)
 {
 	struct node *params = node_new(NODE_MAP);
 
 	strbuf_addstr(out, "Greeting,\n\nFYI, we noticed a ");
-	if (h->absolute)
-		strbuf_addf(out, "%+.1f", h->change[last]);
-	else
-		strbuf_addf(out, "%.1f%%", h->change[last]);
-	strbuf_addf(out, " %s of %s due to commit:\n\n\n", kind_word(h), h->metric);
+	change_text(out, h);
+	strbuf_addf(out, " of %s due to commit:\n\n\n", h->metric);
 	strbuf_addf(out, "commit: %s", in->commit);
 	if (in->commit_subject) {
 		char *subj = one_line(in->commit_subject, 500);
@@ -460,8 +288,9 @@ static void body_head(struct strbuf *out, const struct report_input *in, const s
 		free(subj);
 	}
 	strbuf_addch(out, '\n');
+	/* a URL after "url:" (the 2017 and 2020 mails' branch pages), a tree and its branch as they are */
 	if (in->url)
-		strbuf_addf(out, "url: %s\n", in->url);
+		strbuf_addf(out, "%s%s\n", strchr(in->url, ' ') ? "" : "url: ", in->url);
 	strbuf_addstr(out, "\n\n");
 	const char *testcase = node_str(node_get(in->job, "testcase"));
 	strbuf_addf(out, "in testcase: %s\non test machine: ", testcase ? testcase : "?");
@@ -479,7 +308,11 @@ static void body_head(struct strbuf *out, const struct report_input *in, const s
 	node_free(params);
 }
 
-/* The tags today's 0-day mails give a fix to carry: Reported-by, and Closes (this mail's id after a URL's /). */
+/*
+ * The tags today's 0-day mails give the fix of a regression to carry:
+ * Reported-by, and Closes (this mail's id after a URL's /). An
+ * improvement asks for none.
+ */
 static void body_tags(struct strbuf *out, const struct report_input *in, const struct compare_row *h)
 {
 	strbuf_addf(out,
@@ -501,44 +334,86 @@ static void body_tags(struct strbuf *out, const struct report_input *in, const s
 	strbuf_addch(out, '\n');
 }
 
-/* The paragraph before the details, wrapped: the operator's note, how sure we are, a TCG run's warning. */
+/* Before the details: the operator's note (wrapped), how sure we are (short lines), a TCG run's warning. */
 static void body_summary(struct strbuf *out, const struct report_input *in, const struct compare_row *h)
 {
-	struct strbuf para = STRBUF_INIT;
-
 	if (in->note) {
 		char *note = one_line(in->note, 2000);
-		strbuf_addf(&para, "%s\n\n", note);
+		report_wrap(out, note);
+		strbuf_addch(out, '\n');
 		free(note);
 	}
-	confidence(&para, in->cmp, h);
+	report_sure(out, in, h);
 	const struct node *facts = node_get(in->job, "facts");
 	const char *accel = node_str(node_get(facts, "accel"));
 	if (accel && !strncmp(accel, "tcg", 3))
-		strbuf_addstr(&para, "\nNote: these runs were made in QEMU with TCG, an emulated CPU: the numbers are a "
-				     "functional check, not a performance figure.\n");
-	wrap(out, para.buf);
-	strbuf_release(&para);
+		report_wrap(out,
+			    "\nNote: these runs were made in QEMU with TCG, an emulated CPU: the numbers are a "
+			    "functional check, not a performance figure.");
 }
 
-/* The table and the plots in the report's order: the headline leads. */
-static void body_details(struct strbuf *out, const struct report_input *in, const struct compare_row *h, size_t last)
+/*
+ * The lead row's footnote, when it needs one: the row is there though
+ * lkp-tests' rule does not select it, or the means printed in it differ
+ * from the decision's change (the paired estimate of a drifting machine,
+ * a ratio of logarithms): the two figures labelled. Empty: no footnote.
+ */
+static void lead_note(struct strbuf *out, const struct compare_row *h, size_t last)
+{
+	struct strbuf ours = STRBUF_INIT, means = STRBUF_INIT;
+
+	compare_format_decision(&ours, &h->decision);
+	if (h->absolute)
+		strbuf_addf(&means, "%+.2f (a difference)", h->change[last]);
+	else
+		strbuf_addf(&means, "%.1f%%", h->change[last]);
+	bool differ = h->absolute || strcmp(ours.buf, means.buf);
+	if (differ || !h->changed) {
+		strbuf_addf(out, "[1] %s, the headline: its change, %s, is lkprobot's decision", h->metric, ours.buf);
+		if (differ)
+			strbuf_addf(out, "; the means of its runs shown here differ by %s (lkp-tests' change)",
+				    means.buf);
+		if (!h->changed)
+			strbuf_addf(out, "; lkp-tests' rule alone would not show the row: %s", h->why);
+		strbuf_addch(out, '.');
+	}
+	strbuf_release(&ours);
+	strbuf_release(&means);
+}
+
+/*
+ * The table and the plots in the report's order: the headline leads both,
+ * selected by lkp-tests' rule or not, with the decision's change (marked
+ * and explained below the table when that needs saying).
+ */
+static void body_details(struct strbuf *out, const struct report_input *in, const struct compare_row *h)
 {
 	struct compare_result view = *in->cmp;
 	struct compare_row *rows = report_order(in->cmp, h);
-	size_t nplots = 0;
+	const struct compare_row *lead = NULL;
+	size_t nplots = 0, last = view.nsides - 1;
+	struct strbuf note = STRBUF_INIT;
 
 	view.rows = rows;
-	compare_render_classic(out, &view, in->test_desc);
+	for (size_t i = 0; i < view.nrows && !lead; i++)
+		if (!strcmp(rows[i].metric, h->metric))
+			lead = &rows[i];
+	lead_note(&note, h, last);
+	compare_render_classic_lead(out, &view, in->test_desc, lead, note.len ? "[1]" : NULL);
+	if (note.len) {
+		strbuf_addch(out, '\n');
+		report_wrap(out, note.buf);
+	}
 	for (size_t i = 0; i < view.nrows; i++) {
 		const struct compare_row *r = &rows[i];
-		if (!report_plots(r, !strcmp(r->metric, h->metric)))
+		if (!report_plots(r, r == lead))
 			continue;
 		strbuf_addstr(out, "\n");
 		plot_samples(out, r->metric, r->side[0].v, r->side[0].n, r->side[last].v, r->side[last].n);
 		nplots++;
 	}
 	free(rows);
+	strbuf_release(&note);
 	if (nplots) {
 		strbuf_addstr(out, "\n\n");
 		plot_legend(out);
@@ -549,28 +424,27 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 {
 	const struct compare_result *cmp = in->cmp;
 	const struct compare_row *h = report_headline(cmp, in->metric);
-	size_t last = cmp->nsides - 1;
 
 	if (!h) {
 		report_nothing(cmp, in->metric, err);
 		return 1;
 	}
-	body_head(out, in, h, last);
+	body_head(out, in, h);
 	if (in->nothers) {
 		strbuf_addstr(
 			out, "In addition to that, the commit also has significant impact on the following tests:\n\n");
-		others_table(out, in->others, in->nothers, last);
+		others_table(out, in->others, in->nothers);
 		strbuf_addstr(out, "\n");
 	}
-	if (in->from)
+	if (in->from && h->verdict < 0)
 		body_tags(out, in, h);
 	body_summary(out, in, h);
 	strbuf_addstr(out, "\n\nDetails are as below:\n");
 	for (int i = 0; i < 98; i++)
 		strbuf_addch(out, '-');
 	strbuf_addstr(out, ">\n\n\n");
-	reproduce_text(out, in);
-	body_details(out, in, h, last);
+	report_reproduce(out, in, h);
+	body_details(out, in, h);
 	strbuf_addstr(out, "\n\nDisclaimer:\n"
 			   "Results have been estimated from the runs named above and are provided\n"
 			   "for informational purposes only. Any difference in system hardware or software\n"
@@ -583,7 +457,6 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 {
 	struct strbuf body = STRBUF_INIT, subject = STRBUF_INIT, id = STRBUF_INIT;
 	const struct compare_row *h = report_headline(in->cmp, in->metric);
-	size_t last = in->cmp->nsides - 1;
 	struct mime_attachment att[3];
 	size_t natt = 0;
 	int ret = -1;
@@ -600,7 +473,7 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 		strbuf_addstr(&subject, "[lkprobot] ");
 	free(csubj);
 	strbuf_addf(&subject, "%.10s: %s ", in->commit, h->metric);
-	change_text(&subject, h, last);
+	change_text(&subject, h);
 	report_message_id(in, h, &id);
 	if (in->job_yaml)
 		att[natt++] = (struct mime_attachment){ "job.yaml", "text/plain", in->job_yaml, strlen(in->job_yaml) };
@@ -612,7 +485,7 @@ int report_render(const struct report_input *in, struct strbuf *out, struct strb
 	size_t nxh = 2 + in->nextra;
 	char **xh = xcalloc(nxh, sizeof(*xh));
 	xh[0] = xasprintf("X-lkprobot-Commit: %s", in->commit);
-	xh[1] = xasprintf("X-lkprobot-Verdict: %s %s", kind_word(h), h->metric);
+	xh[1] = xasprintf("X-lkprobot-Verdict: %s %s", compare_kind_word(h), h->metric);
 	for (size_t i = 0; i < in->nextra; i++)
 		xh[2 + i] = xstrdup(in->extra_headers[i]);
 	if (in->message_id_out)

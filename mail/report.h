@@ -30,6 +30,8 @@ struct report_input {
 	const struct node *job;			/* the commit's run job.yaml (params, machine, facts) */
 	const char *test_desc;			/* testcase/path_params/tbox_group */
 	const char *commit;			/* full id */
+	const char *base_commit;		/* the base's full id (To reproduce runs both); NULL: unknown */
+	double load_max; /* the highest load average of the runs (their job.yaml's); 0: unknown */
 	const char *commit_subject;		/* NULL: unknown */
 	const char *url;			/* "url: ..." line (tree and branch); NULL: none */
 	const char *tree_url;			/* where readers clone the tree from (To reproduce); NULL: unknown */
@@ -62,15 +64,22 @@ struct report_input {
 
 /*
  * The row a report is about: the row of `metric` when the decision says it
- * changed (a bisection's metric, with a direction or not), else (metric
- * NULL) compare_headline() with a direction. NULL: nothing worth a report.
+ * changed (a bisection's metric) and which way is better is known, else
+ * (metric NULL) compare_headline() with a direction. NULL: nothing worth a
+ * report — a change of a metric with no direction is never mailed as a
+ * regression or an improvement. Its decision's estimate is the one figure
+ * the mail gives for the change.
  */
 const struct compare_row *report_headline(const struct compare_result *cmp, const char *metric);
 
 /* Why there is nothing to report (no headline row), one line, into err. */
 void report_nothing(const struct compare_result *cmp, const char *metric, struct strbuf *err);
 
-/* "56 threads Intel(R) Xeon(R) CPU ... with 256G memory" from a job's host keys. */
+/*
+ * "56 threads Intel(R) Xeon(R) CPU ... with 256G memory": what the run
+ * recorded of the machine it ran on (job.yaml's facts: nr_threads, cpu,
+ * memory), else the job's host keys (nr_cpu, brand or model, memory).
+ */
 void report_machine(const struct node *job, struct strbuf *out);
 
 /*

@@ -7,6 +7,7 @@
 #include "reportjob.h"
 #include "recipients.h"
 #include "mailread.h"
+#include "../lib/results/result.h"
 #include "../lib/results/sides.h"
 #include "../lib/stats/lkpetc.h"
 #include "../lib/kernel/git.h"
@@ -18,6 +19,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -81,15 +83,14 @@ static int compare_group(struct reportjob *rj, const struct reportjob_opts *o, c
 	struct strbuf e2 = STRBUF_INIT;
 	struct node *gj = run_job(hit, &e2);
 
-	if (gj && compare_floors_add_map(o->floors, node_get(gj, "change_floor"), "change_floor", &e2))
-		warn(rj, "%s/job.yaml: change_floor: not a map of metric -> percent; its floors are ignored", hit->run_dir);
+	if (gj && compare_floors_add_job(o->floors, gj, &e2))
+		warn(rj, "%s/job.yaml: %s; its floors and directions are ignored", hit->run_dir, e2.buf);
 	node_free(gj);
 	strbuf_release(&e2);
 	sides_rounds(grs, 2, rounds, nrounds);
 	struct compare_opts co = { .floors = o->floors, .rounds = rounds, .nrounds = nrounds };
 	int cr = compare_matrices(mats, labels, 2, &co, res, err);
-	while (o->floors->n > ours)
-		free(o->floors->v[--o->floors->n].glob);
+	compare_floors_truncate(o->floors, ours);
 	return cr;
 }
 
@@ -126,7 +127,8 @@ static int compare_all(struct reportjob *rj, const struct reportjob_opts *o, con
 		bgs[rj->nres] = &b->g[gi];
 		ngs[rj->nres] = hit;
 		const struct compare_row *h = report_headline(&rj->res[rj->nres], o->metric);
-		if (h && (best < 0 || fabs(h->change[1]) > fabs(report_headline(&rj->res[best], o->metric)->change[1])))
+		if (h && (best < 0 ||
+			  fabs(h->decision.change) > fabs(report_headline(&rj->res[best], o->metric)->decision.change)))
 			best = (ssize_t)rj->nres;
 		rj->nres++;
 	}
@@ -140,6 +142,34 @@ static int compare_all(struct reportjob *rj, const struct reportjob_opts *o, con
 	}
 	*lead = (size_t)best;
 	return 0;
+}
+
+/* The highest 1-minute load average a group's runs recorded (each run's job.yaml loadavg); 0: none. */
+static double group_load(const struct group *g)
+{
+	const struct node *src = node_get(g->matrix, "stats_source");
+	double most = 0;
+
+	for (size_t i = 0; src && src->type == NODE_SEQ && i < src->n; i++) {
+		/* a run's stats.json, or its directory (the store's) */
+		const char *st = node_str(src->vals[i]);
+		size_t len = st ? strlen(st) : 0, tail = strlen("/stats.json");
+		if (len > tail && !strcmp(st + len - tail, "/stats.json"))
+			len -= tail;
+		char *path = st ? xasprintf("%.*s/job.yaml", (int)len, st) : NULL, line[256];
+		FILE *f = path ? fopen(path, "r") : NULL;
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "loadavg:", 8)) {
+				const char *v = line + 8 + strspn(line + 8, " \t\"'");
+				double l = strtod(v, NULL);
+				most = l > most ? l : most;
+				break;
+			}
+		if (f)
+			fclose(f);
+		free(path);
+	}
+	return most;
 }
 
 /* The other jobs that changed ("In addition to that"). */
@@ -240,17 +270,55 @@ static void recorded_command(struct reportjob *rj, const struct group *g)
 	free(path);
 }
 
+/* Is line (of a job.yaml) a top-level key the run added (result_run_keys)? */
+static bool run_key_line(const char *line)
+{
+	for (const char *const *k = result_run_keys; *k; k++) {
+		size_t n = strlen(*k);
+		if (!strncmp(line, *k, n) && line[n] == ':')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The job to attach: the run's job.yaml without what the run added (its
+ * state, times, load, facts, interleave tag...), every other line as it
+ * is (comments too): the atomic job as it was split, which a reader runs
+ * again as it is (To reproduce).
+ */
+static char *atomic_text(const char *text)
+{
+	struct strbuf out = STRBUF_INIT;
+	bool skipping = false;
+
+	for (const char *l = text; *l;) {
+		size_t len = strcspn(l, "\n");
+		/* a run key's value goes on over its indented lines */
+		if (run_key_line(l))
+			skipping = true;
+		else if (*l != ' ' && *l != '\t' && *l != '-')
+			skipping = false;
+		if (!skipping)
+			strbuf_add(&out, l, len + (l[len] == '\n'));
+		l += len + (l[len] == '\n');
+	}
+	return strbuf_detach(&out);
+}
+
 /* The lead run's job (parsed, and the text to attach), reproduce.sh, command and kernel config. */
 static int lead_run(struct reportjob *rj, const struct reportjob_opts *o, const struct group *g, struct strbuf *err)
 {
 	char *jp = run_file(g, "job.yaml"), *text = read_text(jp);
 
-	rj->job_text = o->jobfile ? read_text(o->jobfile) : text ? xstrdup(text) : NULL;
+	rj->job_text = o->jobfile ? read_text(o->jobfile) : NULL;
 	if (text && !(rj->job = yml_load_one(text, jp, err))) {
 		free(text);
 		free(jp);
 		return -1;
 	}
+	if (!o->jobfile && text)
+		rj->job_text = atomic_text(text);
 	free(text);
 	free(jp);
 	if (rj->job && rj->job->type != NODE_MAP) {
@@ -354,6 +422,13 @@ static int commit_info(struct reportjob *rj, const struct reportjob_opts *o, str
 		return -1;
 	}
 	rj->full = xstrdup(gc.id);
+	struct gitrepo_commit bc;
+	struct strbuf e2 = STRBUF_INIT;
+	if (!gitrepo_commit_info(repo, rj->sides[0].label, &bc, &e2)) {
+		rj->base_full = xstrdup(bc.id);
+		gitrepo_commit_release(&bc);
+	}
+	strbuf_release(&e2);
 	rj->subject = xstrdup(gc.subject);
 	rj->reply_to = report_link_message_id(gc.message);
 	char *raw = xasprintf("%s <%s>", gc.author_name, gc.author_email);
@@ -396,6 +471,8 @@ int reportjob_assemble(struct reportjob *rj, const struct reportjob_opts *o, str
 	rj->in.job = rj->job;
 	rj->in.test_desc = bgs[lead]->desc;
 	rj->in.commit = rj->full ? rj->full : rj->sides[1].label;
+	rj->in.base_commit = rj->base_full ? rj->base_full : rj->sides[0].label;
+	rj->in.load_max = fmax(group_load(bgs[lead]), group_load(ngs[lead]));
 	rj->in.commit_subject = rj->subject;
 	rj->in.in_reply_to = rj->reply_to;
 	rj->in.references = rj->references;
@@ -441,6 +518,7 @@ void reportjob_release(struct reportjob *rj)
 	free(rj->config);
 	free(rj->config_name);
 	free(rj->full);
+	free(rj->base_full);
 	free(rj->subject);
 	free(rj->author);
 	free(rj->reply_to);

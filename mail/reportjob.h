@@ -52,7 +52,7 @@ struct reportjob {
 	char **machines;
 	struct node *job, *command_json;
 	const char **command, **to;
-	char *job_text, *repro, *config, *config_name, *full, *subject, *author, *reply_to, *references;
+	char *job_text, *repro, *config, *config_name, *full, *base_full, *subject, *author, *reply_to, *references;
 };
 
 /*

@@ -8,6 +8,7 @@
 #include "opt.h"
 #include "../lib/store/store.h"
 #include "../lib/results/compare.h"
+#include "../lib/results/result.h"
 #include "../lib/util/json.h"
 #include "../lib/results/sides.h"
 #include "../lib/stats/lkpetc.h"
@@ -49,7 +50,7 @@ static int take_threshold(const struct opt *o, const char *value, struct strbuf 
 
 /* What compare prints, from its options: one layout, and what it adds. */
 struct compare_out {
-	bool classic, json, stats, noise;
+	bool classic, json, stats, noise, headline;
 	const char *field;	/* --field METRIC */
 };
 
@@ -106,11 +107,22 @@ static int compare_group(const struct matched *m, size_t nsides, const struct gr
 			 const struct compare_out *how, struct compare_opts *co, struct strbuf *out, struct strbuf *err)
 {
 	struct compare_result res;
+	struct compare_floors *floors = (struct compare_floors *)co->floors;
+	size_t ours = floors->n;
+	struct strbuf e = STRBUF_INIT;
+	/* the job's floors and directions (metric_direction:), after the command line's */
+	struct node *job = result_load_job(m->grs[nsides - 1]->run_dir, &e);
 
+	if (job && compare_floors_add_job(floors, job, &e))
+		say_warn("%s/job.yaml: %s; its floors and directions are ignored", m->grs[nsides - 1]->run_dir, e.buf);
+	node_free(job);
+	strbuf_release(&e);
 	sides_rounds(m->grs, nsides, m->rounds, m->nrounds);
 	co->rounds = m->rounds;
 	co->nrounds = m->nrounds;
-	if (compare_matrices(m->mats, m->labels, nsides, co, &res, err))
+	int rc = compare_matrices(m->mats, m->labels, nsides, co, &res, err);
+	compare_floors_truncate(floors, ours);
+	if (rc)
 		return -1;
 	if (how->json) {
 		if (ngroups > 1)
@@ -123,6 +135,8 @@ static int compare_group(const struct matched *m, size_t nsides, const struct gr
 		compare_render_ncompare(out, &res, *bg->key ? "testcase/path_params/tbox_group/rootfs/kconfig/compiler" : NULL,
 					bg->key, how->stats);
 	}
+	if (how->headline && !how->json)
+		compare_render_headline(out, &res);
 	compare_result_release(&res);
 	return 0;
 }
@@ -185,7 +199,7 @@ out:
 
 int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	bool classic = false, json = false, stats = false, noise = false;
+	bool classic = false, json = false, stats = false, noise = false, headline = false;
 	const char *field = NULL, *db = NULL, *result_dir = STORE_RESULT_ROOT;
 	struct compare_opts co = { 0 };
 	struct compare_floors floors = { 0 };
@@ -195,6 +209,10 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 			   &field),
 		OPT_BOOL(0, "json", "every metric, changed or not (with why not), as JSON", &json),
 		OPT_BOOL(0, "stats", "also the p-values (Mann-Whitney U, Welch t) and Hedges' g", &stats),
+		OPT_BOOL(0, "headline",
+			 "also the headline: the metric a report and a bisection\n"
+			 "follow, with lkprobot's decision (change, interval)",
+			 &headline),
 		OPT_BOOL(0, "all", "every metric of the base, changed or not", &co.all),
 		OPT_BOOL(0, "more",
 			 "also the stats lkp-tests' stat-denylist leaves out\n"
@@ -236,7 +254,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 	if (sides_load(argv + optind, nsides, db, result_dir, &sides, &err))
 		goto bad;
 
-	struct compare_out how = { classic, json, stats, noise, field };
+	struct compare_out how = { classic, json, stats, noise, headline, field };
 	if (compare_sides(sides, nsides, &how, &co, &out, &err))
 		goto bad;
 	fwrite(out.buf, 1, out.len, stdout);

@@ -69,8 +69,16 @@ static void print_run(const struct node *job, const struct provider_run *r)
 		strbuf_release(&why);
 	}
 	print_key_metrics(job, stats);
+	/* the machine in one line, as the reports name it; then the other facts */
+	const char *nt = node_str(node_get(facts, "nr_threads")), *cpu = node_str(node_get(facts, "cpu"));
+	const char *mem = node_str(node_get(facts, "memory"));
+	if (nt || cpu || mem)
+		printf("  machine: %s%s%s%s%s%s\n", nt ? nt : "", nt ? " threads " : "", cpu ? cpu : "",
+		       mem ? " with " : "", mem ? mem : "", mem ? " memory" : "");
 	for (size_t u = 0; facts && facts->type == NODE_MAP && u < facts->n; u++)
-		printf("  %s: %s\n", facts->keys[u], node_str(facts->vals[u]) ? node_str(facts->vals[u]) : "");
+		if (strcmp(facts->keys[u], "nr_threads") && strcmp(facts->keys[u], "cpu") &&
+		    strcmp(facts->keys[u], "memory"))
+			printf("  %s: %s\n", facts->keys[u], node_str(facts->vals[u]) ? node_str(facts->vals[u]) : "");
 	if (unavailable && unavailable->n)
 		printf("  %zu thing(s) not measured here (see 'unavailable' in job.yaml)\n", unavailable->n);
 	node_free(stats);

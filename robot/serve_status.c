@@ -84,6 +84,12 @@ static void job_words(const struct job_outcome *j, const struct node *outbox, st
 
 	strbuf_addf(out, "%s: ", base ? base : "?");
 	verdict_words(j, out);
+	/* the change with its interval, every verdict: the mail's figure when one was made */
+	struct strbuf c = STRBUF_INIT;
+	job_outcome_change_text(j, &c);
+	if (c.len)
+		strbuf_addf(out, ": %s", c.buf);
+	strbuf_release(&c);
 	if (j->why && *j->why && (!j->bisect || strcmp(j->bisect, "found")))
 		strbuf_addf(out, " (%s)", j->why);
 	if (j->report == JOB_REPORT_NONE) {

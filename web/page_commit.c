@@ -8,6 +8,7 @@
 #include "html.h"
 #include "../lib/results/compare.h"
 #include "../lib/results/plot.h"
+#include "../lib/results/result.h"
 #include "../lib/results/sides.h"
 #include "../lib/store/store.h"
 #include "../lib/util/json.h"
@@ -78,6 +79,24 @@ static struct node *side_json(const struct compare_side *sd)
 	return m;
 }
 
+/* The headline as every place says it: the metric, the decision's change and interval, what it is. */
+static struct node *headline_json(const struct compare_row *h)
+{
+	struct node *m = node_new(NODE_MAP);
+	struct strbuf c = STRBUF_INIT;
+
+	compare_format_decision(&c, &h->decision);
+	node_append(m, "metric", page_str(h->metric));
+	node_append(m, "change", page_num(h->decision.change));
+	node_append(m, "low", page_num(h->decision.lo));
+	node_append(m, "high", page_num(h->decision.hi));
+	node_append(m, "kind", page_str(compare_kind_word(h)));
+	node_append(m, "text", page_str(c.buf));
+	node_append(m, "why", page_str(h->decision.summary));
+	strbuf_release(&c);
+	return m;
+}
+
 /*
  * base against commit, both from the store: each job they share, its rows
  * (changed only, unless all) and, when text, the ncompare table and plots.
@@ -105,18 +124,35 @@ static int compare_pair(struct store *s, const char *base, const char *commit, b
 		const uint64_t *rounds[2];
 		size_t nrounds[2];
 		struct compare_result res;
+		struct compare_floors floors = { 0 };
+		struct strbuf e = STRBUF_INIT;
+		struct node *job = result_load_job(ng->run_dir, &e);
+		/* the job's floors and directions (metric_direction:), as bisect and report take them */
+		if (job && compare_floors_add_job(&floors, job, &e))
+			compare_floors_release(&floors);
+		node_free(job);
+		strbuf_release(&e);
+		co.floors = &floors;
 		sides_rounds(grs, 2, rounds, nrounds);	/* runs of one round are compared as pairs */
 		co.rounds = rounds;
 		co.nrounds = nrounds;
-		if (compare_matrices(mats, labels, 2, &co, &res, err)) {
+		int rc = compare_matrices(mats, labels, 2, &co, &res, err);
+		compare_floors_release(&floors);
+		if (rc) {
 			code = 500;
 			break;
 		}
 		struct node *g = node_new(NODE_MAP), *rows = node_new(NODE_SEQ);
 		node_append(g, "job", page_str(bg->desc));
-		for (size_t r = 0; r < res.nrows; r++) {
-			const struct compare_row *row = &res.rows[r];
-			if (!row->changed && !all && !compare_is_test_metric(row->metric))
+		const struct compare_row *h = compare_headline(&res, true);
+		if (h)
+			node_append(g, "headline", headline_json(h));
+		/* the headline's row first, as the report's table has it */
+		for (size_t k = 0; k <= res.nrows; k++) {
+			const struct compare_row *row = k ? &res.rows[k - 1] : h;
+			if (!row || (k && row == h))
+				continue;
+			if (!row->changed && !all && !compare_is_test_metric(row->metric) && row != h)
 				continue;
 			struct node *x = node_new(NODE_MAP);
 			node_append(x, "metric", page_str(row->metric));
@@ -125,6 +161,9 @@ static int compare_pair(struct store *s, const char *base, const char *commit, b
 			/* a metric one side lacks has no change */
 			bool both = row->side[0].present && row->side[1].present;
 			node_append(x, "change", page_num(both ? row->change[1] : NAN));
+			/* the decision's estimate: the headline's change as the mail gives it */
+			node_append(x, "decision_change", page_num(both ? row->decision.change : NAN));
+			node_append(x, "headline", node_new_scalar(row == h ? "true" : "false"));
 			node_append(x, "absolute", node_new_scalar(row->absolute ? "true" : "false"));
 			node_append(x, "changed", node_new_scalar(row->changed ? "true" : "false"));
 			node_append(x, "verdict", page_str(row->verdict > 0 ? "improvement"
@@ -214,7 +253,15 @@ static void rows_html(struct strbuf *b, const struct node *rows, bool plots, con
 		td_side(b, node_get(r, "commit"), false);
 		td_side(b, node_get(r, "commit"), true);
 		strbuf_addstr(b, "<td class=\"num\">");
-		if (isfinite(page_getnum(r, "change")))
+		if (!strcmp(page_get(r, "headline"), "true") && isfinite(page_getnum(r, "decision_change"))) {
+			/* the headline: the decision's figure, the one the mail and status give; the means' beside it */
+			struct decision d = { .change = page_getnum(r, "decision_change") };
+			strbuf_addstr(b, "<span title=\"lkprobot's decision\">");
+			compare_format_decision(b, &d);
+			strbuf_addstr(b, "</span> <span class=\"muted\">(means ");
+			compare_format_change(b, page_getnum(r, "change"), !strcmp(page_get(r, "absolute"), "true"));
+			strbuf_addstr(b, ")</span>");
+		} else if (isfinite(page_getnum(r, "change")))
 			compare_format_change(b, page_getnum(r, "change"), !strcmp(page_get(r, "absolute"), "true"));
 		strbuf_addstr(b, "</td><td class=\"num\">");
 		if (isfinite(page_getnum(r, "change")))
@@ -274,6 +321,19 @@ static void compare_html(const struct page_env *env, const struct node *d, struc
 		strbuf_addstr(b, "<h2>");
 		html_escape(b, page_get(g, "job"));
 		strbuf_addstr(b, "</h2>\n");
+		const struct node *h = node_get(g, "headline");
+		if (h) {
+			/* the figure the report mail, bisect and `lkprobot status` give */
+			strbuf_addstr(b, "<p class=\"headline\">headline: ");
+			html_escape(b, page_get(h, "metric"));
+			strbuf_addch(b, ' ');
+			html_escape(b, page_get(h, "text"));
+			strbuf_addch(b, ' ');
+			page_badge(b, page_get(h, "kind"), NULL);
+			strbuf_addstr(b, " <span class=\"reason\">");
+			html_escape(b, page_get(h, "why"));
+			strbuf_addstr(b, "</span></p>\n");
+		}
 		rows_html(b, node_get(g, "rows"), true, page_get(g, "job"));
 		strbuf_addstr(b, "<details><summary>the compare table</summary><pre>");
 		html_escape(b, page_get(g, "table"));

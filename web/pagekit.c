@@ -5,6 +5,7 @@
 #include "pagekit.h"
 #include "html.h"
 #include "../lib/kernel/git.h"
+#include "../lib/results/compare.h"
 #include "../lib/util/json.h"
 #include "../lib/store/store.h"
 #include "../mail/mailread.h"
@@ -305,6 +306,28 @@ static const char *reason_of(const struct node *m)
 	return "";
 }
 
+/*
+ * A job's change with its interval, as `lkprobot status` and the mail give
+ * it: "command.throughput -21.9% (99.8% interval -33.7% to -7.9%)"; "" none.
+ */
+static char *job_change(const struct node *j)
+{
+	struct decision d = { .change = page_getnum(j, "change") };
+	double lo = page_getnum(j, "low"), hi = page_getnum(j, "high");
+	struct strbuf t = STRBUF_INIT;
+	char l[32], u[32];
+
+	if (*page_get(j, "metric") && isfinite(d.change)) {
+		strbuf_addf(&t, "%s ", page_get(j, "metric"));
+		compare_format_decision(&t, &d);
+		decide_format_percent(l, sizeof(l), lo);
+		decide_format_percent(u, sizeof(u), hi);
+		if (isfinite(lo) && isfinite(hi))
+			strbuf_addf(&t, " (%s interval %s to %s)", DECIDE_LEVEL, l, u);
+	}
+	return strbuf_detach(&t);
+}
+
 struct node *page_head_state(struct page_ctx *c, const struct node *h)
 {
 	struct node *st = node_new(NODE_MAP);
@@ -313,6 +336,7 @@ struct node *page_head_state(struct page_ctx *c, const struct node *h)
 	struct node *r = *res ? json_parse(res, strlen(res), "result", &e) : NULL;
 	char *state = state_word(status);
 	const char *kind = "", *culprit = "", *reason = reason_of(h);
+	char *change = NULL;
 	const struct node *bis = bisection_of(c, page_get(h, "base"), page_get(h, "head"));
 
 	if (!strcmp(status, "testing")) {
@@ -333,6 +357,8 @@ struct node *page_head_state(struct page_ctx *c, const struct node *h)
 				state = w;
 				kind = page_get(j, "kind");
 				culprit = page_get(j, "culprit");
+				free(change);
+				change = job_change(j);
 				if (*reason_of(j))
 					reason = reason_of(j);
 			} else {
@@ -345,6 +371,9 @@ struct node *page_head_state(struct page_ctx *c, const struct node *h)
 	node_append(st, "state", page_str(state));
 	if (*kind)
 		node_append(st, "kind", page_str(kind));
+	if (change && *change)
+		node_append(st, "change", page_str(change));
+	free(change);
 	if (*reason)
 		node_append(st, "reason", page_str(reason));
 	if (*culprit) {
@@ -421,6 +450,11 @@ void page_state_html(struct strbuf *b, const struct node *st)
 	if (*page_get(st, "kind")) {
 		strbuf_addch(b, ' ');
 		page_badge(b, page_get(st, "kind"), NULL);
+	}
+	if (*page_get(st, "change")) {
+		strbuf_addstr(b, " <span class=\"change\">");
+		html_escape(b, page_get(st, "change"));
+		strbuf_addstr(b, "</span>");
 	}
 	if (*reason) {
 		strbuf_addstr(b, " <span class=\"reason\">");

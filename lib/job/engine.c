@@ -11,6 +11,7 @@
 #include "../stats/stats.h"
 #include "../run/run.h"
 #include "../sys/fsutil.h"
+#include "../sys/machine.h"
 #include "../sys/proc.h"
 #include "../util/units.h"
 #include "../util/yml.h"
@@ -501,6 +502,35 @@ void engine_result_release(struct engine_result *res)
 }
 
 /*
+ * What the run sees of the machine it runs on (a guest's, a box's, this
+ * one's), as the reports name a test machine: its threads and CPU model
+ * (/proc/cpuinfo) and its memory (/proc/meminfo, in whole G as lkp-tests'
+ * host files write it). A fact the run was given stays.
+ */
+static void machine_facts(struct run *r, const struct engine_opts *o)
+{
+	struct machine m;
+	char buf[64];
+
+	machine_detect(&m);
+	if (!(o->facts && node_get(o->facts, "nr_threads"))) {
+		snprintf(buf, sizeof(buf), "%d", m.nr_cpu);
+		run_fact(r, "nr_threads", buf);
+	}
+	if (m.brand && *m.brand && !(o->facts && node_get(o->facts, "cpu")))
+		run_fact(r, "cpu", m.brand);
+	if (m.memory && !(o->facts && node_get(o->facts, "memory"))) {
+		unsigned long long g = m.memory >> 30;
+		if (g)
+			snprintf(buf, sizeof(buf), "%lluG", g);
+		else
+			snprintf(buf, sizeof(buf), "%lluM", (unsigned long long)(m.memory >> 20));
+		run_fact(r, "memory", buf);
+	}
+	machine_release(&m);
+}
+
+/*
  * The run's result directory claimed, its scratch directory made, and r
  * set up for it with the facts it starts with and reproduce.sh's header.
  */
@@ -539,6 +569,7 @@ static int begin_run(struct run *r, const struct node *job, const struct machine
 	for (size_t i = 0; o->facts && i < o->facts->n; i++)
 		if (node_str(o->facts->vals[i]))
 			run_fact(r, o->facts->keys[i], o->facts->vals[i]->str);
+	machine_facts(r, o);
 	/* a test box that is itself an emulated machine (`lkprobot qemu-box`) says so too */
 	struct strbuf cpu = STRBUF_INIT;
 	if (!(o->facts && node_get(o->facts, "accel")) && !strbuf_read_file(&cpu, "/proc/cpuinfo") &&

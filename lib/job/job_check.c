@@ -207,7 +207,8 @@ int job_check(const struct node *job, struct lkpsrc *lk, struct strbuf *err)
 /* A top-level mapping under a name no data knows: options nobody reads. */
 void job_warn_unknown(struct expander *ex, const struct node *job)
 {
-	static const char *const known_maps[] = { "boot_params", "need_kconfig", "hw", "change_floor", NULL };
+	static const char *const known_maps[] = { "boot_params",  "need_kconfig",     "hw",
+						  "change_floor", "metric_direction", NULL };
 
 	if (!ex->env->warn || ex->env->lkp)
 		return;	/* with lkp-tests' data, unknown keys are what lkp-tests ignores too */

@@ -237,13 +237,22 @@ void kbuild_first_error(const char *log, size_t len, struct strbuf *out)
 		best++;
 		best_n--;
 	}
-	if (best_n > 300)
+	if (best_n > 300) {
 		best_n = 300;
-	for (size_t i = 0; i < best_n; i++) {
-		unsigned char c = (unsigned char)best[i];
-		/* one printable ASCII line: it goes into YAML and onto a terminal */
-		strbuf_addch(out, c == '\t' ? ' ' : (c < 0x20 || c >= 0x7f) ? '?' : c);
+		/* cut before a character, not inside one: a compiler's UTF-8 quotes stay whole */
+		while (best_n && ((unsigned char)best[best_n] & 0xc0) == 0x80)
+			best_n--;
 	}
+	/*
+	 * One line that goes into YAML, the store, mails and onto a terminal:
+	 * its UTF-8 kept (gcc's ‘quotes’), a tab a space, other control
+	 * characters and bytes that are no UTF-8 as \xNN — never a '?'.
+	 */
+	struct strbuf line = STRBUF_INIT;
+	for (size_t i = 0; i < best_n; i++)
+		strbuf_addch(&line, best[i] == '\t' ? ' ' : best[i]);
+	strbuf_add_oneline(out, line.buf, line.len);
+	strbuf_release(&line);
 	strbuf_rtrim(out);
 }
 

@@ -108,7 +108,10 @@ int kbuild_read_result(const char *dir, struct kbuild_result *res, struct strbuf
 /*
  * The first error line of a build log: a compiler, assembler or Kconfig
  * "error:", else a linker "undefined reference", else make's "*** ... Error
- * N" line, else the last line. Empty if the log is empty. At most 300 bytes.
+ * N" line, else the last line. Empty if the log is empty. At most 300 bytes
+ * of it, cut before a character; its UTF-8 kept (a compiler's quotes), a
+ * tab a space, other control characters and bytes that are no UTF-8 as
+ * \xNN (strbuf_add_oneline): one line, never a '?' for what it said.
  */
 void kbuild_first_error(const char *log, size_t len, struct strbuf *out);
 

@@ -203,7 +203,6 @@ struct bctx {
 	size_t start, cap, limit, step_rounds, end_runs, confirm;
 	double threshold;
 	struct decision ends;
-	bool futile;
 	uint64_t *ends_rounds;	/* the rounds the ends were decided on */
 	size_t nends_rounds;
 };
@@ -235,7 +234,7 @@ static int measure_ends(struct bctx *c, struct strbuf *err)
 			return -1;
 		size_t have;
 		bisect_decide_between(b, n, n - 1, &c->metric, NULL, 0, &c->ends, &have);
-		size_t next = decide_rounds(&c->ends, have, c->limit, &c->futile);
+		size_t next = decide_rounds(&c->ends, have, c->limit, NULL);
 		if (next <= have || have < want)	/* decided, or the runs asked for did not come */
 			break;
 		want = next;
@@ -252,18 +251,16 @@ static int measure_ends(struct bctx *c, struct strbuf *err)
 	out->p = decide_p(&c->ends);
 	if (c->ends.verdict == DECIDE_CHANGED)
 		return 0;
+	/* "no change" only when the interval lies within the floor: a wide one rules nothing out */
 	const struct decision *e = &c->ends;
-	bool unsure = e->verdict == DECIDE_UNSURE && !c->futile && !e->settled;
-	out->status = unsure ? BISECT_NOT_SURE : BISECT_NOT_REPRODUCED;
-	if (unsure)
-		snprintf(out->why, sizeof(out->why), "not sure the good and the bad end differ: %s", e->why);
-	else if (c->futile)
-		snprintf(out->why, sizeof(out->why),
-			 "the good and the bad end do not differ: no change beyond the %g%% floor in reach of more "
-			 "runs: %s", e->floor, e->summary);
-	else
+	bool same = e->verdict == DECIDE_SAME;
+	out->status = same ? BISECT_NOT_REPRODUCED : BISECT_NOT_SURE;
+	if (same)
 		snprintf(out->why, sizeof(out->why), "the good and the bad end do not differ: no change to bisect: %s",
 			 e->why);
+	else
+		snprintf(out->why, sizeof(out->why), "not sure the good and the bad end differ%s: %s",
+			 e->settled ? " (more runs cannot tell)" : "", e->why);
 	return 1;
 }
 
@@ -568,6 +565,19 @@ static int confirm_culprit(struct bctx *c, size_t cc, size_t p, struct strbuf *e
 		/* the interval on the ends' side of 0 stops short of a quarter of their change */
 		bool small = ends->change < 0 ? conf.lo > -quarter : conf.hi < quarter;
 		if (conf.verdict == DECIDE_CHANGED && same_way && fabs(conf.change) >= quarter) {
+			/*
+			 * Confirmed on rounds of their own; what is said of it is the
+			 * decision on every round the two have (the ends' too, when they
+			 * are the ends), the comparison a report of it makes again.
+			 */
+			struct decision all;
+			bisect_decide_between(&c->b, p, cc, &c->metric, NULL, 0, &all, NULL);
+			if (all.verdict == DECIDE_CHANGED && all.change * conf.change > 0) {
+				conf = all;
+				out->confirm = conf;
+				out->p = decide_p(&conf);
+				out->change = conf.change;
+			}
 			out->status = found;
 			out->located = found == BISECT_AMBIGUOUS;
 			snprintf(out->why, sizeof(out->why), "%s: %s",
@@ -584,16 +594,11 @@ static int confirm_culprit(struct bctx *c, size_t cc, size_t p, struct strbuf *e
 				 "noise): %s", conf.why);
 			return 0;
 		}
-		size_t next = decide_rounds(&conf, have, c->limit, &c->futile);
+		size_t next = decide_rounds(&conf, have, c->limit, NULL);
 		if (next <= have || have < want) {
-			out->status = found == BISECT_AMBIGUOUS ? found : c->futile ? BISECT_NOT_REPRODUCED : BISECT_NOT_SURE;
-			if (c->futile)
-				snprintf(out->why, sizeof(out->why),
-					 "the change does not reproduce between the culprit and its parent: no change beyond "
-					 "the %g%% floor in reach of more runs: %s", conf.floor, conf.summary);
-			else
-				snprintf(out->why, sizeof(out->why),
-					 "not sure the culprit's change reproduces against its parent: %s", conf.why);
+			out->status = found == BISECT_AMBIGUOUS ? found : BISECT_NOT_SURE;
+			snprintf(out->why, sizeof(out->why),
+				 "not sure the culprit's change reproduces against its parent: %s", conf.why);
 			return 0;
 		}
 		want = next;

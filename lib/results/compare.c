@@ -412,7 +412,7 @@ static void row_decide(struct compare_row *r, size_t nsides, const struct compar
 		rb = o->nrounds[nsides - 1] == a->n ? o->rounds[nsides - 1] : NULL;
 	}
 	struct decide_side db = { b->v, ra, b->n }, da = { a->v, rb, a->n };
-	struct decide_metric dm = { r->direction, compare_floor_of(o ? o->floors : NULL, r->metric) };
+	struct decide_metric dm = compare_metric_spec(o ? o->floors : NULL, r->metric);
 	decide(&db, &da, &dm, &r->decision);
 	r->verdict = r->decision.verdict == DECIDE_CHANGED ? r->decision.kind : 0;
 }
@@ -472,6 +472,8 @@ int compare_matrices(const struct node *const *matrices, const char *const *labe
 			continue;
 		struct compare_row *r = &res->rows[res->nrows];
 		row_init(r, keys[k], nsides);
+		if (o && o->floors) /* the job's word on which way is better comes first */
+			r->direction = compare_direction_of(o->floors, r->metric);
 		compare_row(res, r, &sd, lkp_changes + res->nrows * (nsides - 1), o);
 		res->nrows++;
 	}

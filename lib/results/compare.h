@@ -64,10 +64,13 @@ struct compare_result {
  * reporting, by metric glob (fnmatch), the first match winning; a metric
  * no glob matches gets lkp-tests' thresholds: 1 % for a perf metric
  * (compare_is_perf_metric: the test's own KPIs among them), else 5 %.
+ * The same list carries the job's word on which way is better
+ * (metric_direction:), entries with a direction and no floor.
  */
 struct compare_floor {
 	char *glob;
-	double floor;			/* 0.02 is 2 % */
+	double floor;  /* 0.02 is 2 %; 0: the entry gives a direction only */
+	int direction; /* +1 higher is better, -1 lower (the job's); 0: a floor only */
 };
 struct compare_floors {
 	struct compare_floor *v;
@@ -81,10 +84,21 @@ int compare_floors_add(struct compare_floors *f, const char *spec, struct strbuf
  * with err set naming the key ("where.GLOB: ...").
  */
 int compare_floors_add_map(struct compare_floors *f, const struct node *map, const char *where, struct strbuf *err);
+/*
+ * Add what a job (its job.yaml) says of its metrics: change_floor: (GLOB
+ * -> PCT) and metric_direction: (GLOB -> higher | lower: which way is
+ * better, e.g. a `command` job's command.latency_ns: lower). 0, or -1 with
+ * err naming the key.
+ */
+int compare_floors_add_job(struct compare_floors *f, const struct node *job, struct strbuf *err);
 void compare_floors_release(struct compare_floors *f);
+/* Drop the entries after the first n (what a job added, once its group is compared). */
+void compare_floors_truncate(struct compare_floors *f, size_t n);
 /* The floor of a metric: the first matching glob's, else the default above. */
 double compare_floor_of(const struct compare_floors *f, const char *metric);
-/* What the decision needs of a metric: its direction (compare_direction) and floor. */
+/* Which way is better: the first matching direction entry of f (the job's), else compare_direction(). */
+int compare_direction_of(const struct compare_floors *f, const char *metric);
+/* What the decision needs of a metric: its direction (compare_direction_of) and floor. */
 struct decide_metric compare_metric_spec(const struct compare_floors *f, const char *metric);
 
 struct compare_opts {
@@ -122,7 +136,27 @@ void compare_result_release(struct compare_result *res);
  */
 const struct compare_row *compare_headline(const struct compare_result *cmp, bool need_direction);
 
-/* +1 higher is better, -1 lower is better, 0 unknown: what the metric's program says (program_metric_direction). */
+/*
+ * The headline's change as every place that shows it writes it (the
+ * mail's subject, greeting, table and "how sure" lines, compare
+ * --headline, the dashboard, status): the decision's estimate, "-20.5%",
+ * "57.1%" (no "+"; whole percent from 1000 %; "n/a" when there is none).
+ */
+void compare_format_decision(struct strbuf *out, const struct decision *d);
+/* "regression", "improvement", or "change" (a metric with no direction: never mailed). */
+const char *compare_kind_word(const struct compare_row *r);
+/*
+ * compare --headline: "headline: <metric> <change> <kind> (<the decision's
+ * summary>)", or why there is none; a newline after it.
+ */
+void compare_render_headline(struct strbuf *out, const struct compare_result *res);
+
+/*
+ * +1 higher is better, -1 lower is better, 0 unknown: what lkp-tests'
+ * index files say (lkpetc_direction), else the metric's program
+ * (program_metric_direction). A job's metric_direction: comes first
+ * (compare_direction_of).
+ */
 int compare_direction(const char *metric);
 /* A failure stat (dmesg.*, kmsg.*, last_state.*, stderr.*, *.fail/.error/.warn)? */
 bool compare_is_failure(const char *metric);
@@ -148,6 +182,15 @@ void compare_render_ncompare(struct strbuf *out, const struct compare_result *re
  * it ("testcase/path_params/tbox_group/run: <test_desc>"); NULL: no head.
  */
 void compare_render_classic(struct strbuf *out, const struct compare_result *res, const char *test_desc);
+/*
+ * The classic layout led by a report's headline: lead (a perf row of res,
+ * which the caller puts first among them) is printed whether lkp-tests'
+ * rule selects it or not, with the decision's change in its change column
+ * (compare_format_decision: the mail's one figure for it) and mark, when
+ * given, after its metric. lead NULL: compare_render_classic.
+ */
+void compare_render_classic_lead(struct strbuf *out, const struct compare_result *res, const char *test_desc,
+				 const struct compare_row *lead, const char *mark);
 
 /*
  * The classic layout for one metric across several tests (`lkp compare

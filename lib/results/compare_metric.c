@@ -44,10 +44,20 @@ bool compare_is_perf_metric(const char *m)
 	return lkpetc_perf_metric(m) || compare_is_test_metric(m);
 }
 
-/* Each program's table says it (program.h): its own rows, then those every program shares. */
+/* lkp-tests' index files first, then each program's table (program.h): its own rows, then those all share. */
 int compare_direction(const char *metric)
 {
-	return program_metric_direction(metric);
+	int d = lkpetc_direction(metric);
+
+	return d ? d : program_metric_direction(metric);
+}
+
+int compare_direction_of(const struct compare_floors *f, const char *metric)
+{
+	for (size_t i = 0; f && i < f->n; i++)
+		if (f->v[i].direction && !fnmatch(f->v[i].glob, metric, 0))
+			return f->v[i].direction;
+	return compare_direction(metric);
 }
 
 int compare_floors_add(struct compare_floors *f, const char *spec, struct strbuf *err)
@@ -67,8 +77,7 @@ int compare_floors_add(struct compare_floors *f, const char *spec, struct strbuf
 		return -1;
 	}
 	f->v = xrealloc(f->v, (f->n + 1) * sizeof(*f->v));
-	f->v[f->n].glob = xstrndup(spec, (size_t)(eq - spec));
-	f->v[f->n++].floor = pct / 100;
+	f->v[f->n++] = (struct compare_floor){ xstrndup(spec, (size_t)(eq - spec)), pct / 100, 0 };
 	return 0;
 }
 
@@ -97,6 +106,45 @@ int compare_floors_add_map(struct compare_floors *f, const struct node *map, con
 	return 0;
 }
 
+/* metric_direction: GLOB -> higher | lower (or +1 | -1) */
+static int add_directions(struct compare_floors *f, const struct node *map, struct strbuf *err)
+{
+	if (!map)
+		return 0;
+	if (map->type != NODE_MAP) {
+		strbuf_setf(err,
+			    "metric_direction: must be a map of metric (or glob) -> higher or lower, e.g. "
+			    "command.latency_ns: lower");
+		return -1;
+	}
+	for (size_t i = 0; i < map->n; i++) {
+		const char *v = node_str(map->vals[i]);
+		if (map->vals[i]->comment)
+			continue;
+		int d = !v							      ? 0
+			: !strcmp(v, "higher") || !strcmp(v, "+1") || !strcmp(v, "1") ? +1
+			: !strcmp(v, "lower") || !strcmp(v, "-1")		      ? -1
+										      : 0;
+		if (!d) {
+			strbuf_setf(err, "metric_direction.%s: '%s' is not higher or lower (which way is better)",
+				    map->keys[i], v ? v : "");
+			return -1;
+		}
+		f->v = xrealloc(f->v, (f->n + 1) * sizeof(*f->v));
+		f->v[f->n++] = (struct compare_floor){ xstrdup(map->keys[i]), 0, d };
+	}
+	return 0;
+}
+
+int compare_floors_add_job(struct compare_floors *f, const struct node *job, struct strbuf *err)
+{
+	if (!job || job->type != NODE_MAP)
+		return 0;
+	if (compare_floors_add_map(f, node_get(job, "change_floor"), "change_floor", err))
+		return -1;
+	return add_directions(f, node_get(job, "metric_direction"), err);
+}
+
 void compare_floors_release(struct compare_floors *f)
 {
 	for (size_t i = 0; i < f->n; i++)
@@ -105,10 +153,16 @@ void compare_floors_release(struct compare_floors *f)
 	memset(f, 0, sizeof(*f));
 }
 
+void compare_floors_truncate(struct compare_floors *f, size_t n)
+{
+	while (f->n > n)
+		free(f->v[--f->n].glob);
+}
+
 double compare_floor_of(const struct compare_floors *f, const char *metric)
 {
 	for (size_t i = 0; f && i < f->n; i++)
-		if (!fnmatch(f->v[i].glob, metric, 0))
+		if (f->v[i].floor > 0 && !fnmatch(f->v[i].glob, metric, 0))
 			return f->v[i].floor;
 	/* lkp-tests' thresholds: 1 % for perf metrics (the test's own KPIs among them), 5 % for the rest */
 	return compare_is_perf_metric(metric) ? 0.01 : 0.05;
@@ -116,7 +170,7 @@ double compare_floor_of(const struct compare_floors *f, const char *metric)
 
 struct decide_metric compare_metric_spec(const struct compare_floors *f, const char *metric)
 {
-	return (struct decide_metric){ compare_direction(metric), compare_floor_of(f, metric) };
+	return (struct decide_metric){ compare_direction_of(f, metric), compare_floor_of(f, metric) };
 }
 
 /* ---- a matrix's columns by metric ---- */

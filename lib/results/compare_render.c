@@ -303,6 +303,22 @@ static bool noisy(const struct compare_side *s)
 
 void compare_render_classic(struct strbuf *out, const struct compare_result *res, const char *test_desc)
 {
+	compare_render_classic_lead(out, res, test_desc, NULL, NULL);
+}
+
+/* The lead row's change column: the decision's estimate, as every other place writes it. */
+static void lead_change(struct strbuf *out, const struct decision *d)
+{
+	struct strbuf c = STRBUF_INIT;
+
+	compare_format_decision(&c, d);
+	strbuf_addf(out, "%*s ", REL_WIDTH - 1, c.buf);
+	strbuf_release(&c);
+}
+
+void compare_render_classic_lead(struct strbuf *out, const struct compare_result *res, const char *test_desc,
+				 const struct compare_row *lead, const char *mark)
+{
 	if (test_desc)
 		strbuf_addf(out, "testcase/path_params/tbox_group/run: %s\n\n", test_desc);
 	classic_head(out, res->labels[0], res->labels[res->nsides - 1], "");
@@ -310,9 +326,9 @@ void compare_render_classic(struct strbuf *out, const struct compare_result *res
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct compare_row *r = &res->rows[i];
 		const struct compare_side *b = &r->side[0], *a = &r->side[res->nsides - 1];
-		bool fail = r->kind == COMPARE_FAILURE;
+		bool fail = r->kind == COMPARE_FAILURE, led = r == lead;
 		struct classic_fmt f = { 0 };
-		if (!r->changed)
+		if (!r->changed && !led)
 			continue;
 		if (block != (int)fail)
 			classic_block_head(out, fail);
@@ -321,9 +337,12 @@ void compare_render_classic(struct strbuf *out, const struct compare_result *res
 		classic_scan(&f, a->v, a->n);
 		classic_cell(out, r->metric, true, 0, fail ? (double)b->fails : b->mean, b->n > 1 ? b->stddev : -1, &f,
 			     fail, b->n, 0);
-		classic_cell(out, r->metric, false, b->mean, fail ? (double)a->fails : a->mean, a->n > 1 ? a->stddev : -1,
+		if (led)
+			lead_change(out, &r->decision);
+		classic_cell(out, r->metric, led, b->mean, fail ? (double)a->fails : a->mean, a->n > 1 ? a->stddev : -1,
 			     &f, fail, a->n, r->change[res->nsides - 1]);
-		strbuf_add_name(out, r->metric), strbuf_addch(out, '\n');
+		strbuf_add_name(out, r->metric);
+		strbuf_addf(out, "%s%s\n", led && mark ? "  " : "", led && mark ? mark : "");
 	}
 	if (block < 0)
 		classic_block_head(out, false);
@@ -387,6 +406,38 @@ static void json_num(struct strbuf *out, double v)
 }
 
 /* A percentage of a decision: 6 digits say it (and %.17g of 2,000 rows is a tenth of a compare's time). */
+void compare_format_decision(struct strbuf *out, const struct decision *d)
+{
+	double c = d->change;
+
+	if (!isfinite(c))
+		strbuf_addstr(out, "n/a");
+	else if (fabs(c) < 1000)
+		strbuf_addf(out, "%.1f%%", c);
+	else if (fabs(c) < 1e9)
+		strbuf_addf(out, "%.0f%%", c);
+	else
+		strbuf_addf(out, "%.3g%%", c);
+}
+
+const char *compare_kind_word(const struct compare_row *r)
+{
+	return r->verdict > 0 ? "improvement" : r->verdict < 0 ? "regression" : "change";
+}
+
+void compare_render_headline(struct strbuf *out, const struct compare_result *res)
+{
+	const struct compare_row *h = compare_headline(res, true);
+
+	if (!h) {
+		strbuf_addstr(out, "headline: none (lkprobot's decision: no metric with a direction changed)\n");
+		return;
+	}
+	strbuf_addf(out, "headline: %s ", h->metric);
+	compare_format_decision(out, &h->decision);
+	strbuf_addf(out, " %s (%s)\n", compare_kind_word(h), h->decision.summary);
+}
+
 static void json_pct(struct strbuf *out, double v)
 {
 	if (isfinite(v))
@@ -406,7 +457,12 @@ void compare_decision_json(struct strbuf *out, const struct decision *d)
 	json_pct(out, d->hi);
 	strbuf_addstr(out, ", \"floor\": ");
 	json_pct(out, d->floor);
-	strbuf_addf(out, ", \"pairs\": %zu, \"why\": ", d->pairs);
+	strbuf_addf(out, ", \"pairs\": %zu, \"kind\": ", d->pairs);
+	if (d->kind)
+		strbuf_addstr(out, d->kind > 0 ? "\"improvement\"" : "\"regression\"");
+	else
+		strbuf_addstr(out, "null");
+	strbuf_addstr(out, ", \"why\": ");
 	json_emit_string(out, d->why);
 	strbuf_addstr(out, "}");
 }

@@ -2,6 +2,7 @@
  * result: result roots, extraction and matrices. See result.h.
  */
 #include "result.h"
+#include "sampling.h"
 #include "../sys/fsutil.h"
 #include "../util/json.h"
 #include "../run/program.h"
@@ -283,6 +284,30 @@ int result_extract(const char *run_dir, const struct node *job, struct node *pro
 		   struct strbuf *err)
 {
 	return extract(run_dir, job, problems, NULL, stats_out, err);
+}
+
+const char *const result_run_keys[] = {
+	"job_state", "job_state_reason", "start_time",	   "end_time",	 "loadavg", "lkprobot_version",
+	"facts",     "unavailable",	 "stats_problems", SAMPLING_KEY, NULL,
+};
+
+struct node *result_load_job(const char *run_dir, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	char *jp = run_dir ? xasprintf("%s/job.yaml", run_dir) : NULL;
+	struct node *job = NULL;
+
+	if (!jp)
+		strbuf_setf(err, "no run directory");
+	else if (!fsutil_read_regular(&text, jp, RESULT_FILE_MAX, err) && (job = yml_load_one(text.buf, jp, err)) &&
+		 job->type != NODE_MAP) {
+		strbuf_setf(err, "%s: not a job (a mapping of keys)", jp);
+		node_free(job);
+		job = NULL;
+	}
+	strbuf_release(&text);
+	free(jp);
+	return job;
 }
 
 int result_restat(const char *run_dir, bool older_names, struct node *problems, struct strbuf *err)

@@ -49,6 +49,16 @@ int result_add_older_names(const char *run_dir, struct strbuf *err);
 /* Rebuild <rt>/matrix.json, avg.json and stddev.json from its runs. */
 int result_update_matrix(const char *rt, struct strbuf *err);
 
+/*
+ * The keys a run adds to its job.yaml (its state, times, load, facts, what
+ * was unavailable, the parsers' complaints, its interleave tag): without
+ * them it is the atomic job as it was split. NULL-terminated.
+ */
+extern const char *const result_run_keys[];
+
+/* <run_dir>/job.yaml as a map; NULL with err set when it cannot be read or is no map (run_dir NULL: none). */
+struct node *result_load_job(const char *run_dir, struct strbuf *err);
+
 /* JSON files: read a whole file into a tree; write one atomically. */
 int result_load_json(const char *path, struct node **out, struct strbuf *err);
 int result_save_json(const char *path, const struct node *n, struct strbuf *err);

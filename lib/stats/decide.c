@@ -352,18 +352,15 @@ size_t decide_rounds(const struct decision *d, size_t have, size_t cap, bool *fu
 	 * Out of reach: at the cap the interval would still be about
 	 * t * se * sqrt(have / cap) wide on each side, so a change beyond the
 	 * floor could only show if the truth were that far past the floor —
-	 * and the estimate plus two standard errors does not get there. (At
-	 * the cap itself: the estimate is within the floor plus what is left
-	 * of that margin — it does not even lean to a change.)
+	 * and the estimate plus two standard errors does not get there. Said,
+	 * never a reason to stop: a wide interval rules nothing out (a head
+	 * is "no change" only when its interval lies within the floor), so
+	 * the rounds go on to the cap and what is left there is "not sure".
 	 */
-	if (isfinite(d->se) && d->se > 0 && have > 1 && cap > 1) {
+	if (futile && isfinite(d->se) && d->se > 0 && have > 1 && cap > 1) {
 		double n = have < cap ? (double)cap : (double)have;
 		double w = sigtest_t_quantile(DECIDE_ALPHA, n - 1) * d->se * sqrt((double)have / n);
-		if (fabs(d->est) + 2 * d->se < d->floor_at + w) {
-			if (futile)
-				*futile = true;
-			return have;
-		}
+		*futile = fabs(d->est) + 2 * d->se < d->floor_at + w;
 	}
 	if (have >= cap)
 		return have;

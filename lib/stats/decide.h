@@ -81,12 +81,13 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 /*
  * The persistence rule: how many rounds a comparison that has `have`
  * should have before it is decided again, at most cap. Returns have (stop)
- * when d is decided, settled, at the cap, or when a change beyond the floor
- * is out of reach even at the cap (*futile set, when given: at the cap,
- * when the estimate does not even lean beyond the floor — "no change
- * shown", rather than "not sure"); else the next look, about 1.6 times as
- * many (at least 2 more), so that from 5 rounds a comparison looks at most
- * 5 times up to 30.
+ * when d is decided, settled or at the cap; else the next look, about 1.6
+ * times as many (at least 2 more), so that from 5 rounds a comparison
+ * looks at most 5 times up to 30. An unsure comparison goes on to the cap
+ * however wide its interval: "no change" is only an interval within the
+ * floor. *futile (when given) says whether a change beyond the floor is
+ * out of reach even at the cap (the estimate does not even lean beyond
+ * the floor) — for choosing which metric to follow, never to stop.
  */
 size_t decide_rounds(const struct decision *d, size_t have, size_t cap, bool *futile);
 

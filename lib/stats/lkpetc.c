@@ -26,6 +26,13 @@ struct threshold {
 	bool whole;
 };
 
+/* An index file: lkp-tests' /^regex$/ patterns, each with its weight (its sign: which way is better). */
+#define LKPETC_NINDEX 6
+struct index {
+	struct lkpetc_list l;
+	double *weight;
+};
+
 static struct {
 	char *dir;
 	pthread_once_t once;
@@ -36,6 +43,7 @@ static struct {
 	size_t nperf_prefixes;
 	struct threshold *thr;
 	size_t nthr;
+	struct index index[LKPETC_NINDEX];
 	char **devices, **kmsg_deny;
 } etc = { .once = PTHREAD_ONCE_INIT };
 
@@ -369,20 +377,17 @@ static void free_lines(char **v)
 	free(v);
 }
 
-/* A pattern file; `anchor` puts ^ in front of every line (lkp-tests' %r{^#{pattern}}). */
-static int load_list(const char *name, bool anchor, struct lkpetc_list *l, struct strbuf *err)
+/* Compile n patterns (lines) into l, in their order; `path` names the file in an error. */
+static int compile_list(char *const *lines, size_t n, const char *path, struct lkpetc_list *l, struct strbuf *err)
 {
-	char *path = NULL;
-	size_t n;
-	char **lines = read_lines(name, &n, &path, err);
-	int ret = lines ? 0 : -1;
+	int ret = 0;
 
 	l->v = xcalloc(n ? n : 1, sizeof(*l->v));
 	l->n = 0;
 	for (size_t i = 0; lines && i < n; i++) {
 		struct lkpetc_re *r = &l->v[l->n];
 		struct strbuf e = STRBUF_INIT;
-		r->src = anchor ? xasprintf("^%s", lines[i]) : xstrdup(lines[i]);
+		r->src = xstrdup(lines[i]);
 		literal_prefix(r);
 		if (lkpetc_regcomp(&r->re, r->src, 0, &e)) {
 			strbuf_setf(err, "%s: %s: a regex that does not compile: %s; write it as lkp-tests does", path,
@@ -406,44 +411,119 @@ static int load_list(const char *name, bool anchor, struct lkpetc_list *l, struc
 			if (!(l->v[i].anchored && l->v[i].litlen) || (unsigned char)l->v[i].lit[0] == c)
 				l->by_first[c][l->nby_first[c]++] = i;
 	}
+	return ret;
+}
+
+/* A pattern file; `anchor` puts ^ in front of every line (lkp-tests' %r{^#{pattern}}). */
+static int load_list(const char *name, bool anchor, struct lkpetc_list *l, struct strbuf *err)
+{
+	char *path = NULL;
+	size_t n;
+	char **lines = read_lines(name, &n, &path, err);
+	int ret = lines ? 0 : -1;
+
+	for (size_t i = 0; anchor && lines && i < n; i++) {
+		char *a = xasprintf("^%s", lines[i]);
+		free(lines[i]);
+		lines[i] = a;
+	}
+	if (compile_list(lines, lines ? n : 0, path, l, err))
+		ret = -1;
 	free_lines(lines);
+	free(path);
+	return ret;
+}
+
+/* A YAML file that is a map (or empty: NULL in *map, 0). -1 with err: unreadable, or no map. */
+static int load_map(const char *name, struct node **map, char **path, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	int ret = -1;
+
+	*map = NULL;
+	if (read_file(name, &text, path, err))
+		goto out;
+	ret = 0;
+	if (!text.len || strspn(text.buf, " \t\r\n") == text.len)
+		goto out; /* an empty file: nothing in it */
+	ret = -1;
+	if (!(*map = yml_load_one(text.buf, *path, err)))
+		goto out;
+	if ((*map)->type != NODE_MAP && !node_is_null(*map)) {
+		strbuf_setf(err, "%s: not a map of stat regex -> number", *path);
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&text);
+	return ret;
+}
+
+/* A number of such a map; -1 with err naming the file and key when it is none. */
+static int map_number(const struct node *map, size_t i, const char *path, double *v, struct strbuf *err)
+{
+	const char *s = node_str(map->vals[i]);
+	char *end;
+
+	*v = s ? strtod(s, &end) : 0;
+	if (!s || end == s || *end) {
+		strbuf_setf(err, "%s: %s: '%s' is not a number; write it as lkp-tests does, e.g. 10, 2.00 or -0.1",
+			    path, map->keys[i], s ? s : "");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * An index file (etc/index-*.yaml: regex -> weight), matched as lkp-tests'
+ * /^#{regex}$/ (lib/stats.rb kpi_stat_direction), in the file's order.
+ */
+static int load_index(const char *name, struct index *ix, struct strbuf *err)
+{
+	struct node *map = NULL;
+	char *path = NULL, **lines = NULL;
+	size_t n = 0;
+	int ret = -1;
+
+	if (load_map(name, &map, &path, err))
+		goto out;
+	size_t nk = map && map->type == NODE_MAP ? map->n : 0;
+	lines = xcalloc(nk + 1, sizeof(*lines));
+	ix->weight = xcalloc(nk + 1, sizeof(*ix->weight));
+	for (size_t i = 0; i < nk; i++) {
+		if (map->vals[i]->comment)
+			continue;
+		if (map_number(map, i, path, &ix->weight[n], err))
+			goto out;
+		lines[n++] = xasprintf("^%s$", map->keys[i]);
+	}
+	ret = compile_list(lines, n, path, &ix->l, err);
+out:
+	free_lines(lines);
+	node_free(map);
 	free(path);
 	return ret;
 }
 
 static int load_thresholds(struct strbuf *err)
 {
-	struct strbuf text = STRBUF_INIT;
 	char *path = NULL;
 	struct node *map = NULL;
 	int ret = -1;
 
-	if (read_file("perf-metrics-threshold.yaml", &text, &path, err))
+	if (load_map("perf-metrics-threshold.yaml", &map, &path, err))
 		goto out;
-	if (!text.len || strspn(text.buf, " \t\r\n") == text.len) {
-		ret = 0;	/* an empty file: no floors */
-		goto out;
-	}
-	if (!(map = yml_load_one(text.buf, path, err)))
-		goto out;
-	if (map->type != NODE_MAP && !node_is_null(map)) {
-		strbuf_setf(err, "%s: not a map of stat regex -> floor", path);
-		goto out;
-	}
-	etc.thr = xcalloc(map->n ? map->n : 1, sizeof(*etc.thr));
-	for (size_t i = 0; map->type == NODE_MAP && i < map->n; i++) {
+	size_t nk = map && map->type == NODE_MAP ? map->n : 0;
+	etc.thr = xcalloc(nk ? nk : 1, sizeof(*etc.thr));
+	for (size_t i = 0; i < nk; i++) {
 		const char *v = node_str(map->vals[i]);
-		char *end, *anchored;
 		struct strbuf e = STRBUF_INIT;
+		double f;
 		if (map->vals[i]->comment)
 			continue;
-		double f = v ? strtod(v, &end) : 0;
-		if (!v || end == v || *end) {
-			strbuf_setf(err, "%s: %s: '%s' is not a number; write the floor as lkp-tests does, e.g. 10 or 2.00",
-				    path, map->keys[i], v ? v : "");
+		if (map_number(map, i, path, &f, err))
 			goto out;
-		}
-		anchored = xasprintf("^(%s)$", map->keys[i]);
+		char *anchored = xasprintf("^(%s)$", map->keys[i]);
 		int rc = lkpetc_regcomp(&etc.thr[etc.nthr].re, anchored, REG_NOSUB, &e);
 		free(anchored);
 		if (rc) {
@@ -460,8 +540,26 @@ static int load_thresholds(struct strbuf *err)
 out:
 	node_free(map);
 	free(path);
-	strbuf_release(&text);
 	return ret;
+}
+
+/*
+ * Which way is better, as lkp-tests knows it: the index files in the order
+ * its kpi_stat_direction asks them (index-perf-all, then index-latency-all),
+ * then those `compare --index` merges after (index-power, index-latency,
+ * index-size) and the older index-perf.
+ */
+static const char *const index_files[LKPETC_NINDEX] = {
+	"index-perf-all.yaml", "index-latency-all.yaml", "index-power.yaml",
+	"index-latency.yaml",  "index-size.yaml",	 "index-perf.yaml",
+};
+
+static int load_indexes(struct strbuf *err)
+{
+	for (size_t i = 0; i < LKPETC_NINDEX; i++)
+		if (load_index(index_files[i], &etc.index[i], err))
+			return -1;
+	return 0;
 }
 
 static void load(void)
@@ -471,12 +569,14 @@ static void load(void)
 	size_t n;
 
 	etc.rc = -1;
-	if (load_list("stat-denylist", false, &etc.deny, &err) || load_list("stat-allowlist", false, &etc.allow, &err) ||
+	if (load_list("stat-denylist", false, &etc.deny, &err) ||
+	    load_list("stat-allowlist", false, &etc.allow, &err) ||
 	    load_list("report-allowlist", false, &etc.report, &err) ||
 	    load_list("perf-metrics-patterns", false, &etc.perf_patterns, &err) ||
 	    load_list("failure", true, &etc.failure, &err) || load_list("pass", true, &etc.pass, &err) ||
 	    load_list("oops-pattern", false, &etc.oops, &err) ||
-	    load_list("oops-pattern-ignore", false, &etc.oops_ignore, &err) || load_thresholds(&err))
+	    load_list("oops-pattern-ignore", false, &etc.oops_ignore, &err) || load_thresholds(&err) ||
+	    load_indexes(&err))
 		goto out;
 	if (!(etc.perf_prefixes = read_lines("perf-metrics-prefixes", &n, &path, &err)))
 		goto out;
@@ -553,6 +653,22 @@ bool lkpetc_threshold(const char *stat, double *floor, bool *whole)
 			return true;
 		}
 	return false;
+}
+
+int lkpetc_direction(const char *stat)
+{
+	unsigned char c = (unsigned char)*stat;
+
+	ensure();
+	for (size_t k = 0; k < LKPETC_NINDEX; k++) {
+		const struct index *ix = &etc.index[k];
+		for (size_t i = 0; i < ix->l.nby_first[c]; i++) {
+			size_t at = ix->l.by_first[c][i];
+			if (pattern_match(&ix->l.v[at], stat))
+				return ix->weight[at] > 0 ? +1 : ix->weight[at] < 0 ? -1 : 0;
+		}
+	}
+	return 0;
 }
 
 const struct lkpetc_list *lkpetc_oops(void)

@@ -3,7 +3,8 @@
  * lkprobot's lkp-etc/ (see lkp-etc/README) — loaded once: which stats a
  * comparison shows (stat-denylist, stat-allowlist, report-allowlist),
  * which are perf metrics (perf-metrics-prefixes, -patterns) and their
- * floors (perf-metrics-threshold.yaml), which are failure stats (failure,
+ * floors (perf-metrics-threshold.yaml), which way is better (the index
+ * files: index-perf-all.yaml ...), which are failure stats (failure,
  * pass), and what the kernel log parser looks for (oops-pattern,
  * oops-pattern-ignore, linux-device-names, kmsg-denylist.raw).
  *
@@ -77,6 +78,13 @@ bool lkpetc_pass(const char *stat);		/* matches ^<a line of pass> */
  * change of the medians to reach half of it, in integer division).
  */
 bool lkpetc_threshold(const char *stat, double *floor, bool *whole);
+/*
+ * Which way is better for stat, by lkp-tests' index files (regex ->
+ * weight; the first whose ^regex$ matches, index-perf-all.yaml first, as
+ * lib/stats.rb's kpi_stat_direction asks): +1 higher is better (a positive
+ * weight), -1 lower is better, 0 no file says.
+ */
+int lkpetc_direction(const char *stat);
 
 /* The kernel log's (lkp-tests' lib/dmesg.rb). */
 const struct lkpetc_list *lkpetc_oops(void);		/* oops-pattern */

@@ -273,7 +273,10 @@ int store_head_last(struct store *s, const char *tree, const char *branch, struc
 /*
  * The last head of tree's branch recorded before head id `before` that was
  * tested and measured (status done or baseline: not failed, build_failed, queued...),
- * appended to head: 1, 0 when none, -1 with err set. A branch's base.
+ * appended to head: 1, 0 when none, -1 with err set. A branch's base — but
+ * when a job of that head was "not sure" (an interval that rules nothing
+ * out), the base it was measured against instead: the last sure one stays
+ * the base, and the commits of the unsure head stay in the next range.
  */
 int store_head_last_measured(struct store *s, const char *tree, const char *branch, int64_t before,
 			     struct strbuf *head, struct strbuf *err);

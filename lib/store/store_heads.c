@@ -20,8 +20,10 @@ const char *const store_heads_sql[ST_NR] = {
 		"SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads ORDER BY id",
 	[ST_HEAD_LAST] = "SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 ORDER BY id DESC LIMIT 1",
 	[ST_HEAD_LAST_MEASURED] =
-		"SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 AND status IN ('done', 'baseline')"
-		" AND id < ?3 ORDER BY id DESC LIMIT 1",
+		/* a head whose verdict was "not sure" is no base: the one it was measured against stays */
+	"SELECT CASE WHEN ifnull(result, '') LIKE '%\"bisect\": \"not-sure\"%' AND ifnull(base, '') != ''"
+	" THEN base ELSE head END FROM heads WHERE tree = ?1 AND branch = ?2 AND status IN ('done', 'baseline')"
+	" AND id < ?3 ORDER BY id DESC LIMIT 1",
 	[ST_HEAD_BASE] = "UPDATE heads SET base = ?2, updated = ?3 WHERE id = ?1",
 	[ST_HEAD_RETEST] =
 		"UPDATE heads SET status = 'queued', result = NULL, updated = ?2"

@@ -30,11 +30,13 @@ test_expect_success 'a complete message: headers, the body of the reports, plots
 	grep -q "^test-description: Fio is a tool" "$TMP/r.eml" &&
 	grep -qx "Details are as below:" "$TMP/r.eml" &&
 	grep -qx -e "$(printf "%098d" 0 | tr 0 -)>" "$TMP/r.eml" &&
-	grep -qx "        lkprobot install job.yaml  # job file is attached in this email" "$TMP/r.eml" &&
-	grep -qx "     68769 ±  3%       -75%      17370        fio.write_bw_MBps" "$TMP/r.eml" &&
+	grep -qx "        # in an empty directory, the job file attached in this email saved in it" "$TMP/r.eml" &&
+	grep -qx "     68769 ±  3%     -74.7%      17370        fio.write_bw_MBps" "$TMP/r.eml" &&
 	grep -q "^ *fio.write_bw_MBps$" "$TMP/r.eml" &&
 	grep -qx "\[O\] bisect-bad  sample" "$TMP/r.eml" &&
-	grep -q "^How sure lkprobot is: fio.write_bw_MBps went from 68769 (3 runs" "$TMP/r.eml" &&
+	grep -qx "How sure lkprobot is:" "$TMP/r.eml" &&
+	grep -qx "  change:  -74.7% regression of fio.write_bw_MBps, 99.8% confidence" "$TMP/r.eml" &&
+	grep -qx "  runs:    3 and 3 runs, compared as two independent sets (Welch.s t on the" "$TMP/r.eml" &&
 	grep -qx "Disclaimer:" "$TMP/r.eml" &&
 	python3 -c "import email, email.policy, sys
 m = email.message_from_bytes(open(sys.argv[1], \"rb\").read(), policy=email.policy.default)
@@ -42,7 +44,7 @@ assert not m.defects, m.defects
 assert m[\"To\"] == \"Dan Williams <dan.j.williams@intel.com>\"
 parts = list(m.iter_parts())
 assert [p.get_filename() for p in parts] == [None, \"job.yaml\", \"reproduce\"], [p.get_filename() for p in parts]
-assert parts[1].get_content() == open(sys.argv[2]).read()
+assert parts[1].get_content() == open(sys.argv[2]).read()  # no key a run adds: the job as it is
 assert \"mkfs.xfs\" in parts[2].get_content()
 for line in open(sys.argv[1], \"rb\"):
     assert len(line) <= 1000
@@ -78,7 +80,42 @@ test_expect_success 'examples 000 and 003: the headline leads the table, then th
 	lkprobot report --body --base "$B3/base" --commit "$B3/new" >"$TMP/o3.txt" &&
 	python3 "$FIX/check-report.py" "$EX/003_b3648eb161780cdd.txt" "$TMP/o3.txt" vm-scalability.throughput vm-scalability &&
 	grep -q "^ *perf-stat.ipc$" "$TMP/o3.txt" && grep -q "^ *turbostat.RAMWatt$" "$TMP/o3.txt" &&
-	grep -q "^ *vmstat.swap.so$" "$TMP/o3.txt"
+	grep -q "^ *vmstat.swap.so$" "$TMP/o3.txt" &&
+	! grep -q "Reported-by" "$TMP/o3.txt"
+'
+
+# commit REPO SUBJECT: a repository with one commit of that subject; its id on stdout
+commit_of() {
+	git init -q "$1" && echo x >"$1/f" && git -C "$1" add f &&
+	git -C "$1" -c user.name=A -c user.email=a@example.org commit -qm "$2" && git -C "$1" rev-parse HEAD
+}
+
+test_expect_success 'the three examples held against our rendering line by line, numbers aside: subject, head, parameters, blocks, the table.s columns and headline row' '
+	id=$(commit_of "$TMP/x0" "x86, dax, pmem: introduce '"'"'copy_from_iter'"'"' dax operation") &&
+	cp -r "$B/base" "$B/c42a4508649e40af0000" && cp -r "$B/new" "$B/$id" &&
+	lkprobot report --base "$B/c42a4508649e40af0000" --commit "$B/$id" --tree "$TMP/x0" --date 1485000000 \
+		--url https://github.com/0day-ci/linux/commits/Dan-Williams/dax-pmem-move-cpu-cache-maintenance-to-libnvdimm/20170121-031649 \
+		-o "$TMP/x0.eml" &&
+	python3 "$FIX/check-layout.py" "$EX/000_3966eca57aaea84b.txt" "$TMP/x0.eml" &&
+	id2=$(commit_of "$TMP/x2" "x86/copy_mc: Introduce copy_mc_generic()") &&
+	B2="$TMP/x2r/fio-basic/2M-performance-2pmem-xfs-libaio-dax-50%-200s-read-200G-tb-ucode=0x5002f01/lkp-csl-2sp6/debian/x86_64-rhel-8.3/gcc-9" &&
+	echo "22103 -43% 12551 fio.read_iops" >"$TMP/rows2" &&
+	python3 "$FIX/gen-samples.py" "$TMP/rows2" "$B2/7476b91d4db369d80000" "$B2/$id2" && mkdir -p "$B2/$id2/0" &&
+	lkprobot split-job -t lkp-csl-2sp6 -o "$TMP/sj2" jobs/fio-basic/fio-basic-2pmem-xfs-dax-read-2M-libaio.yaml >/dev/null &&
+	cp "$TMP"/sj2/*.yaml "$B2/$id2/0/job.yaml" &&
+	lkprobot report --base "$B2/7476b91d4db369d80000" --commit "$B2/$id2" --tree "$TMP/x2" --date 1596784603 \
+		--url https://github.com/0day-ci/linux/commits/Dan-Williams/Renovate-memcpy_mcsafe-with-copy_mc_to_-user-kernel/20200802-014046 \
+		-o "$TMP/x2.eml" &&
+	python3 "$FIX/check-layout.py" --subject --field "$EX/002_8c0b1e6e1d443052.txt" "$TMP/x2.eml" &&
+	id3=$(commit_of "$TMP/x3" "mm/swap: Split swap cache into 64MB trunks") &&
+	lkprobot split-job -t lkp-hsw-ep4 -o "$TMP/sj3" jobs/vm-scalability/vm-scalability-swap-w-seq-1pmem.yaml >/dev/null &&
+	python3 "$FIX/gen-samples.py" "$FIX/example-003.rows" "$TMP/g3/base" "$TMP/g3/new" &&
+	python3 "$FIX/runs-of.py" "$TMP/g3" "$TMP"/sj3/*.yaml "$TMP/x3r" 91526a72b886b53e000000000000000000000000 "$id3" &&
+	lkprobot stats --reindex "$TMP/x3r" --db "$TMP/x3.db" >/dev/null &&
+	lkprobot report --db "$TMP/x3.db" --base 91526a72 --commit "$id3" --tree "$TMP/x3" --date 1485000000 \
+		--url "git://bee.sh.intel.com/git/yhuang/linux.git swap_optimize_v4" -o "$TMP/x3.eml" &&
+	python3 "$FIX/check-layout.py" "$EX/003_b3648eb161780cdd.txt" "$TMP/x3.eml" &&
+	grep -q "^| testcase: change | vm-scalability: vm-scalability.throughput [0-9.]*% improvement *|$" "$TMP/x3.eml"
 '
 
 test_expect_success 'the tags a fix carries: Reported-by the robot, Closes the archive URL with the Message-ID' '
@@ -106,53 +143,61 @@ Link: https://bugzilla.example.org/show_bug.cgi?id=1" &&
 	! grep -q "^In-Reply-To:" "$TMP/nolink.eml"
 '
 
-test_expect_success 'To reproduce: where lkprobot comes from, the tree at the commit, lkprobot qemu as the robot ran it, job and config attached' '
-	lid=$(git -C "$TMP/lt" rev-parse HEAD) &&
-	mkdir -p "$TMP/rp" && cp -r "$B/base" "$TMP/rp/" && cp -r "$B/new" "$TMP/rp/$lid" &&
+test_expect_success 'To reproduce: lkprobot built, the tree, its kernel built and booted by lkprobot qemu, the commit and its base one after the other, compare; job and config attached' '
+	lid=$(git -C "$TMP/lt" rev-parse HEAD) && bid=1111111111111111111111111111111111111111 &&
+	mkdir -p "$TMP/rp" && cp -r "$B/base" "$TMP/rp/$bid" && cp -r "$B/new" "$TMP/rp/$lid" &&
 	printf "facts:\n  accel: \"tcg: an emulated CPU\"\n" >>"$TMP/rp/$lid/0/job.yaml" &&
 	printf "CONFIG_X86_64=y\n" >"$TMP/rp.config" &&
-	lkprobot report --base "$TMP/rp/base" --commit "$TMP/rp/$lid" --kconfig "$TMP/rp.config" --date 1485000000 \
+	lkprobot report --base "$TMP/rp/$bid" --commit "$TMP/rp/$lid" --kconfig "$TMP/rp.config" --date 1485000000 \
 		--tree-url https://git.example.org/linux.git --lkprobot-url https://git.example.org/lkprobot.git -o "$TMP/rp.eml" &&
 	sed -n "/^To reproduce:/,/^testcase/p" "$TMP/rp.eml" >"$TMP/rp.txt" && cat "$TMP/rp.txt" &&
+	grep -qx "        # in an empty directory, the job file and kernel config attached in this email saved in it" "$TMP/rp.txt" &&
 	grep -qx "        git clone https://git.example.org/lkprobot.git lkprobot" "$TMP/rp.txt" &&
 	grep -qx "        make -C lkprobot" "$TMP/rp.txt" &&
 	grep -qx "        git clone https://git.example.org/linux.git linux" "$TMP/rp.txt" &&
-	grep -qx "        git -C linux checkout $lid" "$TMP/rp.txt" &&
-	grep -qx "        lkprobot qemu --tree linux --commit $lid --kconfig ./config-kernel job.yaml  # job file and kernel config are attached in this email" "$TMP/rp.txt" &&
+	grep -qx "        lkprobot install job.yaml" "$TMP/rp.txt" &&
+	grep -qx "        for i in \$(seq 5); do" "$TMP/rp.txt" &&
+	grep -qx "                for c in $bid $lid; do" "$TMP/rp.txt" &&
+	grep -qxF "                        lkprobot qemu -o result --tree linux --commit \"\$c\" --kconfig ./config-kernel job.yaml commit=\"\$c\" || break 2" "$TMP/rp.txt" &&
+	grep -qx "        lkprobot compare --headline -o result $bid $lid" "$TMP/rp.txt" &&
+	! grep -q "boot a kernel\|/lkp/result\|cd src" "$TMP/rp.txt" &&
 	python3 -c "import email, email.policy, sys
 m = email.message_from_bytes(open(sys.argv[1], \"rb\").read(), policy=email.policy.default)
 assert [p.get_filename() for p in m.iter_parts()] == [None, \"job.yaml\", \"reproduce\", \"config-kernel\"]
 " "$TMP/rp.eml" &&
-	lkprobot report --body --base "$B/base" --commit "$B/new" >"$TMP/local.txt" &&
-	grep -qx "        lkprobot run     job.yaml" "$TMP/local.txt"
+	lkprobot report --body --base "$TMP/rp/$bid" --commit "$B/new" >"$TMP/local.txt" &&
+	sed -n "/^To reproduce:/,/^testcase/p" "$TMP/local.txt" &&
+	grep -qx "        cd src  # the job runs in the tree.s checkout" "$TMP/local.txt" &&
+	! grep -q "kernel" "$TMP/local.txt"
 '
 
-test_expect_success 'the run.s kernel.config attached by default as config-<release> (its dmesg), the recorded command in To reproduce (a recorded config file named as the attachment)' '
+test_expect_success 'the run.s kernel.config attached by default as config-<release> (its dmesg), the recorded command in To reproduce (its commit the loop.s, a recorded config file named as the attachment)' '
 	lid=$(git -C "$TMP/lt" rev-parse HEAD) &&
 	mkdir -p "$TMP/kc" && cp -r "$B/base" "$TMP/kc/" && cp -r "$B/new" "$TMP/kc/$lid" && R="$TMP/kc/$lid/0" &&
 	printf "facts:\n  accel: \"tcg: an emulated CPU\"\n" >>"$R/job.yaml" &&
 	gzip -dc "$SRC/tests/fixtures/kconfig/config-6.1.0-57-amd64.gz" >"$R/kernel.config" &&
 	cp "$SRC/tests/fixtures/klog/dmesg-warning-6.1.0-57" "$R/dmesg" &&
-	printf "{\"argv\": [\"lkprobot\", \"qemu\", \"--tree\", \"linux\", \"--commit\", \"%s\", \"--kconfig\", \"x86_64-pmem\", \"--append\", \"a b'"'"'s\", \"job.yaml\"]}\n" "$lid" >"$R/reproduce.json" &&
+	printf "{\"argv\": [\"lkprobot\", \"qemu\", \"--tree\", \"linux\", \"--commit\", \"%s\", \"--kconfig\", \"x86_64-pmem\", \"--append\", \"a b'"'"'s\", \"--runs\", \"3\", \"--reuse-boot\", \"job.yaml\"]}\n" "$lid" >"$R/reproduce.json" &&
 	lkprobot report --base "$TMP/kc/base" --commit "$TMP/kc/$lid" --date 1485000000 -o "$TMP/kc.eml" 2>"$TMP/kc.err" &&
 	[ ! -s "$TMP/kc.err" ] &&
 	sed -n "/^To reproduce:/,/^testcase/p" "$TMP/kc.eml" >"$TMP/kc.txt" && cat "$TMP/kc.txt" &&
 	grep -qx "        lkprobot install job.yaml" "$TMP/kc.txt" &&
-	grep -qxF "        lkprobot qemu --tree linux --commit $lid --kconfig x86_64-pmem --append '"'"'a b'"'"'\\'"'"''"'"'s'"'"' job.yaml  # job file and kernel config are attached in this email" "$TMP/kc.txt" &&
+	grep -qF "lkprobot qemu --tree linux --commit \"\$c\" --kconfig x86_64-pmem --append '"'"'a b'"'"'\\'"'"''"'"'s'"'"' job.yaml -o result commit=\"\$c\" || break 2" "$TMP/kc.txt" &&
 	python3 -c "import email, email.policy, sys
 m = email.message_from_bytes(open(sys.argv[1], \"rb\").read(), policy=email.policy.default)
 parts = list(m.iter_parts())
 assert [p.get_filename() for p in parts] == [None, \"job.yaml\", \"reproduce\", \"config-6.1.0-57-amd64\"], [p.get_filename() for p in parts]
 assert parts[3].get_content() == open(sys.argv[2]).read()
+assert \"facts\" not in parts[1].get_content() and \"testcase: fio-basic\" in parts[1].get_content()
 " "$TMP/kc.eml" "$R/kernel.config" &&
 	printf "{\"argv\": [\"lkprobot\", \"qemu\", \"--tree\", \"linux\", \"--commit\", \"%s\", \"--kconfig\", \"kernel.config\", \"job.yaml\"]}\n" "$lid" >"$R/reproduce.json" &&
 	lkprobot report --base "$TMP/kc/base" --commit "$TMP/kc/$lid" --date 1485000000 -o "$TMP/kcf.eml" &&
-	grep -qxF "        lkprobot qemu --tree linux --commit $lid --kconfig ./config-6.1.0-57-amd64 job.yaml  # job file and kernel config are attached in this email" "$TMP/kcf.eml" &&
+	grep -qF "lkprobot qemu --tree linux --commit \"\$c\" --kconfig ./config-6.1.0-57-amd64 job.yaml -o result commit=\"\$c\"" "$TMP/kcf.eml" &&
 	rm "$R/dmesg" && echo "[\"lkprobot\"]" >"$R/reproduce.json" &&
 	lkprobot report --base "$TMP/kc/base" --commit "$TMP/kc/$lid" --date 1485000000 -o "$TMP/kc2.eml" 2>"$TMP/kc2.err" &&
 	cat "$TMP/kc2.err" &&
 	grep -q "reproduce.json: not {\"argv\": \[\"lkprobot\", ...\]}" "$TMP/kc2.err" &&
-	grep -qx "        lkprobot qemu --tree linux --commit $lid --kconfig ./config-kernel job.yaml  # job file and kernel config are attached in this email" "$TMP/kc2.eml" &&
+	grep -q "# in an empty directory, the job file and kernel config attached in this email saved in it" "$TMP/kc2.eml" &&
 	grep -q "^Content-Disposition: attachment; filename=.config-kernel" "$TMP/kc2.eml" &&
 	rm "$R/kernel.config" "$R/reproduce.json" &&
 	lkprobot report --base "$TMP/kc/base" --commit "$TMP/kc/$lid" --date 1485000000 -o "$TMP/kc3.eml" &&

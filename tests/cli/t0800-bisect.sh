@@ -62,10 +62,13 @@ assert len(j[\"steps\"]) <= 6 and all(s[\"verdict\"] in (\"good\", \"bad\") for 
 	[ "$(sqlite3 "$TMP/res/lkprobot.db" "select status || \" \" || culprit from bisections where id = 1")" = "found $(sha "$TMP/r1" 17)" ]
 '
 
-test_expect_success 'no change in the range: no culprit named (exit 1), the ends said to be the same' '
+test_expect_success 'no change in the range: no culprit named (exit 1); "no change" only when the interval lies within the floor, else "not sure" with it' '
 	repo "$TMP/r2" 20 0 &&
 	expect_exit 1 B --tree "$TMP/r2" --good HEAD~20 --bad HEAD --metric command.throughput "$TMP/job.yaml" &&
-	grep -q "^no culprit: the good and the bad end do not differ" "$TMP/.stdout"
+	cat "$TMP/.stdout" &&
+	grep -q "^no culprit: not sure the good and the bad end differ: [-+][0-9.]*% (99.8% interval [-+][0-9.]*% to [-+][0-9.]*%, [0-9]* rounds paired): not beyond the 1% floor, nor within it$" "$TMP/.stdout" &&
+	expect_exit 1 B --tree "$TMP/r2" --good HEAD~20 --bad HEAD --metric command.throughput --floor command.throughput=5% "$TMP/job.yaml" &&
+	grep -q "^no culprit: the good and the bad end do not differ: no change to bisect: .* interval .*, within the 5% floor$" "$TMP/.stdout"
 '
 
 test_expect_success 'the culprit.s parent cannot be built: the answer is the set of both (exit 1)' '

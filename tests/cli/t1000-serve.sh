@@ -55,7 +55,8 @@ test_expect_success 'setup: a repository, a job, an SMTP server, the configurati
 	echo 100 >speed && git add -A && git commit -qm base && cd "$SRC" &&
 	commit_n 1 4 &&
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
-	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\n" >"$TMP/job.yaml" &&
+	# a 5 % floor: a head that changes nothing is "no change" (its interval within it) in a few rounds of 2 % noise
+	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\nchange_floor:\n  command.throughput: 5%%\n" >"$TMP/job.yaml" &&
 	mkdir -p "$TMP/spool" &&
 	{ "$PY" "$SRC/tests/fixtures/smtp/smtpd.py" --port $port --spool "$TMP/spool" >"$TMP/smtpd.log" 2>&1 & echo $! >"$TMP/smtpd.pid"; } &&
 	write_serve_conf "$TMP/robot.yaml" serve.poll=1 mail.retry=1 mail.smtp=smtp://127.0.0.1:$port &&
@@ -69,7 +70,7 @@ test_expect_success SETUP 'the first head: tested against its parent, no change,
 	grep -q "new head .* (\"change 4\")" "$TMP/e1" &&
 	lkprobot status -c "$TMP/robot.yaml" >"$TMP/st1" &&
 	cat "$TMP/st1" &&
-	grep -q "^demo [^ ]* [0-9a-f]\{12\} (base [0-9a-f]\{12\}) done — job.yaml: no change (.*)$" "$TMP/st1" &&
+	grep -q "^demo [^ ]* [0-9a-f]\{12\} (base [0-9a-f]\{12\}) done — job.yaml: no change (no metric of the test changed .*: command.throughput [-+0-9.]*% (99.8% interval [-+0-9.]*% to [-+0-9.]*%, .*), within the 5% floor)$" "$TMP/st1" &&
 	! grep -q "[{}\"]" "$TMP/st1" &&
 	[ -z "$(ls "$TMP/spool")" ]
 '
@@ -123,7 +124,7 @@ test_expect_success SETUP 'kill -9 at random points, five times, then one pass: 
 	done &&
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/e8" && cat "$TMP/e8" &&
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 29\$") &&
-	lkprobot status -c "$TMP/robot.yaml" | grep -q " done — job.yaml: improvement, culprit $(echo $culprit | cut -c1-12), mailed (a dry run: to the operator only)$" &&
+	lkprobot status -c "$TMP/robot.yaml" | grep -q " done — job.yaml: improvement, culprit $(echo $culprit | cut -c1-12): command.throughput [0-9.]*% (99.8% interval [-+0-9.]*% to [-+0-9.]*%), mailed (a dry run: to the operator only)$" &&
 	[ $(ls "$TMP/spool" | wc -l) = $((spool_before + 1)) ] &&
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>/dev/null &&
 	[ $(ls "$TMP/spool" | wc -l) = $((spool_before + 1)) ] &&
@@ -145,7 +146,7 @@ test_expect_success SETUP 'an improvement: bisected and recorded as one; with re
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 22\$") &&
 	grep -q "found, culprit $(echo $culprit | cut -c1-12)" "$TMP/e6" &&
 	grep -q "an improvement of command.throughput, recorded, not mailed" "$TMP/e6" &&
-	lkprobot status -c "$TMP/robot.yaml" | grep -q "job.yaml: improvement, culprit $(echo $culprit | cut -c1-12), recorded, not mailed$" &&
+	lkprobot status -c "$TMP/robot.yaml" | grep -q "job.yaml: improvement, culprit $(echo $culprit | cut -c1-12): command.throughput [0-9.]*% (99.8% interval [-+0-9.]*% to [-+0-9.]*%), recorded, not mailed$" &&
 	[ $(ls "$TMP/spool" | wc -l) = $spool_before ] &&
 	printf "serve:\n  report_improvements: maybe\n  trees: []\n" >"$TMP/ri.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/ri.yaml" &&
@@ -162,7 +163,7 @@ test_expect_success SETUP 'a report the SMTP server refuses for good (554 on DAT
 	kill "$(cat "$TMP/smtpd2.pid")" && cat "$TMP/e9" && [ $rc = 0 ] &&
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 34\$") &&
 	lkprobot status -c "$TMP/robot.yaml" | grep "culprit $(echo $culprit | cut -c1-12)" >"$TMP/st9" &&
-	grep -q "job.yaml: regression, culprit [0-9a-f]*, mail failed: .*554 5.7.1 no thanks" "$TMP/st9" &&
+	grep -q "job.yaml: regression, culprit [0-9a-f]*: command.throughput -[0-9.]*% ([^)]*), mail failed: .*554 5.7.1 no thanks" "$TMP/st9" &&
 	lkprobot status -c "$TMP/robot.yaml" --json | "$PY" -c "import json, sys
 j = [x for h in json.load(sys.stdin) if isinstance(h[\"result\"], list) for x in h[\"result\"] if x.get(\"culprit\") == sys.argv[1]]
 assert j[0][\"report\"] == \"delivery failed\" and \"554 5.7.1 no thanks\" in j[0][\"mail_error\"] and j[0][\"mail\"] == \"failed\", j
@@ -197,7 +198,7 @@ test_expect_success SETUP 'a url that cannot be fetched: said once a pass, the s
 	one_line_error "url-ftp.yaml:[0-9]+:[0-9]+: serve.trees.url: not a repository address"
 '
 
-test_expect_success SETUP 'a tree by url: a culprit.s mail names where it is, url: <tree url> <branch>' '
+test_expect_success SETUP 'a tree by url: a culprit.s mail names where it is, <tree url> <branch> (as the 2017 mails wrote a tree and its branch)' '
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
 	write_serve_conf "$TMP/url-mail.yaml" serve.result_root="$TMP/res2" serve.cache="$TMP/cache2" tree.name=demo-url \
 		tree.path= tree.url="file://$TMP/repo" mail.retry=1 mail.smtp=smtp://127.0.0.1:$port &&
@@ -207,7 +208,7 @@ test_expect_success SETUP 'a tree by url: a culprit.s mail names where it is, ur
 	[ $(ls "$TMP/spool" | wc -l) = $((before + 1)) ] &&
 	m="$TMP/spool/$(ls "$TMP/spool" | sort -n | tail -1)" &&
 	grep -q "^Subject: \[lkprobot\] $(git -C "$TMP/repo" rev-parse HEAD | cut -c1-10): command.throughput" "$m/data" &&
-	tr -d "\r" <"$m/data" | grep -qx "url: file://$TMP/repo $branch"
+	tr -d "\r" <"$m/data" | grep -qx "file://$TMP/repo $branch"
 '
 
 test_expect_success SETUP 'check-config: an unknown key and a tree that is not a repository (exit 2, file:line:col)' '

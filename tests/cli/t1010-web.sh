@@ -34,7 +34,8 @@ test_expect_success 'setup: a repository, two heads tested (one a regression), t
 	echo 100 >speed && git add -A && git commit -qm base &&
 	echo 1 >f && git add -A && git commit -qm "one" && cd "$SRC" &&
 	branch=$(git -C "$TMP/repo" symbolic-ref --short HEAD) &&
-	printf "suite: command\ntestcase: command\ncommand:\n  cmd: sh bench.sh\n" >"$TMP/job.yaml" &&
+	# a 5 % floor: a head that changes nothing is "no change" (its interval within it) in a few rounds of 2 % noise
+	printf "suite: command\ntestcase: command\ncommand:\n  cmd: sh bench.sh\nchange_floor:\n  command.throughput: 5%%\n" >"$TMP/job.yaml" &&
 	echo "$TOKEN" >"$TMP/token" &&
 	write_serve_conf "$TMP/robot.yaml" serve.poll=1 serve.web_token_file="$TMP/token" "tree.name=\"<script>alert(1)</script>\"" &&
 	{ setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" --listen 127.0.0.1:$port 2>"$TMP/serve.log" & echo $! >"$TMP/spid"; } &&
@@ -65,6 +66,7 @@ test_expect_success SERVING 'the overview: queue, machines, bisections, heads, m
 	sed -n 2p "$TMP/o" | grep -q "^text/html" &&
 	grep -q "<h2>Queue (0)</h2>" "$TMP/o" &&
 	grep -q "<h2>Machines (1)</h2>" "$TMP/o" &&
+	grep -q "<tr><td>vm</td><td>vm</td><td>[1-9][0-9]*</td><td>[0-9.]* GiB</td><td>[^<][^<]*</td>" "$TMP/o" &&
 	grep -q "<h2>&lt;script&gt;alert(1)&lt;/script&gt; · $branch (2 of 2 heads)</h2>" "$TMP/o" &&
 	grep -q "<h2>Report mails (1)</h2>" "$TMP/o" &&
 	grep -q "<a href=\"/bisections/[0-9]*\">" "$TMP/o" &&

@@ -45,7 +45,8 @@ test_expect_success 'setup: two trees running one job, a regression in one, the 
 		echo 1 >f && git add -A && git commit -qm "$tree: one") || exit 1
 	done &&
 	branch=$(git -C "$TMP/mainline" symbolic-ref --short HEAD) &&
-	printf "suite: command\ntestcase: command\ncommand:\n  cmd: sh bench.sh\n" >"$TMP/job.yaml" &&
+	# a 5 % floor: a head that changes nothing is "no change" (its interval within it) in a few rounds of 2 % noise
+	printf "suite: command\ntestcase: command\ncommand:\n  cmd: sh bench.sh\nchange_floor:\n  command.throughput: 5%%\n" >"$TMP/job.yaml" &&
 	echo 0123456789abcdef-web-token >"$TMP/token" &&
 	write_serve_conf "$TMP/robot.yaml" serve.poll=1 serve.web_token_file="$TMP/token" serve.public_url="$url/" \
 		serve.lkprobot_url=https://git.example.org/lkprobot.git tree.name=mainline tree.path="$TMP/mainline" \

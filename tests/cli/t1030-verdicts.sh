@@ -52,7 +52,7 @@ test_expect_success 'six heads that change only the documentation, on the drifti
 	lkprobot status -c "$TMP/robot.yaml" >"$TMP/st" && cat "$TMP/st" &&
 	[ "$(grep -c " done " "$TMP/st")" = 6 ] &&
 	! grep -q "culprit\|regression\|improvement" "$TMP/st" &&
-	grep -q "job.yaml: \(no change\|not sure\) (.*)" "$TMP/st" &&
+	grep -q "job.yaml: \(no change\|not sure\): command.throughput [-0-9.]*% (99.8% interval [-+0-9.]*% to [-+0-9.]*%) (.*)" "$TMP/st" &&
 	[ "$(mails)" = 0 ] &&
 	[ "$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(*) FROM outbox")" = 0 ]
 '
@@ -73,10 +73,33 @@ test_expect_success 'a -30 % regression with one outlier run (lkp-tests would sh
 	m="$TMP/spool/1/data" &&
 	grep -q "^Subject: \[lkprobot\] $(echo $culprit | cut -c1-10): command.throughput -[23][0-9].[0-9]% regression" "$m" &&
 	tr -d "\r" <"$m" | tr "\n" " " >"$TMP/flat" &&
-	grep -q "lkprobot.s decision: a -[1-3][0-9].[0-9]% regression, 99.8% confidence interval" "$TMP/flat" &&
-	grep -q "lkp-tests. rule does not select this row (the ranges of the samples overlap" "$TMP/flat" &&
+	grep -q "How sure lkprobot is: *change: *-[1-3][0-9].[0-9]% regression of command.throughput, 99.8% confidence *interval" "$TMP/flat" &&
+	grep -q "table: *lkp-tests. rule does not select this row (the ranges of the *samples *overlap" "$TMP/flat" &&
 	[ -e "$BENCH_COUNTER.outlier" ] &&
 	lkprobot status -c "$TMP/robot.yaml" | grep -q "regression, culprit $(echo $culprit | cut -c1-12)"
+'
+
+test_expect_success 'that mail: one figure for the headline.s change everywhere (subject, greeting, how sure, the table.s first row, status, status --json), the machine named' '
+	lkprobot status -c "$TMP/robot.yaml" >"$TMP/st1" && lkprobot status -c "$TMP/robot.yaml" --json >"$TMP/st1.json" &&
+	python3 -c "import email, email.policy, json, re, sys
+m = email.message_from_bytes(open(sys.argv[1], \"rb\").read(), policy=email.policy.default)
+body = list(m.iter_parts())[0].get_content().replace(\"\\r\", \"\")
+figs = {}
+figs[\"subject\"] = re.search(r\"command\.throughput (-?[0-9.]+%) regression$\", m[\"Subject\"]).group(1)
+figs[\"greeting\"] = re.search(r\"FYI, we noticed a (\S+) regression of command\.throughput due to commit:\", body).group(1)
+figs[\"how sure\"] = re.search(r\"\n  change:  (\S+) regression of command\.throughput,\", body).group(1)
+lines = body.split(\"\n\")
+first = lines[next(i for i, l in enumerate(lines) if re.match(r\"^\s+\\\\\s+\|\s+\\\\\s*$\", l)) + 1].split()
+assert \"command.throughput\" in first[-2:], (\"the table does not start with the headline\", first)
+figs[\"table\"] = [w for k, w in enumerate(first) if re.fullmatch(r\"-?[0-9.]+%\", w) and first[k - 1] != \"\\u00b1\"][0]
+job = [j for h in json.load(open(sys.argv[2])) for j in (h[\"result\"] or []) if j.get(\"culprit\")][0]
+figs[\"status --json\"] = \"%.1f%%\" % job[\"change\"]
+figs[\"status\"] = re.search(r\"culprit [0-9a-f]{12}: command\.throughput (\S+) \(99\.8% interval\", open(sys.argv[3]).read()).group(1)
+print(figs)
+assert len(set(figs.values())) == 1, figs
+assert re.search(r\"\non test machine: [0-9]+ threads .+ with [0-9]+[GM] memory\n\", body), \"the machine is not named\"
+assert \"Reported-by\" in body
+" "$TMP/spool/1/data" "$TMP/st1.json" "$TMP/st1"
 '
 
 test_expect_success 'a head that does not build: build_failed with its first error line; the bisection ends as failed' '

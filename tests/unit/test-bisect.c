@@ -67,12 +67,25 @@ static void test_no_change(void **state)
 	struct bisect_outcome out;
 	(void)state;
 
+	/* noise of 5 % against a 1 % floor: 30 rounds rule no change out — not sure, with the interval */
 	linear(&s, 50, 2);
 	s.noise = 0.05;
+	assert_int_equal(run(&s, &out), 0);
+	assert_int_equal(out.status, BISECT_NOT_SURE);
+	assert_int_equal(out.nsteps, 0);
+	assert_true(strstr(out.why, "not sure the good and the bad end differ") != NULL);
+	assert_true(strstr(out.why, "99.8% interval") != NULL);
+	assert_true(strstr(out.why, "30 rounds paired") != NULL);
+	bisect_outcome_release(&out);
+	release(&s);
+	/* noise of 0.3 %: the interval lies within the floor — no change, ruled out */
+	linear(&s, 50, 2);
+	s.noise = 0.003;
 	assert_int_equal(run(&s, &out), 0);
 	assert_int_equal(out.status, BISECT_NOT_REPRODUCED);
 	assert_int_equal(out.nsteps, 0);
 	assert_true(strstr(out.why, "do not differ") != NULL);
+	assert_true(strstr(out.why, "within the 1% floor") != NULL);
 	bisect_outcome_release(&out);
 	release(&s);
 }

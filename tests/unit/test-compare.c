@@ -249,6 +249,33 @@ static void test_lkpetc(void **state)
 	assert_true(lkpetc_threshold("fio.time.system_time", &floor, &whole));
 	assert_false(lkpetc_threshold("time.system_time", &floor, &whole));	/* .*. wants a character */
 	assert_false(lkpetc_threshold("fio.write_iops", &floor, &whole));
+	/* which way is better: lkp-tests' index files, index-perf-all.yaml first */
+	assert_int_equal(lkpetc_direction("fio.write_bw_MBps"), +1);	  /* fio\..+_bw_MBps: 1 */
+	assert_int_equal(lkpetc_direction("fio.write_clat_mean_us"), -1); /* index-perf: fio\..+\_us: -1 */
+	assert_int_equal(lkpetc_direction("fio.latency_4ms%"), -1);	  /* index-latency: fio\..+\%: -0.1 */
+	assert_int_equal(lkpetc_direction("turbostat.PkgWatt"), -1);	  /* index-power */
+	assert_int_equal(lkpetc_direction("kernel-size.text"), -1);	  /* index-size */
+	assert_int_equal(lkpetc_direction("command.throughput"), +1);	  /* .+\.throughput: 1 */
+	assert_int_equal(lkpetc_direction("command.latency_ns"), 0);	  /* no file names it */
+	assert_int_equal(lkpetc_direction("xfio.write_bw_MBps"), 0);	  /* ^...$: the whole name */
+	/* a job's metric_direction: wins; nothing else says latency_ns; the program's table after lkp-tests' */
+	struct compare_floors f = { 0 };
+	struct node *job = node_new(NODE_MAP), *dir = node_new(NODE_MAP);
+	node_set(dir, "command.latency_*", node_new_scalar("lower"));
+	node_set(dir, "command.throughput", node_new_scalar("lower"));
+	node_set(job, "metric_direction", dir);
+	assert_int_equal(compare_direction("command.latency_ns"), 0);
+	assert_int_equal(compare_direction("perf-stat.ipc"), +1); /* perf_stat's table */
+	assert_int_equal(compare_floors_add_job(&f, job, &err), 0);
+	assert_int_equal(compare_direction_of(&f, "command.latency_ns"), -1);
+	assert_int_equal(compare_direction_of(&f, "command.throughput"), -1);
+	assert_int_equal(compare_direction_of(&f, "fio.write_iops"), +1);
+	assert_true(compare_floor_of(&f, "command.latency_ns") == 0.01); /* a direction is no floor */
+	node_set(dir, "command.x", node_new_scalar("sideways"));
+	assert_int_equal(compare_floors_add_job(&f, job, &err), -1);
+	assert_non_null(strstr(err.buf, "metric_direction.command.x: 'sideways' is not higher or lower"));
+	compare_floors_release(&f);
+	node_free(job);
 	/* Ruby's regex notation */
 	assert_int_equal(lkpetc_regcomp(&re, "^a\\d{2}\\-b[\\d]$", REG_NOSUB, &err), 0);
 	assert_int_equal(regexec(&re, "a12-b7", 0, NULL, 0), 0);

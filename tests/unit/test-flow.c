@@ -159,6 +159,10 @@ static void test_head_outcome(void **state)
 	memcpy(j->culprit, C2, sizeof(C2));
 	j->report = JOB_REPORT_DELIVERY_FAILED;
 	j->mail_error = strdup("554 5.7.1 no thanks");
+	j->metric = strdup("command.throughput");
+	j->change = -21.9;
+	j->lo = -33.7;
+	j->hi = -7.9;
 	j = head_outcome_add(&h);
 	j->job = strdup("/etc/two.yaml");
 	j->bisect = strdup("not-reproduced");
@@ -168,12 +172,21 @@ static void test_head_outcome(void **state)
 			    "[{\"job\": \"/etc/job.yaml\", \"bisect\": \"found\", \"why\": \"why\", \"kind\": "
 			    "\"regression\", \"culprit\": \"" C2
 			    "\", \"report\": \"delivery failed\", "
-			    "\"mail_error\": \"554 5.7.1 no thanks\"}, {\"job\": \"/etc/two.yaml\", \"bisect\": "
+			    "\"mail_error\": \"554 5.7.1 no thanks\", \"metric\": \"command.throughput\", \"change\": "
+			    "-21.9, \"low\": -33.7, \"high\": -7.9}, {\"job\": \"/etc/two.yaml\", \"bisect\": "
 			    "\"not-reproduced\", \"why\": \"no change\"}]");
 	head_outcome_json(&a, &h);
 	assert_int_equal(head_outcome_parse(a.buf, a.len, &back, &err), 0);
 	assert_int_equal(back.status, HEAD_DONE);
 	assert_int_equal(back.njobs, 2);
+	/* the change with its interval, as status says it */
+	struct strbuf words = STRBUF_INIT;
+	job_outcome_change_text(&back.jobs[0], &words);
+	assert_string_equal(words.buf, "command.throughput -21.9% (99.8% interval -33.7% to -7.9%)");
+	strbuf_reset(&words);
+	job_outcome_change_text(&back.jobs[1], &words);
+	assert_string_equal(words.buf, "");
+	strbuf_release(&words);
 	head_outcome_json(&b, &back);
 	assert_string_equal(a.buf, b.buf);
 	/* a head that could not be tested at all */
@@ -240,6 +253,26 @@ static void test_mail_rules(void **state)
 	assert_string_equal(p.envelope[0], "dev@example.org");
 	assert_null(p.dry_run);
 	mail_plan_release(&p);
+	/* the robot never mails itself, however it is named (a fix's Reported-by: it, a list it is on) */
+	const char *to2[] = { "Dev <dev@example.org>", "kernel test robot <LKP@example.org>" };
+	char *lists2[] = { "lkp@example.org", "lkp@lists.example.org", NULL };
+	c.to = to2;
+	c.nto = 2;
+	mc.lists = lists2;
+	mc.nlists = 2;
+	c.from = "kernel test robot <lkp@example.org>";
+	mail_plan_init(&p, &f);
+	assert_int_equal(apply(MAIL_ADDRESS, &c, &p, &err), 0);
+	assert_int_equal(p.nto, 1);
+	assert_string_equal(p.to[0], "Dev <dev@example.org>");
+	assert_int_equal(p.ncc, 1);
+	assert_string_equal(p.cc[0], "lkp@lists.example.org");
+	assert_int_equal(p.nenvelope, 2);
+	mail_plan_release(&p);
+	c.to = to;
+	c.nto = 1;
+	mc.lists = lists;
+	c.from = NULL;
 	/* nobody: no tree, nobody named, no lists */
 	mc.nlists = 0;
 	c.nto = 0;

@@ -665,14 +665,30 @@ static void test_kbuild_first_error_ranks(void **state)
 	kbuild_first_error("", 0, &out);
 	assert_string_equal(out.buf, "");
 
-	/* one printable line of at most 300 bytes */
+	/* one line of at most 300 bytes of the log: its UTF-8 kept, a control character as \xNN */
 	struct strbuf big = STRBUF_INIT;
 	strbuf_addstr(&big, "x.c:1:1: error: \x1b[31m\xc3\xa9");
 	for (int i = 0; i < 400; i++)
 		strbuf_addch(&big, 'y');
 	kbuild_first_error(big.buf, big.len, &out);
-	assert_int_equal(out.len, 300);
-	assert_true(!strncmp(out.buf, "x.c:1:1: error: ?[31m??yyy", 26));
+	assert_int_equal(out.len, 303); /* the escape character written as its 4 characters */
+	assert_true(!strncmp(out.buf, "x.c:1:1: error: \\x1b[31m\xc3\xa9yyy", 29));
+	/* gcc's quotes in a UTF-8 locale, never '?'; a byte that is no UTF-8 as \xNN */
+	const char *q =
+		"bench.c:3:1: error: expected \xe2\x80\x98;\xe2\x80\x99 before \xe2\x80\x98}\xe2\x80\x99 "
+		"token \xff\n";
+	kbuild_first_error(q, strlen(q), &out);
+	assert_string_equal(out.buf,
+			    "bench.c:3:1: error: expected \xe2\x80\x98;\xe2\x80\x99 before "
+			    "\xe2\x80\x98}\xe2\x80\x99 token \\xff");
+	/* a cut at 300 bytes falls before a character, not inside it */
+	strbuf_reset(&big);
+	strbuf_addstr(&big, "x.c:1:1: error: ");
+	while (big.len < 299)
+		strbuf_addch(&big, 'z');
+	strbuf_addstr(&big, "\xe2\x80\x98tail\n");
+	kbuild_first_error(big.buf, big.len, &out);
+	assert_int_equal(out.len, 299);
 	strbuf_release(&big);
 	strbuf_release(&out);
 }
