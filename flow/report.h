@@ -28,6 +28,10 @@ struct report_request {
 	/* what the service's mail rules ask of it (mail/mailrules.h) */
 	int kind;			/* +1 an improvement, -1 a regression, 0 not known */
 	bool hold_improvements;		/* serve.report_improvements: false */
+	bool revert_refutes;		/* the culprit's revert restores nothing ... */
+	bool mail_unrestored;		/* ... and serve.report_unrestored says mail it anyway */
+	const char *checks;		/* the culprit's checks, lines for the mail (revert, layout); NULL: none */
+	bool layout_effect;		/* the change vanished in aligned builds: no Reported-by asked */
 	const char *const *conf_floors; /* serve.change_floor, "GLOB=PCT" each (NULL-terminated, or NULL) */
 };
 
@@ -43,9 +47,10 @@ enum report_verdict {
 
 struct report_outcome {
 	enum report_verdict verdict;
-	long long id;	   /* in the outbox (0: not queued) */
-	struct strbuf why; /* one line, whatever the verdict */
-	char *mail_error;  /* REPORT_REFUSED: the server's answer */
+	long long id;	     /* in the outbox (0: not queued) */
+	struct strbuf why;   /* one line, whatever the verdict */
+	char *mail_error;    /* REPORT_REFUSED: the server's answer */
+	const char *held_by; /* REPORT_HELD: the mail rule that held it (mail/mailrules.c) */
 };
 
 /*

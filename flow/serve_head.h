@@ -20,7 +20,8 @@ enum job_report {
 	JOB_REPORT_QUEUED,
 	JOB_REPORT_NOT_SENT,
 	JOB_REPORT_DELIVERY_FAILED,
-	JOB_REPORT_ERROR
+	JOB_REPORT_ERROR,
+	JOB_REPORT_HELD, /* a mail rule held it back (report_why says why): recorded, not mailed */
 };
 
 struct job_outcome {
@@ -31,8 +32,9 @@ struct job_outcome {
 	bool named;			 /* a culprit was named ... */
 	char culprit[GITREPO_HEXSZ + 1]; /* ... this one */
 	enum job_report report;
-	char *mail_error; /* DELIVERY_FAILED: the server's answer */
-	char *report_why; /* NOT_SENT, ERROR: why */
+	char *mail_error;	     /* DELIVERY_FAILED: the server's answer */
+	char *report_why;	     /* NOT_SENT, ERROR, HELD: why */
+	const char *revert, *layout; /* the culprit's checks (check_status_name), NULL: none made */
 };
 
 /*
