@@ -4,8 +4,7 @@
  * bisect_driver.c holds what the search calls back, bisect_json.c the
  * result's JSON form.
  */
-#include "bisect.h"
-#include "bisect_driver.h"
+#include "bisect_int.h"
 #include "jobopts.h"
 #include "runstore.h"
 #include "../lib/job/engine.h"
@@ -52,28 +51,6 @@ static int head_lock(const char *cache, const char *tree, const char *head, stru
 	strbuf_release(&path);
 	return fd;
 }
-
-/* One bisection's resources, from the store to the provider; session_release() lets them go. */
-struct bsession {
-	struct bisect_request a; /* the request, with a resumed bisection's recorded arguments */
-	struct job_env env;
-	struct atomic_list jobs;
-	struct gitrepo *repo;
-	struct gitrepo_range range;
-	struct machine m;
-	struct driver d;
-	struct bisect_outcome outcome;
-	struct runstore rs;
-	struct store_bisection sb;
-	struct provider_options *popts;
-	struct provider_config pc;
-	bool have_m, have_rs;
-	char *cache, *picked, *picked_testbox;
-	char res_real[PATH_MAX], data_real[PATH_MAX], bad_id[GITREPO_HEXSZ + 1];
-	long long id;
-	int lock_fd;
-	bool measure; /* flow_measure: one commit, no bisection recorded */
-};
 
 /* The result directory and the store; with resume, the recorded arguments (read before session_job). */
 static enum flow_status session_store(struct bsession *s, struct strbuf *err)
@@ -213,17 +190,10 @@ static void session_driver(struct bsession *s)
 	struct driver *d = &s->d;
 	size_t n = s->range.n;
 
+	bisect_driver_init(d, &s->range);
 	d->job = s->jobs.v[0];
 	d->m = &s->m;
-	d->range = &s->range;
 	d->result_dir = s->res_real;
-	d->untestable = xcalloc(n + 1, sizeof(bool));
-	d->why_untestable = xcalloc(n + 1, sizeof(char *));
-	/* the rounds' orders: random, and recorded in every run (the interleave key of its job.yaml) */
-	if (getrandom(&d->rng, sizeof(d->rng), 0) != sizeof(d->rng) || !d->rng)
-		d->rng = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
-	d->built = xcalloc(n + 1, sizeof(bool));
-	d->failures = xcalloc(n + 1, 1);
 	d->rs = &s->rs;
 	d->progress = isatty(2);
 	d->expect_steps = bisect_log2_ceil(n);
@@ -409,6 +379,13 @@ static enum flow_status session_bisect(struct bsession *s, struct bisect_result 
 			    s->outcome.status == BISECT_FOUND ? commit_of(d, s->outcome.culprit) : NULL, s->outcome.why,
 			    err);
 	session_result(s, metric, res);
+	bisect_prove(s, res);
+	if (res->named) {
+		struct strbuf checks = STRBUF_INIT;
+		bisect_checks_json(&checks, res);
+		store_bisection_checks(s->rs.store, s->id, checks.buf, err);
+		strbuf_release(&checks);
+	}
 	return FLOW_OK;
 }
 
@@ -417,17 +394,7 @@ static void session_release(struct bsession *s)
 	struct driver *d = &s->d;
 
 	bisect_outcome_release(&s->outcome);
-	if (d->prov)
-		d->ops->close(d->prov);
-	free(d->prepared);
-	for (size_t i = 0; d->why_untestable && i <= s->range.n; i++)
-		free(d->why_untestable[i]);
-	free(d->why_untestable);
-	free(d->rbuf);
-	free(d->untestable);
-	free(d->built);
-	free(d->failures);
-	free(d->buf);
+	bisect_driver_release(d);
 	free(s->picked);
 	free(s->picked_testbox);
 	gitrepo_range_release(&s->range);
@@ -511,7 +478,17 @@ void bisect_result_release(struct bisect_result *res)
 		free(res->candidates[i]);
 	free(res->skipped);
 	free(res->candidates);
+	free(res->revert.why);
+	free(res->revert.kcflags);
+	free(res->layout.why);
+	free(res->layout.kcflags);
 	memset(res, 0, sizeof(*res));
+}
+
+const char *check_status_name(enum check_status s)
+{
+	static const char *const names[] = { "not-made", "confirms", "refutes", "not-sure", "cannot" };
+	return names[s];
 }
 
 const char *bisection_status_name(enum bisection_status s)

@@ -24,6 +24,9 @@ struct jobopts;
 struct provider_cli;
 struct provider_options;
 
+/* The layout check's alignment when none is asked for: -falign-functions=32, as 0-day rebuilds. */
+#define BISECT_LAYOUT_ALIGN 32
+
 struct bisect_request {
 	const char *tree, *good, *bad;	     /* a new bisection: all three */
 	long long resume;		     /* or: go on with this one of the store (its recorded arguments) */
@@ -39,6 +42,7 @@ struct bisect_request {
 	const char *data_dir;		     /* lkprobot's jobs/, hosts/ */
 	size_t max_points;		     /* commits tested at once in a step (0: as the slots allow) */
 	bool first_parent;
+	int layout_align;	       /* the layout check's -falign-functions=N (kernel jobs); 0: none */
 	struct jobopts *jo;	       /* the job file and its overrides (a resumed one's are added) */
 	struct compare_floors *floors; /* the job's change_floor is added after these */
 };
@@ -68,6 +72,32 @@ struct bisection_step {
 	bool sure;
 };
 
+/*
+ * A check of a named culprit, made before any mail (flow/prove.c): the
+ * revert (the culprit reverted on top of the bad end, run against the bad
+ * end) and the layout (culprit and parent rebuilt with aligned functions,
+ * run against each other).
+ */
+enum check_status {
+	CHECK_NOT_MADE, /* not asked for, or not for this job or provider (why says) */
+	CHECK_CONFIRMS, /* revert: restores the metric; layout: the change survives aligned builds */
+	CHECK_REFUTES,	/* revert: restores nothing; layout: the change vanishes (a layout effect) */
+	CHECK_UNSURE,	/* the decision is not sure at its cap */
+	CHECK_CANNOT,	/* it could not be made: the revert does not apply, a build failed (why) */
+};
+
+struct bisection_check {
+	enum check_status status;
+	char *why;			/* one line (NULL: none) */
+	char commit[GITREPO_HEXSZ + 1]; /* revert: the revert's commit ("" none) */
+	char *kcflags;			/* layout: the builds' KCFLAGS (NULL: none) */
+	struct decision d;		/* decided: commit against base (revert against bad; culprit against parent) */
+	bool decided;
+	bool out_of_reach;	       /* no change beyond the floor in reach of more rounds */
+	double base_mean, commit_mean; /* the metric's mean on each side (NAN: none) */
+	size_t builds, runs;	       /* what the check added */
+};
+
 struct bisect_result {
 	long long id; /* in the store (0: not recorded) */
 	enum bisection_status status;
@@ -87,6 +117,7 @@ struct bisect_result {
 	size_t nskipped, ncandidates;
 	enum bisection_end untestable; /* failed: the end that cannot be tested */
 	bool fault; /* failed on a fault of the machine that may pass (a full disk, the store held) */
+	struct bisection_check revert, layout; /* of a named culprit */
 };
 
 /*
@@ -110,8 +141,14 @@ void bisect_result_release(struct bisect_result *res);
 enum flow_status flow_measure(const struct bisect_request *req, size_t runs, struct bisect_result *res,
 			      struct strbuf *err);
 
+/* The check status's name in the JSON: not-made, confirms, refutes, not-sure, cannot. */
+const char *check_status_name(enum check_status s);
+
 /* The status's name in the JSON and the store: found, not-reproduced, ambiguous, not-sure, failed. */
 const char *bisection_status_name(enum bisection_status s);
+
+/* The checks of the culprit as one JSON object, {"revert": {...}, "layout": {...}} (the store keeps it). */
+void bisect_checks_json(struct strbuf *out, const struct bisect_result *res);
 
 /* The result as one JSON object and a newline (`bisect --json`). */
 void bisect_result_json(struct strbuf *out, const struct bisect_result *res);

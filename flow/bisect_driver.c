@@ -22,6 +22,8 @@
 #include "../lib/sys/machine.h"
 
 #include <math.h>
+#include <sys/random.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -514,6 +516,42 @@ out:
 	free(rounds[0]);
 	free(rounds[1]);
 	return picked;
+}
+
+void bisect_driver_init(struct driver *d, const struct gitrepo_range *range)
+{
+	size_t n = range->n + 2; /* the range, its good end, the extra slot */
+
+	d->range = range;
+	d->untestable = xcalloc(n, sizeof(bool));
+	d->why_untestable = xcalloc(n, sizeof(char *));
+	d->built = xcalloc(n, sizeof(bool));
+	d->failures = xcalloc(n, 1);
+	/* the rounds' orders: random, and recorded in every run (the interleave key of its job.yaml) */
+	if (getrandom(&d->rng, sizeof(d->rng), 0) != sizeof(d->rng) || !d->rng)
+		d->rng = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
+}
+
+void bisect_driver_release(struct driver *d)
+{
+	if (d->prov)
+		d->ops->close(d->prov);
+	free(d->prepared);
+	for (size_t i = 0; d->why_untestable && d->range && i < d->range->n + 2; i++)
+		free(d->why_untestable[i]);
+	free(d->why_untestable);
+	free(d->rbuf);
+	free(d->untestable);
+	free(d->built);
+	free(d->failures);
+	free(d->buf);
+	d->prov = NULL;
+	d->prepared = NULL;
+	d->why_untestable = NULL;
+	d->rbuf = NULL;
+	d->untestable = d->built = NULL;
+	d->failures = NULL;
+	d->buf = NULL;
 }
 
 /* The search's callbacks, each on d. */

@@ -31,6 +31,7 @@ struct driver {
 	const struct machine *m;
 	const struct gitrepo_range *range;
 	char good[GITREPO_HEXSZ + 1];
+	char extra[GITREPO_HEXSZ + 1]; /* commit n + 1, a check's own (the culprit's revert); "" none */
 	const char *result_dir;
 	const char *metric; /* NULL while the ends are measured for all metrics */
 	char *prepared;
@@ -48,11 +49,20 @@ struct driver {
 	bool fault;   /* a run failed while the result root's file system was full: a fault that may pass */
 };
 
-/* Commit i of the range; i == n is the good end. */
+/* Commit i of the range; i == n is the good end, n + 1 the extra commit. */
 static inline const char *commit_of(const struct driver *d, size_t i)
 {
-	return i < d->range->n ? d->range->id[i] : d->good;
+	return i < d->range->n ? d->range->id[i] : i == d->range->n ? d->good : d->extra;
 }
+
+/*
+ * The driver's state for a range (its commits, the good end, the extra
+ * slot): what it knows of each commit, fresh; the rounds' random order
+ * seeded anew. The rest (ops, prov, job, m, result_dir, rs, metric) is the
+ * caller's to set. bisect_driver_release() lets it go, the provider too.
+ */
+void bisect_driver_init(struct driver *d, const struct gitrepo_range *range);
+void bisect_driver_release(struct driver *d);
 
 /* The search's callbacks (run_batch, samples, progress, slots) on d. */
 void bisect_driver_oracle(struct driver *d, struct bisect_oracle *o);

@@ -49,6 +49,35 @@ static void json_failed(struct strbuf *out, const struct bisect_result *r)
 		    r->runs, r->fault ? ", \"fault\": true" : "");
 }
 
+static void check_json(struct strbuf *out, const char *key, const struct bisection_check *c)
+{
+	strbuf_addf(out, "\"%s\": {\"status\": \"%s\", \"why\": ", key, check_status_name(c->status));
+	json_str_or_null(out, c->why);
+	strbuf_addstr(out, ", \"commit\": ");
+	json_str_or_null(out, *c->commit ? c->commit : NULL);
+	strbuf_addstr(out, ", \"kcflags\": ");
+	json_str_or_null(out, c->kcflags);
+	strbuf_addstr(out, ", \"decision\": ");
+	if (c->decided)
+		compare_decision_json(out, &c->d);
+	else
+		strbuf_addstr(out, "null");
+	strbuf_addstr(out, ", \"base_mean\": ");
+	json_double(out, c->decided ? c->base_mean : NAN);
+	strbuf_addstr(out, ", \"commit_mean\": ");
+	json_double(out, c->decided ? c->commit_mean : NAN);
+	strbuf_addf(out, ", \"builds\": %zu, \"runs\": %zu}", c->builds, c->runs);
+}
+
+void bisect_checks_json(struct strbuf *out, const struct bisect_result *r)
+{
+	strbuf_addstr(out, "{");
+	check_json(out, "revert", &r->revert);
+	strbuf_addstr(out, ", ");
+	check_json(out, "layout", &r->layout);
+	strbuf_addstr(out, "}");
+}
+
 void bisect_result_json(struct strbuf *out, const struct bisect_result *r)
 {
 	if (r->status == BISECTION_FAILED) {
@@ -93,6 +122,12 @@ void bisect_result_json(struct strbuf *out, const struct bisect_result *r)
 	strbuf_addstr(out, "]");
 	json_ids(out, "skipped", r->skipped, r->nskipped);
 	json_ids(out, "candidates", r->candidates, r->ncandidates);
+	if (r->named) {
+		strbuf_addstr(out, ", ");
+		check_json(out, "revert", &r->revert);
+		strbuf_addstr(out, ", ");
+		check_json(out, "layout", &r->layout);
+	}
 	strbuf_addstr(out, "}\n");
 }
 
@@ -155,6 +190,28 @@ static void get_decision(const struct node *n, struct decision *d)
 	d->kind = kind && !strcmp(kind, "improvement") ? +1 : kind && !strcmp(kind, "regression") ? -1 : 0;
 	d->sign = d->verdict == DECIDE_CHANGED && isfinite(d->change) ? (d->change > 0 ? +1 : -1) : 0;
 	snprintf(d->why, sizeof(d->why), "%s", why ? why : "");
+}
+
+static void get_check(const struct node *n, struct bisection_check *c)
+{
+	const char *st = node_str(node_get(n, "status"));
+	const struct node *d = node_get(n, "decision");
+	char commit[GITREPO_HEXSZ + 1];
+
+	for (int k = CHECK_NOT_MADE; st && k <= CHECK_CANNOT; k++)
+		if (!strcmp(st, check_status_name(k)))
+			c->status = k;
+	c->why = str_dup(node_get(n, "why"));
+	c->kcflags = str_dup(node_get(n, "kcflags"));
+	if (get_commit(node_get(n, "commit"), commit))
+		memcpy(c->commit, commit, sizeof(c->commit));
+	c->decided = d && d->type == NODE_MAP;
+	if (c->decided)
+		get_decision(d, &c->d);
+	c->base_mean = num_or_nan(node_get(n, "base_mean"));
+	c->commit_mean = num_or_nan(node_get(n, "commit_mean"));
+	c->builds = num_size(node_get(n, "builds"));
+	c->runs = num_size(node_get(n, "runs"));
 }
 
 static int get_status(const char *name, enum bisection_status *st)
@@ -231,6 +288,10 @@ int bisect_result_parse(const char *text, size_t len, struct bisect_result *r, s
 	get_steps(node_get(js, "steps"), r);
 	get_ids(node_get(js, "skipped"), &r->skipped, &r->nskipped);
 	get_ids(node_get(js, "candidates"), &r->candidates, &r->ncandidates);
+	if (node_get(js, "revert"))
+		get_check(node_get(js, "revert"), &r->revert);
+	if (node_get(js, "layout"))
+		get_check(node_get(js, "layout"), &r->layout);
 	node_free(js);
 	return 0;
 }

@@ -149,6 +149,8 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 					 .ncc = w.ncc,
 					 .kind = rq->kind,
 					 .hold_improvements = rq->hold_improvements,
+					 .revert_refutes = rq->revert_refutes,
+					 .mail_unrestored = rq->mail_unrestored,
 					 .floors = rq->conf_floors,
 					 .from = rq->from ? rq->from : mc->from };
 
@@ -158,6 +160,7 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 	int held = mail_rules_apply(MAIL_BEFORE, &mcase, &plan, &err);
 	if (held) {
 		verdict(out, held > 0 ? REPORT_HELD : REPORT_BAD, held > 0 ? plan.why.buf : err.buf);
+		out->held_by = plan.held_by;
 		goto out;
 	}
 	int ar = reportjob_assemble(&rj, &w, &err);

@@ -29,6 +29,10 @@ struct report_request {
 	/* what the service's mail rules ask of it (mail/mailrules.h) */
 	int kind;			/* +1 an improvement, -1 a regression, 0 not known */
 	bool hold_improvements;		/* serve.report_improvements: false */
+	bool revert_refutes;		/* the culprit's revert restores nothing ... */
+	bool mail_unrestored;		/* ... and serve.report_unrestored says mail it anyway */
+	const char *checks;		/* the culprit's checks, lines for the mail (revert, layout); NULL: none */
+	bool layout_effect;		/* the change vanished in aligned builds: no Reported-by asked */
 	const char *const *conf_floors; /* serve.change_floor, "GLOB=PCT" each (NULL-terminated, or NULL) */
 };
 
@@ -51,6 +55,7 @@ struct report_outcome {
 	bool decided;
 	char *metric;
 	struct decision decision;
+	const char *held_by; /* REPORT_HELD: the mail rule that held it (mail/mailrules.c) */
 };
 
 /*

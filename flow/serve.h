@@ -19,7 +19,8 @@ struct store;
 
 struct tree_conf {
 	char *name, *path, *base, *provider, *kconfig;
-	char *url; /* fetched into the mirror at path; NULL: path is kept up to date by others */
+	char *url;	    /* fetched into the mirror at path; NULL: path is kept up to date by others */
+	char *layout_check; /* the layout check's alignment N, or off */
 	const struct provider_ops *ops;
 	struct provider_options *opts; /* the provider's own settings, from its table */
 	char **branches, **jobs;       /* NULL-terminated */
@@ -33,6 +34,7 @@ struct serve_conf {
 	char *public_url;	  /* where readers reach the dashboard (NULL: unknown) */
 	char *lkprobot_url;	  /* where readers get lkprobot (NULL: unknown) */
 	bool report_improvements; /* mail a culprit of an improvement too (default) */
+	bool report_unrestored;	  /* mail a culprit whose revert does not restore the metric (not by default) */
 	char **floors;		  /* change_floor: "GLOB=PCT" each, for bisect and report (--floor) */
 	size_t nfloors;
 	long poll;

@@ -35,6 +35,18 @@ static bool tree_provider_key(const char *key)
 }
 
 /* a URL git can clone: one word, no control character (it is pasted into a shell) */
+/* layout_check: off, or a power of two from 2 to 4096 (-falign-functions=N) */
+static int align_check(const char *v, struct strbuf *err)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	if (!strcmp(v, "off") || (*v && !*end && n >= 2 && n <= 4096 && !(n & (n - 1))))
+		return 0;
+	strbuf_setf(err, "'%s' is not off or a power of two from 2 to 4096", v);
+	return -1;
+}
+
 static int clone_url_check(const char *u, struct strbuf *err)
 {
 	(void)err;
@@ -65,6 +77,9 @@ static const struct conf_key serve_keys[] = {
 	  .help = "the dashboard's actions (retest, cancel, resend) need its token: one line, 16 characters or more" },
 	{ "report_improvements", CONF_BOOL, S(report_improvements), .def = "true",
 	  .help = "mail the culprit of an improvement too (false: record it only)" },
+	{ "report_unrestored", CONF_BOOL, S(report_unrestored), .def = "false",
+	  .help = "mail a culprit whose revert on top of the head does not restore the metric (false: record it "
+		  "only)" },
 	{ "public_url", CONF_STRING, S(public_url), .check = web_url_check,
 	  .what = "must be the dashboard's URL (https://...)",
 	  .help = "where readers reach the dashboard: the mails link their bisection there (url:)" },
@@ -101,6 +116,8 @@ static const struct conf_key tree_keys[] = {
 	{ "provider", CONF_STRING, T(provider), .def = "local",
 	  .help = "where the jobs run: local, qemu, slurm or ssh (their settings below)" },
 	{ "kconfig", CONF_STRING, T(kconfig), .help = "the kernel's config (qemu, ssh)" },
+	{ "layout_check", CONF_STRING, T(layout_check), .def = "32", .check = align_check, .form = "N or off",
+	  .help = "qemu, ssh: a culprit and its parent rebuilt with -falign-functions=N and run again (off: not)" },
 	{ .type = CONF_OTHERS, .match = tree_provider_key, .help = "the settings of the tree's provider (below)" },
 	{ 0 },
 };

@@ -11,7 +11,8 @@
 #include <string.h>
 
 static const char *const head_names[] = { "done", "build_failed", "failed", "baseline" };
-static const char *const report_names[] = { NULL, "queued", "not sent", "delivery failed", "error" };
+static const char *const report_names[] = { NULL, "queued", "not sent", "delivery failed", "error", "held" };
+static const char *const check_names[] = { "not-made", "confirms", "refutes", "not-sure", "cannot" };
 
 const char *head_status_name(enum head_status s)
 {
@@ -93,6 +94,10 @@ static void job_json(struct strbuf *out, const struct job_outcome *j)
 		number(out, "low", j->lo);
 		number(out, "high", j->hi);
 	}
+	if (j->revert)
+		key(out, "revert", j->revert);
+	if (j->layout)
+		key(out, "layout", j->layout);
 	strbuf_addstr(out, "}");
 }
 
@@ -149,6 +154,10 @@ static void job_parse(const struct node *n, struct job_outcome *j)
 		memcpy(j->culprit, culprit, GITREPO_HEXSZ + 1);
 	}
 	j->report = r > 0 ? (enum job_report)r : JOB_REPORT_NONE;
+	int rv = name_index(check_names, 5, node_str(node_get(n, "revert")));
+	int ly = name_index(check_names, 5, node_str(node_get(n, "layout")));
+	j->revert = rv >= 0 ? check_names[rv] : NULL;
+	j->layout = ly >= 0 ? check_names[ly] : NULL;
 	j->mail_error = dup_or_null(node_get(n, "mail_error"));
 	j->report_why = dup_or_null(node_get(n, "report_why"));
 	j->metric = dup_or_null(node_get(n, "metric"));

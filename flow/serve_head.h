@@ -20,7 +20,8 @@ enum job_report {
 	JOB_REPORT_QUEUED,
 	JOB_REPORT_NOT_SENT,
 	JOB_REPORT_DELIVERY_FAILED,
-	JOB_REPORT_ERROR
+	JOB_REPORT_ERROR,
+	JOB_REPORT_HELD, /* a mail rule held it back (report_why says why): recorded, not mailed */
 };
 
 struct job_outcome {
@@ -32,7 +33,7 @@ struct job_outcome {
 	char culprit[GITREPO_HEXSZ + 1]; /* ... this one */
 	enum job_report report;
 	char *mail_error; /* DELIVERY_FAILED: the server's answer */
-	char *report_why; /* NOT_SENT, ERROR: why */
+	char *report_why; /* NOT_SENT, ERROR, HELD: why */
 	/*
 	 * The change of the metric followed, with its interval, percent: the
 	 * mail's decision when one was made (the figure it gives), else the
@@ -41,6 +42,7 @@ struct job_outcome {
 	 */
 	char *metric;
 	double change, lo, hi;
+	const char *revert, *layout; /* the culprit's checks (check_status_name), NULL: none made */
 };
 
 /*

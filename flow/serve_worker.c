@@ -35,6 +35,12 @@ struct head_test {
 /* Runs of a branch's first head when it has no parent (as many as a bisection gives each end first). */
 #define SERVE_BASELINE_RUNS 5
 
+/* A tree's layout_check (checked when read): N, or off (0). */
+static int align_of(const char *v)
+{
+	return v && strcmp(v, "off") ? atoi(v) : 0;
+}
+
 /* What a bisect child is asked: a job of the head. */
 struct bisect_child {
 	const struct head_test *ht;
@@ -83,6 +89,7 @@ static int bisect_child_main(void *arg)
 					      .db = c->db,
 					      .cache = c->cache,
 					      .data_dir = c->data_dir,
+					      .layout_align = align_of(ht->t->layout_check),
 					      .jo = &jo,
 					      .floors = &floors };
 		/* a head with no base (a branch's first, a root commit) is measured on its own */
@@ -177,6 +184,16 @@ static void set_change(struct job_outcome *j, const char *metric, const struct d
 	j->hi = d->hi;
 }
 
+/* The culprit's checks as the mail's lines: what each says (not one not made). */
+static void check_lines(const struct bisect_result *r, struct strbuf *out)
+{
+	const struct bisection_check *c[2] = { &r->revert, &r->layout };
+
+	for (int k = 0; k < 2; k++)
+		if (c[k]->status != CHECK_NOT_MADE && c[k]->why)
+			strbuf_addf(out, "%s.\n", c[k]->why);
+}
+
 /* Each line the report flow logged, as a line of the service's log. */
 static void log_lines(const struct head_test *ht, const char *culprit, char *text)
 {
@@ -194,7 +211,7 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 				       struct job_outcome *j)
 {
 	const struct serve_conf *c = ht->c;
-	struct strbuf note = STRBUF_INIT;
+	struct strbuf note = STRBUF_INIT, checks = STRBUF_INIT;
 	struct compare_floors floors = { 0 };
 	struct report_outcome out = { .why = STRBUF_INIT };
 	char *url = c->public_url && r->id > 0 ? web_url_bisection(c->public_url, r->id) : NULL;
@@ -204,6 +221,7 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 
 	if (r->status == BISECTION_AMBIGUOUS)
 		ambiguous_note(r, &note);
+	check_lines(r, &checks);
 	if (!ht->mc) {
 		out.verdict = REPORT_BAD;
 		strbuf_addstr(&out.why, ht->mc_err);
@@ -226,6 +244,10 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 					     .log = open_memstream(&log, &loglen),
 					     .kind = kind,
 					     .hold_improvements = !c->report_improvements,
+					     .revert_refutes = r->revert.status == CHECK_REFUTES,
+					     .mail_unrestored = c->report_unrestored,
+					     .checks = checks.len ? checks.buf : NULL,
+					     .layout_effect = r->layout.status == CHECK_REFUTES,
 					     .conf_floors = (const char *const *)c->floors };
 		flow_report_send(&rq, &out);
 		if (rq.log)
@@ -236,7 +258,17 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 	/* the mail's figure for the change, when it made one: status and the dashboard give the same */
 	if (out.decided)
 		set_change(j, out.metric, &out.decision);
-	if (out.verdict == REPORT_HELD) {
+	j->revert = check_status_name(r->revert.status);
+	j->layout = check_status_name(r->layout.status);
+	if (out.verdict == REPORT_HELD && out.held_by && strcmp(out.held_by, "hold-improvements")) {
+		/* held by another rule (the revert restores nothing): recorded, with why */
+		serve_say("%s %.12s: report held: %s", ht->tree, r->culprit, out.why.buf);
+		j->kind = kind > 0 ? "improvement" : kind < 0 ? "regression" : NULL;
+		j->named = true;
+		memcpy(j->culprit, r->culprit, sizeof(j->culprit));
+		j->report = JOB_REPORT_HELD;
+		j->report_why = xstrdup(out.why.buf);
+	} else if (out.verdict == REPORT_HELD) {
 		serve_say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", ht->tree,
 			  r->culprit, r->metric);
 		j->kind = "improvement";
@@ -267,6 +299,7 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 	report_outcome_release(&out);
 	compare_floors_release(&floors);
 	strbuf_release(&note);
+	strbuf_release(&checks);
 	free(log);
 	free(url);
 	free(where);

@@ -21,6 +21,18 @@ static int rule_hold_improvements(const struct mail_case *c, struct mail_plan *p
 	return 1;
 }
 
+/* the culprit's revert on top of the bad end restores nothing: the culprit is in doubt, recorded, not mailed */
+static int rule_revert_restores(const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
+{
+	(void)err;
+	if (!c->revert_refutes || c->mail_unrestored)
+		return 0;
+	strbuf_setf(&p->why,
+		    "its revert does not restore the metric: the culprit is in doubt, recorded, not mailed "
+		    "(report_unrestored: false)");
+	return 1;
+}
+
 /* serve.change_floor: the smallest change worth a mail, added to the decision's floors */
 static int rule_floors(const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
 {
@@ -151,6 +163,9 @@ static int rule_someone(const struct mail_case *c, struct mail_plan *p, struct s
 const struct mail_rule mail_rules[] = {
 	{ "hold-improvements", MAIL_BEFORE, "an improvement is recorded, not mailed, with report_improvements: false",
 	  rule_hold_improvements },
+	{ "revert-restores", MAIL_BEFORE,
+	  "a culprit whose revert does not restore the metric is recorded, not mailed (unless report_unrestored)",
+	  rule_revert_restores },
 	{ "floors", MAIL_BEFORE, "serve.change_floor: the smallest change worth a mail", rule_floors },
 	{ "recipients", MAIL_ADDRESS,
 	  "To and Cc: the commit's author, trailers, MAINTAINERS and mail.lists; or the ones named and mail.lists",
@@ -166,8 +181,10 @@ int mail_rules_apply(enum mail_stage stage, const struct mail_case *c, struct ma
 {
 	for (const struct mail_rule *r = mail_rules; r->name; r++) {
 		int rc = r->stage == stage ? r->apply(c, p, err) : 0;
-		if (rc == 1)
+		if (rc == 1) {
 			p->held = true;
+			p->held_by = r->name;
+		}
 		if (rc)
 			return rc;
 	}

@@ -32,12 +32,15 @@ struct mail_case {
 	size_t ncc;
 	int kind;		   /* the change: +1 an improvement, -1 a regression, 0 not known */
 	bool hold_improvements;	   /* serve.report_improvements: false */
+	bool revert_refutes;	   /* the culprit's revert does not restore the metric (flow/prove.c) ... */
+	bool mail_unrestored;	   /* ... and serve.report_unrestored: true mails it anyway */
 	const char *const *floors; /* serve.change_floor: "GLOB=PCT" each (NULL-terminated, or NULL) */
 	const char *from;	   /* the robot's address: never one of the recipients (NULL: none) */
 };
 
 struct mail_plan {
-	bool held; /* not mailed: why says why */
+	bool held;	     /* not mailed: why says why ... */
+	const char *held_by; /* ... and this rule of mail_rules[] held it */
 	struct strbuf why;
 	struct compare_floors *floors; /* the decision's floors (MAIL_BEFORE adds to them) */
 	const char **to, **cc;	       /* the headers' recipients */

@@ -93,6 +93,7 @@ struct provider_config {
 	const char *cache;		/* kernel cache, checkouts, NVDIMM files */
 	const char *data_dir;		/* jobs/ and hosts/ */
 	const char *kconfig;		/* qemu, ssh: the kernel config (NULL: x86_64-pmem) */
+	const char *kcflags;		/* PROVIDER_KCFLAGS: make's KCFLAGS of every build (NULL: none) */
 	const char *testbox;		/* the hosts/ file to use (NULL: this machine) */
 	const char *db;			/* the store (NULL: <result_dir>/lkprobot.db) */
 	const char *slot;		/* the box this runs on, when several share the cache (a
@@ -176,6 +177,7 @@ struct provider_batch_item {
 #define PROVIDER_PARALLEL	0x04	/* runs on several boxes at once (slots); not on this machine */
 #define PROVIDER_NEEDS_BOX	0x08	/* runs on a named box of a boxes file */
 #define PROVIDER_ON_NODE	0x10	/* what a farm's node runs (run-commit --provider) */
+#define PROVIDER_KCFLAGS 0x20		/* builds with provider_config.kcflags (the layout check's aligned kernels) */
 
 struct provider_ops {
 	const char *name;

@@ -142,7 +142,7 @@ static struct provider *qprov_open(const struct provider_config *cfg, struct str
 	snprintf(p->exe, sizeof(p->exe), "%s", copy);
 	free(copy);
 	const char *kc = cfg->kconfig ? cfg->kconfig : KBUILD_DEFAULT_KCONFIG;
-	p->kconfig_name = xstrdup(strrchr(kc, '/') ? strrchr(kc, '/') + 1 : kc);
+	p->kconfig_name = kbuild_kconfig_name(kc, cfg->kcflags);
 	if ((v = provider_opt(cfg, "kernel")))
 		p->image = xstrdup(v);
 	if ((v = provider_opt(cfg, "modules")))
@@ -233,8 +233,13 @@ static int qprov_prepare(struct provider *p, const char *commit, struct strbuf *
 		p->have_kernel = !rc;
 		return rc ? -1 : 0;
 	}
-	struct kbuild_opts ko = { .tree = p->cfg.tree, .rev = commit, .kconfig = p->cfg.kconfig,
-				  .data_dir = p->data, .cache = p->cfg.cache, .progress = p->cfg.progress };
+	struct kbuild_opts ko = { .tree = p->cfg.tree,
+				  .rev = commit,
+				  .kconfig = p->cfg.kconfig,
+				  .kcflags = p->cfg.kcflags,
+				  .data_dir = p->data,
+				  .cache = p->cfg.cache,
+				  .progress = p->cfg.progress };
 	struct kbuild_result kr;
 	int rc = kbuild_build(&ko, &kr, why);
 
@@ -355,7 +360,7 @@ static void qprov_reproduce(struct provider *p, struct provider_reproduce *r)
 const struct provider_ops provider_qemu = {
 	.name = "qemu",
 	.summary = "each commit's kernel is built and booted in QEMU with the job's NVDIMMs",
-	.caps = PROVIDER_BUILDS_KERNELS | PROVIDER_BOOTS | PROVIDER_ON_NODE,
+	.caps = PROVIDER_BUILDS_KERNELS | PROVIDER_KCFLAGS | PROVIDER_BOOTS | PROVIDER_ON_NODE,
 	.options = qemu_options,
 	.check = qprov_check,
 	.testbox = qprov_testbox,

@@ -230,7 +230,7 @@ static struct provider *sshp_open(const struct provider_config *cfg, struct strb
 		goto fail;
 	}
 	const char *kc = cfg->kconfig ? cfg->kconfig : KBUILD_DEFAULT_KCONFIG;
-	p->kconfig_name = xstrdup(strrchr(kc, '/') ? strrchr(kc, '/') + 1 : kc);
+	p->kconfig_name = kbuild_kconfig_name(kc, cfg->kcflags);
 	p->kconfig_arg = kbuild_config_portable(cfg->kconfig, cfg->data_dir);
 	if (k) {
 		struct strbuf rel = STRBUF_INIT;
@@ -263,8 +263,13 @@ static int sshp_prepare(struct provider *p, const char *commit, struct strbuf *w
 		p->kernel = p->given ? xstrdup(p->given) : NULL;
 		return 0;
 	}
-	struct kbuild_opts ko = { .tree = p->cfg.tree, .rev = commit, .kconfig = p->cfg.kconfig,
-				  .data_dir = p->cfg.data_dir, .cache = p->cfg.cache, .progress = p->cfg.progress };
+	struct kbuild_opts ko = { .tree = p->cfg.tree,
+				  .rev = commit,
+				  .kconfig = p->cfg.kconfig,
+				  .kcflags = p->cfg.kcflags,
+				  .data_dir = p->cfg.data_dir,
+				  .cache = p->cfg.cache,
+				  .progress = p->cfg.progress };
 	struct kbuild_result kr;
 	int rc = kbuild_build(&ko, &kr, why);
 
@@ -355,7 +360,7 @@ static void sshp_reproduce(struct provider *p, struct provider_reproduce *r)
 const struct provider_ops provider_ssh = {
 	.name = "ssh",
 	.summary = "each commit's kernel is kexec'd into on a real test box (see 'lkprobot box')",
-	.caps = PROVIDER_BUILDS_KERNELS | PROVIDER_BOOTS | PROVIDER_NEEDS_BOX | PROVIDER_ON_NODE,
+	.caps = PROVIDER_BUILDS_KERNELS | PROVIDER_KCFLAGS | PROVIDER_BOOTS | PROVIDER_NEEDS_BOX | PROVIDER_ON_NODE,
 	.options = ssh_options,
 	.check = sshp_check,
 	.testbox = sshp_testbox,

@@ -51,6 +51,24 @@ static void provider_help(struct strbuf *b)
 		strbuf_addf(b, "\n%s%s: %s", (*p)->name, p == provider_all() ? " (default)" : "", (*p)->summary);
 }
 
+/* --layout-check N|off into o->dst, an int: N a power of two from 2 to 4096, off 0 */
+static int take_align(const struct opt *o, const char *value, struct strbuf *err)
+{
+	char *end;
+	long n = strtol(value, &end, 10);
+
+	if (!strcmp(value, "off")) {
+		*(int *)o->dst = 0;
+		return 0;
+	}
+	if (!*value || *end || n < 2 || n > 4096 || (n & (n - 1))) {
+		strbuf_setf(err, "'%s' is not off or a power of two from 2 to 4096 (-falign-functions=N)", value);
+		return -1;
+	}
+	*(int *)o->dst = (int)n;
+	return 0;
+}
+
 /* --max-points K (1-64) into o->dst, a size_t */
 static int take_points(const struct opt *o, const char *value, struct strbuf *err)
 {
@@ -105,6 +123,12 @@ static void print_text(const struct bisect_result *r)
 	} else {
 		printf("no culprit: %s\n", r->why);
 	}
+	if (r->named) {
+		const struct bisection_check *c[2] = { &r->revert, &r->layout };
+		for (int k = 0; k < 2; k++)
+			if (c[k]->why)
+				printf("  %s check: %s\n", k ? "layout" : "revert", c[k]->why);
+	}
 	printf("  %zu commits in the range, %zu tested, %zu builds, %zu runs (bisection %lld in the store)\n",
 	       r->commits, r->tested, r->builds, r->runs, r->id);
 }
@@ -145,6 +169,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 	const char *accel = NULL;
 	long long resume = 0;
 	size_t max_points = 0;
+	int layout_align = BISECT_LAYOUT_ALIGN;
 	struct strbuf phelp = STRBUF_INIT;
 	provider_help(&phelp);
 	struct opt prov[32];
@@ -171,6 +196,12 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 			 "counts (default: the job's change_floor, else 1% for\n"
 			 "perf metrics and the test's own, 5% for the rest)",
 			 opt_floor, &floors),
+		OPT_CALL(0, "layout-check", "N|off",
+			 "qemu, ssh: rebuild a culprit and its parent with\n"
+			 "-falign-functions=N and run them again: a change that\n"
+			 "vanishes is a code layout effect (default 32; a job's\n"
+			 "layout_check: key wins)",
+			 take_align, &layout_align),
 		OPT_BOOL(0, "first-parent", "only the first parent of each commit (the mainline)", &first_parent),
 		OPT_BOOL(0, "json", "the outcome as JSON on stdout", &json),
 		OPT_CALL(0, "resume", "ID", "go on with bisection ID of the store (same arguments)", take_resume,
@@ -212,6 +243,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 				      .data_dir = ctx->data_dir,
 				      .max_points = max_points,
 				      .first_parent = first_parent,
+				      .layout_align = layout_align,
 				      .jo = &jo,
 				      .floors = &floors };
 	ret = bisect_print(&req, json);

@@ -107,6 +107,8 @@ static void job_words(const struct job_outcome *j, const struct node *outbox, st
 		strbuf_addstr(out, "report queued");
 	else if (j->report == JOB_REPORT_DELIVERY_FAILED)
 		strbuf_addf(out, "mail failed: %s", j->mail_error ? j->mail_error : "?");
+	else if (j->report == JOB_REPORT_HELD)
+		strbuf_addf(out, "not mailed: %s", j->report_why ? j->report_why : "a mail rule held it");
 	else
 		strbuf_addf(out, "report %s%s%s", j->report == JOB_REPORT_ERROR ? "error" : "not sent",
 			    j->report_why ? ": " : "", j->report_why ? j->report_why : "");

@@ -122,6 +122,12 @@ static int bisection_data(struct page_ctx *c, const struct page_args *a, struct 
 	node_append(out, "bad_ref", page_commit_ref(c, page_get(row, "bad")));
 	if (*culprit)
 		node_append(out, "culprit_ref", page_commit_ref(c, culprit));
+	/* the culprit's checks (the revert, the layout) as data, not text inside the row */
+	const char *checks = page_get(row, "checks");
+	struct strbuf ce = STRBUF_INIT;
+	struct node *cj = *checks ? json_parse(checks, strlen(checks), "checks", &ce) : NULL;
+	node_append(out, "checks", cj ? cj : node_new(NODE_NULL));
+	strbuf_release(&ce);
 	/* the range, when its repository is there: the good end first, the bad end last */
 	struct gitrepo *repo = ti >= 0 ? page_repo(c, (size_t)ti) : NULL, *own = NULL;
 	struct gitrepo_range range = { 0 };
@@ -173,6 +179,25 @@ static void kv_commit(struct strbuf *b, const char *what, const struct node *ref
 	if (ref)
 		html_commit_subject(b, page_get(ref, "commit"), page_get(ref, "subject"));
 	strbuf_addstr(b, "</td></tr>");
+}
+
+/* The culprit's checks: what the revert and the layout check said, each a row. */
+static void checks_html(struct strbuf *b, const struct node *checks)
+{
+	static const char *const kinds[][2] = { { "revert", "revert check" }, { "layout", "layout check" } };
+
+	for (size_t k = 0; checks && checks->type == NODE_MAP && k < 2; k++) {
+		const struct node *c = node_get(checks, kinds[k][0]);
+		if (!c || !*page_get(c, "why"))
+			continue;
+		strbuf_addstr(b, "<tr><th>");
+		html_escape(b, kinds[k][1]);
+		strbuf_addstr(b, "</th><td>");
+		html_escape(b, page_get(c, "status"));
+		strbuf_addstr(b, ": ");
+		html_escape(b, page_get(c, "why"));
+		strbuf_addf(b, " (%s builds, %s runs)</td></tr>", page_get(c, "builds"), page_get(c, "runs"));
+	}
 }
 
 /* The range, good end first: each commit with its runs, failed runs and the metric's samples and mean. */
@@ -266,6 +291,7 @@ static void bisection_html(const struct page_env *env, const struct node *d, str
 		html_td(b, page_get(x, "why"));
 		strbuf_addstr(b, "</tr>");
 	}
+	checks_html(b, node_get(d, "checks"));
 	kv_commit(b, "good", node_get(d, "good_ref"));
 	kv_commit(b, "bad", node_get(d, "bad_ref"));
 	kv_commit(b, "culprit", node_get(d, "culprit_ref"));

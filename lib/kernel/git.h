@@ -93,6 +93,17 @@ struct gitrepo_paths {
 int gitrepo_changed_paths(struct gitrepo *r, const char *rev, struct gitrepo_paths *out, struct strbuf *err);
 void gitrepo_paths_release(struct gitrepo_paths *p);
 
+/*
+ * Revert commit culprit on top of commit onto, as `git revert` would (a
+ * merge against its first parent), into a new commit of the robot's own —
+ * parent onto, dated as onto, so the same revert is the same commit — kept
+ * under refs/lkprobot/reverts/ (no branch of the user's moves). Its id in
+ * out. 0; 1 when it does not apply (conflicts: err names their paths) or
+ * there is nothing to revert to (a root commit); -1 with err set.
+ */
+int gitrepo_revert(struct gitrepo *r, const char *culprit, const char *onto, char out[GITREPO_HEXSZ + 1],
+		   struct strbuf *err);
+
 /* Is ancestor an ancestor of rev (or rev itself)? 1, 0, or -1 with err set. */
 int gitrepo_is_ancestor(struct gitrepo *r, const char *ancestor, const char *rev, struct strbuf *err);
 

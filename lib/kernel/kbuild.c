@@ -36,6 +36,49 @@ static void short_hash(const void *data, size_t len, char out[KBUILD_HASHSZ + 1]
 	out[KBUILD_HASHSZ] = '\0';
 }
 
+int kbuild_key_kcflags(struct kbuild_config *kc, const char *kcflags, struct strbuf *err)
+{
+	if (!kcflags || !*kcflags)
+		return 0;
+	if (strspn(kcflags, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -=,._+") !=
+	    strlen(kcflags)) {
+		strbuf_setf(err, "KCFLAGS '%s': only letters, digits, spaces and -=,._+ (make runs it through a shell)",
+			    kcflags);
+		return -1;
+	}
+	char *key = xasprintf("kcflags %s\ninput %s\n", kcflags, kc->input);
+	short_hash(key, strlen(key), kc->input);
+	free(key);
+	return 0;
+}
+
+char *kbuild_kconfig_name(const char *kconfig, const char *kcflags)
+{
+	const char *kc = kconfig && *kconfig ? kconfig : KBUILD_DEFAULT_KCONFIG;
+	struct strbuf b = STRBUF_INIT;
+
+	strbuf_addstr(&b, strrchr(kc, '/') ? strrchr(kc, '/') + 1 : kc);
+	for (const char *f = kcflags; f && *f;) {
+		f += strspn(f, " ");
+		size_t n = strcspn(f, " ");
+		if (n)
+			strbuf_addf(&b, "+%.*s", (int)(n - strspn(f, "-")), f + strspn(f, "-"));
+		f += n;
+	}
+	return strbuf_detach(&b);
+}
+
+void kbuild_config_hash(const char *config, size_t len, const char *kcflags, char out[KBUILD_HASHSZ + 1])
+{
+	struct strbuf b = STRBUF_INIT;
+
+	strbuf_add(&b, config, len);
+	if (kcflags && *kcflags)
+		strbuf_addf(&b, "\n# lkprobot: KCFLAGS=%s\n", kcflags);
+	short_hash(b.buf, b.len, out);
+	strbuf_release(&b);
+}
+
 static int read_config_file(const char *path, struct strbuf *out, struct strbuf *err)
 {
 	struct stat st;
@@ -372,6 +415,9 @@ static int run_make(struct kb *kb, const char *const *args, struct strbuf *err)
 	argv[n++] = j;
 	if (kb->cc.len)
 		argv[n++] = kb->cc.buf;
+	char *kcflags = kb->o->kcflags && *kb->o->kcflags ? xasprintf("KCFLAGS=%s", kb->o->kcflags) : NULL;
+	if (kcflags)
+		argv[n++] = kcflags;
 	for (size_t i = 0; args[i] && n < ARRAY_SIZE(argv) - 1; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
@@ -407,6 +453,7 @@ static int run_make(struct kb *kb, const char *const *args, struct strbuf *err)
 out:
 	free(o);
 	free(j);
+	free(kcflags);
 	return status;
 }
 
@@ -607,7 +654,7 @@ static int build(struct kb *kb, struct kbuild_result *res, struct strbuf *err)
 		strbuf_setf(err, "'%s' is missing after the configuration step", path.buf);
 		goto out;
 	}
-	short_hash(config.buf, config.len, res->config);
+	kbuild_config_hash(config.buf, config.len, o->kcflags, res->config);
 	kdir = kbuild_cache_kernel_dir(kb, res->config);
 	if (!o->rebuild && kbuild_cache_lookup(kdir, res)) {
 		/* another input made the same .config: the same kernel */
@@ -646,7 +693,7 @@ int kbuild_build(const struct kbuild_opts *o, struct kbuild_result *res, struct 
 	memset(res, 0, sizeof(*res));
 	clock_gettime(CLOCK_MONOTONIC, &kb.t0);
 	kb.jobs = o->jobs > 0 ? o->jobs : jobs_default();
-	if (kbuild_config_resolve(&kb.kc, o->kconfig, o->data_dir, err))
+	if (kbuild_config_resolve(&kb.kc, o->kconfig, o->data_dir, err) || kbuild_key_kcflags(&kb.kc, o->kcflags, err))
 		goto out;
 	if (gitrepo_open(&kb.repo, o->tree, err) ||
 	    gitrepo_commit_info(kb.repo, o->rev, &kb.ci, err))

@@ -14,8 +14,9 @@
  *   kernels/<commit>-<config>/    bzImage vmlinux .config build.log result
  *   index/<commit>-<input>        symlink to the kernel built from that input
  * <input> is the first 12 hex digits of the git blob id of the configuration
- * input (base, base file or fragment, robot fragment); <config> those of the
- * final .config (`git hash-object .config | cut -c1-12`). The O= directory is
+ * input (base, base file or fragment, robot fragment; and KCFLAGS, when
+ * given); <config> those of the final .config (`git hash-object .config |
+ * cut -c1-12`; with KCFLAGS, of the .config and a line naming them). The O= directory is
  * keyed by the input, not the final .config, because the final .config of
  * one input changes as Kconfig changes between commits, and a new directory
  * per change would make every bisection step a clean build.
@@ -72,6 +73,13 @@ struct kbuild_opts {
 	const char *compiler;	/* recorded in the result (gcc-12); NULL: not recorded */
 	int jobs;		/* make -j; 0: the CPUs this process may run on */
 	bool rebuild;		/* build even when the cache has the kernel (or its failure) */
+	/*
+	 * make's KCFLAGS (NULL: none): -falign-functions=32 for the layout
+	 * check. Part of both cache keys (its input and its kernel), so an
+	 * aligned kernel is never taken for the plain one; letters, digits,
+	 * spaces and "-=,._+" only (make hands it to a shell in its recipes).
+	 */
+	const char *kcflags;
 	bool progress;		/* show progress on stdout (a terminal) */
 };
 
@@ -101,6 +109,23 @@ enum {
  * the same cache. res is filled in every case (release it).
  */
 int kbuild_build(const struct kbuild_opts *opts, struct kbuild_result *res, struct strbuf *err);
+
+/*
+ * The cache keys of a build with KCFLAGS: kc's input hash made anew from
+ * the old one and the flags; config (a final .config's hash) likewise. A
+ * no-op without flags. 0, or -1 with err set (a character make's shell
+ * would read).
+ */
+int kbuild_key_kcflags(struct kbuild_config *kc, const char *kcflags, struct strbuf *err);
+void kbuild_config_hash(const char *config, size_t len, const char *kcflags, char out[KBUILD_HASHSZ + 1]);
+
+/*
+ * The kconfig's name in result paths: its base name (x86_64-pmem, a
+ * file's name), with "+" and the KCFLAGS (without their leading dashes,
+ * spaces as "+") when given: x86_64-pmem+falign-functions=32. Newly
+ * allocated.
+ */
+char *kbuild_kconfig_name(const char *kconfig, const char *kcflags);
 
 /* Read a kernel directory's `result` file into res. 0, or -1 with err set. */
 int kbuild_read_result(const char *dir, struct kbuild_result *res, struct strbuf *err);

@@ -144,6 +144,20 @@ void bisect_outcome_release(struct bisect_outcome *out);
 struct bisect_run *bisect_plan_rounds(uint64_t *rng, const size_t *first, const size_t *second, size_t rounds,
 				      struct bisect_batch *batch);
 
+/*
+ * Two commits the oracle knows (indices below nindex) compared in
+ * interleaved rounds of their own, as a culprit is against its parent: at
+ * least `want` shared rounds, then more by the persistence rule
+ * (decide_rounds) up to opts's run limit, until the decision is sure,
+ * settled or out of reach. The decision of commit against base into *d
+ * (*futile: a change beyond the floor is out of reach of more rounds —
+ * decide_rounds' "no change"), the batches asked for into *batches. 0; 1 when one of them cannot be
+ * tested; -1 with err set (the oracle failed).
+ */
+int bisect_compare_pair(size_t nindex, const struct bisect_oracle *o, const struct bisect_opts *opts, size_t base,
+			size_t commit, size_t want, struct decision *d, bool *futile, size_t *batches,
+			struct strbuf *err);
+
 /* log2 of the candidates, rounded up: what a clean bisection of n needs */
 size_t bisect_log2_ceil(size_t n);
 

@@ -279,3 +279,43 @@ int bisect_plan_with_ends(struct bis *b, size_t i, size_t want, size_t **first, 
 	}
 	return 0;
 }
+
+int bisect_compare_pair(size_t nindex, const struct bisect_oracle *o, const struct bisect_opts *opts, size_t base,
+			size_t commit, size_t want, struct decision *d, bool *futile_out, size_t *batches,
+			struct strbuf *err)
+{
+	struct bisect_outcome out = { 0 };
+	struct bis b = { o,
+			 &out,
+			 nindex - 1,
+			 xcalloc(nindex, sizeof(size_t)),
+			 opts->seed ? opts->seed : 0x9E3779B97F4A7C15ULL,
+			 xcalloc(nindex, sizeof(struct sampled)),
+			 xcalloc(nindex, sizeof(bool)) };
+	size_t limit = (opts->run_limit ? opts->run_limit : 60) / 2;
+	struct decide_metric m = opts->metric;
+	bool futile = false;
+	int rc;
+
+	if (!(m.floor > 0))
+		m.floor = 0.01;
+	*d = (struct decision){ .verdict = DECIDE_UNSURE, .change = NAN };
+	for (;;) {
+		if ((rc = bisect_ensure_pairs(&b, base, commit, want, err)))
+			break;
+		size_t have;
+		bisect_decide_between(&b, base, commit, &m, NULL, 0, d, &have);
+		size_t next = decide_rounds(d, have, limit > want ? limit : want, &futile);
+		if (d->verdict != DECIDE_UNSURE || d->settled || next <= have || have < want)
+			break;
+		want = next;
+	}
+	*batches = out.batches;
+	*futile_out = futile;
+	for (size_t i = 0; i < nindex; i++)
+		bisect_sampled_release(&b.cache[i]);
+	free(b.seen);
+	free(b.cache);
+	free(b.fresh);
+	return rc;
+}

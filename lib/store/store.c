@@ -197,6 +197,7 @@ static const char migration_5[] =
  * the error that stopped it), so that the dashboard and `status` can say it.
  */
 static const char migration_6[] = "ALTER TABLE bisections ADD COLUMN why TEXT;\n";
+static const char migration_7[] = "ALTER TABLE bisections ADD COLUMN checks TEXT;\n";
 
 static const struct migration migrations[] = {
 	{ "runs, stats, machines, commits and jobs", migration_1 },
@@ -205,6 +206,7 @@ static const struct migration migrations[] = {
 	{ "heads", migration_4 },
 	{ "boxes", migration_5 },
 	{ "the reason a bisection ended", migration_6 },
+	{ "the checks of a bisection's culprit", migration_7 },
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION,

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 /* How long a write waits for another process's write to finish. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -199,6 +199,12 @@ int store_bisection_get(struct store *s, int64_t id, struct store_bisection *b, 
 int store_bisection_end(struct store *s, int64_t id, const char *metric, const char *status, const char *culprit,
 			const char *why, struct strbuf *err);
 void store_bisection_release(struct store_bisection *b);
+/*
+ * The checks of its culprit (the revert, the layout), as JSON (schema
+ * version 7: the bisections' checks column; the lists below have it as
+ * "checks"). 0, or -1 with err set.
+ */
+int store_bisection_checks(struct store *s, int64_t id, const char *checks, struct strbuf *err);
 
 /*
  * The outbox: messages to deliver, each once (keyed by its Message-ID).
@@ -330,7 +336,7 @@ int store_commit_match(struct store *s, const char *prefix, struct node **out, s
 /* The test boxes runs were recorded on: name, tbox_group, nr_cpu, memory, model, runs, last_run. */
 int store_machines(struct store *s, struct node **out, struct strbuf *err);
 
-/* The last 500 bisections, newest first: id, tree, good, bad, job, provider, metric, status, culprit, created, updated, why. */
+/* The last 500 bisections, newest first: id, tree, good, bad, job, provider, metric, status, culprit, created, updated, why, checks. */
 int store_bisections(struct store *s, struct node **out, struct strbuf *err);
 /* Bisection id as one such map: 0, 1 when there is none (*out NULL), -1 with err set. */
 int store_bisection_row(struct store *s, int64_t id, struct node **out, struct strbuf *err);

@@ -11,22 +11,28 @@
 
 /* The statements of this file, by id (store_int.h). */
 const char *const store_bisect_sql[ST_NR] = {
-	[ST_BISECT_ADD] = "INSERT INTO bisections(tree, good, bad, job, overrides, provider, first_parent,"
+	[ST_BISECT_ADD] =
+		"INSERT INTO bisections(tree, good, bad, job, overrides, provider, first_parent,"
 		" metric, status, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9, ?9)"
 		" RETURNING id",
-	[ST_BISECT_GET] = "SELECT tree, good, bad, job, overrides, provider, first_parent, metric, status,"
+	[ST_BISECT_GET] =
+		"SELECT tree, good, bad, job, overrides, provider, first_parent, metric, status,"
 		" culprit FROM bisections WHERE id = ?1",
-	[ST_BISECT_END] = "UPDATE bisections SET metric = ?2, status = ?3, culprit = ?4, updated = ?5, why = ?6"
+	[ST_BISECT_END] =
+		"UPDATE bisections SET metric = ?2, status = ?3, culprit = ?4, updated = ?5, why = ?6"
 		" WHERE id = ?1",
-	[ST_BISECT_SAME] = "SELECT id FROM bisections WHERE tree = ?1 AND good = ?2 AND bad = ?3 AND job = ?4"
+	[ST_BISECT_SAME] =
+		"SELECT id FROM bisections WHERE tree = ?1 AND good = ?2 AND bad = ?3 AND job = ?4"
 		" AND overrides = ?5 AND provider = ?6 AND first_parent = ?7"
 		" ORDER BY status = 'running' DESC, id DESC LIMIT 1",
-	[ST_BISECT_LIST] = "SELECT id, tree, good, bad, job, provider, metric, status, culprit, created, updated, why"
+	[ST_BISECT_CHECKS] = "UPDATE bisections SET checks = ?2, updated = ?3 WHERE id = ?1",
+	[ST_BISECT_LIST] =
+		"SELECT id, tree, good, bad, job, provider, metric, status, culprit, created, updated, why, checks"
 		" FROM bisections ORDER BY id DESC LIMIT 500",
-	[ST_BISECT_ROW] = "SELECT id, tree, good, bad, job, provider, metric, status, culprit, created, updated, why"
+	[ST_BISECT_ROW] =
+		"SELECT id, tree, good, bad, job, provider, metric, status, culprit, created, updated, why, checks"
 		" FROM bisections WHERE id = ?1",
 };
-
 
 /* A bisection's arguments as ?1..?7 (tree, good, bad, job, overrides, provider, first_parent). */
 static void bind_bisection(sqlite3_stmt *q, const struct store_bisection *b)
@@ -107,6 +113,20 @@ int store_bisection_end(struct store *s, int64_t id, const char *metric, const c
 	return 0;
 }
 
+int store_bisection_checks(struct store *s, int64_t id, const char *checks, struct strbuf *err)
+{
+	sqlite3_stmt *q = store_stmt(s, ST_BISECT_CHECKS, err);
+
+	if (!q)
+		return store_context(s, err, "record the checks of bisection %lld", (long long)id);
+	sqlite3_bind_int64(q, 1, id);
+	store_bind_text(q, 2, checks);
+	sqlite3_bind_int64(q, 3, (int64_t)time(NULL));
+	if (store_step_done(s, q, err))
+		return store_context(s, err, "record the checks of bisection %lld", (long long)id);
+	return 0;
+}
+
 int64_t store_bisection_same(struct store *s, const struct store_bisection *b, struct strbuf *err)
 {
 	sqlite3_stmt *q = store_stmt(s, ST_BISECT_SAME, err);
@@ -135,8 +155,8 @@ void store_bisection_release(struct store_bisection *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static const char *const bisection_keys[] = { "id", "tree", "good", "bad", "job", "provider", "metric", "status",
-					       "culprit", "created", "updated", "why" };
+static const char *const bisection_keys[] = { "id",	"tree",	   "good",    "bad",	 "job", "provider", "metric",
+					      "status", "culprit", "created", "updated", "why", "checks" };
 
 int store_bisections(struct store *s, struct node **out, struct strbuf *err)
 {

@@ -57,6 +57,7 @@ enum stmt_id {
 	ST_BISECT_SAME,
 	ST_BISECT_LIST,
 	ST_BISECT_ROW,
+	ST_BISECT_CHECKS,
 	/* the outbox (store_outbox.c) */
 	ST_OUTBOX_ADD,
 	ST_OUTBOX_GET,

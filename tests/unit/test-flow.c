@@ -74,6 +74,14 @@ static void found(struct bisect_result *r)
 	r->nskipped = 1;
 	r->candidates = ids(C2, C3);
 	r->ncandidates = 2;
+	r->revert = (struct bisection_check){
+		.status = CHECK_CONFIRMS, .decided = true, .base_mean = 70, .commit_mean = 100, .builds = 1, .runs = 10
+	};
+	r->revert.why = strdup("Reverting it restores");
+	memcpy(r->revert.commit, C3, sizeof(C3));
+	r->revert.d = decision(DECIDE_CHANGED, 42.8, "+42.8%");
+	r->layout = (struct bisection_check){ .status = CHECK_NOT_MADE };
+	r->layout.why = strdup("the local provider builds no kernel");
 }
 
 /* The form bisect --json prints, key by key as it always has, and read back to the same text. */
@@ -94,13 +102,24 @@ static void test_bisect_json_round_trip(void **state)
 		a.buf, "\"builds\": 4, \"runs\": 30, \"commits\": 9, \"batches\": 5, \"steps\": [{\"commit\": \"" C2
 		       "\", \"verdict\": \"bad\", \"runs\": 3, \"llr\": 4.5, \"sure\": true}, {\"commit\": \"" C1
 		       "\", \"verdict\": \"good\", \"runs\": 6, \"llr\": -2.25, \"sure\": false}], \"skipped\": [\"" C3
-		       "\"], \"candidates\": [\"" C2 "\", \"" C3 "\"]}\n"));
+		       "\"], \"candidates\": [\"" C2 "\", \"" C3 "\"], "
+		       "\"revert\": {\"status\": \"confirms\", \"why\": \"Reverting it restores\", \"commit\": \"" C3
+		       "\", \"kcflags\": null, \"decision\": {"));
+	assert_non_null(
+		strstr(a.buf,
+		       "\"base_mean\": 70, \"commit_mean\": 100, \"builds\": 1, \"runs\": 10}, "
+		       "\"layout\": {\"status\": \"not-made\", \"why\": \"the local provider builds no kernel\", "
+		       "\"commit\": null, \"kcflags\": null, \"decision\": null, \"base_mean\": null, "
+		       "\"commit_mean\": null, \"builds\": 0, \"runs\": 0}}\n"));
 	assert_int_equal(bisect_result_parse(a.buf, a.len, &back, &err), 0);
 	assert_int_equal(back.status, BISECTION_FOUND);
 	assert_true(back.named);
 	assert_string_equal(back.culprit, C2);
 	assert_string_equal(back.metric, "command.throughput");
 	assert_int_equal(back.confirm.verdict, DECIDE_CHANGED);
+	assert_int_equal(back.revert.status, CHECK_CONFIRMS);
+	assert_string_equal(back.revert.commit, C3);
+	assert_int_equal(back.layout.status, CHECK_NOT_MADE);
 	bisect_result_json(&b, &back);
 	assert_string_equal(a.buf, b.buf);
 	bisect_result_release(&r);

@@ -469,6 +469,47 @@ static void test_kbuild_build_cache_keys_and_hits(void **state)
 	free(cache);
 }
 
+/* KCFLAGS (the layout check's aligned kernels): keys of their own, a name of their own, no shell's characters. */
+static void test_kbuild_kcflags_keys(void **state)
+{
+	char *cache = path_in(top, "cache-kcflags");
+	struct kbuild_opts o = opts_for(cache);
+	struct kbuild_result plain, aligned, again, bad;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	build_ok(&o, c1, &plain);
+	o.kcflags = "-falign-functions=32";
+	long makes = count_makes();
+	build_ok(&o, c1, &aligned);
+	/* the same .config, but another input and another kernel: built, not found */
+	assert_false(aligned.cached);
+	assert_true(count_makes() > makes);
+	assert_string_not_equal(aligned.input, plain.input);
+	assert_string_not_equal(aligned.config, plain.config);
+	assert_string_not_equal(aligned.dir, plain.dir);
+	build_ok(&o, c1, &again);
+	assert_true(again.cached);
+	assert_string_equal(again.dir, aligned.dir);
+	/* the result paths' name */
+	char *name = kbuild_kconfig_name("x86_64-pmem", "-falign-functions=32");
+	assert_string_equal(name, "x86_64-pmem+falign-functions=32");
+	free(name);
+	name = kbuild_kconfig_name("/some/dir/my.config", NULL);
+	assert_string_equal(name, "my.config");
+	free(name);
+	/* make hands KCFLAGS to a shell: what a shell would read is refused, as bad input */
+	o.kcflags = "-O2; rm -rf /";
+	assert_int_equal(kbuild_build(&o, &bad, &err), KBUILD_EINPUT);
+	assert_non_null(strstr(err.buf, "KCFLAGS '-O2; rm -rf /': only letters, digits"));
+	kbuild_result_release(&plain);
+	kbuild_result_release(&aligned);
+	kbuild_result_release(&again);
+	kbuild_result_release(&bad);
+	strbuf_release(&err);
+	free(cache);
+}
+
 static void test_kbuild_build_reuses_build_dir(void **state)
 {
 	char *cache = path_in(top, "cache-incr");
@@ -808,6 +849,7 @@ int main(void)
 		cmocka_unit_test(test_gitrepo_hash_is_git_blob_id),
 		cmocka_unit_test(test_gitrepo_checkout_rewrites_only_changed_files),
 		cmocka_unit_test(test_kbuild_build_cache_keys_and_hits),
+		cmocka_unit_test(test_kbuild_kcflags_keys),
 		cmocka_unit_test(test_kbuild_build_reuses_build_dir),
 		cmocka_unit_test(test_kbuild_build_failure_is_recorded),
 		cmocka_unit_test(test_kbuild_build_bad_input),
