@@ -482,6 +482,7 @@ void bisect_result_release(struct bisect_result *res)
 	free(res->revert.kcflags);
 	free(res->layout.why);
 	free(res->layout.kcflags);
+	free(res->layout.table);
 	memset(res, 0, sizeof(*res));
 }
 

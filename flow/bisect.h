@@ -96,6 +96,7 @@ struct bisection_check {
 	bool out_of_reach;	       /* no change beyond the floor in reach of more rounds */
 	double base_mean, commit_mean; /* the metric's mean on each side (NAN: none) */
 	size_t builds, runs;	       /* what the check added */
+	char *table;		       /* layout: its figures in 0-day's compact table (NULL: none) */
 };
 
 struct bisect_result {
@@ -149,6 +150,27 @@ const char *bisection_status_name(enum bisection_status s);
 
 /* The checks of the culprit as one JSON object, {"revert": {...}, "layout": {...}} (the store keeps it). */
 void bisect_checks_json(struct strbuf *out, const struct bisect_result *res);
+
+/* Read bisect_checks_json's object into r's revert and layout. 0, or -1 with err set. */
+int bisect_checks_parse(const char *text, size_t len, struct bisect_result *r, struct strbuf *err);
+/* What the layout check's table shows (bisect_layout_table). */
+struct layout_figures {
+	const char *kcflags;
+	bool worse, gone;	      /* a regression (else an improvement); gone in the aligned builds */
+	const char *parent, *culprit; /* full ids */
+	double base, change, commit;  /* the parent's mean, the decision's change (percent), the culprit's */
+	const char *job;	      /* testcase/path_params/tbox_group */
+	const char *metric;
+};
+/*
+ * 0-day's compact table of a rebuild with aligned functions (the second
+ * example's "We recompiled the kernels with option ..."): the header of
+ * parent and culprit, the job's row, the metric's GEO-MEAN.
+ */
+void bisect_layout_table(struct strbuf *out, const struct layout_figures *f);
+
+/* The checks as a mail's lines: what each made says, then the layout's table. */
+void bisect_checks_text(const struct bisect_result *r, struct strbuf *out);
 
 /* The result as one JSON object and a newline (`bisect --json`). */
 void bisect_result_json(struct strbuf *out, const struct bisect_result *res);

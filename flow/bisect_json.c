@@ -66,6 +66,8 @@ static void check_json(struct strbuf *out, const char *key, const struct bisecti
 	json_double(out, c->decided ? c->base_mean : NAN);
 	strbuf_addstr(out, ", \"commit_mean\": ");
 	json_double(out, c->decided ? c->commit_mean : NAN);
+	strbuf_addstr(out, ", \"table\": ");
+	json_str_or_null(out, c->table);
 	strbuf_addf(out, ", \"builds\": %zu, \"runs\": %zu}", c->builds, c->runs);
 }
 
@@ -203,6 +205,7 @@ static void get_check(const struct node *n, struct bisection_check *c)
 			c->status = k;
 	c->why = str_dup(node_get(n, "why"));
 	c->kcflags = str_dup(node_get(n, "kcflags"));
+	c->table = str_dup(node_get(n, "table"));
 	if (get_commit(node_get(n, "commit"), commit))
 		memcpy(c->commit, commit, sizeof(c->commit));
 	c->decided = d && d->type == NODE_MAP;
@@ -294,4 +297,32 @@ int bisect_result_parse(const char *text, size_t len, struct bisect_result *r, s
 		get_check(node_get(js, "layout"), &r->layout);
 	node_free(js);
 	return 0;
+}
+
+int bisect_checks_parse(const char *text, size_t len, struct bisect_result *r, struct strbuf *err)
+{
+	struct node *js = json_parse(text, len, "the bisection's checks", err);
+
+	if (!js)
+		return -1;
+	if (js->type == NODE_MAP) {
+		if (node_get(js, "revert"))
+			get_check(node_get(js, "revert"), &r->revert);
+		if (node_get(js, "layout"))
+			get_check(node_get(js, "layout"), &r->layout);
+	}
+	node_free(js);
+	return 0;
+}
+
+void bisect_checks_text(const struct bisect_result *r, struct strbuf *out)
+{
+	const struct bisection_check *c[2] = { &r->revert, &r->layout };
+
+	for (int k = 0; k < 2; k++) {
+		if (c[k]->status != CHECK_NOT_MADE && c[k]->why)
+			strbuf_addf(out, "%s.\n", c[k]->why);
+		if (c[k]->table)
+			strbuf_addf(out, "\n%s", c[k]->table);
+	}
 }

@@ -189,6 +189,53 @@ static int layout_driver(struct bsession *s, const struct bisect_result *res, st
 	return 0;
 }
 
+void bisect_layout_table(struct strbuf *t, const struct layout_figures *f)
+{
+	strbuf_addf(t, "We recompiled the kernels with option \"%s\", and the\n%s %s:\n\n", f->kcflags,
+		    f->worse ? "regression" : "improvement", f->gone ? "is gone" : "still exists");
+	strbuf_addf(t, "%.16s  %.26s  testcase/testparams/testbox\n", f->parent, f->culprit);
+	strbuf_addstr(t,
+		      "----------------  --------------------------  ---------------------------\n"
+		      "         %stddev      change         %stddev\n"
+		      "             \\          |                \\  \n");
+	for (int row = 0; row < 2; row++) {
+		char change[16];
+		snprintf(change, sizeof(change), "%+.0f%%", f->change);
+		strbuf_addf(t, "%10.0f  %15s  %9.0f        ", f->base, change, f->commit);
+		strbuf_addf(t, row ? "GEO-MEAN %s\n" : "%s\n", row ? f->metric : f->job);
+	}
+}
+
+/* The layout check's figures in 0-day's table, into c->table. */
+static void layout_table(const struct driver *d2, const struct bisect_result *res, struct bisection_check *c)
+{
+	struct strbuf t = STRBUF_INIT, path = STRBUF_INIT, e = STRBUF_INIT;
+	int dir = compare_direction(d2->metric);
+
+	if (job_result_path(d2->job, d2->m, NULL, false, &path, &e))
+		strbuf_addstr(&path, "?");
+	/* testcase/path_params/tbox_group, the first three parts of the result path */
+	size_t cut = 0;
+	for (int parts = 0; cut < path.len; cut++)
+		if (path.buf[cut] == '/' && ++parts == 3)
+			break;
+	strbuf_setlen(&path, cut);
+	struct layout_figures f = { .kcflags = c->kcflags,
+				    .worse = dir ? c->d.change * dir < 0 : res->change < 0,
+				    .gone = c->status == CHECK_REFUTES,
+				    .parent = res->parent,
+				    .culprit = res->culprit,
+				    .base = c->base_mean,
+				    .change = c->d.change,
+				    .commit = c->commit_mean,
+				    .job = path.buf,
+				    .metric = d2->metric };
+	bisect_layout_table(&t, &f);
+	c->table = strbuf_detach(&t);
+	strbuf_release(&path);
+	strbuf_release(&e);
+}
+
 /* The layout check: culprit against parent, both rebuilt with -falign-functions=N. */
 static void prove_layout(struct bsession *s, struct bisect_result *res)
 {
@@ -226,6 +273,8 @@ static void prove_layout(struct bsession *s, struct bisect_result *res)
 			check_say(c, CHECK_REFUTES,
 				  "the change vanishes in kernels built with %s (%s): a probable code layout effect",
 				  c->kcflags, c->d.summary);
+		if (c->status != CHECK_UNSURE)
+			layout_table(&d2, res, c);
 	}
 	node_free(d2.job);
 	bisect_driver_release(&d2);

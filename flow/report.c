@@ -130,6 +130,8 @@ void report_request_input(const struct report_request *rq, const char *from, con
 	in->lkprobot_url = rq->lkprobot_url;
 	in->closes = rq->closes;
 	in->note = rq->note;
+	in->checks = rq->checks;
+	in->layout_effect = rq->layout_effect;
 	in->signature = rq->signature;
 	in->date = rq->date;
 }

@@ -184,16 +184,6 @@ static void set_change(struct job_outcome *j, const char *metric, const struct d
 	j->hi = d->hi;
 }
 
-/* The culprit's checks as the mail's lines: what each says (not one not made). */
-static void check_lines(const struct bisect_result *r, struct strbuf *out)
-{
-	const struct bisection_check *c[2] = { &r->revert, &r->layout };
-
-	for (int k = 0; k < 2; k++)
-		if (c[k]->status != CHECK_NOT_MADE && c[k]->why)
-			strbuf_addf(out, "%s.\n", c[k]->why);
-}
-
 /* Each line the report flow logged, as a line of the service's log. */
 static void log_lines(const struct head_test *ht, const char *culprit, char *text)
 {
@@ -221,7 +211,7 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 
 	if (r->status == BISECTION_AMBIGUOUS)
 		ambiguous_note(r, &note);
-	check_lines(r, &checks);
+	bisect_checks_text(r, &checks);
 	if (!ht->mc) {
 		out.verdict = REPORT_BAD;
 		strbuf_addstr(&out.why, ht->mc_err);

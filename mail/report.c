@@ -344,6 +344,11 @@ static void body_summary(struct strbuf *out, const struct report_input *in, cons
 		free(note);
 	}
 	report_sure(out, in, h);
+	if (in->checks) {
+		/* the culprit's checks, as they were made: each its line, a table as it is */
+		strbuf_addch(out, '\n');
+		strbuf_addstr(out, in->checks);
+	}
 	const struct node *facts = node_get(in->job, "facts");
 	const char *accel = node_str(node_get(facts, "accel"));
 	if (accel && !strncmp(accel, "tcg", 3))
@@ -436,7 +441,8 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 		others_table(out, in->others, in->nothers);
 		strbuf_addstr(out, "\n");
 	}
-	if (in->from && h->verdict < 0)
+	/* a layout effect is no regression of the commit's: no tags asked for */
+	if (in->from && h->verdict < 0 && !in->layout_effect)
 		body_tags(out, in, h);
 	body_summary(out, in, h);
 	strbuf_addstr(out, "\n\nDetails are as below:\n");

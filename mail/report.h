@@ -40,6 +40,8 @@ struct report_input {
 	const char *in_reply_to;		/* the Message-ID ("<id>") the mail replies to; NULL: none */
 	const char *references;			/* "<a@b> <c@d>", ending in in_reply_to; NULL: in_reply_to alone */
 	const char *note;			/* a paragraph before "How sure" (a bisection's caveat); NULL: none */
+	const char *checks; /* the culprit's checks, lines after "How sure" (flow/prove.c); NULL: none */
+	bool layout_effect; /* the change vanished in aligned builds: no Reported-by asked */
 	const struct report_other *others;
 	size_t nothers;
 	const char *from;			/* the robot's address */

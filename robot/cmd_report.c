@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "opt.h"
 #include "../lib/store/store.h"
+#include "../flow/bisect.h"
 #include "../flow/report.h"
 #include "../lib/results/compare.h"
 #include "../mail/mailconf.h"
@@ -132,7 +133,53 @@ struct rargs {
 	bool body_only, send;
 	struct compare_floors floors;
 	struct addrs to, cc;
+	long long bisection; /* --bisection: its culprit's checks go in the mail */
+	struct strbuf checks;
 };
+
+/* --bisection ID into o->dst, a long long */
+static int take_bisection(const struct opt *o, const char *value, struct strbuf *err)
+{
+	char *end;
+	long long id = strtoll(value, &end, 10);
+
+	if (!*value || *end || id <= 0) {
+		strbuf_setf(err, "'%s' is not a bisection id", value);
+		return -1;
+	}
+	*(long long *)o->dst = id;
+	return 0;
+}
+
+/* The checks of the bisection's culprit, from the store, into the request (the mail's lines). 0, or -1. */
+static int bisection_checks(struct rargs *a, struct strbuf *err)
+{
+	char *db = store_default_path(a->rq.what.db, a->rq.what.result_dir);
+	struct store *s = store_open(db, err);
+	struct node *row = NULL;
+	struct bisect_result r = { 0 };
+	int ret = -1;
+
+	free(db);
+	if (!s)
+		return -1;
+	int rc = store_bisection_row(s, a->bisection, &row, err);
+	const char *checks = rc ? NULL : node_str(node_get(row, "checks"));
+	if (rc > 0)
+		strbuf_setf(err, "--bisection: no bisection %lld in the store", a->bisection);
+	else if (!rc && checks && bisect_checks_parse(checks, strlen(checks), &r, err))
+		; /* err says what is wrong with them */
+	else if (!rc) {
+		bisect_checks_text(&r, &a->checks);
+		a->rq.checks = a->checks.len ? a->checks.buf : NULL;
+		a->rq.layout_effect = r.layout.status == CHECK_REFUTES;
+		ret = 0;
+	}
+	bisect_result_release(&r);
+	node_free(row);
+	store_close(s);
+	return ret;
+}
 
 static int parse_args(int argc, char **argv, const struct lkp_ctx *ctx, struct rargs *a)
 {
@@ -154,6 +201,10 @@ static int parse_args(int argc, char **argv, const struct lkp_ctx *ctx, struct r
 			   "the \"Closes:\" tag's URL (ending in /: the Message-ID\n"
 			   "is appended, as in a mail archive)",
 			   &a->rq.closes),
+		OPT_CALL(0, "bisection", "ID",
+			 "the bisection (of the store) that named the commit:\n"
+			 "its culprit's revert and layout checks go in the mail",
+			 take_bisection, &a->bisection),
 		OPT_STRING(0, "note", "TEXT", "a paragraph before the \"how sure\" one (a bisection's caveat)",
 			   &a->rq.note),
 		OPT_STRING(0, "from", "ADDR", "the robot's address (default lkprobot <lkprobot@HOST>)", &a->rq.from),
@@ -238,13 +289,18 @@ static int print_args(const struct rargs *a)
 
 int cmd_report(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	struct rargs a = { .rq = { .what = { .result_dir = STORE_RESULT_ROOT }, .date = time(NULL), .log = stdout } };
+	struct rargs a = { .rq = { .what = { .result_dir = STORE_RESULT_ROOT }, .date = time(NULL), .log = stdout },
+			   .checks = STRBUF_INIT };
 	struct strbuf err = STRBUF_INIT;
 	struct mailconf mc = { 0 };
 	int ret = parse_args(argc, argv, ctx, &a);
 
 	if (ret != OPT_GO)
 		goto out;
+	if (a.bisection && bisection_checks(&a, &err)) {
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
+		goto out;
+	}
 	if (!a.send) {
 		ret = print_args(&a);
 	} else if (a.body_only || a.output) {
@@ -260,6 +316,7 @@ out:
 	compare_floors_release(&a.floors);
 	free(a.to.v);
 	free(a.cc.v);
+	strbuf_release(&a.checks);
 	strbuf_release(&err);
 	return ret;
 }

@@ -97,5 +97,13 @@ j = json.load(open(sys.argv[1]))
 print("check-bisect-kernel: %s in %s s: %s, %d builds, %d runs, %d steps, culprit %s"
       % (j["status"], sys.argv[3], "right" if j["culprit"] == sys.argv[2] else "WRONG",
          j["builds"], j["runs"], len(j["steps"]), j["culprit"]))
-sys.exit(0 if j["status"] == "found" and j["culprit"] == sys.argv[2] else 1)
+# the culprit's checks: its revert at the bad end, and its change in kernels built with -falign-functions=32
+for k in ("revert", "layout"):
+    c = j.get(k) or {}
+    print("check-bisect-kernel: %s check: %s (%s builds, %s runs): %s"
+          % (k, c.get("status"), c.get("builds"), c.get("runs"), c.get("why")))
+ok = j["status"] == "found" and j["culprit"] == sys.argv[2]
+# a real slow-down of pmem by the culprit: its revert restores it, and it survives aligned builds
+ok = ok and j["revert"]["status"] == "confirms" and j["layout"]["status"] in ("confirms", "not-sure")
+sys.exit(0 if ok else 1)
 EOF

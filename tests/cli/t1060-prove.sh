@@ -77,7 +77,13 @@ test_expect_success SETUP 'a culprit whose revert restores the speed: confirmed,
 	check_is "$TMP/a.json" layout not-made "the local provider builds no kernel" &&
 	git -C "$TMP/a" show-ref | grep -q " refs/lkprobot/reverts/$(echo $culprit | cut -c1-12)-on-" &&
 	[ "$(git -C "$TMP/a" rev-parse HEAD)" = "$(git -C "$TMP/a" rev-parse "$(git -C "$TMP/a" symbolic-ref --short HEAD)")" ] &&
-	[ -z "$(git -C "$TMP/a" status --porcelain)" ]
+	[ -z "$(git -C "$TMP/a" status --porcelain)" ] &&
+	id=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))[\"id\"])" "$TMP/a.json") &&
+	lkprobot report --base "$(git -C "$TMP/a" rev-parse "$culprit~1")" --commit "$culprit" --result-root "$TMP/res" \
+		--tree "$TMP/a" --bisection "$id" --body >"$TMP/a.body" &&
+	grep -q "^Reverting $(echo $culprit | cut -c1-12) on top of [0-9a-f]* restores command.throughput" "$TMP/a.body" &&
+	expect_exit 2 lkprobot report --base x --commit y --result-root "$TMP/res" --bisection 999 &&
+	one_line_error "no bisection 999 in the store"
 '
 
 test_expect_success SETUP 'a culprit whose revert restores nothing: found, and in doubt' '
@@ -100,6 +106,7 @@ test_expect_success SETUP 'the service: the restoring culprit mailed, the one in
 	cat "$TMP/e1" &&
 	[ "$(ls "$TMP/spool" | wc -l)" = 1 ] &&
 	grep -q "^Subject: .*$(git -C "$TMP/a" log --format=%H --grep="^change 3" | cut -c1-10)" "$TMP/spool/1/data" &&
+	tr -d "\r" <"$TMP/spool/1/data" | grep -q "^Reverting [0-9a-f]\{12\} on top of [0-9a-f]\{12\} restores command.throughput" &&
 	grep -q "report held: its revert does not restore the metric" "$TMP/e1" &&
 	lkprobot status -c "$TMP/robot.yaml" --json >"$TMP/st" &&
 	"$PY" - "$TMP/st" <<-\EOF

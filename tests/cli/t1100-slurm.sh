@@ -176,7 +176,7 @@ test_expect_success CLUSTER,REPO 'the service with provider slurm: the new head 
 	lkprobot check-config -c "$TMP/robot.yaml" &&
 	lkprobot serve -c "$TMP/robot.yaml" --once 2>"$TMP/s.err" && cat "$TMP/s.err" &&
 	culprit=$(git -C "$TMP/repo" log --format=%H --grep="^change 4\$") &&
-	lkprobot status -c "$TMP/robot.yaml" | grep -q " done .*regression, culprit $(echo $culprit | cut -c1-12), mail queued" &&
+	lkprobot status -c "$TMP/robot.yaml" | grep -q " done .*regression, culprit $(echo $culprit | cut -c1-12): command.throughput -[0-9.]*% ([^)]*), mail queued" &&
 	[ -s "$BENCH_LOG" ] && ! grep -v "^node1 " "$BENCH_LOG" &&
 	squeue -h -t all -o "%j %l" | grep -q " 10:00$" &&
 	sed "s/via: local/via: vm/" "$TMP/robot.yaml" >"$TMP/bad.yaml" &&

@@ -107,10 +107,10 @@ static void test_bisect_json_round_trip(void **state)
 		       "\", \"kcflags\": null, \"decision\": {"));
 	assert_non_null(
 		strstr(a.buf,
-		       "\"base_mean\": 70, \"commit_mean\": 100, \"builds\": 1, \"runs\": 10}, "
+		       "\"base_mean\": 70, \"commit_mean\": 100, \"table\": null, \"builds\": 1, \"runs\": 10}, "
 		       "\"layout\": {\"status\": \"not-made\", \"why\": \"the local provider builds no kernel\", "
 		       "\"commit\": null, \"kcflags\": null, \"decision\": null, \"base_mean\": null, "
-		       "\"commit_mean\": null, \"builds\": 0, \"runs\": 0}}\n"));
+		       "\"commit_mean\": null, \"table\": null, \"builds\": 0, \"runs\": 0}}\n"));
 	assert_int_equal(bisect_result_parse(a.buf, a.len, &back, &err), 0);
 	assert_int_equal(back.status, BISECTION_FOUND);
 	assert_true(back.named);
@@ -303,13 +303,45 @@ static void test_mail_rules(void **state)
 	strbuf_release(&err);
 }
 
+/* The layout check's table, line by line as the second example's (numbers and names aside: its own here). */
+static void test_layout_table(void **state)
+{
+	(void)state;
+	struct strbuf t = STRBUF_INIT;
+	const struct layout_figures f = {
+		.kcflags = "-falign-functions=32",
+		.worse = true,
+		.gone = false,
+		.parent = "7476b91d4db369d8e5c1",
+		.culprit = "a0ac629ebe7b3d248cb9380778a1b2",
+		.base = 22103,
+		.change = -43.2,
+		.commit = 12551,
+		.job = "fio-basic/2M-performance-2pmem-xfs-libaio-dax-50%-200s-read-200G-tb/lkp-csl-2sp6",
+		.metric = "fio.read_iops"
+	};
+
+	bisect_layout_table(&t, &f);
+	assert_string_equal(t.buf,
+			    "We recompiled the kernels with option \"-falign-functions=32\", and the\n"
+			    "regression still exists:\n"
+			    "\n"
+			    "7476b91d4db369d8  a0ac629ebe7b3d248cb9380778  testcase/testparams/testbox\n"
+			    "----------------  --------------------------  ---------------------------\n"
+			    "         %stddev      change         %stddev\n"
+			    "             \\          |                \\  \n"
+			    "     22103             -43%      12551        "
+			    "fio-basic/2M-performance-2pmem-xfs-libaio-dax-50%-200s-read-200G-tb/lkp-csl-2sp6\n"
+			    "     22103             -43%      12551        GEO-MEAN fio.read_iops\n");
+	strbuf_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bisect_json_round_trip),
-		cmocka_unit_test(test_bisect_json_failed),
-		cmocka_unit_test(test_head_outcome),
-		cmocka_unit_test(test_mail_rules),
+		cmocka_unit_test(test_bisect_json_round_trip), cmocka_unit_test(test_bisect_json_failed),
+		cmocka_unit_test(test_head_outcome),	       cmocka_unit_test(test_mail_rules),
+		cmocka_unit_test(test_layout_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
