@@ -1,7 +1,7 @@
 /*
  * bisect (flow): a bisection session's phases — the store, the job, the
  * provider, the record, the search — and its result. See bisect.h;
- * bisect_driver.c holds what the search calls back, bisect_json.c the
+ * bisect_driver.c holds what the search calls back, bisect_result.c the
  * result's JSON form.
  */
 #include "bisect_int.h"
@@ -464,38 +464,6 @@ enum flow_status flow_bisect(const struct bisect_request *req, struct bisect_res
 		rc = session_bisect(&s, res, err);
 	res->id = s.id;
 	return session_end(&s, rc, res, err);
-}
-
-void bisect_result_release(struct bisect_result *res)
-{
-	free(res->why);
-	free(res->metric);
-	free(res->subject);
-	free(res->steps);
-	for (size_t i = 0; i < res->nskipped; i++)
-		free(res->skipped[i]);
-	for (size_t i = 0; i < res->ncandidates; i++)
-		free(res->candidates[i]);
-	free(res->skipped);
-	free(res->candidates);
-	free(res->revert.why);
-	free(res->revert.kcflags);
-	free(res->layout.why);
-	free(res->layout.kcflags);
-	free(res->layout.table);
-	memset(res, 0, sizeof(*res));
-}
-
-const char *check_status_name(enum check_status s)
-{
-	static const char *const names[] = { "not-made", "confirms", "refutes", "not-sure", "cannot" };
-	return names[s];
-}
-
-const char *bisection_status_name(enum bisection_status s)
-{
-	static const char *const names[] = { "found", "not-reproduced", "ambiguous", "not-sure", "failed", "baseline" };
-	return names[s];
 }
 
 /* The commit's runs, one batch of plain runs (no rounds: there is nothing to pair them with). */

@@ -189,23 +189,6 @@ static int layout_driver(struct bsession *s, const struct bisect_result *res, st
 	return 0;
 }
 
-void bisect_layout_table(struct strbuf *t, const struct layout_figures *f)
-{
-	strbuf_addf(t, "We recompiled the kernels with option \"%s\", and the\n%s %s:\n\n", f->kcflags,
-		    f->worse ? "regression" : "improvement", f->gone ? "is gone" : "still exists");
-	strbuf_addf(t, "%.16s  %.26s  testcase/testparams/testbox\n", f->parent, f->culprit);
-	strbuf_addstr(t,
-		      "----------------  --------------------------  ---------------------------\n"
-		      "         %stddev      change         %stddev\n"
-		      "             \\          |                \\  \n");
-	for (int row = 0; row < 2; row++) {
-		char change[16];
-		snprintf(change, sizeof(change), "%+.0f%%", f->change);
-		strbuf_addf(t, "%10.0f  %15s  %9.0f        ", f->base, change, f->commit);
-		strbuf_addf(t, row ? "GEO-MEAN %s\n" : "%s\n", row ? f->metric : f->job);
-	}
-}
-
 /* The layout check's figures in 0-day's table, into c->table. */
 static void layout_table(const struct driver *d2, const struct bisect_result *res, struct bisection_check *c)
 {

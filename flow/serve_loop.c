@@ -8,7 +8,6 @@
  * serve.h.
  */
 #include "serve_int.h"
-#include "runstore.h"
 #include "../lib/sys/proc.h"
 #include "../lib/util/json.h"
 #include "../lib/util/say.h"
@@ -16,7 +15,6 @@
 #include "../mail/mailconf.h"
 #include "../mail/outbox.h"
 
-#include <limits.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -25,32 +23,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/*
- * A run killed between writing its stats.json and recording it in the store
- * is complete on disk: record such runs (the service may have been killed
- * in that moment), as `lkprobot stats --reindex --missing` does.
- */
-void serve_record_missing_runs(const struct serve_conf *c)
-{
-	struct runstore rs;
-	struct strbuf err = STRBUF_INIT;
-	char real[PATH_MAX];
-	long found = 0, failed = 0;
-
-	if (!realpath(c->result_root, real) || runstore_open(&rs, true, c->db, real, &err)) {
-		serve_say("runs complete on disk but not in the store: %s", err.len ? err.buf : "no result root");
-		strbuf_release(&err);
-		return;
-	}
-	if (runstore_reindex(&rs, real, true, false, &found, &failed, &err))
-		serve_say("runs complete on disk but not in the store: %s", err.buf);
-	else if (found || failed)
-		serve_say("runs complete on disk but not in the store: %ld result root(s) recorded in %s%s", found,
-			  c->db, failed ? " (some could not be: see above)" : "");
-	runstore_close(&rs);
-	strbuf_release(&err);
-}
 
 /*
  * A head under test: a worker, a fork of the service, runs serve_test_head

@@ -83,20 +83,6 @@ static int take_points(const struct opt *o, const char *value, struct strbuf *er
 	return 0;
 }
 
-/* --resume ID into o->dst, a long long */
-static int take_resume(const struct opt *o, const char *value, struct strbuf *err)
-{
-	char *end;
-	long long id = strtoll(value, &end, 10);
-
-	if (!*value || *end || id <= 0) {
-		strbuf_setf(err, "'%s' is not a bisection id", value);
-		return -1;
-	}
-	*(long long *)o->dst = id;
-	return 0;
-}
-
 static void print_text(const struct bisect_result *r)
 {
 	const char *metric = r->metric ? r->metric : "";
@@ -204,7 +190,7 @@ int cmd_bisect(int argc, char **argv, struct lkp_ctx *ctx)
 			 take_align, &layout_align),
 		OPT_BOOL(0, "first-parent", "only the first parent of each commit (the mainline)", &first_parent),
 		OPT_BOOL(0, "json", "the outcome as JSON on stdout", &json),
-		OPT_CALL(0, "resume", "ID", "go on with bisection ID of the store (same arguments)", take_resume,
+		OPT_CALL(0, "resume", "ID", "go on with bisection ID of the store (same arguments)", opt_bisection_id,
 			 &resume),
 		OPT_STRING('o', "result-root", "DIR", "RESULT_ROOT_DIR (default " STORE_RESULT_ROOT ")", &result_dir),
 		OPT_DUP(0, "cache", "DIR", "work trees and kernels (default $LKPROBOT_CACHE, /var/cache/lkprobot)",

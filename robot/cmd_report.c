@@ -137,20 +137,6 @@ struct rargs {
 	struct strbuf checks;
 };
 
-/* --bisection ID into o->dst, a long long */
-static int take_bisection(const struct opt *o, const char *value, struct strbuf *err)
-{
-	char *end;
-	long long id = strtoll(value, &end, 10);
-
-	if (!*value || *end || id <= 0) {
-		strbuf_setf(err, "'%s' is not a bisection id", value);
-		return -1;
-	}
-	*(long long *)o->dst = id;
-	return 0;
-}
-
 /* The checks of the bisection's culprit, from the store, into the request (the mail's lines). 0, or -1. */
 static int bisection_checks(struct rargs *a, struct strbuf *err)
 {
@@ -204,7 +190,7 @@ static int parse_args(int argc, char **argv, const struct lkp_ctx *ctx, struct r
 		OPT_CALL(0, "bisection", "ID",
 			 "the bisection (of the store) that named the commit:\n"
 			 "its culprit's revert and layout checks go in the mail",
-			 take_bisection, &a->bisection),
+			 opt_bisection_id, &a->bisection),
 		OPT_STRING(0, "note", "TEXT", "a paragraph before the \"how sure\" one (a bisection's caveat)",
 			   &a->rq.note),
 		OPT_STRING(0, "from", "ADDR", "the robot's address (default lkprobot <lkprobot@HOST>)", &a->rq.from),

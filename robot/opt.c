@@ -223,6 +223,19 @@ int opt_int(const struct opt *o, const char *value, struct strbuf *err)
 	return 0;
 }
 
+int opt_bisection_id(const struct opt *o, const char *value, struct strbuf *err)
+{
+	char *end;
+	long long id = strtoll(value, &end, 10);
+
+	if (!*value || *end || id <= 0) {
+		strbuf_setf(err, "'%s' is not a bisection id", value);
+		return -1;
+	}
+	*(long long *)o->dst = id;
+	return 0;
+}
+
 int opt_dup(const struct opt *o, const char *value, struct strbuf *err)
 {
 	(void)err;

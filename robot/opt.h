@@ -91,6 +91,8 @@ int opt_dup(const struct opt *o, const char *value, struct strbuf *err);
 int opt_long(const struct opt *o, const char *value, struct strbuf *err);
 /* OPT_INT's fn, the same into an int. */
 int opt_int(const struct opt *o, const char *value, struct strbuf *err);
+/* OPT_CALL's fn for a bisection of the store: its id (> 0) into o->dst, a long long. */
+int opt_bisection_id(const struct opt *o, const char *value, struct strbuf *err);
 /* --floor METRIC=PCT's fn: one more floor on o->dst, a struct compare_floors. */
 int opt_floor(const struct opt *o, const char *value, struct strbuf *err);
 

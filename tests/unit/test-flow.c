@@ -1,6 +1,6 @@
 /*
  * Unit tests: the typed results the flows give and their one JSON form —
- * a bisection's (flow/bisect_json.c: the form `bisect --json` has always
+ * a bisection's (flow/bisect_result.c: the form `bisect --json` has always
  * printed, read back whole), a head's (flow/serve_head.c: what the store
  * keeps and a worker sends) — and the mail rules' table (mail/mailrules.c):
  * an improvement held back, a dry run to the operator alone, a live report

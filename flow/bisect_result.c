@@ -1,10 +1,8 @@
 /*
- * bisect_json: a bisection's result as JSON and back — the one form
- * `lkprobot bisect --json` prints and the service reads from its bisect
- * children. A failed bisection has a short form: id, status, why, metric,
- * which end cannot be tested, builds and runs. See bisect.h.
+ * bisect_result: a bisection's result — its names, its release, and its
+ * JSON form and back. See bisect_result.h.
  */
-#include "bisect.h"
+#include "bisect_result.h"
 #include "../lib/results/compare.h"
 #include "../lib/util/json.h"
 
@@ -12,6 +10,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void bisect_result_release(struct bisect_result *res)
+{
+	free(res->why);
+	free(res->metric);
+	free(res->subject);
+	free(res->steps);
+	for (size_t i = 0; i < res->nskipped; i++)
+		free(res->skipped[i]);
+	for (size_t i = 0; i < res->ncandidates; i++)
+		free(res->candidates[i]);
+	free(res->skipped);
+	free(res->candidates);
+	free(res->revert.why);
+	free(res->revert.kcflags);
+	free(res->layout.why);
+	free(res->layout.kcflags);
+	free(res->layout.table);
+	memset(res, 0, sizeof(*res));
+}
+
+const char *check_status_name(enum check_status s)
+{
+	static const char *const names[] = { "not-made", "confirms", "refutes", "not-sure", "cannot" };
+	return names[s];
+}
+
+const char *bisection_status_name(enum bisection_status s)
+{
+	static const char *const names[] = { "found", "not-reproduced", "ambiguous", "not-sure", "failed", "baseline" };
+	return names[s];
+}
 
 static void json_double(struct strbuf *out, double v)
 {
@@ -313,6 +343,23 @@ int bisect_checks_parse(const char *text, size_t len, struct bisect_result *r, s
 	}
 	node_free(js);
 	return 0;
+}
+
+void bisect_layout_table(struct strbuf *t, const struct layout_figures *f)
+{
+	strbuf_addf(t, "We recompiled the kernels with option \"%s\", and the\n%s %s:\n\n", f->kcflags,
+		    f->worse ? "regression" : "improvement", f->gone ? "is gone" : "still exists");
+	strbuf_addf(t, "%.16s  %.26s  testcase/testparams/testbox\n", f->parent, f->culprit);
+	strbuf_addstr(t,
+		      "----------------  --------------------------  ---------------------------\n"
+		      "         %stddev      change         %stddev\n"
+		      "             \\          |                \\  \n");
+	for (int row = 0; row < 2; row++) {
+		char change[16];
+		snprintf(change, sizeof(change), "%+.0f%%", f->change);
+		strbuf_addf(t, "%10.0f  %15s  %9.0f        ", f->base, change, f->commit);
+		strbuf_addf(t, row ? "GEO-MEAN %s\n" : "%s\n", row ? f->metric : f->job);
+	}
 }
 
 void bisect_checks_text(const struct bisect_result *r, struct strbuf *out)
