@@ -1,0 +1,227 @@
+/*
+ * series_group: mails grouped into series — by their thread's first
+ * message and their version — and each series' state: complete, waiting
+ * for its parts, incomplete after the wait, superseded by a later version.
+ * One mail's reading is series.c. See series.h.
+ */
+#include "series.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+const char *series_state_name(enum series_state s)
+{
+	static const char *const names[] = {
+		[SERIES_WAITING] = "waiting",	    [SERIES_COMPLETE] = "complete", [SERIES_INCOMPLETE] = "incomplete",
+		[SERIES_SUPERSEDED] = "superseded", [SERIES_BROKEN] = "broken",
+	};
+	return names[s];
+}
+
+/* The series of m's thread and version, made when new. */
+static struct series *series_of(struct series_set *set, const struct series_mail *m)
+{
+	char *key = xasprintf("%s v%d", m->root, m->version);
+
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->v[i].key, key)) {
+			free(key);
+			return &set->v[i];
+		}
+	set->v = xrealloc(set->v, (set->n + 1) * sizeof(*set->v));
+	struct series *s = &set->v[set->n++];
+	memset(s, 0, sizeof(*s));
+	s->key = key;
+	s->version = m->version;
+	s->total = m->total;
+	s->part = xcalloc((size_t)m->total + 1, sizeof(*s->part));
+	s->date = m->date;
+	return s;
+}
+
+static void keep_refused(struct series_set *set, struct series_mail *m)
+{
+	set->refused = xrealloc(set->refused, (set->nrefused + 1) * sizeof(*set->refused));
+	set->refused[set->nrefused++] = m;
+}
+
+void series_set_add(struct series_set *set, struct series_mail *m)
+{
+	if (m->kind == SERIES_OTHER) {
+		set->ignored++;
+		series_mail_release(m);
+		free(m);
+		return;
+	}
+	if (m->kind == SERIES_REFUSED && !m->root) {
+		keep_refused(set, m);
+		return;
+	}
+	struct series *s = series_of(set, m);
+	if (m->kind == SERIES_REFUSED) {
+		s->state = SERIES_BROKEN;
+		if (!s->why)
+			s->why = xasprintf("%s: %s", m->message_id, m->why);
+		keep_refused(set, m);
+		return;
+	}
+	if (m->total != s->total || s->part[m->index]) {
+		if (!s->why)
+			s->why = m->total != s->total
+					 ? xasprintf("its mails disagree on its length (%d/%d and %d patches)",
+						     m->index, m->total, s->total)
+					 : xasprintf("patch %d/%d came twice (%s)", m->index, m->total, m->message_id);
+		if (m->total != s->total)
+			s->state = SERIES_BROKEN;
+		keep_refused(set, m);
+		return;
+	}
+	s->part[m->index] = m;
+	if (m->date && (!s->date || m->date < s->date))
+		s->date = m->date;
+	if (m->date > s->last)
+		s->last = m->date;
+}
+
+/* Subject, author and base from the cover letter, else the first patch here. */
+static void describe(struct series *s)
+{
+	struct series_mail *first = s->part[0];
+
+	for (int i = 1; !first && i <= s->total; i++)
+		first = s->part[i];
+	if (!first)
+		return;
+	free(s->subject);
+	free(s->author_name);
+	free(s->author_email);
+	s->subject = xstrdup(first->title);
+	s->author_name = xstrdup(first->author_name ? first->author_name : first->author_email);
+	s->author_email = xstrdup(first->author_email);
+	for (int i = 0; !s->base_commit && i <= s->total; i++)
+		if (s->part[i] && s->part[i]->base_commit)
+			s->base_commit = xstrdup(s->part[i]->base_commit);
+}
+
+/* Is a a lower version of b's series: the same author and subject, or the same thread? */
+static bool older_version(const struct series *a, const struct series *b)
+{
+	if (a->version >= b->version || !a->subject || !b->subject)
+		return false;
+	size_t ra = strcspn(a->key, " "), rb = strcspn(b->key, " ");
+	bool same_thread = ra == rb && !strncmp(a->key, b->key, ra);
+	return same_thread || (!strcasecmp(a->author_email, b->author_email) && !strcmp(a->subject, b->subject));
+}
+
+/* "missing 2/3, 3/3" (ten at most named) */
+static char *missing(const struct series *s)
+{
+	struct strbuf out = STRBUF_INIT;
+	int k = 0;
+
+	strbuf_addstr(&out, "missing");
+	for (int i = 1; i <= s->total; i++)
+		if (!s->part[i] && k++ < 10)
+			strbuf_addf(&out, "%s %d/%d", k > 1 ? "," : "", i, s->total);
+	if (k > 10)
+		strbuf_addf(&out, " and %d more", k - 10);
+	return strbuf_detach(&out);
+}
+
+void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
+{
+	for (size_t i = 0; i < set->n; i++)
+		describe(&set->v[i]);
+	for (size_t i = 0; i < set->n; i++) {
+		struct series *s = &set->v[i];
+		if (s->state == SERIES_BROKEN)
+			continue;
+		bool later = false;
+		for (size_t j = 0; j < set->n && !later; j++)
+			later = j != i && older_version(s, &set->v[j]);
+		int have = 0;
+		for (int k = 1; k <= s->total; k++)
+			have += s->part[k] != NULL;
+		free(s->why);
+		s->why = NULL;
+		if (later)
+			s->state = SERIES_SUPERSEDED;
+		else if (have == s->total)
+			s->state = SERIES_COMPLETE;
+		else if (now - s->last >= wait)
+			s->state = SERIES_INCOMPLETE, s->why = missing(s);
+		else
+			s->state = SERIES_WAITING, s->why = missing(s);
+	}
+}
+
+void series_set_release(struct series_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		struct series *s = &set->v[i];
+		for (int k = 0; k <= s->total; k++)
+			if (s->part[k]) {
+				series_mail_release(s->part[k]);
+				free(s->part[k]);
+			}
+		free(s->part);
+		free(s->key);
+		free(s->subject);
+		free(s->author_name);
+		free(s->author_email);
+		free(s->why);
+		free(s->base_commit);
+	}
+	for (size_t i = 0; i < set->nrefused; i++) {
+		series_mail_release(set->refused[i]);
+		free(set->refused[i]);
+	}
+	free(set->refused);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
+/* s as a part of a branch name: letters, digits, '_' and non-ASCII kept, other runs one '-', 64 bytes at most. */
+static void slug(struct strbuf *out, const char *s)
+{
+	size_t start = out->len;
+	bool dash = false;
+
+	for (; s && *s && out->len - start < 64; s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+		    c >= 0x80) {
+			if (dash && out->len > start)
+				strbuf_addch(out, '-');
+			dash = false;
+			strbuf_addch(out, (char)c);
+		} else {
+			dash = true;
+		}
+	}
+	/* never cut a character in two: the last one, when its bytes are not all here, goes */
+	size_t k = out->len;
+	while (k > start && ((unsigned char)out->buf[k - 1] & 0xc0) == 0x80)
+		k--;
+	if (k > start && (unsigned char)out->buf[k - 1] >= 0xc0 &&
+	    strbuf_utf8_len(out->buf + k - 1, out->len - k + 1) != out->len - k + 1)
+		strbuf_setlen(out, k - 1);
+	if (out->len == start)
+		strbuf_addstr(out, "unnamed");
+}
+
+void series_branch(const struct series *s, struct strbuf *out)
+{
+	struct tm tm;
+	time_t t = (time_t)s->date;
+	char when[32];
+
+	slug(out, s->author_name);
+	strbuf_addch(out, '/');
+	slug(out, s->subject);
+	if (!gmtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm))
+		snprintf(when, sizeof(when), "%lld", (long long)s->date);
+	strbuf_addf(out, "/%s", when);
+}
