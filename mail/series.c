@@ -215,11 +215,6 @@ static bool read_head(struct series_mail *m, const char *msg, size_t len)
 {
 	size_t hl = head_len(msg, len);
 
-	for (size_t i = 0; i < hl; i++)
-		if (control((unsigned char)msg[i])) {
-			refuse(m, "a control character in its header%s", "");
-			return false;
-		}
 	m->subject = mailread_header(msg, len, "Subject");
 	char *id = mailread_header(msg, len, "Message-ID"), *from = mailread_header(msg, len, "From");
 	char *date = mailread_header(msg, len, "Date");
@@ -234,6 +229,12 @@ static bool read_head(struct series_mail *m, const char *msg, size_t len)
 	free(id);
 	free(from);
 	free(date);
+	/* its thread known first: a hostile patch breaks its series rather than going unseen */
+	for (size_t i = 0; i < hl; i++)
+		if (control((unsigned char)msg[i])) {
+			refuse(m, "a control character in its header%s", "");
+			return false;
+		}
 	if (!m->subject || !m->message_id || !m->author_email) {
 		refuse(m, "no %s", !m->subject ? "Subject:" : !m->message_id ? "Message-ID:" : "From:");
 		return false;

@@ -55,26 +55,24 @@ void series_set_add(struct series_set *set, struct series_mail *m)
 		free(m);
 		return;
 	}
-	if (m->kind == SERIES_REFUSED && !m->root) {
-		keep_refused(set, m);
+	if (m->kind == SERIES_REFUSED) {
+		keep_refused(set, m); /* its series, when it has one, is broken (series_set_settle) */
 		return;
 	}
 	struct series *s = series_of(set, m);
-	if (m->kind == SERIES_REFUSED) {
-		s->state = SERIES_BROKEN;
-		if (!s->why)
-			s->why = xasprintf("%s: %s", m->message_id, m->why);
-		keep_refused(set, m);
+	if (s->part[m->index]) {
+		set->ignored++; /* sent twice (a resend, a cross-post): the first kept */
+		series_mail_release(m);
+		free(m);
 		return;
 	}
-	if (m->total != s->total || s->part[m->index]) {
+	if (m->total != s->total) {
+		m->kind = SERIES_REFUSED;
+		m->why = xasprintf("patch %d/%d of a series of %d patches", m->index, m->total, s->total);
+		s->state = SERIES_BROKEN;
 		if (!s->why)
-			s->why = m->total != s->total
-					 ? xasprintf("its mails disagree on its length (%d/%d and %d patches)",
-						     m->index, m->total, s->total)
-					 : xasprintf("patch %d/%d came twice (%s)", m->index, m->total, m->message_id);
-		if (m->total != s->total)
-			s->state = SERIES_BROKEN;
+			s->why = xasprintf("its mails disagree on its length (%d/%d and %d patches)", m->index,
+					   m->total, s->total);
 		keep_refused(set, m);
 		return;
 	}
@@ -130,8 +128,27 @@ static char *missing(const struct series *s)
 	return strbuf_detach(&out);
 }
 
+/* The series of each refused mail of a thread, broken by it. */
+static void break_by_refused(struct series_set *set)
+{
+	for (size_t r = 0; r < set->nrefused; r++) {
+		const struct series_mail *m = set->refused[r];
+		if (!m->root)
+			continue;
+		char *key = xasprintf("%s v%d", m->root, m->version);
+		for (size_t i = 0; i < set->n; i++)
+			if (!strcmp(set->v[i].key, key) && set->v[i].state != SERIES_BROKEN) {
+				set->v[i].state = SERIES_BROKEN;
+				free(set->v[i].why);
+				set->v[i].why = xasprintf("%s refused: %s", m->message_id, m->why);
+			}
+		free(key);
+	}
+}
+
 void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
 {
+	break_by_refused(set);
 	for (size_t i = 0; i < set->n; i++)
 		describe(&set->v[i]);
 	for (size_t i = 0; i < set->n; i++) {
