@@ -49,6 +49,17 @@ static int epochs(const char *dir, int **out, size_t *n, struct strbuf *err)
 	return 0;
 }
 
+int lists_check_archive(const char *dir, struct strbuf *err)
+{
+	int *ep;
+	size_t n;
+
+	if (epochs(dir, &ep, &n, err))
+		return -1;
+	free(ep);
+	return 0;
+}
+
 struct reading {
 	struct series_set *set;
 	int epoch;

@@ -28,6 +28,9 @@ struct store;
 int lists_read(const char *dir, struct store *st, const char *list, struct series_set *set, size_t *nmails, int64_t now,
 	       struct strbuf *err);
 
+/* Is dir a public-inbox v2 archive (git/N.git epochs)? 0, or -1 with one line in err saying what to give. */
+int lists_check_archive(const char *dir, struct strbuf *err);
+
 /* What came of applying a series. */
 struct lists_applied {
 	char *branch; /* refs/heads/ of it, "Dan-Williams/dax-pmem-.../20170121-031649" */

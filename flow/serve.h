@@ -27,6 +27,12 @@ struct tree_conf {
 	size_t nbranches, njobs;
 };
 
+/* A mailing list the service watches: its archive, the tree and branch its patches apply to. */
+struct list_conf {
+	char *name, *archive, *tree, *branch;
+	const struct tree_conf *tc; /* the tree of serve.trees named by tree */
+};
+
 struct serve_conf {
 	char *path;
 	char *result_root, *cache, *db;
@@ -41,6 +47,10 @@ struct serve_conf {
 	long max_bisections; /* heads tested at once (at most one whose provider runs here) */
 	struct tree_conf *trees;
 	size_t ntrees;
+	struct list_conf *lists; /* serve.lists; none: the service watches trees only */
+	size_t nlists;
+	char *series_repo;    /* the robot's own bare repository of applied series */
+	long series_wait;     /* seconds a series missing parts waits after its newest mail */
 	const char *data_dir; /* lkprobot's jobs/ and hosts/ (the caller's, not the file's) */
 };
 

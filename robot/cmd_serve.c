@@ -208,8 +208,11 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		if (mailconf_load(&mc, config, &err))
 			ret = say_error(EXIT_USAGE, "%s", err.buf);
 		else {
-			printf("%s: %zu tree%s, mail %s\n", config, conf.ntrees, conf.ntrees == 1 ? "" : "s",
-			       mc.live ? "live" : "a dry run (to the operator only)");
+			printf("%s: %zu tree%s, ", config, conf.ntrees, conf.ntrees == 1 ? "" : "s");
+			if (conf.nlists)
+				printf("%zu mailing list%s (series into %s), ", conf.nlists,
+				       conf.nlists == 1 ? "" : "s", conf.series_repo);
+			printf("mail %s\n", mc.live ? "live" : "a dry run (to the operator only)");
 			mailconf_release(&mc);
 			ret = EXIT_OK;
 		}

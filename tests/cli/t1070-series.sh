@@ -126,4 +126,35 @@ test_expect_success 'an archive that is none: exit 2, one line saying what to gi
 	expect_code 2 lkprobot series --apply "$A" 2>"$TMP/err" && grep -q "needs --tree DIR and --repo DIR" "$TMP/err"
 '
 
+conf() {	# conf FILE ARCHIVE TREE: a serve: section with one tree and one list
+	cat >"$1" <<-EOF
+	serve:
+	  result_root: $TMP/res
+	  cache: $TMP/cache
+	  trees:
+	    - name: demo
+	      path: $TMP/tree
+	      branches: [master]
+	      jobs: [$TMP/job.yaml]
+	  lists:
+	    - name: nvdimm
+	      archive: $2
+	      tree: $3
+	EOF
+}
+
+test_expect_success 'check-config: serve.lists checked (the archive, the tree), series_repo said' '
+	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\n" >"$TMP/job.yaml" &&
+	conf "$TMP/c.yaml" "$A" demo &&
+	lkprobot check-config -c "$TMP/c.yaml" >"$TMP/out" &&
+	grep -q "1 tree, 1 mailing list (series into $TMP/cache/series.git), mail" "$TMP/out" &&
+	conf "$TMP/c.yaml" "$TMP/tree" demo &&
+	expect_code 2 lkprobot check-config -c "$TMP/c.yaml" 2>"$TMP/err" &&
+	test "$(wc -l <"$TMP/err")" = 1 &&
+	grep -q "c.yaml:11:[0-9]*: serve.lists.archive: .*not a public-inbox v2 archive" "$TMP/err" &&
+	conf "$TMP/c.yaml" "$A" linux &&
+	expect_code 2 lkprobot check-config -c "$TMP/c.yaml" 2>"$TMP/err" &&
+	grep -q "c.yaml:12:[0-9]*: serve.lists.tree: names no tree of serve.trees" "$TMP/err"
+'
+
 test_done
