@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -97,7 +98,7 @@ static void reread_waiting(const char *dir, struct store *st, const char *list, 
 	for (size_t i = 0; i < rows->n; i++) {
 		const char *state = node_str(node_get(rows->vals[i], "state"));
 		const char *parts = node_str(node_get(rows->vals[i], "parts"));
-		if (!state || strcmp(state, "waiting") || !parts)
+		if (!state || (strcmp(state, "waiting") && strcmp(state, "incomplete")) || !parts)
 			continue;
 		for (const char *p = parts; *p;) {
 			size_t n = strcspn(p, " ");
@@ -208,8 +209,24 @@ static int find_base(struct gitrepo *r, const struct series *s, const char *tree
 	return ret;
 }
 
+/* The commit message of m: its own, with Link: <link>/<id> after its trailers (a paragraph of its own otherwise). */
+static char *message_of(const struct series_mail *m, const char *link)
+{
+	if (!link)
+		return xstrdup(m->message);
+	const char *msg = m->message, *last = msg;
+	for (const char *p = msg; *p; p++)
+		if (*p == '\n' && p[1])
+			last = p + 1;
+	size_t key = strspn(last, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-");
+	bool trailer = last != msg && key && !strncmp(last + key, ": ", 2);
+	size_t idl = strlen(m->message_id);
+	return xasprintf("%s%sLink: %s/%.*s\n", msg, trailer ? "" : "\n", link, (int)(idl - 2), m->message_id + 1);
+}
+
 /* Each patch on the one before, from the base: 0, or 1/2 with out->failed and out->why. */
-static int apply_patches(struct gitrepo *r, const struct series *s, struct lists_applied *out, struct strbuf *err)
+static int apply_patches(struct gitrepo *r, const struct series *s, const char *link, struct lists_applied *out,
+			 struct strbuf *err)
 {
 	snprintf(out->head, sizeof(out->head), "%s", out->base);
 	for (int i = 1; i <= s->total; i++) {
@@ -217,7 +234,9 @@ static int apply_patches(struct gitrepo *r, const struct series *s, struct lists
 		const struct gitrepo_author a = { m->author_name, m->author_email, m->date, m->tz };
 		struct strbuf e = STRBUF_INIT;
 		char id[GITREPO_HEXSZ + 1];
-		int rc = gitrepo_apply(r, out->head, m->diff, strlen(m->diff), &a, m->message, id, &e);
+		char *msg = message_of(m, link);
+		int rc = gitrepo_apply(r, out->head, m->diff, strlen(m->diff), &a, msg, id, &e);
+		free(msg);
 		if (rc) {
 			out->failed = i;
 			if (rc > 0)
@@ -235,7 +254,7 @@ static int apply_patches(struct gitrepo *r, const struct series *s, struct lists
 }
 
 int lists_apply(const struct series *s, const char *repo, const char *tree_path, const char *tree_name,
-		const char *branch, struct lists_applied *out, struct strbuf *err)
+		const char *branch, const char *link, struct lists_applied *out, struct strbuf *err)
 {
 	struct gitrepo *r = NULL;
 	struct strbuf name = STRBUF_INIT;
@@ -247,7 +266,7 @@ int lists_apply(const struct series *s, const char *repo, const char *tree_path,
 	char *spec = xasprintf("+refs/heads/*:refs/lkprobot/trees/%s/*", tree_name);
 	if (gitrepo_fetch(r, tree_path, spec, err) || find_base(r, s, tree_name, branch, out, err))
 		goto out;
-	if ((ret = apply_patches(r, s, out, err)))
+	if ((ret = apply_patches(r, s, link, out, err)))
 		goto out;
 	series_branch(s, &name);
 	out->branch = xstrdup(name.buf);

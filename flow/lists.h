@@ -21,7 +21,8 @@ struct store;
 /*
  * The mails of the archive at dir added to set. With a store (st not
  * NULL), only those after the last commit read of each epoch (the store's
- * list_epochs of list), and the mails of list's series still waiting read
+ * list_epochs of list), and the mails of list's series still waiting (or
+ * incomplete: a late part completes them) read
  * again; the new positions recorded. *nmails: the mails read. 0, or -1 with
  * one line in err (not an archive, an epoch git cannot read).
  */
@@ -46,10 +47,12 @@ struct lists_applied {
  * in the bare repository repo (made when missing), which fetches the
  * tree's branches as refs/lkprobot/trees/<tree_name>/. 0 applied, with
  * the branch made; 1 a patch does not apply, 2 one was refused (out->failed,
- * out->why); -1 with err set (the repository, the tree, no base).
+ * out->why); -1 with err set (the repository, the tree, no base). With
+ * link (an archive's address), each commit's message ends with the trailer
+ * "Link: <link>/<its mail's Message-ID>", as b4 am -l writes it.
  */
 int lists_apply(const struct series *s, const char *repo, const char *tree_path, const char *tree_name,
-		const char *branch, struct lists_applied *out, struct strbuf *err);
+		const char *branch, const char *link, struct lists_applied *out, struct strbuf *err);
 void lists_applied_release(struct lists_applied *a);
 
 /* "epoch:commit ..." of the series' mails (what the store's series.parts holds). */

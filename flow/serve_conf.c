@@ -99,6 +99,9 @@ static const struct conf_key serve_keys[] = {
 	{ "series_repo", CONF_STRING, S(series_repo), .form = "a directory",
 	  .help = "the robot's own bare repository of applied series (default: series.git in cache, else "
 		  "result_root)" },
+	{ "series_url", CONF_STRING, S(series_url), .check = clone_url_check,
+	  .what = "must be a URL git can clone series_repo from (one word)",
+	  .help = "where readers fetch series_repo: a series' report says url: <series_url> <branch>" },
 	{ "series_wait", CONF_NUMBER, S(series_wait), .def = "3600", .min = 0, .max = LONG_MAX,
 	  .what = "must be a number of seconds",
 	  .help = "how long a series missing parts waits after its newest mail" },
@@ -140,6 +143,10 @@ static const struct conf_key list_keys[] = {
 	  .help = "its public-inbox v2 archive (git/0.git, git/1.git ...), read with libgit2 at every poll" },
 	{ "tree", CONF_STRING, L(tree), .flags = CONF_REQUIRED,
 	  .help = "the tree of serve.trees (its name) the list's patches apply to" },
+	{ "url", CONF_STRING, L(url), .def = "https://lore.kernel.org/r", .check = clone_url_check,
+	  .what = "must be a URL (one word)",
+	  .help = "the archive's public address: each applied patch gets Link: <url>/<Message-ID> (its report replies "
+		  "to it)" },
 	{ "branch", CONF_STRING, L(branch),
 	  .help = "the base when a series names none (base-commit:): its head at the series' date (default: the "
 		  "tree's first branch)" },
@@ -369,8 +376,24 @@ static int list_load(const struct serve_conf *c, struct list_conf *lc, const cha
 	if (!lc->tc)
 		return conf_error(err, file, node_get(l, "tree"), SERVE, "lists.tree",
 				  "names no tree of serve.trees; give the name of one");
+	for (size_t t = 0; t < c->ntrees; t++)
+		if (!strcmp(c->trees[t].name, lc->name))
+			return conf_error(
+				err, file, node_get(l, "name"), SERVE, "lists.name",
+				"is the name of a tree too (the service's heads are named by either); give another");
+	for (size_t k = 0; k + 1 < c->nlists; k++)
+		if (!strcmp(c->lists[k].name, lc->name))
+			return conf_error(err, file, node_get(l, "name"), SERVE, "lists.name", "names two lists");
 	if (!lc->branch)
 		lc->branch = xstrdup(lc->tc->branches[0]);
+	struct tree_conf *st = &lc->series_tree;
+	*st = *lc->tc;
+	st->name = lc->name;
+	st->path = c->series_repo;
+	st->url = c->series_url;
+	st->base = "parent"; /* each series' base is its own, recorded with its head */
+	st->branches = NULL;
+	st->nbranches = 0;
 	return 0;
 }
 

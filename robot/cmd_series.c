@@ -17,7 +17,7 @@
 
 static const char usage_head[] =
 	"usage: lkprobot series [--wait SECONDS] ARCHIVE\n"
-	"       lkprobot series --apply --tree DIR [--branch NAME] --repo DIR ARCHIVE\n"
+	"       lkprobot series --apply --tree DIR [--branch NAME] --repo DIR [--link URL] ARCHIVE\n"
 	"       lkprobot series --mail FILE\n"
 	"\n"
 	"List the patch series of the public-inbox v2 archive ARCHIVE (the directory\n"
@@ -64,11 +64,11 @@ static void print_series(const struct series *s)
 }
 
 /* --apply of one complete series: 0 applied, 1 not. */
-static int apply_one(const struct series *s, const char *repo, const char *tree, const char *branch)
+static int apply_one(const struct series *s, const char *repo, const char *tree, const char *branch, const char *link)
 {
 	struct lists_applied a;
 	struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
-	int rc = lists_apply(s, repo, tree, "tree", branch, &a, &err);
+	int rc = lists_apply(s, repo, tree, "tree", branch, link, &a, &err);
 
 	if (rc < 0)
 		strbuf_addf(&line, "    not applied: %s", err.buf);
@@ -117,7 +117,7 @@ static int one_mail(const char *file)
 
 int cmd_series(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	const char *tree = NULL, *branch = "master", *repo = NULL, *mail = NULL;
+	const char *tree = NULL, *branch = "master", *repo = NULL, *mail = NULL, *link = NULL;
 	bool apply = false;
 	long wait = 3600;
 	const struct opt table[] = {
@@ -127,6 +127,7 @@ int cmd_series(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_STRING(0, "tree", "DIR", "the git repository the patches apply to", &tree),
 		OPT_STRING(0, "branch", "NAME", "the base when a series names none (default master)", &branch),
 		OPT_STRING(0, "repo", "DIR", "the robot's bare repository of applied series", &repo),
+		OPT_STRING(0, "link", "URL", "each commit gets Link: URL/<Message-ID> (b4 am -l)", &link),
 		OPT_STRING(0, "mail", "FILE", "read one mail (exit 2 when it is refused)", &mail),
 		OPT_END(),
 	};
@@ -153,7 +154,7 @@ int cmd_series(int argc, char **argv, struct lkp_ctx *ctx)
 	ret = EXIT_OK;
 	for (size_t i = 0; i < set.n; i++) {
 		print_series(&set.v[i]);
-		if (apply && set.v[i].state == SERIES_COMPLETE && apply_one(&set.v[i], repo, tree, branch))
+		if (apply && set.v[i].state == SERIES_COMPLETE && apply_one(&set.v[i], repo, tree, branch, link))
 			ret = EXIT_FAIL;
 	}
 	for (size_t i = 0; i < set.nrefused; i++) {
