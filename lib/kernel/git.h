@@ -179,8 +179,9 @@ struct gitrepo_author {
 /*
  * Apply a patch (a diff in git's format, as a mail carries it) to the tree
  * of commit parent, as `git am` would, into a new commit with the author's
- * name, email and time and message; the committer is lkprobot at the same
- * time, so the same series applied twice gives the same commits. Only
+ * name, email and time and message; the committer is the author too (no
+ * address of the robot's in the report's Cc), so the same series applied
+ * twice gives the same commits. Only
  * objects are written (no work tree, no ref). Paths that leave the tree
  * (absolute, "..", ".git"), symlinks, submodules and binary diffs are
  * refused. 0 with out set; 1 when it does not apply (err: the file); 2 when

@@ -203,7 +203,7 @@ static int refuse_deltas(git_diff *d, struct strbuf *err)
 	return 0;
 }
 
-/* The commit of tree idx on parent, by a's author, committed by lkprobot at the same time. */
+/* The commit of tree idx on parent, by a's author, committed by the same at the same time. */
 static int make_commit(struct gitrepo *r, git_commit *parent, git_index *idx, const struct gitrepo_author *a,
 		       const char *message, git_oid *id, struct strbuf *err)
 {
@@ -217,7 +217,7 @@ static int make_commit(struct gitrepo *r, git_commit *parent, git_index *idx, co
 	    gitrepo_g2.git_tree_lookup(&tree, r->repo, &tree_id))
 		gitrepo_fail(err, "cannot write the patch's tree");
 	else if (gitrepo_g2.git_signature_new(&au, a->name, a->email, a->time, a->offset) ||
-		 gitrepo_g2.git_signature_new(&co, "lkprobot", "lkprobot@localhost", a->time, a->offset))
+		 gitrepo_g2.git_signature_new(&co, a->name, a->email, a->time, a->offset))
 		gitrepo_fail(err, "the patch's author '%s <%s>' is no git signature", a->name, a->email);
 	else if (gitrepo_g2.git_commit_create(id, r->repo, NULL, au, co, "UTF-8", message, tree, 1, parents))
 		gitrepo_fail(err, "cannot write the patch's commit");
