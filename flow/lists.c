@@ -269,10 +269,22 @@ int lists_apply(const struct series *s, const char *repo, const char *tree_path,
 	if ((ret = apply_patches(r, s, link, out, err)))
 		goto out;
 	series_branch(s, &name);
+	/* another series of the same author, subject and second keeps its branch: this one is name-2, ... */
+	char id[GITREPO_HEXSZ + 1];
+	struct strbuf e = STRBUF_INIT, ref = STRBUF_INIT;
+	size_t len = name.len;
+	for (int k = 2; k < 100; k++) {
+		strbuf_reset(&ref);
+		strbuf_addf(&ref, "refs/heads/%s", name.buf);
+		if (gitrepo_resolve(r, ref.buf, id, &e) || !strcmp(id, out->head))
+			break;
+		strbuf_setlen(&name, len);
+		strbuf_addf(&name, "-%d", k);
+	}
+	strbuf_release(&e);
 	out->branch = xstrdup(name.buf);
-	strbuf_reset(&name);
-	strbuf_addf(&name, "refs/heads/%s", out->branch);
-	ret = gitrepo_set_ref(r, name.buf, out->head, err);
+	ret = gitrepo_set_ref(r, ref.buf, out->head, err);
+	strbuf_release(&ref);
 out:
 	free(spec);
 	strbuf_release(&name);

@@ -107,6 +107,9 @@ int serve_poll_lists(const struct serve_conf *c, struct store *st, struct strbuf
 			strbuf_reset(err);
 		} else {
 			series_set_settle(&set, now, c->series_wait);
+			if (nmails)
+				serve_say("%s: %zu mail%s read: %zu series, %zu ignored, %zu refused", l->name, nmails,
+					  nmails == 1 ? "" : "s", set.n, set.ignored, set.nrefused);
 			for (size_t r = 0; r < set.nrefused; r++)
 				serve_say("%s: mail %s refused: %s", l->name,
 					  set.refused[r]->message_id ? set.refused[r]->message_id

@@ -44,6 +44,7 @@ test_expect_success 'setup: a tree with a command benchmark, a series whose patc
 test_expect_success 'serve --once: the series applied, its head tested against its base, bisected to patch 2' '
 	{ lkprobot serve -c "$TMP/robot.yaml" --once >"$TMP/serve.out" 2>&1; echo "exit $?" >>"$TMP/serve.out"; } &&
 	cat "$TMP/serve.out" && grep -q "^exit 0$" "$TMP/serve.out" &&
+	grep -q "nvdimm: 4 mails read: 1 series, 0 ignored, 0 refused$" "$TMP/serve.out" &&
 	b=$(sed -n "s/.*nvdimm: series \"speed: a slow path\" v1 applied: \([^ ]*\) (3 patches on .*, its base-commit:)$/\1/p" "$TMP/serve.out") &&
 	case $b in Dan-Williams/speed-a-slow-path/[0-9]*-[0-9]*) ;; *) false ;; esac &&
 	echo "$b" >"$TMP/branch" &&
@@ -61,6 +62,30 @@ test_expect_success 'the report: in reply to patch 2, its url: the branch, which
 	grep -q "^commit: [0-9a-f]* (\"slow: the slow path\")$" "$TMP/mail" &&
 	grep -q "file://$TMP/series.git $b" "$TMP/mail" &&
 	git clone -q --branch "$b" "file://$TMP/series.git" "$TMP/clone" && test -f "$TMP/clone/slow"
+'
+
+test_expect_success 'a v2 that fixes it: read alone at the next pass, tested, no change; one that does not apply: recorded, no mail' '
+	cd "$TMP/repo" && git checkout -qb topic2 master &&
+	echo a >a && git add a && git commit -qm "a: add a" &&
+	echo c >c && git add c && git commit -qm "c: add c" &&
+	git format-patch -q --thread --cover-letter --base=master -2 -v2 -o "$TMP/s2" --to=nvdimm@lists.example.org &&
+	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/speed: a slow path/" "$TMP/s2/v2-0000-cover-letter.patch" &&
+	git checkout -qb other master && echo x >one && git commit -qam "one: x" &&
+	git format-patch -q -1 -o "$TMP/s3" --to=nvdimm@lists.example.org &&
+	git checkout -q master && git branch -qD other && cd "$SRC" &&
+	sed -i "s/^-1$/-2/; s/^+x$/+y/" "$TMP"/s3/*.patch &&
+	for f in "$TMP"/s2/*.patch "$TMP"/s3/*.patch; do
+		ORIGINAL_RECIPIENT=nvdimm@lists.example.org public-inbox-mda --no-precheck <"$f" || exit 1
+	done &&
+	{ lkprobot serve -c "$TMP/robot.yaml" --once >"$TMP/serve2.out" 2>&1; echo "exit $?" >>"$TMP/serve2.out"; } &&
+	cat "$TMP/serve2.out" && grep -q "^exit 0$" "$TMP/serve2.out" &&
+	grep -q "nvdimm: 4 mails read: 2 series, 0 ignored, 0 refused$" "$TMP/serve2.out" &&
+	! grep -q "v1 applied" "$TMP/serve2.out" &&
+	grep -q "nvdimm: series \"speed: a slow path\" v2 applied: Dan-Williams/speed-a-slow-path/[0-9-]* (2 patches on " "$TMP/serve2.out" &&
+	grep -q "nvdimm: series \"one: x\" v1 does not apply: patch 1/1 (one: x) does not apply: " "$TMP/serve2.out" &&
+	lkprobot status -c "$TMP/robot.yaml" >"$TMP/status2" && cat "$TMP/status2" &&
+	grep -q "^nvdimm Dan-Williams/speed-a-slow-path/.* done — job.yaml: no change" "$TMP/status2" &&
+	test "$(lkprobot outbox -c "$TMP/robot.yaml" | grep -c "^[0-9]")" = 1
 '
 
 test_done
