@@ -75,7 +75,8 @@ static int apply_one(const struct series *s, const char *repo, const char *tree,
 	else if (rc)
 		strbuf_addf(&line, "    not applied: %s", a.why);
 	else
-		strbuf_addf(&line, "    applied: %s (%d commits on %.12s, %s)", a.branch, s->total, a.base, a.base_how);
+		strbuf_addf(&line, "    applied: %s (%d commit%s on %.12s, %s)", a.branch, s->total,
+			    s->total == 1 ? "" : "s", a.base, a.base_how);
 	struct strbuf safe = STRBUF_INIT;
 	strbuf_add_name(&safe, line.buf);
 	printf("%s\n", safe.buf);

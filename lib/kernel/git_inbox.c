@@ -229,6 +229,13 @@ static int make_commit(struct gitrepo *r, git_commit *parent, git_index *idx, co
 	return ret;
 }
 
+/* The file being applied: the one that failed when git_apply_to_tree() fails. */
+static int note_delta(const git_diff_delta *d, void *payload)
+{
+	*(const char **)payload = d->new_file.path ? d->new_file.path : d->old_file.path;
+	return 0;
+}
+
 int gitrepo_apply(struct gitrepo *r, const char *parent, const char *diff, size_t len, const struct gitrepo_author *a,
 		  const char *message, char out[GITREPO_HEXSZ + 1], struct strbuf *err)
 {
@@ -236,6 +243,8 @@ int gitrepo_apply(struct gitrepo *r, const char *parent, const char *diff, size_
 	git_tree *t = NULL;
 	git_diff *d = NULL;
 	git_index *idx = NULL;
+	git_apply_options ao;
+	const char *file = NULL;
 	git_oid id;
 	int ret = -1;
 
@@ -248,9 +257,11 @@ int gitrepo_apply(struct gitrepo *r, const char *parent, const char *diff, size_
 		;
 	} else if (gitrepo_g2.git_commit_tree(&t, p)) {
 		ret = gitrepo_fail(err, "cannot read the tree of %.12s", parent);
-	} else if (gitrepo_g2.git_apply_to_tree(&idx, r->repo, t, d, NULL)) {
+	} else if (gitrepo_g2.git_apply_options_init(&ao, GIT_APPLY_OPTIONS_VERSION) ||
+		   (ao.delta_cb = note_delta, ao.payload = &file, 0) ||
+		   gitrepo_g2.git_apply_to_tree(&idx, r->repo, t, d, &ao)) {
 		ret = 1;
-		gitrepo_fail(err, "it does not apply on %.12s", parent);
+		gitrepo_fail(err, "%s does not apply on %.12s", file ? file : "it", parent);
 	} else if (!(ret = make_commit(r, p, idx, a, message, &id, err))) {
 		gitrepo_g2.git_oid_tostr(out, GITREPO_HEXSZ + 1, &id);
 	}

@@ -99,14 +99,14 @@ test_expect_success '--apply: the series on its base-commit, as git am would, on
 
 test_expect_success '--apply: a series that does not apply is said with its first failing patch' '
 	grep -A1 "^complete   v1 1/1 Jane Doe: a: shout$" "$TMP/out" | tail -1 >"$TMP/shout" &&
-	grep -q "^    not applied: patch 1/1 (a: shout) does not apply: it does not apply on [0-9a-f]\{12\}" "$TMP/shout" &&
+	grep -q "^    not applied: patch 1/1 (a: shout) does not apply: a.c does not apply on [0-9a-f]\{12\}: hunk at line 1 did not apply$" "$TMP/shout" &&
 	test "$(git -C "$TMP/robot.git" for-each-ref refs/heads | wc -l)" = 1
 '
 
 test_expect_success '--apply: a patch whose path leaves the tree is refused, nothing written outside' '
 	grep -A1 "^complete   v1 1/1 Jane Doe: c: escape the tree$" "$TMP/out" | tail -1 >"$TMP/esc" &&
 	cat "$TMP/esc" &&
-	grep -q "^    not applied: patch 1/1 (c: escape the tree) refused: " "$TMP/esc" &&
+	grep -q "^    not applied: patch 1/1 (c: escape the tree) refused: the patch.s path .\.\./\.\./escaped. leaves the tree" "$TMP/esc" &&
 	test ! -e "$TMP/escaped" && test ! -e "$TMP/../escaped" && test ! -e escaped
 '
 
@@ -124,6 +124,33 @@ test_expect_success 'an archive that is none: exit 2, one line saying what to gi
 	expect_code 2 lkprobot series "$TMP/tree" 2>"$TMP/err" &&
 	test "$(wc -l <"$TMP/err")" = 1 && grep -q "not a public-inbox v2 archive" "$TMP/err" &&
 	expect_code 2 lkprobot series --apply "$A" 2>"$TMP/err" && grep -q "needs --tree DIR and --repo DIR" "$TMP/err"
+'
+
+test_expect_success 'a base64 patch applies; a binary diff, a symlink: refused with the reason' '
+	cd "$TMP/tree" && git checkout -qb d master && echo d >d.c && git add d.c && git commit -qm "d: add d" &&
+	git format-patch -q -1 -o "$TMP/s4" --to=nvdimm@lists.example.org && git checkout -q master &&
+	cd "$TMP/other" && git checkout -qb bin HEAD~2 && printf "\000\001\002" >blob.bin && git add blob.bin &&
+	git commit -qm "bin: a binary file" && git format-patch -q --binary -1 -o "$TMP/s5" --to=nvdimm@lists.example.org &&
+	git checkout -qb link HEAD~1 && ln -s /etc/passwd pw && git add pw && git commit -qm "pw: a symlink" &&
+	git format-patch -q -1 -o "$TMP/s6" --to=nvdimm@lists.example.org && cd "$SRC" &&
+	python3 -c "
+import email, email.policy, sys
+m = email.message_from_string(open(sys.argv[1]).read(), policy=email.policy.default)
+body = m.get_content()
+del m[\"Content-Transfer-Encoding\"]
+m.set_content(body, cte=\"base64\")
+open(sys.argv[2], \"w\").write(m.as_string())
+" "$TMP"/s4/*.patch "$TMP/b64.eml" &&
+	grep -q "^Content-Transfer-Encoding: base64" "$TMP/b64.eml" &&
+	deliver "$TMP/b64.eml" "$TMP"/s5/*.patch "$TMP"/s6/*.patch &&
+	expect_code 1 lkprobot series --apply --tree "$TMP/tree" --repo "$TMP/robot.git" "$A" >"$TMP/out4" &&
+	cat "$TMP/out4" &&
+	grep -A1 "^complete   v1 1/1 Dan Williams: d: add d$" "$TMP/out4" |
+		grep -q "^    applied: Dan-Williams/d-add-d/[0-9]*-[0-9]* (1 commit on [0-9a-f]*, the head of its branch at its date)$" &&
+	grep -A1 "^complete   v1 1/1 Jane Doe: bin: a binary file$" "$TMP/out4" |
+		grep -q "refused: the patch has a binary diff of .blob.bin., which lkprobot does not apply" &&
+	grep -A1 "^complete   v1 1/1 Jane Doe: pw: a symlink$" "$TMP/out4" |
+		grep -q "refused: the patch makes .pw. a symlink or submodule, which lkprobot does not apply"
 '
 
 conf() {	# conf FILE ARCHIVE TREE: a serve: section with one tree and one list
