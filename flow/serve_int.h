@@ -22,6 +22,8 @@ int serve_poll_trees(const struct serve_conf *c, struct store *s, struct strbuf 
  * 0, or -1 with err set (the store).
  */
 int serve_poll_lists(const struct serve_conf *c, struct store *s, struct strbuf *err);
+/* The head of branch of list tree: its series' first message ("<id>", free() it); NULL for a tree's head. */
+char *serve_series_thread(const struct serve_conf *c, const char *tree, const char *branch);
 /*
  * The base head h is tested against, chosen when it is tested,
  * appended to base and recorded in the store. See serve_poll.c.

@@ -4,7 +4,7 @@
  * state recorded, a complete one applied in serve.series_repo and its head
  * queued like a pushed head (tree: the list's name, branch: the series'),
  * tested against its base by the same workers, its report's url: the
- * branch and its thread the culprit patch's mail (the Link: trailer).
+ * branch, in reply to the series' cover letter (serve_series_thread).
  */
 #include "serve_int.h"
 #include "lists.h"
@@ -125,4 +125,33 @@ int serve_poll_lists(const struct serve_conf *c, struct store *st, struct strbuf
 			return -1;
 	}
 	return 0;
+}
+
+char *serve_series_thread(const struct serve_conf *c, const char *tree, const char *branch)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct store *st = NULL;
+	struct node *rows = NULL;
+	char *thread = NULL;
+	bool list = false;
+
+	for (size_t i = 0; i < c->nlists && tree; i++)
+		list |= !strcmp(c->lists[i].name, tree);
+	if (!list || !branch || !(st = store_open(c->db, &err)) || store_series_list(st, tree, &rows, &err)) {
+		if (list)
+			serve_say("%s %s: %s; the report does not reply to the series", tree, branch, err.buf);
+		goto out;
+	}
+	for (size_t i = 0; i < rows->n && !thread; i++) {
+		const char *b = node_str(node_get(rows->vals[i], "branch")),
+			   *key = node_str(node_get(rows->vals[i], "key"));
+		if (b && key && !strcmp(b, branch) && *key == '<' && strchr(key, '>'))
+			thread = xstrndup(key, (size_t)(strchr(key, '>') - key + 1));
+	}
+out:
+	node_free(rows);
+	if (st)
+		store_close(st);
+	strbuf_release(&err);
+	return thread;
 }

@@ -5,7 +5,7 @@
 # its patch 2 makes 30 % slower. One pass of `serve --once` applies it in
 # serve.series_repo on 0-day's branch, tests its head against its base
 # like a pushed head, bisects to patch 2, and queues a report in reply to
-# patch 2's mail (its Link: trailer) whose url: is the branch, fetchable.
+# the cover letter naming patch 2, whose url: is the branch, fetchable.
 # wall-clock limit: 600 s
 . "$(dirname "$0")/lib.sh"
 test_need_cmd public-inbox-mda public-inbox
@@ -52,12 +52,12 @@ test_expect_success 'serve --once: the series applied, its head tested against i
 	grep -q "^nvdimm $b .*regression, culprit $(git -C "$TMP/series.git" rev-parse "$b~1" | cut -c1-12)" "$TMP/status"
 '
 
-test_expect_success 'the report: in reply to patch 2, its url: the branch, which git fetches' '
+test_expect_success 'the report: in reply to the cover letter, naming patch 2, its url: the branch, which git fetches' '
 	b=$(cat "$TMP/branch") &&
 	id=$(lkprobot outbox -c "$TMP/robot.yaml" | sed -n "1s/^\([0-9]*\) .*/\1/p") &&
 	lkprobot outbox -c "$TMP/robot.yaml" show "$id" >"$TMP/wire" && tr -d "\r" <"$TMP/wire" >"$TMP/mail" &&
-	p2=$(sed -n "s/^Message-I[dD]: \(<.*>\)$/\1/p" "$TMP/s1/0002-slow-the-slow-path.patch") &&
-	grep -q "^In-Reply-To: $p2$" "$TMP/mail" &&
+	cover=$(sed -n "s/^Message-I[dD]: \(<.*>\)$/\1/p" "$TMP/s1/0000-cover-letter.patch") &&
+	grep -q "^In-Reply-To: $cover$" "$TMP/mail" && grep -q "^References: $cover$" "$TMP/mail" &&
 	grep -q "^To: Dan Williams <dan.j.williams@intel.com>$" "$TMP/mail" && ! grep -q "^Cc:" "$TMP/mail" &&
 	grep -q "^commit: [0-9a-f]* (\"slow: the slow path\")$" "$TMP/mail" &&
 	grep -q "file://$TMP/series.git $b" "$TMP/mail" &&
