@@ -39,12 +39,15 @@ int series_parse_date(const char *s, int64_t *t, int *tz)
 	if (strlen(mon) != 3 || !mp || (mp - months) % 3 || d < 1 || d > 31 || hh > 23 || mm > 59 || ss > 60 ||
 	    hh < 0 || mm < 0 || ss < 0)
 		return -1;
-	y += y < 50 ? 2000 : y < 1000 ? 1900 : 0;
+	y += y >= 0 && y < 50 ? 2000 : y >= 0 && y < 1000 ? 1900 : 0;
+	if (y < 1970 || y > 9999)
+		return -1;
 	int zone = 0;
 	while (*s == ' ')
 		s++;
-	if ((*s == '+' || *s == '-') && isdigit((unsigned char)s[1]) && strlen(s) >= 5) {
-		int v = atoi(s + 1);
+	/* +hhmm: exactly four digits (a longer number is no zone) */
+	if ((*s == '+' || *s == '-') && strspn(s + 1, "0123456789") == 4) {
+		int v = (s[1] - '0') * 1000 + (s[2] - '0') * 100 + (s[3] - '0') * 10 + (s[4] - '0');
 		zone = (v / 100 * 60 + v % 100) * (*s == '-' ? -1 : 1);
 	}
 	tm.tm_year = y - 1900;
@@ -218,8 +221,9 @@ static bool read_head(struct series_mail *m, const char *msg, size_t len)
 	m->subject = mailread_header(msg, len, "Subject");
 	char *id = mailread_header(msg, len, "Message-ID"), *from = mailread_header(msg, len, "From");
 	char *date = mailread_header(msg, len, "Date");
-	if (id && strchr(id, '<') && strchr(id, '>')) {
-		m->message_id = xstrndup(strchr(id, '<'), (size_t)(strchr(id, '>') - strchr(id, '<') + 1));
+	const char *lt = id ? strchr(id, '<') : NULL, *gt = lt ? strchr(lt, '>') : NULL;
+	if (gt) {
+		m->message_id = xstrndup(lt, (size_t)(gt - lt + 1));
 		m->root = thread_root(msg, len, m->message_id);
 	}
 	if (from)
