@@ -85,6 +85,7 @@ test_expect_success 'a v2 that fixes it: read alone at the next pass, tested, no
 	grep -q "nvdimm: series \"one: x\" v1 does not apply: patch 1/1 (one: x) does not apply: " "$TMP/serve2.out" &&
 	lkprobot status -c "$TMP/robot.yaml" >"$TMP/status2" && cat "$TMP/status2" &&
 	grep -q "^nvdimm Dan-Williams/speed-a-slow-path/.* done — job.yaml: no change" "$TMP/status2" &&
+	grep -q "^nvdimm: series \"one: x\" v1 by [^ ]* does not apply: patch 1/1 (one: x) does not apply: one does not apply on " "$TMP/status2" &&
 	test "$(lkprobot outbox -c "$TMP/robot.yaml" | grep -c "^[0-9]")" = 1
 '
 
