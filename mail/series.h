@@ -80,6 +80,7 @@ struct series_set {
 	size_t ignored; /* replies and mail that is no patch */
 	struct series_mail **refused;
 	size_t nrefused;
+	size_t *slots, nslots; /* series by key: a hash table of index + 1 (0: empty), for lists of 100,000s */
 };
 
 /* Add a parsed mail to the set, which takes it (ignored and refused ones too). */

@@ -6,6 +6,7 @@
  */
 #include "series.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,18 +21,49 @@ const char *series_state_name(enum series_state s)
 	return names[s];
 }
 
+static size_t key_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return (size_t)h;
+}
+
+/* The hash table's slot of key: the series' index + 1 there, or 0 where it would go. */
+static size_t *slot_of(const struct series_set *set, const char *key)
+{
+	size_t i = key_hash(key) & (set->nslots - 1);
+	while (set->slots[i] && strcmp(set->v[set->slots[i] - 1].key, key))
+		i = (i + 1) & (set->nslots - 1);
+	return &set->slots[i];
+}
+
+/* The table made again, twice as big, when it is half full. */
+static void grow_slots(struct series_set *set)
+{
+	if (set->nslots && set->n * 2 < set->nslots)
+		return;
+	free(set->slots);
+	set->nslots = set->nslots ? set->nslots * 2 : 64;
+	set->slots = xcalloc(set->nslots, sizeof(*set->slots));
+	for (size_t i = 0; i < set->n; i++)
+		*slot_of(set, set->v[i].key) = i + 1;
+}
+
 /* The series of m's thread and version, made when new. */
 static struct series *series_of(struct series_set *set, const struct series_mail *m)
 {
 	char *key = xasprintf("%s v%d", m->root, m->version);
 
-	for (size_t i = 0; i < set->n; i++)
-		if (!strcmp(set->v[i].key, key)) {
-			free(key);
-			return &set->v[i];
-		}
+	grow_slots(set);
+	size_t *slot = slot_of(set, key);
+	if (*slot) {
+		free(key);
+		return &set->v[*slot - 1];
+	}
 	set->v = xrealloc(set->v, (set->n + 1) * sizeof(*set->v));
 	struct series *s = &set->v[set->n++];
+	*slot = set->n;
 	memset(s, 0, sizeof(*s));
 	s->key = key;
 	s->version = m->version;
@@ -103,14 +135,37 @@ static void describe(struct series *s)
 			s->base_commit = xstrdup(s->part[i]->base_commit);
 }
 
-/* Is a a lower version of b's series: the same author and subject, or the same thread? */
-static bool older_version(const struct series *a, const struct series *b)
+/* Series of the same work: the same subject and author (b4's, git send-email's vN). */
+static int by_work(const void *a, const void *b)
 {
-	if (a->version >= b->version || !a->subject || !b->subject)
-		return false;
-	size_t ra = strcspn(a->key, " "), rb = strcspn(b->key, " ");
-	bool same_thread = ra == rb && !strncmp(a->key, b->key, ra);
-	return same_thread || (!strcasecmp(a->author_email, b->author_email) && !strcmp(a->subject, b->subject));
+	const struct series *x = *(const struct series *const *)a, *y = *(const struct series *const *)b;
+	int c = strcmp(x->subject ? x->subject : "", y->subject ? y->subject : "");
+	return c ? c : strcasecmp(x->author_email ? x->author_email : "", y->author_email ? y->author_email : "");
+}
+
+/* Series of the same thread: a vN sent in reply to vN-1. */
+static int by_thread(const void *a, const void *b)
+{
+	const struct series *x = *(const struct series *const *)a, *y = *(const struct series *const *)b;
+	size_t nx = strcspn(x->key, " "), ny = strcspn(y->key, " ");
+	int c = strncmp(x->key, y->key, nx < ny ? nx : ny);
+	return c ? c : nx < ny ? -1 : nx > ny;
+}
+
+/* later[i]: a later version of series i is in the set, by cmp (sorted, each run of equals at once). */
+static void mark_later(struct series_set *set, struct series **v, int (*cmp)(const void *, const void *), bool *later)
+{
+	qsort(v, set->n, sizeof(*v), cmp);
+	for (size_t i = 0; i < set->n;) {
+		size_t j = i;
+		int top = 0;
+		for (; j < set->n && !cmp(&v[i], &v[j]); j++)
+			top = v[j]->version > top ? v[j]->version : top;
+		for (size_t k = i; k < j; k++)
+			if (v[k]->version < top && v[k]->subject)
+				later[v[k] - set->v] = true;
+		i = j;
+	}
 }
 
 /* "missing 2/3, 3/3" (ten at most named) */
@@ -136,12 +191,13 @@ static void break_by_refused(struct series_set *set)
 		if (!m->root)
 			continue;
 		char *key = xasprintf("%s v%d", m->root, m->version);
-		for (size_t i = 0; i < set->n; i++)
-			if (!strcmp(set->v[i].key, key) && set->v[i].state != SERIES_BROKEN) {
-				set->v[i].state = SERIES_BROKEN;
-				free(set->v[i].why);
-				set->v[i].why = xasprintf("%s refused: %s", m->message_id, m->why);
-			}
+		size_t at = set->nslots ? *slot_of(set, key) : 0;
+		struct series *s = at ? &set->v[at - 1] : NULL;
+		if (s && s->state != SERIES_BROKEN) {
+			s->state = SERIES_BROKEN;
+			free(s->why);
+			s->why = xasprintf("%s refused: %s", m->message_id, m->why);
+		}
 		free(key);
 	}
 }
@@ -149,21 +205,25 @@ static void break_by_refused(struct series_set *set)
 void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
 {
 	break_by_refused(set);
-	for (size_t i = 0; i < set->n; i++)
+	struct series **v = xcalloc(set->n + 1, sizeof(*v));
+	bool *later = xcalloc(set->n + 1, sizeof(*later));
+	for (size_t i = 0; i < set->n; i++) {
 		describe(&set->v[i]);
+		v[i] = &set->v[i];
+	}
+	mark_later(set, v, by_work, later);
+	mark_later(set, v, by_thread, later);
+	free(v);
 	for (size_t i = 0; i < set->n; i++) {
 		struct series *s = &set->v[i];
 		if (s->state == SERIES_BROKEN)
 			continue;
-		bool later = false;
-		for (size_t j = 0; j < set->n && !later; j++)
-			later = j != i && older_version(s, &set->v[j]);
 		int have = 0;
 		for (int k = 1; k <= s->total; k++)
 			have += s->part[k] != NULL;
 		free(s->why);
 		s->why = NULL;
-		if (later)
+		if (later[i])
 			s->state = SERIES_SUPERSEDED;
 		else if (have == s->total)
 			s->state = SERIES_COMPLETE;
@@ -172,6 +232,7 @@ void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
 		else
 			s->state = SERIES_WAITING, s->why = missing(s);
 	}
+	free(later);
 }
 
 void series_set_release(struct series_set *set)
@@ -196,6 +257,7 @@ void series_set_release(struct series_set *set)
 		free(set->refused[i]);
 	}
 	free(set->refused);
+	free(set->slots);
 	free(set->v);
 	memset(set, 0, sizeof(*set));
 }
