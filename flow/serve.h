@@ -27,6 +27,19 @@ struct tree_conf {
 	size_t nbranches, njobs;
 };
 
+/* A mailing list the service watches: its archive, the tree and branch its patches apply to. */
+struct list_conf {
+	char *name, *archive, *tree, *branch;
+	char *url;		    /* the archive's public address: each applied patch's Link: trailer */
+	const struct tree_conf *tc; /* the tree of serve.trees named by tree */
+	/*
+	 * Where its series' heads are tested: tc's jobs and provider, the
+	 * repository series_repo, url series_url (the report's url: line), base
+	 * as each series' own. Its strings are the list's and tc's (not owned).
+	 */
+	struct tree_conf series_tree;
+};
+
 struct serve_conf {
 	char *path;
 	char *result_root, *cache, *db;
@@ -41,6 +54,11 @@ struct serve_conf {
 	long max_bisections; /* heads tested at once (at most one whose provider runs here) */
 	struct tree_conf *trees;
 	size_t ntrees;
+	struct list_conf *lists; /* serve.lists; none: the service watches trees only */
+	size_t nlists;
+	char *series_repo;    /* the robot's own bare repository of applied series */
+	char *series_url;     /* where readers fetch it (git clone URL); NULL: the reports link the bisection */
+	long series_wait;     /* seconds a series missing parts waits after its newest mail */
 	const char *data_dir; /* lkprobot's jobs/ and hosts/ (the caller's, not the file's) */
 };
 

@@ -14,6 +14,7 @@
 #include "../lib/job/engine.h"
 #include "../lib/job/job.h"
 #include "jobopts.h"
+#include "lists.h"
 #include "../web/web.h"
 
 #include <errno.h>
@@ -93,6 +94,17 @@ static const struct conf_key serve_keys[] = {
 	  .what = "must be a number of heads from 1 to 64",
 	  .help = "heads tested at once when their provider runs on a farm (slurm), sharing its boxes; others singly" },
 	{ "trees", CONF_NODE, .form = "a list of trees", .help = "the trees to watch (their keys below)" },
+	{ "lists", CONF_NODE, .form = "a list of mailing lists",
+	  .help = "the mailing lists whose patch series are tested before they are merged (their keys below)" },
+	{ "series_repo", CONF_STRING, S(series_repo), .form = "a directory",
+	  .help = "the robot's own bare repository of applied series (default: series.git in cache, else "
+		  "result_root)" },
+	{ "series_url", CONF_STRING, S(series_url), .check = clone_url_check,
+	  .what = "must be a URL git can clone series_repo from (one word)",
+	  .help = "where readers fetch series_repo: a series' report says url: <series_url> <branch>" },
+	{ "series_wait", CONF_NUMBER, S(series_wait), .def = "3600", .min = 0, .max = LONG_MAX,
+	  .what = "must be a number of seconds",
+	  .help = "how long a series missing parts waits after its newest mail" },
 	{ .type = CONF_OTHERS, .match = serve_provider_key, .help = "the providers' settings for all their trees" },
 	{ 0 },
 };
@@ -123,6 +135,25 @@ static const struct conf_key tree_keys[] = {
 };
 #undef T
 
+#define L(member) CONF_FIELD(struct list_conf, member)
+static const struct conf_key list_keys[] = {
+	{ "name", CONF_STRING, L(name), .flags = CONF_REQUIRED,
+	  .help = "the list's name (letters, digits, . _ -): its series in the store and on the dashboard" },
+	{ "archive", CONF_STRING, L(archive), .flags = CONF_REQUIRED, .form = "a directory",
+	  .help = "its public-inbox v2 archive (git/0.git, git/1.git ...), read with libgit2 at every poll" },
+	{ "tree", CONF_STRING, L(tree), .flags = CONF_REQUIRED,
+	  .help = "the tree of serve.trees (its name) the list's patches apply to" },
+	{ "url", CONF_STRING, L(url), .def = "https://lore.kernel.org/r", .check = clone_url_check,
+	  .what = "must be a URL (one word)",
+	  .help = "the archive's public address: each applied patch gets Link: <url>/<Message-ID> (its report replies "
+		  "to it)" },
+	{ "branch", CONF_STRING, L(branch),
+	  .help = "the base when a series names none (base-commit:): its head at the series' date (default: the "
+		  "tree's first branch)" },
+	{ 0 },
+};
+#undef L
+
 void serve_conf_doc(struct strbuf *out)
 {
 	strbuf_addstr(out,
@@ -132,6 +163,8 @@ void serve_conf_doc(struct strbuf *out)
 	conf_doc(out, serve_keys);
 	strbuf_addstr(out, "\n### serve.trees: each tree\n\n");
 	conf_doc(out, tree_keys);
+	strbuf_addstr(out, "\n### serve.lists: each mailing list\n\n");
+	conf_doc(out, list_keys);
 	strbuf_addstr(out,
 		      "\n### The providers' settings\n\n"
 		      "A tree's provider takes its settings in the tree, or in `serve:` for all its\n"
@@ -146,6 +179,9 @@ void serve_conf_release(struct serve_conf *c)
 		provider_options_free(c->trees[i].opts);
 	}
 	free(c->trees);
+	for (size_t i = 0; i < c->nlists; i++)
+		conf_release(list_keys, &c->lists[i]);
+	free(c->lists);
 	conf_release(serve_keys, c);
 	free(c->path);
 	free(c->db);
@@ -315,6 +351,70 @@ static int tree_load(const struct serve_conf *c, struct tree_conf *tc, const cha
 	return 0;
 }
 
+/* One list of serve.lists: its keys, its name, its archive, its tree of serve.trees and the branch there. */
+static int list_load(const struct serve_conf *c, struct list_conf *lc, const char *file, const struct node *l,
+		     struct strbuf *err)
+{
+	const char *ok = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
+	struct strbuf e = STRBUF_INIT;
+
+	if (l->type != NODE_MAP)
+		return conf_error(err, file, l, SERVE, "lists", "each list is a map (name, archive, tree, branch)");
+	if (conf_read(l, list_keys, lc, file, SERVE "lists.", err))
+		return -1;
+	if (strspn(lc->name, ok) != strlen(lc->name) || *lc->name == '.')
+		return conf_error(err, file, node_get(l, "name"), SERVE, "lists.name",
+				  "a list's name is letters, digits, '.', '_' and '-'");
+	if (lists_check_archive(lc->archive, &e)) {
+		conf_error(err, file, node_get(l, "archive"), SERVE, "lists.archive", e.buf);
+		strbuf_release(&e);
+		return -1;
+	}
+	for (size_t t = 0; t < c->ntrees && !lc->tc; t++)
+		if (!strcmp(c->trees[t].name, lc->tree))
+			lc->tc = &c->trees[t];
+	if (!lc->tc)
+		return conf_error(err, file, node_get(l, "tree"), SERVE, "lists.tree",
+				  "names no tree of serve.trees; give the name of one");
+	for (size_t t = 0; t < c->ntrees; t++)
+		if (!strcmp(c->trees[t].name, lc->name))
+			return conf_error(
+				err, file, node_get(l, "name"), SERVE, "lists.name",
+				"is the name of a tree too (the service's heads are named by either); give another");
+	for (size_t k = 0; k + 1 < c->nlists; k++)
+		if (!strcmp(c->lists[k].name, lc->name))
+			return conf_error(err, file, node_get(l, "name"), SERVE, "lists.name", "names two lists");
+	if (!lc->branch)
+		lc->branch = xstrdup(lc->tc->branches[0]);
+	struct tree_conf *st = &lc->series_tree;
+	*st = *lc->tc;
+	st->name = lc->name;
+	st->path = c->series_repo;
+	st->url = c->series_url;
+	st->base = "parent"; /* each series' base is its own, recorded with its head */
+	st->branches = NULL;
+	st->nbranches = 0;
+	return 0;
+}
+
+/* serve.lists (none is fine) and where the applied series go. */
+static int lists_load(struct serve_conf *c, const char *file, const struct node *s, struct strbuf *err)
+{
+	const struct node *lists = node_get(s, "lists");
+
+	if (!c->series_repo)
+		c->series_repo = xasprintf("%s/series.git", c->cache ? c->cache : c->result_root);
+	if (!lists)
+		return 0;
+	if (lists->type != NODE_SEQ)
+		return conf_error(err, file, lists, SERVE, "lists", "must be a list of mailing lists");
+	c->lists = xcalloc(lists->n + 1, sizeof(*c->lists));
+	for (size_t i = 0; i < lists->n; i++)
+		if (list_load(c, &c->lists[c->nlists++], file, lists->vals[i], err))
+			return -1;
+	return 0;
+}
+
 /* One job file as `run` and the service's bisections read it: atomic jobs lkprobot runs (job_check, engine_check). */
 static int job_file_check(char *job, const char *data_dir, struct strbuf *err)
 {
@@ -382,6 +482,8 @@ int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err)
 	for (size_t i = 0; i < trees->n; i++)
 		if (tree_load(c, &c->trees[c->ntrees++], file, s, trees->vals[i], err))
 			goto out;
+	if (lists_load(c, file, s, err))
+		goto out;
 	ret = 0;
 out:
 	node_free(doc);

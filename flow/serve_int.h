@@ -17,6 +17,14 @@ const struct tree_conf *serve_tree_named(const struct serve_conf *c, const char 
 /* Look at every branch: record its head when it is new, with its base. 0, or -1 with err set (the store). */
 int serve_poll_trees(const struct serve_conf *c, struct store *s, struct strbuf *err);
 /*
+ * Look at every mailing list: its new mails read, its series' states
+ * recorded, a complete one applied and its head recorded (serve_lists.c).
+ * 0, or -1 with err set (the store).
+ */
+int serve_poll_lists(const struct serve_conf *c, struct store *s, struct strbuf *err);
+/* The head of branch of list tree: its series' first message ("<id>", free() it); NULL for a tree's head. */
+char *serve_series_thread(const struct serve_conf *c, const char *tree, const char *branch);
+/*
  * The base head h is tested against, chosen when it is tested,
  * appended to base and recorded in the store. See serve_poll.c.
  */

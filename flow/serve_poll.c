@@ -138,6 +138,9 @@ const struct tree_conf *serve_tree_named(const struct serve_conf *c, const char 
 	for (size_t i = 0; i < c->ntrees; i++)
 		if (!strcmp(c->trees[i].name, name))
 			return &c->trees[i];
+	for (size_t i = 0; i < c->nlists; i++)
+		if (c->lists[i].name && !strcmp(c->lists[i].name, name))
+			return &c->lists[i].series_tree;
 	return NULL;
 }
 

@@ -31,7 +31,8 @@ struct head_test {
 	const struct mailconf *mc; /* NULL: the configuration's mail: section could not be read (mc_err) */
 	const char *mc_err;
 	const char *tree, *branch, *head, *base;
-	int64_t first; /* when the head was first seen: the mail's date */
+	int64_t first;	    /* when the head was first seen: the mail's date */
+	const char *thread; /* a series' head: its cover letter (or first patch), the report's In-Reply-To */
 };
 
 /* Runs of a branch's first head when it has no parent (as many as a bisection gives each end first). */
@@ -225,7 +226,8 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 						       .result_dir = c->result_root,
 						       .tree = ht->t->path,
 						       .metric = r->metric,
-						       .floors = &floors },
+						       .floors = &floors,
+						       .thread = ht->thread },
 					     .url = where ? where : url,
 					     .closes = url,
 					     .tree_url = ht->t->url,
@@ -430,9 +432,12 @@ void serve_test_head(const struct serve_conf *c, const char *config, const struc
 		return;
 	}
 	bool have_mc = !mailconf_load(&mc, config, &mc_err);
-	struct head_test ht = { c, t, have_mc ? &mc : NULL, mc_err.buf, tree, h->branch, h->head, base, h->first_seen };
+	char *thread = serve_series_thread(c, tree, h->branch);
+	struct head_test ht = { c,	 t,    have_mc ? &mc : NULL, mc_err.buf, tree, h->branch,
+				h->head, base, h->first_seen,	     thread };
 	for (size_t j = 0; j < t->njobs && !proc_stop_signal; j++)
 		out->status = test_job(&ht, t->jobs[j], out->status, out);
+	free(thread);
 	if (have_mc)
 		mailconf_release(&mc);
 	strbuf_release(&mc_err);

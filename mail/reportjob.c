@@ -435,6 +435,12 @@ static int commit_info(struct reportjob *rj, const struct reportjob_opts *o, str
 	rj->author = recipients_normalize(raw);	/* never a control character in a header */
 	free(raw);
 	fixes_thread(rj, o, gc.message);
+	if (o->thread) {
+		free(rj->reply_to);
+		free(rj->references);
+		rj->reply_to = xstrdup(o->thread);
+		rj->references = NULL; /* the thread's first message: In-Reply-To alone */
+	}
 	gitrepo_commit_release(&gc);
 	gitrepo_close(repo);
 	return 0;

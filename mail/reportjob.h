@@ -28,6 +28,8 @@ struct reportjob_opts {
 	const char *metric;		/* the metric to report on; NULL: the headline */
 	struct compare_floors *floors;	/* the command line's (each job's change_floor is added, then taken off) */
 	bool live;			/* the mail goes to its recipients: it threads only to reports they got */
+	const char *
+		thread; /* the Message-ID it replies to (a series' cover letter); NULL: the commit's Link:, a Fixes: report's */
 	const char *const *to;		/* recipients the user named (none: the commit's author) */
 	size_t nto;
 	const char *const *cc;

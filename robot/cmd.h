@@ -50,6 +50,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_qemu_box(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_recipients(int argc, char **argv, struct lkp_ctx *ctx);
+int cmd_series(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_report(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_run(int argc, char **argv, struct lkp_ctx *ctx);
 int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx);

@@ -41,13 +41,19 @@ static const char usage_head[] =
 	"report as 'lkprobot report --send' does (mail: section; the same decision)\n"
 	"and deliver the outbox. A branch's first head that is a root commit is\n"
 	"measured on its own, its baseline. A head that does not build is\n"
-	"build_failed, with its first error line. One line a step on stderr, with its reason. SIGTERM: finish\n"
+	"build_failed, with its first error line. The mailing lists of serve.lists\n"
+	"are read too: each complete patch series is applied in serve.series_repo\n"
+	"('lkprobot series --apply') and its head tested against its base the same\n"
+	"way, its report in reply to the series' cover letter.\n"
+	"One line a step on stderr, with its reason. SIGTERM: finish\n"
 	"the step under way and stop; SIGHUP: read the configuration again. --once:\n"
 	"one pass (poll, test what is queued, deliver), then stop.\n"
 	"check-config: read the configuration and say what is wrong in it.\n"
 	"status: the heads the service has seen, one line each: where it stands, each\n"
 	"job's outcome in words and the report's mail as the outbox has it (--json:\n"
-	"as JSON, each head's result as data, a report's delivery state as mail).\n"
+	"as JSON, each head's result as data, a report's delivery state as mail),\n"
+	"then the mailing lists' series that are no head, with why (incomplete, does\n"
+	"not apply, ...).\n"
 	"\n"
 	"The configuration's keys (serve: and its trees, the providers' settings,\n"
 	"mail:) with their defaults: docs/configuration.md, or 'lkprobot help config'.\n"
@@ -208,8 +214,11 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		if (mailconf_load(&mc, config, &err))
 			ret = say_error(EXIT_USAGE, "%s", err.buf);
 		else {
-			printf("%s: %zu tree%s, mail %s\n", config, conf.ntrees, conf.ntrees == 1 ? "" : "s",
-			       mc.live ? "live" : "a dry run (to the operator only)");
+			printf("%s: %zu tree%s, ", config, conf.ntrees, conf.ntrees == 1 ? "" : "s");
+			if (conf.nlists)
+				printf("%zu mailing list%s (series into %s), ", conf.nlists,
+				       conf.nlists == 1 ? "" : "s", conf.series_repo);
+			printf("mail %s\n", mc.live ? "live" : "a dry run (to the operator only)");
 			mailconf_release(&mc);
 			ret = EXIT_OK;
 		}

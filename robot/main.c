@@ -62,6 +62,8 @@ static const struct cmd commands[] = {
 	  "render the LKP-style report mail of a change between two commits" },
 	{ "run", cmd_run, CMD_STORE, "run jobs on this machine into LKP result roots (setups, monitors, test, stats)" },
 	{ "run-commit", cmd_run_commit, CMD_STORE, NULL },
+	{ "series", cmd_series, 0,
+	  "the patch series of a public-inbox archive, their state; apply them as git am would (--apply)" },
 	{ "serve", cmd_serve, CMD_STORE | CMD_CONFIG,
 	  "the service: watch git trees, test new heads, bisect changes, mail reports" },
 	{ "show-job", cmd_show_job, 0, "print a job fully merged (includes, defaults, overrides) as YAML" },

@@ -187,6 +187,33 @@ static void status_text(const struct store_heads *heads, const struct node *outb
 	strbuf_release(&safe);
 }
 
+/* The mailing lists' series that are not heads (applied ones are): one line each, with why. */
+static void series_text(struct store *s)
+{
+	struct strbuf err = STRBUF_INIT, line = STRBUF_INIT, safe = STRBUF_INIT;
+	struct node *rows = NULL;
+
+	if (store_series_list(s, NULL, &rows, &err))
+		say_warn("%s", err.buf);
+	for (size_t i = 0; rows && i < rows->n; i++) {
+		const struct node *r = rows->vals[i];
+		const char *state = node_str(node_get(r, "state")), *why = node_str(node_get(r, "why"));
+		if (!state || !strcmp(state, "applied"))
+			continue;
+		strbuf_reset(&line);
+		strbuf_addf(&line, "%s: series \"%s\" v%s by %s %s%s%s", node_str(node_get(r, "list")),
+			    node_str(node_get(r, "subject")), node_str(node_get(r, "version")),
+			    node_str(node_get(r, "author")), state, why ? ": " : "", why ? why : "");
+		strbuf_reset(&safe);
+		strbuf_add_name(&safe, line.buf);
+		printf("%s\n", safe.buf);
+	}
+	node_free(rows);
+	strbuf_release(&err);
+	strbuf_release(&line);
+	strbuf_release(&safe);
+}
+
 int serve_status(struct store *s, bool json)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -201,6 +228,7 @@ int serve_status(struct store *s, bool json)
 		status_json(heads, outbox);
 	} else {
 		status_text(&rows, outbox);
+		series_text(s);
 	}
 	node_free(heads);
 	node_free(outbox);

@@ -38,6 +38,14 @@ int gitrepo_fail(struct strbuf *err, const char *fmt, ...)
 	return -1;
 }
 
+int gitrepo_load(struct strbuf *err)
+{
+	if (dynlib_load(&g2_lib, err))
+		return -1;
+	gitrepo_g2.git_libgit2_init();
+	return 0;
+}
+
 int gitrepo_open(struct gitrepo **out, const char *path, struct strbuf *err)
 {
 	struct stat st;

@@ -144,4 +144,52 @@ int gitrepo_checkout(struct gitrepo *r, const char *id, const char *dir,
  */
 void gitrepo_hash(const void *data, size_t len, char out[GITREPO_HEXSZ + 1]);
 
+/* ---- mail archives and patches (git_inbox.c) ---- */
+
+/*
+ * Called for each commit of gitrepo_each_file() with the file's content;
+ * data is NULL (len its size) when the file is larger than the caller's
+ * max. A nonzero return stops the walk with that value.
+ */
+typedef int (*gitrepo_file_fn)(const char *id, const char *data, size_t len, void *arg);
+/*
+ * The file at path in each commit of rev not reachable from since (NULL or
+ * a commit the repository no longer has: every commit), oldest first, as a
+ * public-inbox epoch holds one message per commit in the file "m"; commits
+ * without the file are skipped. At most max_commits are read (the walk is
+ * bounded; the last one read is where the next walk starts). 0, fn's
+ * nonzero value, or -1 with one line in err.
+ */
+int gitrepo_each_file(struct gitrepo *r, const char *rev, const char *since, const char *path, size_t max_size,
+		      size_t max_commits, gitrepo_file_fn fn, void *arg, struct strbuf *err);
+
+/* Open the bare repository at dir, made (and its parents) when missing. 0, or -1 with err set. */
+int gitrepo_open_bare(struct gitrepo **out, const char *dir, struct strbuf *err);
+/* Fetch url's refs by refspec ("+refs/heads/<glob>:refs/lkprobot/trees/linux/<glob>", a star for glob) into r. 0, or -1 with err. */
+int gitrepo_fetch(struct gitrepo *r, const char *url, const char *refspec, struct strbuf *err);
+/* The newest commit of rev's first-parent history committed at or before t (rev itself when none is). */
+int gitrepo_at_time(struct gitrepo *r, const char *rev, int64_t t, char id[GITREPO_HEXSZ + 1], struct strbuf *err);
+
+/* Who wrote a patch and when, for its commit (the mail's From: and Date:). */
+struct gitrepo_author {
+	const char *name, *email;
+	int64_t time;
+	int offset; /* minutes east of UTC */
+};
+/*
+ * Apply a patch (a diff in git's format, as a mail carries it) to the tree
+ * of commit parent, as `git am` would, into a new commit with the author's
+ * name, email and time and message; the committer is the author too (no
+ * address of the robot's in the report's Cc), so the same series applied
+ * twice gives the same commits. Only
+ * objects are written (no work tree, no ref). Paths that leave the tree
+ * (absolute, "..", ".git"), symlinks, submodules and binary diffs are
+ * refused. 0 with out set; 1 when it does not apply (err: the file); 2 when
+ * refused (err: why); -1 with err set.
+ */
+int gitrepo_apply(struct gitrepo *r, const char *parent, const char *diff, size_t len, const struct gitrepo_author *a,
+		  const char *message, char out[GITREPO_HEXSZ + 1], struct strbuf *err);
+/* Point ref (refs/heads/...) at id, made or moved; a name git refuses is an error. 0, or -1 with err. */
+int gitrepo_set_ref(struct gitrepo *r, const char *ref, const char *id, struct strbuf *err);
+
 #endif

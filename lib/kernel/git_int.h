@@ -99,7 +99,12 @@
 	X(git_signature_new) \
 	X(git_signature_free) \
 	X(git_reference_create) \
-	X(git_reference_free)
+	X(git_reference_free) \
+	X(git_diff_from_buffer) \
+	X(git_apply_to_tree) \
+	X(git_apply_options_init) \
+	X(git_reference_name_is_valid) \
+	X(git_commit_time)
 /* clang-format on */
 struct gitrepo_g2 {
 	GIT2_API(DYNLIB_SLOT)
@@ -111,6 +116,8 @@ struct gitrepo {
 	char *path;
 };
 
+/* libgit2 loaded and initialised (git_libgit2_shutdown() it): 0, or -1 with err set. */
+int gitrepo_load(struct strbuf *err);
 /* libgit2's last error as "what: why". */
 int gitrepo_fail(struct strbuf *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -198,6 +198,13 @@ static const char migration_5[] =
  */
 static const char migration_6[] = "ALTER TABLE bisections ADD COLUMN why TEXT;\n";
 static const char migration_7[] = "ALTER TABLE bisections ADD COLUMN checks TEXT;\n";
+/* Version 8: the mailing lists — the last commit read of each archive's epoch, and each series. */
+static const char migration_8[] =
+	"CREATE TABLE list_epochs (list TEXT NOT NULL, epoch INTEGER NOT NULL, last TEXT NOT NULL,"
+	" updated INTEGER NOT NULL, PRIMARY KEY(list, epoch)) STRICT;\n"
+	"CREATE TABLE series (id INTEGER PRIMARY KEY, list TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL,"
+	" subject TEXT NOT NULL, author TEXT NOT NULL, state TEXT NOT NULL, why TEXT, parts TEXT, base TEXT,"
+	" branch TEXT, head TEXT, first_seen INTEGER NOT NULL, updated INTEGER NOT NULL, UNIQUE(list, key)) STRICT;\n";
 
 static const struct migration migrations[] = {
 	{ "runs, stats, machines, commits and jobs", migration_1 },
@@ -207,6 +214,7 @@ static const struct migration migrations[] = {
 	{ "boxes", migration_5 },
 	{ "the reason a bisection ended", migration_6 },
 	{ "the checks of a bisection's culprit", migration_7 },
+	{ "mailing lists: their archives' epochs and series", migration_8 },
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION,
@@ -243,7 +251,8 @@ static const char *const stmt_sql_tx[ST_NR] = {
 };
 
 static const char *const *const stmt_tables[] = {
-	stmt_sql_tx, store_runs_sql, store_bisect_sql, store_outbox_sql, store_heads_sql, store_boxes_sql,
+	stmt_sql_tx,	 store_runs_sql,  store_bisect_sql, store_outbox_sql,
+	store_heads_sql, store_boxes_sql, store_lists_sql,
 };
 
 /* The SQL of a statement: in the one table that has it. */

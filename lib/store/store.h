@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 /* How long a write waits for another process's write to finish. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -361,5 +361,25 @@ int store_box_ok(struct store *s, const char *name, int64_t now, struct strbuf *
 int store_box_service(struct store *s, const char *name, bool in_service, const char *why, int64_t now,
 		      struct strbuf *err);
 int store_boxes(struct store *s, struct node **out, struct strbuf *err);
+
+/* ---- mailing lists (store_lists.c) ---- */
+
+/* The last commit read of epoch of list's archive, in *last (free() it): 0, 1 when none is, -1 with err set. */
+int store_list_epoch(struct store *s, const char *list, int epoch, char **last, struct strbuf *err);
+int store_list_epoch_set(struct store *s, const char *list, int epoch, const char *last, int64_t now,
+			 struct strbuf *err);
+
+/* A series of a list as the robot last saw it (key: its thread's first message and version). */
+struct store_series {
+	const char *list, *key, *subject, *author, *state;
+	int version;
+	const char *why;   /* incomplete: what is missing; does not apply: the first failing patch; refused: why */
+	const char *parts; /* the archive commits of its mails, "epoch:id" each, space-separated */
+	const char *base, *branch, *head;
+};
+/* Record it (made or updated by list and key): its id, or -1 with err set. */
+int64_t store_series_put(struct store *s, const struct store_series *ser, int64_t now, struct strbuf *err);
+/* The series of list (NULL: of every list), oldest first, as a sequence of maps of their columns. */
+int store_series_list(struct store *s, const char *list, struct node **out, struct strbuf *err);
 
 #endif

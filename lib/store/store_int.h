@@ -86,6 +86,11 @@ enum stmt_id {
 	ST_BOX_OK,
 	ST_BOX_SERVICE,
 	ST_BOX_LIST,
+	/* mailing lists (store_lists.c) */
+	ST_EPOCH_GET,
+	ST_EPOCH_SET,
+	ST_SERIES_PUT,
+	ST_SERIES_LIST,
 	ST_NR
 };
 
@@ -94,6 +99,7 @@ extern const char *const store_bisect_sql[ST_NR];
 extern const char *const store_outbox_sql[ST_NR];
 extern const char *const store_heads_sql[ST_NR];
 extern const char *const store_boxes_sql[ST_NR];
+extern const char *const store_lists_sql[ST_NR];
 
 struct store {
 	sqlite3 *db;

@@ -25,6 +25,7 @@ for bin in "$@"; do
 	parsers) seeds="tests/fixtures/tools tests/fixtures/perf-stat tests/fixtures/vm-scalability" ;;
 	json|compare) seeds="tests/fixtures/tools tests/fixtures/perf-stat" ;;
 	job) seeds="jobs" ;;
+	series) seeds="tests/fixtures/series" ;;
 	*) seeds="" ;;
 	esac
 	[ -d "tests/fuzz/regress/$name" ] && seeds="$seeds tests/fuzz/regress/$name"

@@ -1,0 +1,92 @@
+#!/bin/sh
+# The service on a mailing list: a real public-inbox v2 archive (made by
+# public-inbox-init -V2, fed by public-inbox-mda) gets a 3-patch series
+# with a cover letter and base-commit: on a tree whose `command` benchmark
+# its patch 2 makes 30 % slower. One pass of `serve --once` applies it in
+# serve.series_repo on 0-day's branch, tests its head against its base
+# like a pushed head, bisects to patch 2, and queues a report in reply to
+# the cover letter naming patch 2, whose url: is the branch, fetchable.
+# wall-clock limit: 600 s
+. "$(dirname "$0")/lib.sh"
+test_need_cmd public-inbox-mda public-inbox
+
+# libgit2's fetch leaks inside libpcre2 (tests/lsan.supp, as make check runs it)
+LSAN_OPTIONS="suppressions=$SRC/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS HOME="$TMP/home" PI_CONFIG="$TMP/pi-config" BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
+A="$TMP/nvdimm"
+
+test_expect_success 'setup: a tree with a command benchmark, a series whose patch 2 makes it slower, an archive' '
+	mkdir -p "$HOME" && git init -q -b master "$TMP/repo" && cd "$TMP/repo" &&
+	git config user.name "Dan Williams" && git config user.email dan.j.williams@intel.com &&
+	printf "all:\n\t@if [ -e slow ]; then echo 70 >speed; else echo 100 >speed; fi\n" >Makefile &&
+	printf "speed\n" >.gitignore && cp "$SRC/tests/fixtures/command/bench.sh" bench.sh &&
+	git add -A && git commit -qm root && echo 1 >one && git add -A && git commit -qm "one" &&
+	git checkout -qb topic &&
+	echo a >a && git add a && git commit -qm "a: add a" &&
+	echo s >slow && git add slow && git commit -qm "slow: the slow path" &&
+	echo c >c && git add c && git commit -qm "c: add c" &&
+	git format-patch -q --thread --cover-letter --base=master -3 -o "$TMP/s1" --to=nvdimm@lists.example.org &&
+	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/speed: a slow path/" "$TMP/s1/0000-cover-letter.patch" &&
+	git checkout -q master && cd "$SRC" &&
+	public-inbox-init -V2 nvdimm "$A" http://example.org/nvdimm nvdimm@lists.example.org &&
+	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none &&
+	for f in "$TMP"/s1/*.patch; do
+		ORIGINAL_RECIPIENT=nvdimm@lists.example.org public-inbox-mda --no-precheck <"$f" || exit 1
+	done &&
+	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\nchange_floor:\n  command.throughput: 5%%\n" >"$TMP/job.yaml" &&
+	branch=master &&
+	write_serve_conf "$TMP/robot.yaml" "serve.series_url=file://$TMP/series.git" "serve.series_repo=$TMP/series.git" &&
+	printf "  lists:\n    - name: nvdimm\n      archive: %s\n      tree: demo\n      url: https://lore.example.org/nvdimm\n" "$A" >"$TMP/lists" &&
+	sed -i "/^  trees:/e cat $TMP/lists" "$TMP/robot.yaml" &&
+	lkprobot check-config -c "$TMP/robot.yaml"
+'
+
+test_expect_success 'serve --once: the series applied, its head tested against its base, bisected to patch 2' '
+	{ lkprobot serve -c "$TMP/robot.yaml" --once >"$TMP/serve.out" 2>&1; echo "exit $?" >>"$TMP/serve.out"; } &&
+	cat "$TMP/serve.out" && grep -q "^exit 0$" "$TMP/serve.out" &&
+	grep -q "nvdimm: 4 mails read: 1 series, 0 ignored, 0 refused$" "$TMP/serve.out" &&
+	b=$(sed -n "s/.*nvdimm: series \"speed: a slow path\" v1 applied: \([^ ]*\) (3 patches on .*, its base-commit:)$/\1/p" "$TMP/serve.out") &&
+	case $b in Dan-Williams/speed-a-slow-path/[0-9]*-[0-9]*) ;; *) false ;; esac &&
+	echo "$b" >"$TMP/branch" &&
+	lkprobot status -c "$TMP/robot.yaml" >"$TMP/status" && cat "$TMP/status" &&
+	grep -q "^nvdimm $b .*regression, culprit $(git -C "$TMP/series.git" rev-parse "$b~1" | cut -c1-12)" "$TMP/status"
+'
+
+test_expect_success 'the report: in reply to the cover letter, naming patch 2, its url: the branch, which git fetches' '
+	b=$(cat "$TMP/branch") &&
+	id=$(lkprobot outbox -c "$TMP/robot.yaml" | sed -n "1s/^\([0-9]*\) .*/\1/p") &&
+	lkprobot outbox -c "$TMP/robot.yaml" show "$id" >"$TMP/wire" && tr -d "\r" <"$TMP/wire" >"$TMP/mail" &&
+	cover=$(sed -n "s/^Message-I[dD]: \(<.*>\)$/\1/p" "$TMP/s1/0000-cover-letter.patch") &&
+	grep -q "^In-Reply-To: $cover$" "$TMP/mail" && grep -q "^References: $cover$" "$TMP/mail" &&
+	grep -q "^To: Dan Williams <dan.j.williams@intel.com>$" "$TMP/mail" && ! grep -q "^Cc:" "$TMP/mail" &&
+	grep -q "^commit: [0-9a-f]* (\"slow: the slow path\")$" "$TMP/mail" &&
+	grep -q "file://$TMP/series.git $b" "$TMP/mail" &&
+	git clone -q --branch "$b" "file://$TMP/series.git" "$TMP/clone" && test -f "$TMP/clone/slow"
+'
+
+test_expect_success 'a v2 that fixes it: read alone at the next pass, tested, no change; one that does not apply: recorded, no mail' '
+	cd "$TMP/repo" && git checkout -qb topic2 master &&
+	echo a >a && git add a && git commit -qm "a: add a" &&
+	echo c >c && git add c && git commit -qm "c: add c" &&
+	git format-patch -q --thread --cover-letter --base=master -2 -v2 -o "$TMP/s2" --to=nvdimm@lists.example.org &&
+	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/speed: a slow path/" "$TMP/s2/v2-0000-cover-letter.patch" &&
+	git checkout -qb other master && echo x >one && git commit -qam "one: x" &&
+	git format-patch -q -1 -o "$TMP/s3" --to=nvdimm@lists.example.org &&
+	git checkout -q master && git branch -qD other && cd "$SRC" &&
+	sed -i "s/^-1$/-2/; s/^+x$/+y/" "$TMP"/s3/*.patch &&
+	for f in "$TMP"/s2/*.patch "$TMP"/s3/*.patch; do
+		ORIGINAL_RECIPIENT=nvdimm@lists.example.org public-inbox-mda --no-precheck <"$f" || exit 1
+	done &&
+	{ lkprobot serve -c "$TMP/robot.yaml" --once >"$TMP/serve2.out" 2>&1; echo "exit $?" >>"$TMP/serve2.out"; } &&
+	cat "$TMP/serve2.out" && grep -q "^exit 0$" "$TMP/serve2.out" &&
+	grep -q "nvdimm: 4 mails read: 2 series, 0 ignored, 0 refused$" "$TMP/serve2.out" &&
+	! grep -q "v1 applied" "$TMP/serve2.out" &&
+	grep -q "nvdimm: series \"speed: a slow path\" v2 applied: Dan-Williams/speed-a-slow-path/[0-9-]* (2 patches on " "$TMP/serve2.out" &&
+	grep -q "nvdimm: series \"one: x\" v1 does not apply: patch 1/1 (one: x) does not apply: " "$TMP/serve2.out" &&
+	lkprobot status -c "$TMP/robot.yaml" >"$TMP/status2" && cat "$TMP/status2" &&
+	grep -q "^nvdimm Dan-Williams/speed-a-slow-path/.* done — job.yaml: no change" "$TMP/status2" &&
+	grep -q "^nvdimm: series \"one: x\" v1 by [^ ]* does not apply: patch 1/1 (one: x) does not apply: one does not apply on " "$TMP/status2" &&
+	test "$(lkprobot outbox -c "$TMP/robot.yaml" | grep -c "^[0-9]")" = 1
+'
+
+test_done
