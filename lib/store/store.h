@@ -332,6 +332,12 @@ int store_history(struct store *s, const char *testcase, const char *path_params
  * err set.
  */
 int store_commit_match(struct store *s, const char *prefix, struct node **out, struct strbuf *err);
+/*
+ * The commits with runs in the store whose name starts with prefix (any
+ * text: a sha's prefix, a kernel release), on the names' index: a sequence
+ * of at most 2 maps {commit}. 0, or -1 with err set.
+ */
+int store_commit_with_runs(struct store *s, const char *prefix, struct node **out, struct strbuf *err);
 
 /* The test boxes runs were recorded on: name, tbox_group, nr_cpu, memory, model, runs, last_run. */
 int store_machines(struct store *s, struct node **out, struct strbuf *err);

@@ -31,6 +31,7 @@ enum stmt_id {
 	/* runs, their stats, commits, machines (store_runs.c) */
 	ST_COMMIT_GET,
 	ST_COMMIT_PREFIX,
+	ST_COMMIT_PREFIX_RUNS,
 	ST_COMMIT_ADD,
 	ST_MACHINE_PUT,
 	ST_JOB_GET,
