@@ -80,8 +80,13 @@ static void test_storeq_commit_with_runs(void **state)
 	static const struct {
 		const char *prefix, *want;
 	} cases[] = {
-		{ "ab", "abc1 abc2" }, { "abc1", "abc1" }, { "abd", "" }, { "6.1", "6.1.0-27-amd64" },
-		{ "6.1.0-27-amd64", "6.1.0-27-amd64" }, { "b", "" }, { "abc10", "" },
+		{ "ab", "abc1 abc2" },
+		{ "abc1", "abc1" },
+		{ "abd", "" },
+		{ "6.1", "6.1.0-27-amd64" },
+		{ "6.1.0-27-amd64", "6.1.0-27-amd64" },
+		{ "b", "" },
+		{ "abc10", "" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *got = with_runs(s, cases[i].prefix);
