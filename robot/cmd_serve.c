@@ -242,7 +242,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	sa.sa_handler = on_hup;
 	sigaction(SIGHUP, &sa, NULL);
 	proc_catch_stop(NULL);
-	serve_record_missing_runs(&conf);
+	/* no walk of the result roots: a run on disk the store lacks is recorded when a bisection reads it */
 	serve_say("watching %zu tree%s (%s), every %ld s", conf.ntrees, conf.ntrees == 1 ? "" : "s", config, conf.poll);
 	ret = serve_loop(&conf, config, s, once);
 	serve_say("stopped");
