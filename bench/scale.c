@@ -11,8 +11,10 @@
  * Then a farm's history: `stats --reindex` of 1,000 and 10,000 result roots
  * (5 runs a commit; each root a job.yaml and a 200-metric stats.json, hard
  * links of one pair of files, as the store reads them), best of 3 each, and
- * the exponent k of time ~ roots^k between the sizes (1.0: linear). A third
- * size (e.g. 100000) as the second argument.
+ * the exponent k of time ~ roots^k between the sizes (1.0: linear); then
+ * `compare --db` of two 5-run commits in the store each reindex made (it
+ * should not grow with the store: k near 0). A third size (e.g. 100000) as
+ * the second argument.
  *
  * usage: build/rel/bench/scale [-s] [path/to/lkprobot [max-roots]]
  * (-s: the farm's part alone)
@@ -35,15 +37,15 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The CPU seconds (user + system) of the fastest of best_of_3's runs: steadier than wall time on a busy machine. */
+/* The CPU seconds (user + system) of the fastest of best_of's runs: steadier than wall time on a busy machine. */
 static double best_cpu;
 
-/* Seconds argv takes (stdout to /dev/null), best of 3; -1 when it fails. */
-static double best_of_3(char *const argv[])
+/* Seconds argv takes (stdout to /dev/null), best of n; -1 when it fails. */
+static double best_of(int n, char *const argv[])
 {
 	double best = -1;
 
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < n; k++) {
 		fflush(stdout);
 		double t0 = now();
 		pid_t pid = fork();
@@ -151,12 +153,22 @@ static void write_roots(const char *dir, long roots)
 	}
 }
 
-/* stats --reindex at 1k, 10k (and max) roots, with the exponent between sizes. */
+/* k of time ~ size^k between two sizes */
+static double exponent(double t0, double t1, long n0, long n1)
+{
+	return log(t1 / t0) / log((double)n1 / (double)n0);
+}
+
+/*
+ * stats --reindex at 1k, 10k (and max) roots, then compare --db of two
+ * commits (5 runs each) in the store it made, with the exponents between
+ * sizes: the compare reads two commits' runs, whatever the store holds.
+ */
 static void farm(const char *lkprobot, const char *tmp, long max)
 {
 	long sizes[3] = { 1000, 10000, max };
 	int nsizes = max > 10000 ? 3 : 2;
-	double t[3], cpu[3];
+	double t[3], cpu[3], ct[3], ccpu[3];
 
 	for (int s = 0; s < nsizes; s++) {
 		char dir[4096], db[4200];
@@ -165,13 +177,22 @@ static void farm(const char *lkprobot, const char *tmp, long max)
 		write_roots(dir, sizes[s]);
 		snprintf(db, sizeof(db), "%s/lkprobot.db", dir);
 		char *reindex[] = { (char *)lkprobot, "stats", "--reindex", dir, "--db", db, NULL };
-		t[s] = best_of_3(reindex);
+		t[s] = best_of(sizes[s] > 10000 ? 1 : 3, reindex); /* 100,000 roots: once */
 		cpu[s] = best_cpu;
+		char c1[48], c2[48];
+		snprintf(c1, sizeof(c1), "%040ld", sizes[s] / 10);
+		snprintf(c2, sizeof(c2), "%040ld", sizes[s] / 10 + 1);
+		char *cmp[] = { (char *)lkprobot, "compare", "--db", db, c1, c2, NULL };
+		ct[s] = best_of(3, cmp);
+		ccpu[s] = best_cpu;
 		printf("%7ld roots: stats --reindex %.3f s (cpu %.3f s)", sizes[s], t[s], cpu[s]);
 		if (s)
-			printf("  (k = %.2f, cpu k = %.2f)",
-			       log(t[s] / t[s - 1]) / log((double)sizes[s] / sizes[s - 1]),
-			       log(cpu[s] / cpu[s - 1]) / log((double)sizes[s] / sizes[s - 1]));
+			printf("  (k = %.2f, cpu k = %.2f)", exponent(t[s - 1], t[s], sizes[s - 1], sizes[s]),
+			       exponent(cpu[s - 1], cpu[s], sizes[s - 1], sizes[s]));
+		printf("\n%7ld runs:  compare --db of two commits %.3f s (cpu %.3f s)", sizes[s], ct[s], ccpu[s]);
+		if (s)
+			printf("  (k = %.2f, cpu k = %.2f)", exponent(ct[s - 1], ct[s], sizes[s - 1], sizes[s]),
+			       exponent(ccpu[s - 1], ccpu[s], sizes[s - 1], sizes[s]));
 		printf("\n");
 	}
 }
@@ -207,7 +228,7 @@ int main(int argc, char **argv)
 		snprintf(job, sizeof(job), "%s/job-%ld.yaml", tmp, sizes[s]);
 		write_job(job, sizes[s]);
 		char *split[] = { (char *)lkprobot, "split-job", "-n", job, NULL };
-		job_t[s] = best_of_3(split);
+		job_t[s] = best_of(3, split);
 
 		char dir[4096];
 		snprintf(dir, sizeof(dir), "%.4000s/m%ld", tmp, sizes[s]);
@@ -217,7 +238,7 @@ int main(int argc, char **argv)
 		snprintf(base, sizeof(base), "%s/aaaa", dir);
 		snprintf(newc, sizeof(newc), "%s/bbbb", dir);
 		char *cmp[] = { (char *)lkprobot, "compare", base, newc, NULL };
-		cmp_t[s] = best_of_3(cmp);
+		cmp_t[s] = best_of(3, cmp);
 		printf("%6ld job keys:  split-job -n %.3f s     %6ld metrics: compare %.3f s\n", sizes[s], job_t[s],
 		       sizes[s], cmp_t[s]);
 	}
@@ -226,6 +247,6 @@ int main(int argc, char **argv)
 		       job_t[1] / job_t[0], cmp_t[1] / cmp_t[0]);
 	farm(lkprobot, tmp, max);
 	char *rm[] = { "/bin/rm", "-rf", tmp, NULL };
-	best_of_3(rm);
+	best_of(1, rm);
 	return 0;
 }
