@@ -108,14 +108,13 @@ static void write_matrix(const char *dir, const char *commit, long metrics, doub
 	fclose(f);
 }
 
-/* <dir>/fio-basic/pp/tb/debian/kc/gcc-12/<commit>/<run> for `roots` runs, 5 a commit. */
-static void write_roots(const char *dir, long roots)
+/* dir/job-k.yaml and dir/stats-k.json: what every root links to (a file takes at most 65,000 links on ext4). */
+static void write_template(const char *dir, long k, char job[4200], char stats[4200])
 {
-	char path[4096], job[4200], stats[4200];
 	FILE *f;
 
-	snprintf(job, sizeof(job), "%s/job.yaml", dir);
-	snprintf(stats, sizeof(stats), "%s/stats.json", dir);
+	snprintf(job, 4200, "%.4000s/job-%ld.yaml", dir, k);
+	snprintf(stats, 4200, "%.4000s/stats-%ld.json", dir, k);
 	if (!(f = fopen(job, "w"))) {
 		perror(job);
 		exit(1);
@@ -133,8 +132,17 @@ static void write_roots(const char *dir, long roots)
 		fprintf(f, "  \"fio.m%03d\": %d,\n", m, 1000 + m);
 	fprintf(f, "  \"fio.write_bw_MBps\": 100\n}\n");
 	fclose(f);
+}
+
+/* <dir>/fio-basic/pp/tb/debian/kc/gcc-12/<commit>/<run> for `roots` runs, 5 a commit. */
+static void write_roots(const char *dir, long roots)
+{
+	char path[4096], job[4200], stats[4200];
+
 	for (long r = 0; r < roots; r++) {
 		static const char *const levels[] = { "fio-basic", "pp", "tb", "debian", "kc", "gcc-12" };
+		if (r % 50000 == 0)
+			write_template(dir, r / 50000, job, stats);
 		int len = snprintf(path, sizeof(path), "%s", dir);
 		for (int l = 0; l < 6; l++) {
 			len += snprintf(path + len, sizeof(path) - len, "/%s", levels[l]);
