@@ -43,6 +43,19 @@ static char *commit_dir(struct driver *d, size_t i, struct strbuf *err)
 	return strbuf_detach(&p);
 }
 
+/*
+ * Commit i's runs complete on disk but not in the store (a process killed
+ * between the two) recorded, the first time the bisection reads them: what
+ * the service's start once found by walking every result root.
+ */
+static void record_missing(struct driver *d, size_t i, const char *rt)
+{
+	if (d->rs && d->looked && !d->looked[i]) {
+		d->looked[i] = true;
+		runstore_record_missing_in(d->rs, rt);
+	}
+}
+
 /* A commit directory's matrix (NULL when it has no runs yet). */
 static struct node *load_matrix(const char *rt)
 {
@@ -289,6 +302,7 @@ static int samples(void *ctx, size_t i, const double **v, const uint64_t **r, si
 		ret = 1;
 		goto out;
 	}
+	record_missing(d, i, rt);
 	*n = load_samples(d, rt, &runs);
 	if (d->metric && *n < runs) {
 		strbuf_setf(err,
@@ -402,6 +416,8 @@ static int load_ends(struct driver *d, const size_t ends[2], struct node *mats[2
 		bool bad = is_untestable(d, ends[k], rt);
 		node_free(mats[k]);
 		free(rounds[k]);
+		if (!bad)
+			record_missing(d, ends[k], rt);
 		mats[k] = bad ? NULL : load_matrix(rt);
 		rounds[k] = mats[k] ? sampling_matrix_rounds(mats[k], &nr[k]) : NULL;
 		free(rt);
@@ -527,6 +543,7 @@ void bisect_driver_init(struct driver *d, const struct gitrepo_range *range)
 	d->why_untestable = xcalloc(n, sizeof(char *));
 	d->built = xcalloc(n, sizeof(bool));
 	d->failures = xcalloc(n, 1);
+	d->looked = xcalloc(n, sizeof(bool));
 	/* the rounds' orders: random, and recorded in every run (the interleave key of its job.yaml) */
 	if (getrandom(&d->rng, sizeof(d->rng), 0) != sizeof(d->rng) || !d->rng)
 		d->rng = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
@@ -544,6 +561,7 @@ void bisect_driver_release(struct driver *d)
 	free(d->untestable);
 	free(d->built);
 	free(d->failures);
+	free(d->looked);
 	free(d->buf);
 	d->prov = NULL;
 	d->prepared = NULL;
@@ -551,6 +569,7 @@ void bisect_driver_release(struct driver *d)
 	d->rbuf = NULL;
 	d->untestable = d->built = NULL;
 	d->failures = NULL;
+	d->looked = NULL;
 	d->buf = NULL;
 }
 

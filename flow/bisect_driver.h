@@ -39,6 +39,7 @@ struct driver {
 	char **why_untestable;	 /* why each untestable commit is (its first error line) */
 	bool *built;		 /* prepared at least once (a build, or a kernel-cache hit) */
 	unsigned char *failures; /* failed runs of each commit: a second one makes it untestable */
+	bool *looked;		 /* its runs on disk the store lacked recorded (runstore_record_missing_in) */
 	double *buf;
 	uint64_t *rbuf;
 	size_t builds, runs;

@@ -277,3 +277,31 @@ out:
 	sset_release(&runs);
 	return ret;
 }
+
+long runstore_record_missing_in(struct runstore *rs, const char *rt)
+{
+	char real[PATH_MAX];
+	DIR *d;
+	struct dirent *de;
+	long n = 0;
+
+	if (!rs->store || !realpath(rt, real) || !(d = opendir(real)))
+		return 0;
+	while ((de = readdir(d))) {
+		struct strbuf err = STRBUF_INIT;
+		char *run = xasprintf("%s/%s", real, de->d_name), *sp = xasprintf("%s/stats.json", run);
+		struct store_query q = { .under = run };
+		if (de->d_name[0] != '.' && runstore_is_run_dir(run) && !access(sp, R_OK) &&
+		    !store_count_runs(rs->store, &q, &err)) {
+			if (runstore_record_dir(rs, run, &err))
+				say_warn("%s", err.buf);
+			else
+				n++;
+		}
+		free(sp);
+		free(run);
+		strbuf_release(&err);
+	}
+	closedir(d);
+	return n;
+}

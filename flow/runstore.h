@@ -49,4 +49,13 @@ int runstore_restat(const char *run_dir, bool older_names, struct strbuf *err);
 int runstore_reindex(struct runstore *rs, const char *dir, bool missing_only, bool older_names, long *found,
 		     long *failed, struct strbuf *err);
 
+/*
+ * The complete runs (with stats.json) of one commit directory rt the store
+ * lacks, recorded — a run killed between writing its stats and recording
+ * them, found where it is used (a bisection reading its commits' runs)
+ * rather than by a walk of every result root when the service starts. The
+ * number recorded; each one that could not be is said on stderr.
+ */
+long runstore_record_missing_in(struct runstore *rs, const char *rt);
+
 #endif

@@ -89,12 +89,6 @@ char *serve_store_path(const char *file, struct strbuf *err);
 void serve_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Record the runs complete on disk but not in the store (a service killed
- * between the two), as `lkprobot stats --reindex --missing` does.
- */
-void serve_record_missing_runs(const struct serve_conf *c);
-
-/*
  * One pass: the trees polled, every head to do tested (config: the file,
  * handed to the report children), the outbox delivered. 0 (a signal may
  * have cut it short: the heads not done stay to do), or -1 with err set

@@ -371,7 +371,7 @@ static int bisect_job(const struct head_test *ht, const char *job, struct bisect
 			sleep(1);
 		if (proc_stop_signal)
 			break;
-		serve_record_missing_runs(ht->c);
+		/* the runs the fault kept out of the store: recorded as the bisection reads them again */
 		bisect_result_release(r);
 		strbuf_reset(why);
 		ret = run_bisect(ht, job, r, why);

@@ -61,7 +61,8 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx);
 
 /* `lkprobot status`: the heads of the store, in words or as JSON (robot/serve_status.c). The exit code. */
 struct store;
-int serve_status(struct store *s, bool json);
+/* limit, after: the page of heads --json gives (NULL: the first PAGING_DEFAULT). */
+int serve_status(struct store *s, bool json, const char *limit, const char *after);
 
 /*
  * The rows of the options every job command takes (robot/opt.h), to put

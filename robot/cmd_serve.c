@@ -31,7 +31,7 @@
 static const char usage_head[] =
 	"usage: lkprobot serve -c FILE [--once] [--listen HOST:PORT] [--accel A]\n"
 	"       lkprobot check-config -c FILE\n"
-	"       lkprobot status -c FILE [--json]\n"
+	"       lkprobot status -c FILE [--json [--limit N] [--after ID]]\n"
 	"\n"
 	"serve: watch the trees of the configuration's serve: section; test each new\n"
 	"head of their branches against its base (the branch's last head that was\n"
@@ -51,9 +51,10 @@ static const char usage_head[] =
 	"check-config: read the configuration and say what is wrong in it.\n"
 	"status: the heads the service has seen, one line each: where it stands, each\n"
 	"job's outcome in words and the report's mail as the outbox has it (--json:\n"
-	"as JSON, each head's result as data, a report's delivery state as mail),\n"
-	"then the mailing lists' series that are no head, with why (incomplete, does\n"
-	"not apply, ...).\n"
+	"as JSON, each head's result as data, a report's delivery state as mail; a\n"
+	"page of heads: --limit of them, 500 unless given, at most 10000, after head\n"
+	"--after ID, the last id of the page before), then the mailing lists' series\n"
+	"that are no head, with why (incomplete, does not apply, ...).\n"
 	"\n"
 	"The configuration's keys (serve: and its trees, the providers' settings,\n"
 	"mail:) with their defaults: docs/configuration.md, or 'lkprobot help config'.\n"
@@ -161,7 +162,7 @@ static int serve_loop(struct serve_conf *conf, const char *config, struct store 
 
 int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 {
-	const char *config = NULL, *listen = NULL, *accel = NULL;
+	const char *config = NULL, *listen = NULL, *accel = NULL, *limit = NULL, *after = NULL;
 	bool once = false, json = false;
 	const struct opt table[] = {
 		OPT_STRING('c', "config", "FILE", "the configuration (serve: and mail: sections)", &config),
@@ -174,8 +175,11 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 			   "bisections, report mails, the result roots' files;\n"
 			   "actions (retest, cancel, resend) with the token",
 			   &listen),
-		OPT_STRING(0, "accel", "A", "serve: qemu's kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)", &accel),
+		OPT_STRING(0, "accel", "A", "serve: qemu's kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)",
+			   &accel),
 		OPT_BOOL(0, "json", "status: as JSON", &json),
+		OPT_STRING(0, "limit", "N", "status --json: at most N heads (default 500, at most 10000)", &limit),
+		OPT_STRING(0, "after", "ID", "status --json: the heads after head ID (the page before's last)", &after),
 		OPT_END(),
 	};
 	struct web *web = NULL;
@@ -192,6 +196,8 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 				 ctx->cmd);
 	if (json && strcmp(ctx->cmd, "status"))
 		return say_error(EXIT_USAGE, "--json is an option of 'lkprobot status'; see 'lkprobot serve --help'");
+	if ((limit || after) && !json)
+		return say_error(EXIT_USAGE, "--limit and --after page 'lkprobot status --json'; add --json");
 	/* the bisections it starts inherit the choice (LKPROBOT_ACCEL) */
 	if (accel && qemu_accel_option(accel, &err)) {
 		ret = say_error(EXIT_USAGE, "%s", err.buf);
@@ -229,7 +235,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	}
 	if (!strcmp(ctx->cmd, "status")) {
-		ret = serve_status(s, json);
+		ret = serve_status(s, json, limit, after);
 		goto out;
 	}
 	web = listen ? dashboard(&conf, listen, ctx, &err) : NULL;
@@ -244,7 +250,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	sa.sa_handler = on_hup;
 	sigaction(SIGHUP, &sa, NULL);
 	proc_catch_stop(NULL);
-	serve_record_missing_runs(&conf);
+	/* no walk of the result roots: a run on disk the store lacks is recorded when a bisection reads it */
 	serve_say("watching %zu tree%s (%s), every %ld s", conf.ntrees, conf.ntrees == 1 ? "" : "s", config, conf.poll);
 	ret = serve_loop(&conf, config, s, once);
 	serve_say("stopped");

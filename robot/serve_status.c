@@ -10,6 +10,7 @@
 #include "../flow/serve_head.h"
 #include "../lib/store/store.h"
 #include "../lib/util/json.h"
+#include "../lib/util/paging.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,15 +215,22 @@ static void series_text(struct store *s)
 	strbuf_release(&safe);
 }
 
-int serve_status(struct store *s, bool json)
+int serve_status(struct store *s, bool json, const char *limit, const char *after)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct node *heads = NULL, *outbox = NULL;
 	struct store_heads rows = { 0 };
 	int ret = EXIT_OK;
+	long n;
+	long long from;
 
+	if (paging_limit("--limit", limit, &n, &err) || paging_after_id("--after", after, &from, &err)) {
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
+		strbuf_release(&err);
+		return ret;
+	}
 	if (store_outbox_list(s, &outbox, &err) ||
-	    (json ? store_heads(s, false, &heads, &err) : store_head_rows(s, false, &rows, &err))) {
+	    (json ? store_heads_page(s, from, n, &heads, &err) : store_head_rows(s, false, &rows, &err))) {
 		ret = say_error(EXIT_FAIL, "%s", err.buf);
 	} else if (json) {
 		status_json(heads, outbox);

@@ -1,21 +1,33 @@
 /*
  * page_lists: the store's lists as pages — every bisection, every report
  * mail (as /reports and, JSON only, as /outbox), every head and every
- * machine, each row as the overview shows it. See pagekit.h.
+ * machine, each row as the overview shows it, a page at a time
+ * (?limit=&after=: paging.h). See pagekit.h.
  */
 #include "pagekit.h"
 #include "../lib/store/store.h"
+#include "../lib/util/paging.h"
+
+/* The page ?limit=&after= asks of the rows in out (after: a row's key), in place: 200, or 400 with err. */
+static int window(struct node *out, const struct page_args *a, const char *key, struct strbuf *err)
+{
+	long limit;
+
+	if (paging_limit("limit", page_arg(a, "limit"), &limit, err) ||
+	    paging_window(out, key, "after", page_arg(a, "after"), limit, err))
+		return 400;
+	return 200;
+}
 
 static int bisections_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
 	const struct node *list = page_bisections(c, err);
 
-	(void)a;
 	if (!list)
 		return 500;
 	for (size_t i = 0; i < list->n; i++)
 		node_push(out, page_bisection_row(c, list->vals[i]));
-	return 200;
+	return window(out, a, "id", err);
 }
 
 static void bisections_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
@@ -29,6 +41,7 @@ const struct page_def page_def_bisections = {
 	.name = "bisections",
 	.nav = "bisections",
 	.list = true,
+	.key = "id",
 	.data = bisections_data,
 	.html = bisections_html,
 };
@@ -37,12 +50,11 @@ static int mails_data(struct page_ctx *c, const struct page_args *a, struct node
 {
 	const struct node *list = page_mails(c, err);
 
-	(void)a;
 	if (!list)
 		return 500;
 	for (size_t i = 0; i < list->n; i++)
 		node_push(out, node_dup(list->vals[i]));
-	return 200;
+	return window(out, a, "id", err);
 }
 
 static void mails_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
@@ -56,6 +68,7 @@ const struct page_def page_def_reports = {
 	.name = "reports",
 	.nav = "mails",
 	.list = true,
+	.key = "id",
 	.data = mails_data,
 	.html = mails_html,
 };
@@ -63,24 +76,32 @@ const struct page_def page_def_reports = {
 const struct page_def page_def_outbox = {
 	.name = "outbox",
 	.list = true,
+	.key = "id",
 	.data = mails_data,
 };
 
 static int heads_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
-	const struct node *list = page_heads(c, err);
+	struct node *list;
+	long limit;
+	long long after;
 
-	(void)a;
-	if (!list)
+	/* a page of the store's heads, on its primary key: not all of them read to answer a few */
+	if (paging_limit("limit", page_arg(a, "limit"), &limit, err) ||
+	    paging_after_id("after", page_arg(a, "after"), &after, err))
+		return 400;
+	if (store_heads_page(c->s, after, limit, &list, err))
 		return 500;
 	for (size_t i = 0; i < list->n; i++)
 		node_push(out, page_head_row(c, list->vals[i], false));
+	node_free(list);
 	return 200;
 }
 
 const struct page_def page_def_heads = {
 	.name = "heads",
 	.list = true,
+	.key = "id",
 	.data = heads_data,
 };
 
@@ -88,17 +109,17 @@ static int machines_data(struct page_ctx *c, const struct page_args *a, struct n
 {
 	struct node *list;
 
-	(void)a;
 	if (store_machines(c->s, &list, err))
 		return 500;
 	for (size_t i = 0; i < list->n; i++)
 		node_push(out, node_dup(list->vals[i]));
 	node_free(list);
-	return 200;
+	return window(out, a, "name", err);
 }
 
 const struct page_def page_def_machines = {
 	.name = "machines",
 	.list = true,
+	.key = "name",
 	.data = machines_data,
 };

@@ -76,6 +76,7 @@ struct page_def {
 	const char *nav;   /* its title in the navigation bar; NULL: not there */
 	bool live;	   /* shows the providers' boxes now (env->inventories): never kept in the cache */
 	bool list;	   /* its data is a list (a JSON array), not a map */
+	const char *key;   /* a list's rows' key: ?after= names a row by it (paged: ?limit=&after=) */
 	/* Its data into out (an empty map or list): an HTTP status, 200 or 400/404/500 with one line in err. */
 	int (*data)(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err);
 	/* Its HTML from its data; NULL: JSON only. */

@@ -6,6 +6,7 @@
 #include "pages.h"
 #include "html.h"
 #include "../lib/util/json.h"
+#include "../lib/util/paging.h"
 
 #include <string.h>
 
@@ -98,6 +99,21 @@ int pages_data(const struct page_env *env, const char *name, const struct page_a
 	return 200;
 }
 
+/* A list page as long as its limit: a link to the page after its last row (?after=KEY). */
+static void next_page(struct strbuf *out, const struct page_def *p, const struct page_args *a, const struct node *d)
+{
+	long limit;
+	struct strbuf e = STRBUF_INIT;
+
+	if (p->list && p->key && d && d->n && !paging_limit("limit", page_arg(a, "limit"), &limit, &e) &&
+	    d->n >= (size_t)limit && node_str(node_get(d->vals[d->n - 1], p->key))) {
+		strbuf_addf(out, "<p class=\"next\"><a href=\"/%s?limit=%ld&amp;after=", p->name, limit);
+		html_url_escape(out, node_str(node_get(d->vals[d->n - 1], p->key)));
+		strbuf_addstr(out, "\">next page</a></p>\n");
+	}
+	strbuf_release(&e);
+}
+
 bool pages_html(const struct page_env *env, const char *name, const struct page_args *a, const struct node *data,
 		struct strbuf *out)
 {
@@ -109,6 +125,7 @@ bool pages_html(const struct page_env *env, const char *name, const struct page_
 	p->html(env, data, &doc);
 	pages_head(out, doc.title.buf, doc.refresh);
 	strbuf_add(out, doc.body.buf, doc.body.len);
+	next_page(out, p, a, data);
 	html_foot(out);
 	strbuf_release(&doc.title);
 	strbuf_release(&doc.body);

@@ -37,13 +37,16 @@ static void lines_add(struct lines *ls, const char *text, size_t len, struct yml
 	ALLOC_GROW(ls->v, ls->n + 1, ls->alloc);
 	ls->v[ls->n].text = xstrndup(text, len);
 	ls->v[ls->n].pos = pos;
+	node_intern_ref(pos.file);
 	ls->n++;
 }
 
 static void lines_release(struct lines *ls)
 {
-	for (size_t i = 0; i < ls->n; i++)
+	for (size_t i = 0; i < ls->n; i++) {
 		free(ls->v[i].text);
+		node_unintern(ls->v[i].pos.file);
+	}
 	free(ls->v);
 	ls->v = NULL;
 	ls->n = ls->alloc = 0;
@@ -204,11 +207,10 @@ static int fail(struct splicer *sp, const struct yml_line *pos, int col, const c
 	return -1;
 }
 
-static int read_lines(struct splicer *sp, const char *path, struct lines *out,
-		      const struct yml_line *from)
+static int read_lines_of(struct splicer *sp, const char *path, const char *file, struct lines *out,
+			 const struct yml_line *from)
 {
 	struct strbuf text = STRBUF_INIT;
-	const char *file = node_intern(path);
 	int lineno = 0;
 
 	struct strbuf e = STRBUF_INIT;
@@ -249,6 +251,16 @@ static int read_lines(struct splicer *sp, const char *path, struct lines *out,
 	}
 	strbuf_release(&text);
 	return 0;
+}
+
+/* The lines of path, each holding a reference to its interned name. */
+static int read_lines(struct splicer *sp, const char *path, struct lines *out, const struct yml_line *from)
+{
+	const char *file = node_intern(path);
+	int ret = read_lines_of(sp, path, file, out, from);
+
+	node_unintern(file);
+	return ret;
 }
 
 static bool is_comment_line(const char *s)

@@ -174,31 +174,32 @@ static void side_rounds(struct side *s)
 	}
 }
 
-/* A side from the store: every run of the commits starting with arg. */
+/*
+ * A side from the store: every run of the one commit starting with arg,
+ * asked of the store by that commit (indexed: the cost does not grow with
+ * the runs of other commits).
+ */
 int sides_from_store(struct side *s, struct store *st, const char *arg, struct strbuf *err)
 {
-	struct node *runs = NULL;
+	struct node *runs = NULL, *match = NULL;
 	char *commit = NULL;
 	int ret = -1;
 
-	if (store_list_runs(st, NULL, &runs, err))
+	if (store_commit_with_runs(st, arg, &match, err))
 		return -1;
-	for (size_t i = 0; i < runs->n; i++) {
-		const char *c = node_str(node_get(runs->vals[i], "commit"));
-		if (!c || strncmp(c, arg, strlen(arg)))
-			continue;
-		if (commit && strcmp(commit, c)) {
-			strbuf_setf(err, "'%s' names more than one commit in the store (%s, %s); give more of it", arg,
-				    commit, c);
-			goto out;
-		}
-		if (!commit)
-			commit = xstrdup(c);
+	if (match->n > 1) {
+		strbuf_setf(err, "'%s' names more than one commit in the store (%s, %s); give more of it", arg,
+			    node_str(node_get(match->vals[0], "commit")), node_str(node_get(match->vals[1], "commit")));
+		goto out;
 	}
-	if (!commit) {
+	if (!match->n) {
 		strbuf_setf(err, "'%s': not a result directory, and no commit of that name in the store", arg);
 		goto out;
 	}
+	commit = xstrdup(node_str(node_get(match->vals[0], "commit")));
+	struct store_query q = { .commit = commit };
+	if (store_list_runs(st, &q, &runs, err))
+		goto out;
 	for (size_t i = 0; i < runs->n; i++) {
 		const struct node *r = runs->vals[i];
 		const char *c = node_str(node_get(r, "commit")), *rt = node_str(node_get(r, "result_root"));
@@ -207,7 +208,7 @@ int sides_from_store(struct side *s, struct store *st, const char *arg, struct s
 		const char *kc = node_str(node_get(r, "kconfig")), *cc = node_str(node_get(r, "compiler"));
 		struct node *stats = NULL;
 		if (!c || strcmp(c, commit) || !rt)
-			continue;
+			continue; /* the store's own query asked for commit */
 		char *key = xasprintf("%s/%s/%s/%s/%s/%s", tc ? tc : "", pp ? pp : "", tg ? tg : "", rootfs ? rootfs : "",
 				      kc ? kc : "", cc ? cc : "");
 		char *desc = xasprintf("%s/%s/%s", tc ? tc : "", pp ? pp : "", tg ? tg : "");
@@ -229,6 +230,7 @@ int sides_from_store(struct side *s, struct store *st, const char *arg, struct s
 out:
 	free(commit);
 	node_free(runs);
+	node_free(match);
 	return ret;
 }
 

@@ -290,6 +290,8 @@ int store_head_last_measured(struct store *s, const char *tree, const char *bran
 int store_head_set_base(struct store *s, int64_t id, const char *base, int64_t now, struct strbuf *err);
 /* The heads (todo: only queued and testing ones, oldest first) as maps. 0, or -1 with err set. */
 int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err);
+/* At most limit heads with an id above after, oldest first, as store_heads() gives them. 0, or -1 with err set. */
+int store_heads_page(struct store *s, int64_t after, long limit, struct node **out, struct strbuf *err);
 
 /* A head's row, typed (strings owned; NULL when the column is). */
 struct store_head {
@@ -332,6 +334,12 @@ int store_history(struct store *s, const char *testcase, const char *path_params
  * err set.
  */
 int store_commit_match(struct store *s, const char *prefix, struct node **out, struct strbuf *err);
+/*
+ * The commits with runs in the store whose name starts with prefix (any
+ * text: a sha's prefix, a kernel release), on the names' index: a sequence
+ * of at most 2 maps {commit}. 0, or -1 with err set.
+ */
+int store_commit_with_runs(struct store *s, const char *prefix, struct node **out, struct strbuf *err);
 
 /* The test boxes runs were recorded on: name, tbox_group, nr_cpu, memory, model, runs, last_run. */
 int store_machines(struct store *s, struct node **out, struct strbuf *err);

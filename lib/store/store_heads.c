@@ -18,6 +18,10 @@ const char *const store_heads_sql[ST_NR] = {
 		" WHERE status IN ('queued', 'testing') ORDER BY id",
 	[ST_HEAD_LIST] =
 		"SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads ORDER BY id",
+	/* a page: on the primary key, whatever the heads before it */
+	[ST_HEAD_PAGE] =
+		"SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads"
+		" WHERE id > ?1 ORDER BY id LIMIT ?2",
 	[ST_HEAD_LAST] = "SELECT head FROM heads WHERE tree = ?1 AND branch = ?2 ORDER BY id DESC LIMIT 1",
 	[ST_HEAD_LAST_MEASURED] =
 		/* a head whose verdict was "not sure" is no base: the one it was measured against stays */
@@ -123,6 +127,22 @@ int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *er
 					    "updated" };
 
 	return store_list(s, todo ? ST_HEAD_TODO : ST_HEAD_LIST, keys, NKEYS(keys), "list the heads", out, err);
+}
+
+int store_heads_page(struct store *s, int64_t after, long limit, struct node **out, struct strbuf *err)
+{
+	static const char *const keys[] = { "id",     "tree",	"branch",     "head",	"base",
+					    "status", "result", "first_seen", "updated" };
+	sqlite3_stmt *q = store_stmt(s, ST_HEAD_PAGE, err);
+
+	*out = NULL;
+	if (!q)
+		return store_context(s, err, "list the heads");
+	sqlite3_bind_int64(q, 1, after);
+	sqlite3_bind_int64(q, 2, limit);
+	if (store_rows(s, q, keys, NKEYS(keys), out, err))
+		return store_context(s, err, "list the heads");
+	return 0;
 }
 
 int store_head_rows(struct store *s, bool todo, struct store_heads *out, struct strbuf *err)

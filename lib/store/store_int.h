@@ -31,6 +31,7 @@ enum stmt_id {
 	/* runs, their stats, commits, machines (store_runs.c) */
 	ST_COMMIT_GET,
 	ST_COMMIT_PREFIX,
+	ST_COMMIT_PREFIX_RUNS,
 	ST_COMMIT_ADD,
 	ST_MACHINE_PUT,
 	ST_JOB_GET,
@@ -75,6 +76,7 @@ enum stmt_id {
 	ST_HEAD_SET,
 	ST_HEAD_TODO,
 	ST_HEAD_LIST,
+	ST_HEAD_PAGE,
 	ST_HEAD_LAST,
 	ST_HEAD_LAST_MEASURED,
 	ST_HEAD_BASE,

@@ -17,7 +17,13 @@
 /* The statements of this file, by id (store_int.h). */
 const char *const store_runs_sql[ST_NR] = {
 	[ST_COMMIT_GET] = "SELECT id FROM commits WHERE name = ?1",
-	[ST_COMMIT_PREFIX] = "SELECT name FROM commits WHERE name GLOB ?1 || '*' ORDER BY name LIMIT 2",
+	/* a range on the names' index: [prefix, prefix U+10FFFF) is every name starting so */
+	[ST_COMMIT_PREFIX] =
+		"SELECT name FROM commits WHERE name >= ?1 AND name < ?1 || char(1114111)"
+		" ORDER BY name LIMIT 2",
+	[ST_COMMIT_PREFIX_RUNS] =
+		"SELECT c.name FROM commits c WHERE c.name >= ?1 AND c.name < ?1 || char(1114111)"
+		" AND EXISTS (SELECT 1 FROM runs r WHERE r.commit_id = c.id) ORDER BY c.name LIMIT 2",
 	[ST_COMMIT_ADD] = "INSERT INTO commits(name) VALUES (?1)",
 	[ST_MACHINE_PUT] =
 		"INSERT INTO machines(name, tbox_group, nr_cpu, memory, model, brand, updated)"
@@ -28,9 +34,11 @@ const char *const store_runs_sql[ST_NR] = {
 		" model = coalesce(excluded.model, model),"
 		" brand = coalesce(excluded.brand, brand), updated = excluded.updated"
 		" RETURNING id",
-	[ST_JOB_GET] = "SELECT id FROM jobs WHERE hash = ?1 AND testcase = ?2"
+	[ST_JOB_GET] =
+		"SELECT id FROM jobs WHERE hash = ?1 AND testcase = ?2"
 		" AND path_params = ?3 AND yaml = ?4",
-	[ST_JOB_ADD] = "INSERT INTO jobs(hash, testcase, path_params, yaml)"
+	[ST_JOB_ADD] =
+		"INSERT INTO jobs(hash, testcase, path_params, yaml)"
 		" VALUES (?1, ?2, ?3, ?4)",
 	[ST_RUN_PUT] =
 		"INSERT INTO runs(result_root, run_no, job_id, commit_id, machine_id,"
@@ -48,33 +56,40 @@ const char *const store_runs_sql[ST_NR] = {
 	[ST_METRIC_GET] = "SELECT id FROM metrics WHERE name = ?1",
 	[ST_METRIC_ADD] = "INSERT INTO metrics(name) VALUES (?1)",
 	[ST_STATS_DEL] = "DELETE FROM stats WHERE run_id = ?1",
-	[ST_STAT_PUT] = "INSERT INTO stats(run_id, metric_id, value, is_float)"
+	[ST_STAT_PUT] =
+		"INSERT INTO stats(run_id, metric_id, value, is_float)"
 		" VALUES (?1, ?2, ?3, ?4) ON CONFLICT(run_id, metric_id)"
 		" DO UPDATE SET value = excluded.value, is_float = excluded.is_float",
 	[ST_UNAV_DEL] = "DELETE FROM unavailable WHERE run_id = ?1",
-	[ST_UNAV_PUT] = "INSERT INTO unavailable(run_id, what, why) VALUES (?1, ?2, ?3)"
+	[ST_UNAV_PUT] =
+		"INSERT INTO unavailable(run_id, what, why) VALUES (?1, ?2, ?3)"
 		" ON CONFLICT(run_id, what) DO UPDATE SET why = excluded.why",
 	[ST_FACTS_DEL] = "DELETE FROM facts WHERE run_id = ?1",
-	[ST_FACT_PUT] = "INSERT INTO facts(run_id, key, value) VALUES (?1, ?2, ?3)"
+	[ST_FACT_PUT] =
+		"INSERT INTO facts(run_id, key, value) VALUES (?1, ?2, ?3)"
 		" ON CONFLICT(run_id, key) DO UPDATE SET value = excluded.value",
 	/* one statement, one snapshot: no row = no run, a NULL name = no stats */
-	[ST_RUN_STATS] = "SELECT r.id, m.name, s.value, s.is_float FROM runs r"
+	[ST_RUN_STATS] =
+		"SELECT r.id, m.name, s.value, s.is_float FROM runs r"
 		" LEFT JOIN stats s ON s.run_id = r.id"
 		" LEFT JOIN metrics m ON m.id = s.metric_id"
 		" WHERE r.result_root = ?1 ORDER BY m.name",
 	[ST_RUN_UNAV] = "SELECT what, why FROM unavailable WHERE run_id = ?1 ORDER BY what",
 	[ST_RUN_FACTS] = "SELECT key, value FROM facts WHERE run_id = ?1 ORDER BY key",
 	/* '/' + 1 == '0': [dir/, dir0) is everything under dir, on the index */
-	[ST_FORGET] = "DELETE FROM runs WHERE result_root = ?1"
+	[ST_FORGET] =
+		"DELETE FROM runs WHERE result_root = ?1"
 		" OR (result_root >= ?2 AND result_root < ?3)",
 	/* one row a commit, in the order the commits were first run; samples in run order */
-	[ST_HISTORY] = "SELECT c.name, MIN(COALESCE(r.start_time, 0)), COUNT(*), AVG(st.value), MIN(st.value),"
+	[ST_HISTORY] =
+		"SELECT c.name, MIN(COALESCE(r.start_time, 0)), COUNT(*), AVG(st.value), MIN(st.value),"
 		" MAX(st.value), group_concat(st.value, ' ') FROM jobs j JOIN runs r ON r.job_id = j.id"
 		" JOIN commits c ON c.id = r.commit_id JOIN stats st ON st.run_id = r.id"
 		" AND st.metric_id = (SELECT id FROM metrics WHERE name = ?3)"
 		" WHERE j.testcase = ?1 AND j.path_params = ?2 AND (?4 IS NULL OR r.tbox_group = ?4)"
 		" GROUP BY r.commit_id ORDER BY 2, MIN(r.id) LIMIT 2000",
-	[ST_MACHINES] = "SELECT m.name, m.tbox_group, m.nr_cpu, m.memory, m.model, COUNT(r.id), MAX(r.end_time)"
+	[ST_MACHINES] =
+		"SELECT m.name, m.tbox_group, m.nr_cpu, m.memory, m.model, COUNT(r.id), MAX(r.end_time)"
 		" FROM machines m LEFT JOIN runs r ON r.machine_id = m.id GROUP BY m.id ORDER BY m.tbox_group, m.name",
 };
 
@@ -659,6 +674,20 @@ int store_commit_match(struct store *s, const char *prefix, struct node **out, s
 		strbuf_setf(err, "'%s': not a commit id prefix (hex digits)", prefix);
 		return -1;
 	}
+	if (!q)
+		return store_context(s, err, "look up commit %s", prefix);
+	store_bind_text(q, 1, prefix);
+	if (store_rows(s, q, keys, NKEYS(keys), out, err))
+		return store_context(s, err, "look up commit %s", prefix);
+	return 0;
+}
+
+int store_commit_with_runs(struct store *s, const char *prefix, struct node **out, struct strbuf *err)
+{
+	sqlite3_stmt *q = store_stmt(s, ST_COMMIT_PREFIX_RUNS, err);
+	static const char *const keys[] = { "commit" };
+
+	*out = NULL;
 	if (!q)
 		return store_context(s, err, "look up commit %s", prefix);
 	store_bind_text(q, 1, prefix);

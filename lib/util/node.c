@@ -9,11 +9,43 @@
 #include <string.h>
 #include <sys/types.h>
 
+/*
+ * Interned file names: a hash table of counted names. A node holds a
+ * reference to its file (node_set_pos, node_dup, node_free), so a name lives
+ * as long as something points at it and no longer: a service that loads a
+ * million result roots' job.yaml keeps only the names of the trees it holds.
+ */
 struct interned {
-	struct interned *next;
+	struct interned *next; /* in its bucket */
+	size_t refs, hash;
 	char name[];
 };
-static struct interned *interned_files;
+static struct {
+	struct interned **bucket;
+	size_t cap, n; /* cap a power of two (or 0), n names */
+} names;
+
+static size_t key_hash(const char *k);
+
+static struct interned *interned_of(const char *name)
+{
+	return (struct interned *)(void *)(name - offsetof(struct interned, name));
+}
+
+static void names_resize(size_t cap)
+{
+	struct interned **b = xcalloc(cap, sizeof(*b));
+
+	for (size_t i = 0; i < names.cap; i++)
+		for (struct interned *e = names.bucket[i], *next; e; e = next) {
+			next = e->next;
+			e->next = b[e->hash & (cap - 1)];
+			b[e->hash & (cap - 1)] = e;
+		}
+	free(names.bucket);
+	names.bucket = b;
+	names.cap = cap;
+}
 
 const char *node_intern(const char *file)
 {
@@ -21,15 +53,55 @@ const char *node_intern(const char *file)
 
 	if (!file)
 		return NULL;
-	for (i = interned_files; i; i = i->next)
-		if (!strcmp(i->name, file))
+	size_t h = key_hash(file);
+	for (i = names.cap ? names.bucket[h & (names.cap - 1)] : NULL; i; i = i->next)
+		if (i->hash == h && !strcmp(i->name, file)) {
+			i->refs++;
 			return i->name;
+		}
+	if (names.n + 1 > names.cap / 2 * 3 || !names.cap)
+		names_resize(names.cap ? names.cap * 2 : 64);
 	size_t len = strlen(file);
 	i = xmalloc(sizeof(*i) + len + 1);
 	memcpy(i->name, file, len + 1);
-	i->next = interned_files;
-	interned_files = i;
+	i->refs = 1;
+	i->hash = h;
+	i->next = names.bucket[h & (names.cap - 1)];
+	names.bucket[h & (names.cap - 1)] = i;
+	names.n++;
 	return i->name;
+}
+
+const char *node_intern_ref(const char *name)
+{
+	if (name)
+		interned_of(name)->refs++;
+	return name;
+}
+
+void node_unintern(const char *name)
+{
+	if (!name)
+		return;
+	struct interned *i = interned_of(name), **at = &names.bucket[i->hash & (names.cap - 1)];
+	if (--i->refs)
+		return;
+	while (*at != i)
+		at = &(*at)->next;
+	*at = i->next;
+	free(i);
+	if (!--names.n) {
+		free(names.bucket); /* nothing held: nothing kept */
+		names.bucket = NULL;
+		names.cap = 0;
+	} else if (names.cap > 64 && names.n < names.cap / 8) {
+		names_resize(names.cap / 2);
+	}
+}
+
+size_t node_interned(void)
+{
+	return names.n;
 }
 
 struct node *node_new(enum node_type type)
@@ -127,6 +199,7 @@ void node_free(struct node *n)
 	free(n->keys);
 	free(n->vals);
 	free(n->str);
+	node_unintern(n->file);
 	free(n);
 }
 
@@ -139,6 +212,7 @@ struct node *node_dup(const struct node *n)
 	c = xmalloc(sizeof(*c));
 	*c = *n;
 	c->hash = NULL;
+	node_intern_ref(c->file);
 	c->str = n->str ? xstrdup(n->str) : NULL;
 	c->keys = NULL;
 	c->vals = NULL;
@@ -158,7 +232,11 @@ struct node *node_dup(const struct node *n)
 
 void node_set_pos(struct node *n, const char *file, int line, int col)
 {
-	n->file = file;
+	if (file != n->file) {
+		node_intern_ref(file);
+		node_unintern(n->file);
+		n->file = file;
+	}
 	n->line = line;
 	n->col = col;
 }

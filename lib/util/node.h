@@ -33,19 +33,28 @@ struct node {
 	size_t n, alloc;
 	char **keys;		/* NODE_MAP keys */
 	struct node **vals;	/* NODE_MAP values, NODE_SEQ items */
-	const char *file;	/* interned; never freed */
+	const char *file;	/* interned; a reference the node holds */
 	int line, col;		/* 1-based; 0 when made by the program */
 	struct node_hash *hash;	/* a large map's index of its keys (node.c's own) */
 };
 
-/* Interned file names live until exit; equal names share one pointer. */
+/*
+ * Interned file names: equal names share one pointer, counted. node_intern()
+ * returns a reference (drop it with node_unintern()); node_intern_ref() takes
+ * another on a name node_intern() returned. A node holds one on its file.
+ */
 const char *node_intern(const char *file);
+const char *node_intern_ref(const char *name);
+void node_unintern(const char *name);
+/* How many names are interned now (what nothing holds is gone). */
+size_t node_interned(void);
 
 struct node *node_new(enum node_type type);
 struct node *node_new_scalar(const char *s);
 struct node *node_new_comment(const char *text);
 void node_free(struct node *n);
 struct node *node_dup(const struct node *n);
+/* file: NULL or an interned name (the node takes its own reference). */
 void node_set_pos(struct node *n, const char *file, int line, int col);
 
 /* Scalars. node_str() is NULL for anything but a scalar. */

@@ -15,7 +15,7 @@
 void yml_linemap_add(struct yml_linemap *lm, const char *file, int line, int indent)
 {
 	ALLOC_GROW(lm->lines, lm->n + 1, lm->alloc);
-	lm->lines[lm->n].file = file;
+	lm->lines[lm->n].file = node_intern_ref(file);
 	lm->lines[lm->n].line = line;
 	lm->lines[lm->n].indent = indent;
 	lm->n++;
@@ -23,6 +23,8 @@ void yml_linemap_add(struct yml_linemap *lm, const char *file, int line, int ind
 
 void yml_linemap_release(struct yml_linemap *lm)
 {
+	for (size_t i = 0; i < lm->n; i++)
+		node_unintern(lm->lines[i].file);
 	free(lm->lines);
 	lm->lines = NULL;
 	lm->n = lm->alloc = 0;
@@ -401,6 +403,7 @@ int yml_load(const char *text, size_t len, const char *file,
 
 	if (!yaml_parser_initialize(&ld.parser)) {
 		strbuf_setf(err, "%s: cannot initialise the YAML parser", file);
+		node_unintern(ld.file);
 		return -1;
 	}
 	yaml_parser_set_input_string(&ld.parser, (const unsigned char *)text, len);
@@ -440,6 +443,7 @@ out:
 	forget_anchors(&ld);
 	free(ld.anchors);
 	yaml_parser_delete(&ld.parser);
+	node_unintern(ld.file);
 	if (ret) {
 		for (size_t i = 0; i < n; i++)
 			node_free(out[i]);

@@ -25,6 +25,7 @@ struct yml_linemap {
 	size_t n, alloc;
 };
 
+/* file: an interned name (node_intern); the map holds a reference until released. */
 void yml_linemap_add(struct yml_linemap *lm, const char *file, int line, int indent);
 void yml_linemap_release(struct yml_linemap *lm);
 

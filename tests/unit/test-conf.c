@@ -257,7 +257,9 @@ static void test_conf_error_format(void **state)
 	/* no position: file and key alone */
 	assert_int_equal(conf_error(&err, "f.yaml", n, "serve.", "poll", "must be positive"), -1);
 	assert_string_equal(err.buf, "f.yaml: serve.poll: must be positive");
-	node_set_pos(n, "f.yaml", 7, 3);
+	const char *f = node_intern("f.yaml");
+	node_set_pos(n, f, 7, 3);
+	node_unintern(f);
 	conf_error(&err, "f.yaml", n, "serve.", "poll", "must be positive");
 	assert_string_equal(err.buf, "f.yaml:7:3: serve.poll: must be positive");
 	/* the section itself: its prefix without the dot */

@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "../../flow/bisect.h"
+#include "../../flow/runstore.h"
+#include "../../lib/store/store.h"
 #include "../../flow/serve_head.h"
 #include "../../lib/results/compare.h"
 #include "../../mail/mailconf.h"
@@ -336,12 +338,67 @@ static void test_layout_table(void **state)
 	strbuf_release(&t);
 }
 
+/* A run dir of rt: job.yaml, and stats.json when complete. */
+static void run_dir(const char *rt, int no, bool complete)
+{
+	char *d = xasprintf("%s/%d", rt, no), *p = xasprintf("mkdir -p '%s'", d);
+	assert_int_equal(system(p), 0);
+	free(p);
+	p = xasprintf("%s/job.yaml", d);
+	FILE *f = fopen(p, "w");
+	fputs("testcase: command\njob_state: finished\n", f);
+	fclose(f);
+	free(p);
+	if (complete) {
+		p = xasprintf("%s/stats.json", d);
+		f = fopen(p, "w");
+		fputs("{\"command.throughput\": 100}\n", f);
+		fclose(f);
+		free(p);
+	}
+	free(d);
+}
+
+/*
+ * The runs of a commit directory complete on disk but not in the store
+ * recorded where a bisection reads them (not by a walk when the service
+ * starts): the known one and the incomplete one left alone, twice the same.
+ */
+static void test_record_missing_in(void **state)
+{
+	char dir[] = "/tmp/lkp-test-runstore-XXXXXX";
+	struct strbuf err = STRBUF_INIT;
+	struct runstore rs;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	char *rt = xasprintf("%s/command/defaults/box/debian/kc/gcc-12/abcdef0", dir);
+	char *db = xasprintf("%s/lkprobot.db", dir);
+	run_dir(rt, 0, true);
+	run_dir(rt, 1, true);
+	run_dir(rt, 2, false);
+	assert_int_equal(runstore_open(&rs, true, db, dir, &err), 0);
+	char *r0 = xasprintf("%s/0", rt);
+	assert_int_equal(runstore_record_dir(&rs, r0, &err), 0);
+	assert_int_equal(runstore_record_missing_in(&rs, rt), 1);
+	assert_int_equal(runstore_record_missing_in(&rs, rt), 0);
+	assert_int_equal(store_count_runs(rs.store, NULL, &err), 2);
+	runstore_close(&rs);
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(rm), 0);
+	free(rm);
+	free(r0);
+	free(db);
+	free(rt);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bisect_json_round_trip), cmocka_unit_test(test_bisect_json_failed),
 		cmocka_unit_test(test_head_outcome),	       cmocka_unit_test(test_mail_rules),
-		cmocka_unit_test(test_layout_table),
+		cmocka_unit_test(test_layout_table),	       cmocka_unit_test(test_record_missing_in),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,7 @@
 #include "../../lib/util/strbuf.h"
 #include "../../mail/mailread.h"
 #include "../../mail/mime.h"
+#include "../../lib/util/json.h"
 #include "../../web/html.h"
 #include "../../web/web.h"
 
@@ -153,6 +154,68 @@ static void test_bad_ids_and_arguments(void **state)
 	}
 	assert_int_equal(ask(st, "GET", "/", WEB_MAX_ARGS + 1, keys, vals, NULL, NULL), 400);
 	assert_int_equal(ask(st, "GET", "/", WEB_MAX_ARGS, keys, vals, NULL, NULL), 200);
+}
+
+/* The ids of a JSON list of rows, as "1 2 3". */
+static char *ids_of(const struct web_response *rs)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct node *d = json_parse(rs->body.buf, rs->body.len, "answer", &err);
+
+	assert_non_null(d);
+	assert_int_equal(d->type, NODE_SEQ);
+	for (size_t i = 0; i < d->n; i++)
+		strbuf_addf(&out, "%s%s", i ? " " : "", node_str(node_get(d->vals[i], "id")));
+	node_free(d);
+	strbuf_release(&err);
+	return strbuf_detach(&out);
+}
+
+/* The JSON lists a page at a time: ?limit= rows (500 unless given, at most 10000) after ?after=. */
+static void test_paged_lists(void **state)
+{
+	struct site *st = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = store_open(st->db, &err);
+	struct web_response rs;
+	char head[48];
+
+	assert_non_null(s);
+	for (int i = 0; i < 1200; i++) {
+		snprintf(head, sizeof(head), "%040d", i);
+		assert_true(store_head_add(s, "/t", "master", head, "", 1700000000 + i, &err) > 0);
+	}
+	store_close(s);
+	assert_int_equal(ask(st, "GET", "/api/heads", 0, NULL, NULL, NULL, &rs), 200);
+	char *ids = ids_of(&rs);
+	assert_true(!strncmp(ids, "1 2 3 ", 6));
+	assert_non_null(strstr(ids, " 499 500"));
+	assert_null(strstr(ids, " 501"));
+	free(ids);
+	web_response_release(&rs);
+	const char *keys[] = { "limit", "after" }, *page[] = { "3", "10" }, *end[] = { "5", "1198" };
+	assert_int_equal(ask(st, "GET", "/api/heads", 2, keys, page, NULL, &rs), 200);
+	ids = ids_of(&rs);
+	assert_string_equal(ids, "11 12 13");
+	free(ids);
+	web_response_release(&rs);
+	assert_int_equal(ask(st, "GET", "/api/heads", 2, keys, end, NULL, &rs), 200);
+	ids = ids_of(&rs);
+	assert_string_equal(ids, "1199 1200");
+	free(ids);
+	web_response_release(&rs);
+	static const char *const bad[][2] = { { "limit", "0" },	 { "limit", "10001" }, { "limit", "x" },
+					      { "limit", " 5" }, { "after", "-1" },    { "after", "1e3" } };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(ask(st, "GET", "/api/heads", 1, &bad[i][0], &bad[i][1], NULL, &rs), 400);
+		assert_non_null(strstr(rs.body.buf, bad[i][0]));
+		web_response_release(&rs);
+	}
+	/* a list paged in memory: after names a row it has */
+	const char *after[] = { "after" }, *none[] = { "7" };
+	assert_int_equal(ask(st, "GET", "/api/bisections", 1, after, none, NULL, NULL), 400);
+	assert_int_equal(ask(st, "GET", "/api/machines", 1, after, none, NULL, NULL), 400);
+	strbuf_release(&err);
 }
 
 static void test_actions_only_by_post(void **state)
@@ -418,6 +481,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_bad_ids_and_arguments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paged_lists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_actions_only_by_post, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_static_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_files, setup, teardown),

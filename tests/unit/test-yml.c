@@ -112,12 +112,44 @@ static void test_yml_line_map(void **state)
 	size_t n;
 	const char *t = "a: 1\n  b: 2\n";
 	(void)state;
-	yml_linemap_add(&lm, node_intern("top.yaml"), 4, 0);
-	yml_linemap_add(&lm, node_intern("inc.yaml"), 9, 2);
+	const char *top = node_intern("top.yaml"), *inc = node_intern("inc.yaml");
+	yml_linemap_add(&lm, top, 4, 0);
+	yml_linemap_add(&lm, inc, 9, 2);
+	node_unintern(top);
+	node_unintern(inc);
 	assert_int_equal(yml_load(t, strlen(t), "spliced", &lm, &docs, &n, &err), -1);
 	/* the error is on the second spliced line, which came from inc.yaml:9 */
 	assert_true(!strncmp(err.buf, "inc.yaml:9:", 11));
 	yml_linemap_release(&lm);
+	strbuf_release(&err);
+}
+
+/*
+ * A file name lives while a tree holds it: a long-running service loading a
+ * million files keeps none of their names once the trees are freed, and
+ * equal names share one pointer.
+ */
+static void test_yml_intern_released(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	size_t before = node_interned();
+	(void)state;
+
+	for (int i = 0; i < 2000; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "/r/%d/job.yaml", i);
+		struct node *a = yml_load_one("a: 1\nb: [1, 2]\n", name, &err);
+		struct node *b = yml_load_one("c: 1\n", name, &err);
+		assert_non_null(a);
+		assert_ptr_equal(a->file, b->file);
+		assert_int_equal(node_interned(), before + 1);
+		struct node *c = node_dup(node_get(a, "b"));
+		node_free(a);
+		node_free(b);
+		assert_string_equal(c->file, name); /* the copy holds its own reference */
+		node_free(c);
+		assert_int_equal(node_interned(), before);
+	}
 	strbuf_release(&err);
 }
 
@@ -255,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_yml_multi_document),
 		cmocka_unit_test(test_yml_error_names_file_line_col),
 		cmocka_unit_test(test_yml_line_map),
+		cmocka_unit_test(test_yml_intern_released),
 		cmocka_unit_test(test_yml_emit_roundtrip_tricky_scalars),
 		cmocka_unit_test(test_yml_emit_layout),
 		cmocka_unit_test(test_yml_emit_flow),
