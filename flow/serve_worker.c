@@ -9,14 +9,12 @@
 #include "bisect.h"
 #include "jobopts.h"
 #include "report.h"
-#include "runstore.h"
 #include "../lib/results/compare.h"
 #include "../lib/sys/proc.h"
 #include "../lib/util/say.h"
 #include "../mail/mailconf.h"
 #include "../web/web.h"
 
-#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -322,32 +320,6 @@ static int change_kind(const struct bisect_result *r)
 static bool stopped_by_fault(const struct bisect_result *r)
 {
 	return r->status == BISECTION_FAILED && r->fault;
-}
-
-/*
- * A run killed between writing its stats.json and recording it in the store
- * is complete on disk: record such runs (the service may have been killed
- * in that moment), as `lkprobot stats --reindex --missing` does.
- */
-void serve_record_missing_runs(const struct serve_conf *c)
-{
-	struct runstore rs;
-	struct strbuf err = STRBUF_INIT;
-	char real[PATH_MAX];
-	long found = 0, failed = 0;
-
-	if (!realpath(c->result_root, real) || runstore_open(&rs, true, c->db, real, &err)) {
-		serve_say("runs complete on disk but not in the store: %s", err.len ? err.buf : "no result root");
-		strbuf_release(&err);
-		return;
-	}
-	if (runstore_reindex(&rs, real, true, false, &found, &failed, &err))
-		serve_say("runs complete on disk but not in the store: %s", err.buf);
-	else if (found || failed)
-		serve_say("runs complete on disk but not in the store: %ld result root(s) recorded in %s%s", found,
-			  c->db, failed ? " (some could not be: see above)" : "");
-	runstore_close(&rs);
-	strbuf_release(&err);
 }
 
 /*
