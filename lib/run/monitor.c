@@ -132,7 +132,7 @@ int monitor_interval(const struct run *r, const struct program *p, double def,
 }
 
 /* Keep the first line of each first word, as awk '!x[$1]++'. */
-static void monitor_dedup(struct strbuf *out, const char *text)
+void monitor_add_dedup(struct strbuf *out, const char *text)
 {
 	struct sset seen = { 0 };
 	struct strbuf key = STRBUF_INIT;
@@ -170,7 +170,7 @@ int monitor_snapshot(const char *path, unsigned flags, int out_fd, struct strbuf
 		goto out;
 	}
 	if (flags & MONITOR_SNAP_DEDUP)
-		monitor_dedup(&snap, content.buf);
+		monitor_add_dedup(&snap, content.buf);
 	else
 		strbuf_add(&snap, content.buf, content.len);
 	if (snap.len && snap.buf[snap.len - 1] != '\n')
@@ -186,25 +186,46 @@ out:
 	return ret;
 }
 
+/* monitor_snapshots' snapshot: one file */
+struct monitor_file_snap {
+	const char *path;
+	unsigned flags;
+};
+
+static int monitor_file_snap(void *ctx, int out_fd, struct strbuf *err)
+{
+	const struct monitor_file_snap *f = ctx;
+
+	return monitor_snapshot(f->path, f->flags, out_fd, err);
+}
+
 int monitor_snapshots(const char *name, const char *path, double interval, unsigned flags,
 		      int out_fd)
 {
-	struct strbuf err = STRBUF_INIT;
-	int ret = 1;
+	struct monitor_file_snap f = { path, flags };
 
 	monitor_catch_stop();
 	if (access(path, R_OK)) {
 		fprintf(stderr, "%s: cannot read %s here: %s\n", name, path, strerror(errno));
 		return MONITOR_UNAVAILABLE;
 	}
+	return monitor_snapshots_with(name, interval, monitor_file_snap, &f, out_fd);
+}
+
+int monitor_snapshots_with(const char *name, double interval, monitor_snap_fn *snap, void *ctx, int out_fd)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = 1;
+
+	monitor_catch_stop();
 	for (;;) {
-		if (monitor_snapshot(path, flags, out_fd, &err))
+		if (snap(ctx, out_fd, &err))
 			goto out;
 		if (monitor_stopped())
 			break;
 		if (monitor_sleep(interval > 0 ? interval : -1)) {
 			/* lkp-tests' monitors take the last snapshot after the test */
-			if (monitor_snapshot(path, flags, out_fd, &err))
+			if (snap(ctx, out_fd, &err))
 				goto out;
 			break;
 		}
@@ -292,4 +313,16 @@ int monitor_snapshot_line(const char **p, const char *end, size_t *lineno, struc
 		return 2;
 	}
 	return 0;
+}
+
+size_t monitor_words(char *line, char ***w, size_t *alloc)
+{
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		ALLOC_GROW(*w, n + 1, *alloc);
+		(*w)[n++] = t;
+	}
+	return n;
 }

@@ -69,6 +69,17 @@ int monitor_snapshot(const char *path, unsigned flags, int out_fd, struct strbuf
 int monitor_snapshots(const char *name, const char *path, double interval, unsigned flags,
 		      int out_fd);
 
+/*
+ * The same loop with a snapshot of one's own (numa-*: a file per node):
+ * snap(ctx, out_fd, err) writes one, 0 or -1 with err set. Returns 0, or
+ * 1 after a failed snapshot (said on stderr under `name`).
+ */
+typedef int monitor_snap_fn(void *ctx, int out_fd, struct strbuf *err);
+int monitor_snapshots_with(const char *name, double interval, monitor_snap_fn *snap, void *ctx, int out_fd);
+
+/* Append text keeping the first line of each first word (awk '!x[$1]++'). */
+void monitor_add_dedup(struct strbuf *out, const char *text);
+
 struct stats_samples;
 /*
  * Read a snapshot monitor's raw file line by line: the next line into
@@ -87,6 +98,12 @@ int monitor_snapshot_line(const char **p, const char *end, size_t *lineno, struc
  */
 int monitor_proc_file(const struct run *r, const struct program *p, const char *path,
 		      double def_interval, unsigned flags, int out_fd);
+
+/*
+ * Split a raw line in place into its blank-separated words (as Ruby's
+ * String#split): their number; *w grows as needed (free it when done).
+ */
+size_t monitor_words(char *line, char ***w, size_t *alloc);
 
 /* monitor_exec flags */
 #define MONITOR_EXEC_STDERR	1	/* stderr to out_fd too (turbostat prints there; lkp: 2>&1) */

@@ -36,18 +36,6 @@ const struct program program_cpuidle = {
 	.options = cpuidle_options,
 };
 
-static const char *const diskstats_options[] = {
-	"interval", NULL,
-};
-
-const struct program program_diskstats = {
-	.version = PROGRAM_VERSION,
-	.name = "diskstats",
-	.kind = PROGRAM_MONITOR,
-	.summary = "/proc/diskstats samples",
-	.options = diskstats_options,
-};
-
 const struct program program_heartbeat = {
 	.version = PROGRAM_VERSION,
 	.name = "heartbeat",
@@ -91,27 +79,6 @@ const struct program program_nfsstat = {
 	.kind = PROGRAM_MONITOR,
 	.summary = "NFS statistics",
 	.options = nfsstat_options,
-};
-
-const struct program program_numa_meminfo = {
-	.version = PROGRAM_VERSION,
-	.name = "numa-meminfo",
-	.kind = PROGRAM_MONITOR,
-	.summary = "per-node meminfo",
-};
-
-const struct program program_numa_numastat = {
-	.version = PROGRAM_VERSION,
-	.name = "numa-numastat",
-	.kind = PROGRAM_MONITOR,
-	.summary = "per-node numastat",
-};
-
-const struct program program_numa_vmstat = {
-	.version = PROGRAM_VERSION,
-	.name = "numa-vmstat",
-	.kind = PROGRAM_MONITOR,
-	.summary = "per-node vmstat",
 };
 
 static const char *const perf_c2c_options[] = {
@@ -163,18 +130,6 @@ const struct program program_perf_sched = {
 	.options = perf_sched_options,
 };
 
-static const char *const proc_stat_options[] = {
-	"interval", NULL,
-};
-
-const struct program program_proc_stat = {
-	.version = PROGRAM_VERSION,
-	.name = "proc-stat",
-	.kind = PROGRAM_MONITOR,
-	.summary = "/proc/stat samples",
-	.options = proc_stat_options,
-};
-
 static const char *const sched_debug_options[] = {
 	"interval", NULL,
 };
@@ -186,28 +141,3 @@ const struct program program_sched_debug = {
 	.summary = "/proc/sched_debug samples",
 	.options = sched_debug_options,
 };
-
-static const char *const slabinfo_options[] = {
-	"interval", NULL,
-};
-
-const struct program program_slabinfo = {
-	.version = PROGRAM_VERSION,
-	.name = "slabinfo",
-	.kind = PROGRAM_MONITOR,
-	.summary = "/proc/slabinfo samples",
-	.options = slabinfo_options,
-};
-
-static const char *const softirqs_options[] = {
-	"interval", NULL,
-};
-
-const struct program program_softirqs = {
-	.version = PROGRAM_VERSION,
-	.name = "softirqs",
-	.kind = PROGRAM_MONITOR,
-	.summary = "/proc/softirqs samples",
-	.options = softirqs_options,
-};
-
