@@ -241,11 +241,20 @@ out:
 int monitor_exec(char *const argv[], int out_fd, unsigned flags, struct strbuf *err)
 {
 	static const char *const utc[] = { "TZ=UTC", NULL };
+	static const char *const sysstat[] = { "LC_ALL=C", "S_TIME_FORMAT=ISO", NULL };
 	bool stdin_stop = flags & MONITOR_EXEC_STOP_STDIN;
-	struct proc p = { .argv = argv, .in = stdin_stop ? PROC_PIPE : PROC_NULL, .out = out_fd,
+	struct proc p = { .argv = argv,
+			  .in = stdin_stop ? PROC_PIPE : PROC_NULL,
+			  .out = out_fd,
 			  .err = flags & MONITOR_EXEC_STDERR ? PROC_TO_OUT : PROC_INHERIT,
-			  .env = flags & MONITOR_EXEC_UTC ? utc : NULL, .death_sig = SIGKILL,
-			  .stop = &proc_stop_signal, .stop_closes_stdin = stdin_stop, .grace = 5,
+			  .env = flags & MONITOR_EXEC_UTC	? utc
+				 : flags & MONITOR_EXEC_SYSSTAT ? sysstat
+								: NULL,
+			  .death_sig = SIGKILL,
+			  .stop = &proc_stop_signal,
+			  .stop_closes_stdin = stdin_stop,
+			  .grace = 5,
+			  .stop_sig = flags & MONITOR_EXEC_STOP_SIGINT ? SIGINT : 0,
 			  .wait_mask = &monitor_wait_mask };
 	int rc;
 

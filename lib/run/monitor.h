@@ -109,6 +109,8 @@ size_t monitor_words(char *line, char ***w, size_t *alloc);
 #define MONITOR_EXEC_STDERR	1	/* stderr to out_fd too (turbostat prints there; lkp: 2>&1) */
 #define MONITOR_EXEC_UTC	2	/* TZ=UTC in its environment (vmstat --timestamp) */
 #define MONITOR_EXEC_STOP_STDIN	4	/* stdin is a pipe; stop = close it (EOF) instead of SIGTERM */
+#define MONITOR_EXEC_SYSSTAT 16	   /* LC_ALL=C S_TIME_FORMAT=ISO in its environment (mpstat, iostat as lkp runs them) */
+#define MONITOR_EXEC_STOP_SIGINT 8 /* stop = SIGINT (mpstat, iostat end their output then; lkp: pkill -INT) */
 
 /*
  * Spawn argv (argv[0] looked up in PATH; stdin /dev/null unless

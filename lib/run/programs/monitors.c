@@ -57,18 +57,6 @@ const struct program program_lock_stat = {
 	.summary = "/proc/lock_stat (needs CONFIG_LOCK_STAT)",
 };
 
-static const char *const mpstat_options[] = {
-	"delay", "interval", "count", "nodes", "cpus", "per_node", NULL,
-};
-
-const struct program program_mpstat = {
-	.version = PROGRAM_VERSION,
-	.name = "mpstat",
-	.kind = PROGRAM_MONITOR,
-	.summary = "per-CPU utilisation",
-	.options = mpstat_options,
-};
-
 static const char *const nfsstat_options[] = {
 	"interval", NULL,
 };
