@@ -349,6 +349,35 @@ static void test_mpstat_parse(void **state)
 	parse_bad("mpstat", "mpstat-text", "not JSON");
 }
 
+/* ---- iostat --------------------------------------------------------------- */
+
+static void test_iostat_parse(void **state)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct stats_samples ss;
+	(void)state;
+
+	/* sysstat 12's "Device" header: lkp-tests reads the CPU lines only */
+	parse_ok("iostat", "iostat", &ss);
+	same_as_lkp(&ss, "iostat.lkp", true);
+	load(&text, "iostat");
+	const char *vda = strstr(text.buf, "\nvda ");
+	assert_non_null(vda);
+	assert_true(series(&ss, "vda.r/s")->v[0] == fixture_word(vda, "vda", 0));
+	assert_true(series(&ss, "vda.util")->v[0] == fixture_word(vda, "vda", 21));
+	struct node *st = reduced(&ss, "iostat");
+	assert_non_null(node_get(st, "iostat.vda.w_await.max"));
+	assert_non_null(node_get(st, "iostat.cpu.iowait"));
+	node_free(st);
+	stats_samples_release(&ss);
+	/* the older "Device:" header: lkp-tests' numbers exactly */
+	parse_ok("iostat", "iostat-colon", &ss);
+	same_as_lkp(&ss, "iostat-colon.lkp", false);
+	stats_samples_release(&ss);
+	strbuf_release(&text);
+	parse_bad("iostat", "iostat-truncated", "truncated");
+}
+
 /* ---- the monitors, run here ------------------------------------------------- */
 
 static void test_proc_monitors(void **state)
@@ -382,6 +411,19 @@ static void test_proc_monitors(void **state)
 	}
 }
 
+/* iostat, as lkp-tests', runs only for a job's disks */
+static void test_iostat_monitor_no_disks(void **state)
+{
+	struct strbuf out = STRBUF_INIT, said = STRBUF_INIT;
+	(void)state;
+
+	assert_int_equal(run_monitor(prog("iostat"), "iostat:\n", 300, &out, &said), MONITOR_UNAVAILABLE);
+	assert_non_null(strstr(said.buf, "no disks"));
+	assert_int_equal(out.len, 0);
+	strbuf_release(&out);
+	strbuf_release(&said);
+}
+
 static void test_numa_monitor(void **state)
 {
 	struct strbuf out = STRBUF_INIT, said = STRBUF_INIT, err = STRBUF_INIT;
@@ -411,10 +453,15 @@ static void test_numa_monitor(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_slabinfo_parse),	cmocka_unit_test(test_softirqs_parse),
-		cmocka_unit_test(test_diskstats_parse), cmocka_unit_test(test_numa_parse),
-		cmocka_unit_test(test_mpstat_parse),	cmocka_unit_test(test_proc_monitors),
+		cmocka_unit_test(test_slabinfo_parse),
+		cmocka_unit_test(test_softirqs_parse),
+		cmocka_unit_test(test_diskstats_parse),
+		cmocka_unit_test(test_numa_parse),
+		cmocka_unit_test(test_mpstat_parse),
+		cmocka_unit_test(test_iostat_parse),
+		cmocka_unit_test(test_proc_monitors),
 		cmocka_unit_test(test_numa_monitor),
+		cmocka_unit_test(test_iostat_monitor_no_disks),
 	};
 
 	testlib_fixture_dir(fixture_dir, sizeof(fixture_dir), "tools");

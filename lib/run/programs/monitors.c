@@ -43,13 +43,6 @@ const struct program program_heartbeat = {
 	.summary = "periodic liveness line",
 };
 
-const struct program program_iostat = {
-	.version = PROGRAM_VERSION,
-	.name = "iostat",
-	.kind = PROGRAM_MONITOR,
-	.summary = "iostat samples",
-};
-
 const struct program program_lock_stat = {
 	.version = PROGRAM_VERSION,
 	.name = "lock_stat",
