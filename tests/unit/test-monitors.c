@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -382,7 +384,7 @@ static void test_iostat_parse(void **state)
 
 static void test_proc_monitors(void **state)
 {
-	static const char *const names[] = { "slabinfo", "softirqs", "diskstats", "proc-stat", "mpstat" };
+	static const char *const names[] = { "slabinfo", "softirqs", "diskstats", "proc-stat", "mpstat", "heartbeat" };
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -390,13 +392,16 @@ static void test_proc_monitors(void **state)
 		const struct program *p = prog(names[i]);
 		struct stats_samples ss;
 
-		bool whole = !strcmp(names[i], "mpstat"); /* whole seconds */
+		bool whole = !strcmp(names[i], "mpstat") || !strcmp(names[i], "heartbeat"); /* whole seconds */
 		strbuf_addf(&job, "%s:\n  interval: %s\n", names[i], whole ? "1" : "0.5");
 		if (run_monitor(p, job.buf, whole ? 2500 : 1200, &out, &said))
 			fail_msg("%s: %s", names[i], said.buf);
-		assert_int_equal(strncmp(out.buf, whole ? "{\"sysstat\"" : "time: ", whole ? 10 : 6), 0);
 		stats_samples_init(&ss);
-		if (p->parse) {
+		if (!strcmp(names[i], "heartbeat")) {
+			assert_non_null(strstr(out.buf, "procs")); /* vmstat's header, raw only */
+			assert_null(p->parse);
+		} else if (p->parse) {
+			assert_int_equal(strncmp(out.buf, whole ? "{\"sysstat\"" : "time: ", whole ? 10 : 6), 0);
 			if (p->parse(out.buf, out.len, &ss, &err))
 				fail_msg("%s: %s", names[i], err.buf);
 			assert_true(series(&ss, "time")->n >= 2); /* 0, 0.5, 1.0 and the stop; mpstat: 1, 2 */
@@ -409,6 +414,32 @@ static void test_proc_monitors(void **state)
 		strbuf_release(&err);
 		strbuf_release(&job);
 	}
+}
+
+/* bdi_dev_mapping: once, the job's disk of each partition (a partition number cut, pmem skipped) */
+static void test_bdi_dev_mapping_monitor(void **state)
+{
+	char path[] = "/tmp/lkp-bdi-XXXXXX";
+	char *parts[] = { "/dev/vda1", "/dev/pmem0" };
+	struct strbuf out = STRBUF_INIT, want = STRBUF_INIT;
+	struct stat st;
+	struct run r;
+	int fd = mkstemp(path);
+	(void)state;
+
+	if (stat("/dev/vda", &st) || !S_ISBLK(st.st_mode))
+		skip();
+	memset(&r, 0, sizeof(r));
+	r.partitions = parts;
+	r.npartitions = 2;
+	assert_int_equal(prog("bdi_dev_mapping")->monitor(&r, prog("bdi_dev_mapping"), fd), 0);
+	close(fd);
+	strbuf_read_file(&out, path);
+	unlink(path);
+	strbuf_addf(&want, "'%u:%u': vda\n", major(st.st_rdev), minor(st.st_rdev));
+	assert_string_equal(out.buf, want.buf);
+	strbuf_release(&out);
+	strbuf_release(&want);
 }
 
 /* iostat, as lkp-tests', runs only for a job's disks */
@@ -462,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_proc_monitors),
 		cmocka_unit_test(test_numa_monitor),
 		cmocka_unit_test(test_iostat_monitor_no_disks),
+		cmocka_unit_test(test_bdi_dev_mapping_monitor),
 	};
 
 	testlib_fixture_dir(fixture_dir, sizeof(fixture_dir), "tools");

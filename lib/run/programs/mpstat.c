@@ -218,6 +218,10 @@ static int mpstat_parse(const char *text, size_t len, struct stats_samples *out,
 	struct node *root = NULL;
 	int ret = -1;
 
+	if (!len) {
+		ret = 0; /* the monitor was unavailable: nothing written */
+		goto out;
+	}
 	if (len >= 6 && !strncmp(text, "Linux ", 6)) {
 		strbuf_setf(err, "mpstat: text output, not JSON: the monitor runs mpstat -o JSON (sysstat 11.7+)");
 		goto out;
