@@ -380,6 +380,29 @@ static void test_iostat_parse(void **state)
 	parse_bad("iostat", "iostat-truncated", "truncated");
 }
 
+/* ---- sched_debug ---------------------------------------------------------- */
+
+static void test_sched_debug_parse(void **state)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct stats_samples ss;
+	(void)state;
+
+	/* captured in the QEMU guest (Debian's 6.1 kernel, debugfs): lkp-tests' numbers exactly */
+	parse_ok("sched_debug", "sched_debug", &ss);
+	same_as_lkp(&ss, "sched_debug.lkp", false);
+	load(&text, "sched_debug");
+	const struct stats_series *n0 = series(&ss, "cpu.nr_switches.0"), *n1 = series(&ss, "cpu.nr_switches.1");
+	assert_true(n0->v[0] == fixture_word(strstr(text.buf, "cpu#0"), ".nr_switches                   :", 0));
+	assert_true(series(&ss, "cpu.nr_switches.max")->v[0] == fmax(n0->v[0], n1->v[0]));
+	assert_true(series(&ss, "cpu.nr_switches.avg")->v[0] == (n0->v[0] + n1->v[0]) / 2);
+	assert_true(fabs(series(&ss, "cpu.nr_switches.stddev")->v[0] - fabs(n0->v[0] - n1->v[0]) / 2) < 1e-6);
+	series(&ss, "jiffies");
+	stats_samples_release(&ss);
+	strbuf_release(&text);
+	parse_bad("sched_debug", "sched_debug-truncated", "truncated");
+}
+
 /* ---- the monitors, run here ------------------------------------------------- */
 
 static void test_proc_monitors(void **state)
@@ -442,6 +465,47 @@ static void test_bdi_dev_mapping_monitor(void **state)
 	strbuf_release(&want);
 }
 
+/*
+ * The monitors whose source this machine lacks say so in one line and
+ * write nothing (recorded unavailable, never a failure); each parser
+ * reads the empty raw file as no samples.
+ */
+static void test_monitors_unavailable_here(void **state)
+{
+	static const struct {
+		const char *name, *needs, *said;
+	} m[] = {
+		{ "cpuidle", "/sys/devices/system/cpu/cpu0/cpuidle/state0/name", "no cpuidle driver" },
+		{ "cpufreq-stats", "/sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state", "cpufreq" },
+		{ "lock_stat", "/proc/lock_stat", "CONFIG_LOCK_STAT" },
+		{ "sched_debug", "/sys/kernel/debug/sched/debug", "CONFIG_SCHED_DEBUG" },
+		{ "nfsstat", NULL, "not NFS" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		struct strbuf out = STRBUF_INIT, said = STRBUF_INIT, job = STRBUF_INIT, err = STRBUF_INIT;
+		struct stats_samples ss;
+		const struct program *p = prog(m[i].name);
+
+		stats_samples_init(&ss);
+		assert_int_equal(p->parse("", 0, &ss, &err), 0);
+		assert_int_equal(ss.n, 0);
+		stats_samples_release(&ss);
+		if (m[i].needs && !access(m[i].needs, R_OK))
+			continue; /* this machine has it */
+		strbuf_addf(&job, "%s:\n", m[i].name);
+		assert_int_equal(run_monitor(p, job.buf, 300, &out, &said), MONITOR_UNAVAILABLE);
+		if (!strstr(said.buf, m[i].said) || strchr(said.buf, '\n') != said.buf + said.len - 1)
+			fail_msg("%s said '%s', not one line with '%s'", m[i].name, said.buf, m[i].said);
+		assert_int_equal(out.len, 0);
+		strbuf_release(&out);
+		strbuf_release(&said);
+		strbuf_release(&job);
+		strbuf_release(&err);
+	}
+}
+
 /* iostat, as lkp-tests', runs only for a job's disks */
 static void test_iostat_monitor_no_disks(void **state)
 {
@@ -488,12 +552,14 @@ int main(void)
 		cmocka_unit_test(test_softirqs_parse),
 		cmocka_unit_test(test_diskstats_parse),
 		cmocka_unit_test(test_numa_parse),
+		cmocka_unit_test(test_sched_debug_parse),
 		cmocka_unit_test(test_mpstat_parse),
 		cmocka_unit_test(test_iostat_parse),
 		cmocka_unit_test(test_proc_monitors),
 		cmocka_unit_test(test_numa_monitor),
 		cmocka_unit_test(test_iostat_monitor_no_disks),
 		cmocka_unit_test(test_bdi_dev_mapping_monitor),
+		cmocka_unit_test(test_monitors_unavailable_here),
 	};
 
 	testlib_fixture_dir(fixture_dir, sizeof(fixture_dir), "tools");
