@@ -480,6 +480,7 @@ static void test_monitors_unavailable_here(void **state)
 		{ "lock_stat", "/proc/lock_stat", "CONFIG_LOCK_STAT" },
 		{ "sched_debug", "/sys/kernel/debug/sched/debug", "CONFIG_SCHED_DEBUG" },
 		{ "nfsstat", NULL, "not NFS" },
+		{ "latency_stats", "/proc/latency_stats", "CONFIG_LATENCYTOP" },
 	};
 	(void)state;
 
