@@ -129,6 +129,31 @@ static void same_as_lkp(const struct stats_samples *ss, const char *lkp_file, bo
 	strbuf_release(&err);
 }
 
+/* The same, whatever the order of the series (lkp-tests' order of ties is Ruby's unstable sort's). */
+static void same_as_lkp_any_order(const struct stats_samples *ss, const char *lkp_file)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct stats_samples want;
+
+	load(&text, lkp_file);
+	stats_samples_init(&want);
+	if (stats_add_lines(&want, text.buf, &err))
+		fail_msg("%s: %s", lkp_file, err.buf);
+	for (size_t i = 0; i < want.n; i++) {
+		const struct stats_series *w = &want.s[i], *g = stats_find(ss, w->key);
+		if (!g || w->n != g->n || w->is_float != g->is_float)
+			fail_msg("%s: %s missing, or another count or kind", lkp_file, w->key);
+		for (size_t k = 0; k < w->n; k++)
+			if (!(fabs(w->v[k] - g->v[k]) <= 1e-12 * fmax(1, fabs(w->v[k]))))
+				fail_msg("%s: %s[%zu] = %.17g, lkp-tests %.17g", lkp_file, w->key, k, g->v[k], w->v[k]);
+	}
+	if (want.n != ss->n)
+		fail_msg("%s: %zu series, lkp-tests %zu", lkp_file, ss->n, want.n);
+	stats_samples_release(&want);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 /* The reduced stats of the samples as the engine writes them (stats.json). */
 static struct node *reduced(const struct stats_samples *ss, const char *group)
 {
@@ -403,6 +428,21 @@ static void test_sched_debug_parse(void **state)
 	parse_bad("sched_debug", "sched_debug-truncated", "truncated");
 }
 
+/* ---- perf-sched ----------------------------------------------------------- */
+
+static void test_perf_sched_parse(void **state)
+{
+	struct stats_samples ss;
+	(void)state;
+
+	parse_ok("perf-sched", "perf-sched", &ss);
+	same_as_lkp_any_order(&ss, "perf-sched.lkp");
+	assert_string_equal(ss.s[0].key, "total_wait_time.max.ms");
+	assert_true(series(&ss, "total_wait_and_delay.count.ms")->v[0] > 1000);
+	stats_samples_release(&ss);
+	parse_bad("perf-sched", "perf-sched-truncated", "truncated");
+}
+
 /* ---- the monitors, run here ------------------------------------------------- */
 
 static void test_proc_monitors(void **state)
@@ -507,6 +547,30 @@ static void test_monitors_unavailable_here(void **state)
 	}
 }
 
+/* perf-sched: a record, then its timehist in the raw file (or unavailable, saying why) */
+static void test_perf_sched_monitor(void **state)
+{
+	struct strbuf out = STRBUF_INIT, said = STRBUF_INIT, err = STRBUF_INIT;
+	struct stats_samples ss;
+	int rc = run_monitor(prog("perf-sched"), "perf-sched:\n  delay: 0\n  duration: 1\nlite_mode: 1\n", 4000, &out,
+			     &said);
+	(void)state;
+
+	stats_samples_init(&ss);
+	if (rc == MONITOR_UNAVAILABLE) {
+		assert_non_null(strstr(said.buf, "perf-sched: "));
+	} else {
+		assert_int_equal(rc, 0);
+		assert_non_null(strstr(out.buf, " <- "));
+		assert_int_equal(prog("perf-sched")->parse(out.buf, out.len, &ss, &err), 0);
+		series(&ss, "total_wait_and_delay.count.ms");
+	}
+	stats_samples_release(&ss);
+	strbuf_release(&out);
+	strbuf_release(&said);
+	strbuf_release(&err);
+}
+
 /* iostat, as lkp-tests', runs only for a job's disks */
 static void test_iostat_monitor_no_disks(void **state)
 {
@@ -554,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_diskstats_parse),
 		cmocka_unit_test(test_numa_parse),
 		cmocka_unit_test(test_sched_debug_parse),
+		cmocka_unit_test(test_perf_sched_parse),
 		cmocka_unit_test(test_mpstat_parse),
 		cmocka_unit_test(test_iostat_parse),
 		cmocka_unit_test(test_proc_monitors),
@@ -561,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_iostat_monitor_no_disks),
 		cmocka_unit_test(test_bdi_dev_mapping_monitor),
 		cmocka_unit_test(test_monitors_unavailable_here),
+		cmocka_unit_test(test_perf_sched_monitor),
 	};
 
 	testlib_fixture_dir(fixture_dir, sizeof(fixture_dir), "tools");

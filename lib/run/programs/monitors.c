@@ -41,15 +41,3 @@ const struct program program_perf_profile = {
 	.summary = "perf record call-graph profile",
 	.options = perf_profile_options,
 };
-
-static const char *const perf_sched_options[] = {
-	"lite_mode", "delay", "duration", "runtime", NULL,
-};
-
-const struct program program_perf_sched = {
-	.version = PROGRAM_VERSION,
-	.name = "perf-sched",
-	.kind = PROGRAM_MONITOR,
-	.summary = "perf sched latency",
-	.options = perf_sched_options,
-};

@@ -66,8 +66,7 @@ static void sched_debug_sample(struct sched_debug_state *st, const char *key, do
 	s->v[s->n++] = v;
 }
 
-/* Ruby's Array#sum of floats (Kahan-Babuska), which lkp-tests' average uses. */
-static double sched_debug_sum(const double *v, size_t n)
+double programs_ruby_sum(const double *v, size_t n)
 {
 	double f = 0, c = 0;
 
@@ -91,7 +90,7 @@ static int sched_debug_flush(struct sched_debug_state *st, struct stats_samples 
 			max = fmax(max, s->v[k]);
 			min = fmin(min, s->v[k]);
 		}
-		avg = sched_debug_sum(s->v, s->n) / (double)s->n;
+		avg = programs_ruby_sum(s->v, s->n) / (double)s->n;
 		for (size_t k = 0; k < s->n; k++)
 			var += (s->v[k] - avg) * (s->v[k] - avg);
 		var = 1 / (double)s->n * var;
