@@ -335,3 +335,28 @@ size_t monitor_words(char *line, char ***w, size_t *alloc)
 	}
 	return n;
 }
+
+int monitor_run_to(char *const argv[], int out_fd, struct strbuf *said, struct strbuf *err)
+{
+	char path[] = "/tmp/lkprobot-monitor-err-XXXXXX";
+	int fd = mkstemp(path), rc;
+
+	if (fd < 0) {
+		strbuf_setf(err, "cannot create a temporary file: %s", strerror(errno));
+		return -1;
+	}
+	close(fd);
+	struct proc p = { .argv = argv,
+			  .in = PROC_NULL,
+			  .out = out_fd,
+			  .err_file = path,
+			  .death_sig = SIGKILL,
+			  .wait_mask = &monitor_wait_mask };
+	monitor_catch_stop();
+	rc = proc_run(&p, err);
+	if (rc < 0)
+		errno = p.start_errno ? p.start_errno : EIO;
+	strbuf_read_file(said, path);
+	unlink(path);
+	return rc;
+}

@@ -132,6 +132,12 @@ int monitor_exec(char *const argv[], int out_fd, unsigned flags, struct strbuf *
 int monitor_capture(char *const argv[], struct strbuf *out, struct strbuf *err);
 
 /*
+ * The same with stdout to out_fd and stderr captured into `said` (perf
+ * report's raw output without its warnings), after the stop too.
+ */
+int monitor_run_to(char *const argv[], int out_fd, struct strbuf *said, struct strbuf *err);
+
+/*
  * A monitor's exit status when what it measures does not exist here (no
  * PMU, no MSRs, tool missing): it prints one line on stderr saying why and
  * the engine records it as unavailable rather than as a failure.

@@ -207,12 +207,18 @@ static int run_monitor(const struct program *p, const char *job_yaml, int ms, st
 	r.root = "/tmp";
 	assert_non_null(job);
 	assert_true(fd >= 0 && efd >= 0);
+	/* as the engine: SIGTERM blocked until the monitor waits, so an early stop is not lost */
+	sigset_t term, old;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
 		dup2(efd, 2);
 		_exit(p->monitor(&r, p, fd) & 0xff);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	while (nanosleep(&ts, &ts))
 		;
@@ -443,6 +449,22 @@ static void test_perf_sched_parse(void **state)
 	parse_bad("perf-sched", "perf-sched-truncated", "truncated");
 }
 
+/* ---- perf-profile --------------------------------------------------------- */
+
+static void test_perf_profile_parse(void **state)
+{
+	struct stats_samples ss;
+	(void)state;
+
+	/* no PMU here: perf fell back to cpu-clock, and the names say so */
+	parse_ok("perf-profile", "perf-profile", &ss);
+	same_as_lkp(&ss, "perf-profile.lkp", false);
+	series(&ss, "children.cpu-clock.do_syscall_64");
+	assert_true(series(&ss, "self.cpu-clock._PyObject_Malloc")->is_float);
+	stats_samples_release(&ss);
+	parse_bad("perf-profile", "perf-profile-truncated", "truncated");
+}
+
 /* ---- the monitors, run here ------------------------------------------------- */
 
 static void test_proc_monitors(void **state)
@@ -547,6 +569,30 @@ static void test_monitors_unavailable_here(void **state)
 	}
 }
 
+/* perf-profile: a record, then its report in the raw file (or unavailable, saying why) */
+static void test_perf_profile_monitor(void **state)
+{
+	struct strbuf out = STRBUF_INIT, said = STRBUF_INIT, err = STRBUF_INIT;
+	struct stats_samples ss;
+	int rc = run_monitor(prog("perf-profile"), "perf-profile:\n  delay: 0\n  duration: 1\n", 3000, &out, &said);
+	(void)state;
+
+	stats_samples_init(&ss);
+	if (rc == MONITOR_UNAVAILABLE) {
+		assert_non_null(strstr(said.buf, "perf-profile: "));
+	} else {
+		if (rc)
+			fail_msg("perf-profile exited %d: %s", rc, said.buf);
+		assert_int_equal(strncmp(out.buf, "# ========\n", 11), 0);
+		if (prog("perf-profile")->parse(out.buf, out.len, &ss, &err))
+			fail_msg("%s", err.buf);
+	}
+	stats_samples_release(&ss);
+	strbuf_release(&out);
+	strbuf_release(&said);
+	strbuf_release(&err);
+}
+
 /* perf-sched: a record, then its timehist in the raw file (or unavailable, saying why) */
 static void test_perf_sched_monitor(void **state)
 {
@@ -619,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_numa_parse),
 		cmocka_unit_test(test_sched_debug_parse),
 		cmocka_unit_test(test_perf_sched_parse),
+		cmocka_unit_test(test_perf_profile_parse),
 		cmocka_unit_test(test_mpstat_parse),
 		cmocka_unit_test(test_iostat_parse),
 		cmocka_unit_test(test_proc_monitors),
@@ -627,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_bdi_dev_mapping_monitor),
 		cmocka_unit_test(test_monitors_unavailable_here),
 		cmocka_unit_test(test_perf_sched_monitor),
+		cmocka_unit_test(test_perf_profile_monitor),
 	};
 
 	testlib_fixture_dir(fixture_dir, sizeof(fixture_dir), "tools");

@@ -45,8 +45,7 @@ struct latency_chain {
 	long long hits, sum, max;
 };
 
-/* Drop ".isra.N", ".constprop.N", ".part.N" everywhere (lkp-tests' gsub). */
-static void latency_strip(struct strbuf *line)
+void programs_strip_suffixes(struct strbuf *line)
 {
 	static const char *const sfx[] = { ".isra.", ".constprop.", ".part." };
 	struct strbuf out = STRBUF_INIT;
@@ -73,7 +72,7 @@ static void latency_line(struct latency_chain **c, size_t *n, size_t *alloc, str
 {
 	struct strbuf funcs = STRBUF_INIT;
 
-	latency_strip(line);
+	programs_strip_suffixes(line);
 	size_t nw = monitor_words(line->buf, w, walloc);
 	for (size_t i = 3; i < nw; i++)
 		strbuf_addf(&funcs, "%s%s", i > 3 ? "." : "", (*w)[i]);

@@ -28,16 +28,3 @@ const struct program program_perf_node = {
 	.summary = "per-node perf events",
 	.options = perf_node_options,
 };
-
-static const char *const perf_profile_options[] = {
-	"events", "period", "freq", "delay", "duration", "callgraph",
-	"children", "inline", "cpu", "debug_mode", NULL,
-};
-
-const struct program program_perf_profile = {
-	.version = PROGRAM_VERSION,
-	.name = "perf-profile",
-	.kind = PROGRAM_MONITOR,
-	.summary = "perf record call-graph profile",
-	.options = perf_profile_options,
-};

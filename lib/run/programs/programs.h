@@ -48,4 +48,7 @@ int klog_parse_kmsg(const char *text, size_t len, struct stats_samples *out, str
 /* sched_debug.c: Ruby's Array#sum of floats (Kahan-Babuska), which lkp-tests' means use. */
 double programs_ruby_sum(const double *v, size_t n);
 
+/* latency_stats.c: drop ".isra.N", ".constprop.N", ".part.N" everywhere (lkp-tests' symbol fixup). */
+void programs_strip_suffixes(struct strbuf *line);
+
 #endif
