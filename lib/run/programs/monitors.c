@@ -5,18 +5,6 @@
  */
 #include "../program.h"
 
-static const char *const perf_c2c_options[] = {
-	"event", "mode", "ldlat", "delay", "duration", "debug_mode", NULL,
-};
-
-const struct program program_perf_c2c = {
-	.version = PROGRAM_VERSION,
-	.name = "perf-c2c",
-	.kind = PROGRAM_MONITOR,
-	.summary = "perf c2c cache-line contention",
-	.options = perf_c2c_options,
-};
-
 static const char *const perf_node_options[] = {
 	"events", "interval", "delay", NULL,
 };
