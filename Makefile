@@ -30,7 +30,7 @@ DEB_BUILD := build-essential pkg-config libyaml-dev libcurl4-openssl-dev \
 DEB_TEST := libcmocka-dev clang libclang-rt-14-dev clang-format python3 sqlite3 python3-aiosmtpd python3-dkim openssl curl chromium python3-websocket \
 	slurm-wlm munge dropbear-bin kexec-tools openssh-client public-inbox
 DEB_SERVICE := slurm-client git ca-certificates openssh-client
-DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod \
+DEB_TOOLS := fio xfsprogs e2fsprogs procps time util-linux kmod sysstat linux-perf \
 	qemu-system-x86 busybox-static xz-utils ndctl linux-cpupower
 
 # `make demo` and `make check` work from nothing: each runs `deps` first and

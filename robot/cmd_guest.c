@@ -155,6 +155,8 @@ int cmd_guest(int argc, char **argv, struct lkp_ctx *ctx)
 	engine_marker(true, "guest", "");
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	/* the sched_debug and lock_stat monitors read debugfs (lkp-tests' boot mounts it too) */
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	if (strbuf_read_file(&cmdline, "/proc/cmdline"))
 		fatal("%s", "cannot read /proc/cmdline");
 	char *job_path = cmdline_param(cmdline.buf, "lkprobot.job");
@@ -266,6 +268,8 @@ int cmd_box_init(int argc, char **argv, struct lkp_ctx *ctx)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	/* the sched_debug and lock_stat monitors read debugfs (lkp-tests' boot mounts it too) */
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	if (strbuf_read_file(&cmdline, "/proc/cmdline"))
 		fatal("%s", "cannot read /proc/cmdline");
 	char *name = cmdline_param(cmdline.buf, "lkprobot.box_name");

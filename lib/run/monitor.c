@@ -132,7 +132,7 @@ int monitor_interval(const struct run *r, const struct program *p, double def,
 }
 
 /* Keep the first line of each first word, as awk '!x[$1]++'. */
-static void monitor_dedup(struct strbuf *out, const char *text)
+void monitor_add_dedup(struct strbuf *out, const char *text)
 {
 	struct sset seen = { 0 };
 	struct strbuf key = STRBUF_INIT;
@@ -170,7 +170,7 @@ int monitor_snapshot(const char *path, unsigned flags, int out_fd, struct strbuf
 		goto out;
 	}
 	if (flags & MONITOR_SNAP_DEDUP)
-		monitor_dedup(&snap, content.buf);
+		monitor_add_dedup(&snap, content.buf);
 	else
 		strbuf_add(&snap, content.buf, content.len);
 	if (snap.len && snap.buf[snap.len - 1] != '\n')
@@ -186,25 +186,46 @@ out:
 	return ret;
 }
 
+/* monitor_snapshots' snapshot: one file */
+struct monitor_file_snap {
+	const char *path;
+	unsigned flags;
+};
+
+static int monitor_file_snap(void *ctx, int out_fd, struct strbuf *err)
+{
+	const struct monitor_file_snap *f = ctx;
+
+	return monitor_snapshot(f->path, f->flags, out_fd, err);
+}
+
 int monitor_snapshots(const char *name, const char *path, double interval, unsigned flags,
 		      int out_fd)
 {
-	struct strbuf err = STRBUF_INIT;
-	int ret = 1;
+	struct monitor_file_snap f = { path, flags };
 
 	monitor_catch_stop();
 	if (access(path, R_OK)) {
 		fprintf(stderr, "%s: cannot read %s here: %s\n", name, path, strerror(errno));
 		return MONITOR_UNAVAILABLE;
 	}
+	return monitor_snapshots_with(name, interval, monitor_file_snap, &f, out_fd);
+}
+
+int monitor_snapshots_with(const char *name, double interval, monitor_snap_fn *snap, void *ctx, int out_fd)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = 1;
+
+	monitor_catch_stop();
 	for (;;) {
-		if (monitor_snapshot(path, flags, out_fd, &err))
+		if (snap(ctx, out_fd, &err))
 			goto out;
 		if (monitor_stopped())
 			break;
 		if (monitor_sleep(interval > 0 ? interval : -1)) {
 			/* lkp-tests' monitors take the last snapshot after the test */
-			if (monitor_snapshot(path, flags, out_fd, &err))
+			if (snap(ctx, out_fd, &err))
 				goto out;
 			break;
 		}
@@ -220,11 +241,20 @@ out:
 int monitor_exec(char *const argv[], int out_fd, unsigned flags, struct strbuf *err)
 {
 	static const char *const utc[] = { "TZ=UTC", NULL };
+	static const char *const sysstat[] = { "LC_ALL=C", "S_TIME_FORMAT=ISO", NULL };
 	bool stdin_stop = flags & MONITOR_EXEC_STOP_STDIN;
-	struct proc p = { .argv = argv, .in = stdin_stop ? PROC_PIPE : PROC_NULL, .out = out_fd,
+	struct proc p = { .argv = argv,
+			  .in = stdin_stop ? PROC_PIPE : PROC_NULL,
+			  .out = out_fd,
 			  .err = flags & MONITOR_EXEC_STDERR ? PROC_TO_OUT : PROC_INHERIT,
-			  .env = flags & MONITOR_EXEC_UTC ? utc : NULL, .death_sig = SIGKILL,
-			  .stop = &proc_stop_signal, .stop_closes_stdin = stdin_stop, .grace = 5,
+			  .env = flags & MONITOR_EXEC_UTC	? utc
+				 : flags & MONITOR_EXEC_SYSSTAT ? sysstat
+								: NULL,
+			  .death_sig = SIGKILL,
+			  .stop = &proc_stop_signal,
+			  .stop_closes_stdin = stdin_stop,
+			  .grace = 5,
+			  .stop_sig = flags & MONITOR_EXEC_STOP_SIGINT ? SIGINT : 0,
 			  .wait_mask = &monitor_wait_mask };
 	int rc;
 
@@ -292,4 +322,41 @@ int monitor_snapshot_line(const char **p, const char *end, size_t *lineno, struc
 		return 2;
 	}
 	return 0;
+}
+
+size_t monitor_words(char *line, char ***w, size_t *alloc)
+{
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		ALLOC_GROW(*w, n + 1, *alloc);
+		(*w)[n++] = t;
+	}
+	return n;
+}
+
+int monitor_run_to(char *const argv[], int out_fd, struct strbuf *said, struct strbuf *err)
+{
+	char path[] = "/tmp/lkprobot-monitor-err-XXXXXX";
+	int fd = mkstemp(path), rc;
+
+	if (fd < 0) {
+		strbuf_setf(err, "cannot create a temporary file: %s", strerror(errno));
+		return -1;
+	}
+	close(fd);
+	struct proc p = { .argv = argv,
+			  .in = PROC_NULL,
+			  .out = out_fd,
+			  .err_file = path,
+			  .death_sig = SIGKILL,
+			  .wait_mask = &monitor_wait_mask };
+	monitor_catch_stop();
+	rc = proc_run(&p, err);
+	if (rc < 0)
+		errno = p.start_errno ? p.start_errno : EIO;
+	strbuf_read_file(said, path);
+	unlink(path);
+	return rc;
 }

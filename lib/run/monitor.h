@@ -69,6 +69,17 @@ int monitor_snapshot(const char *path, unsigned flags, int out_fd, struct strbuf
 int monitor_snapshots(const char *name, const char *path, double interval, unsigned flags,
 		      int out_fd);
 
+/*
+ * The same loop with a snapshot of one's own (numa-*: a file per node):
+ * snap(ctx, out_fd, err) writes one, 0 or -1 with err set. Returns 0, or
+ * 1 after a failed snapshot (said on stderr under `name`).
+ */
+typedef int monitor_snap_fn(void *ctx, int out_fd, struct strbuf *err);
+int monitor_snapshots_with(const char *name, double interval, monitor_snap_fn *snap, void *ctx, int out_fd);
+
+/* Append text keeping the first line of each first word (awk '!x[$1]++'). */
+void monitor_add_dedup(struct strbuf *out, const char *text);
+
 struct stats_samples;
 /*
  * Read a snapshot monitor's raw file line by line: the next line into
@@ -88,10 +99,18 @@ int monitor_snapshot_line(const char **p, const char *end, size_t *lineno, struc
 int monitor_proc_file(const struct run *r, const struct program *p, const char *path,
 		      double def_interval, unsigned flags, int out_fd);
 
+/*
+ * Split a raw line in place into its blank-separated words (as Ruby's
+ * String#split): their number; *w grows as needed (free it when done).
+ */
+size_t monitor_words(char *line, char ***w, size_t *alloc);
+
 /* monitor_exec flags */
 #define MONITOR_EXEC_STDERR	1	/* stderr to out_fd too (turbostat prints there; lkp: 2>&1) */
 #define MONITOR_EXEC_UTC	2	/* TZ=UTC in its environment (vmstat --timestamp) */
 #define MONITOR_EXEC_STOP_STDIN	4	/* stdin is a pipe; stop = close it (EOF) instead of SIGTERM */
+#define MONITOR_EXEC_SYSSTAT 16	   /* LC_ALL=C S_TIME_FORMAT=ISO in its environment (mpstat, iostat as lkp runs them) */
+#define MONITOR_EXEC_STOP_SIGINT 8 /* stop = SIGINT (mpstat, iostat end their output then; lkp: pkill -INT) */
 
 /*
  * Spawn argv (argv[0] looked up in PATH; stdin /dev/null unless
@@ -111,6 +130,12 @@ int monitor_exec(char *const argv[], int out_fd, unsigned flags, struct strbuf *
  * or -1 with err (and errno) set when it cannot be started.
  */
 int monitor_capture(char *const argv[], struct strbuf *out, struct strbuf *err);
+
+/*
+ * The same with stdout to out_fd and stderr captured into `said` (perf
+ * report's raw output without its warnings), after the stop too.
+ */
+int monitor_run_to(char *const argv[], int out_fd, struct strbuf *said, struct strbuf *err);
 
 /*
  * A monitor's exit status when what it measures does not exist here (no

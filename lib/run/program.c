@@ -37,6 +37,7 @@
 	X(iostat) \
 	X(kmsg) \
 	X(last_state) \
+	X(latency_stats) \
 	X(lock_stat) \
 	X(meminfo) \
 	X(mpstat) \

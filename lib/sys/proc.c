@@ -403,7 +403,7 @@ static void enforce(struct proc *p, double now)
 		if (stop && p->stop_closes_stdin && p->in > 2)
 			close_fd(&p->in);
 		else
-			proc_signal(p, SIGTERM);
+			proc_signal(p, stop && p->stop_sig ? p->stop_sig : SIGTERM);
 		return;
 	}
 	if (!p->killed && now >= p->term_at + grace) {

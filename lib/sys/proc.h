@@ -57,6 +57,7 @@ struct proc {
 	double grace;			/* SIGTERM to SIGKILL, seconds (0: 5) */
 	volatile sig_atomic_t *stop;	/* when it turns non-zero: ended as on a timeout */
 	bool stop_closes_stdin;		/* a stop closes its stdin pipe (EOF) instead of SIGTERM */
+	int stop_sig;			/* the signal a stop sends (0: SIGTERM; mpstat: SIGINT) */
 	const sigset_t *wait_mask;	/* the signal mask while waiting (ppoll) (NULL: ours) */
 
 	struct strbuf *capture;		/* PROC_CAPTURE's buffer (appended to) */

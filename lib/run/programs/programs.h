@@ -45,4 +45,10 @@ int vm_scalability_parse(const char *text, size_t len, struct stats_samples *out
 int klog_parse_dmesg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
 int klog_parse_kmsg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
 
+/* sched_debug.c: Ruby's Array#sum of floats (Kahan-Babuska), which lkp-tests' means use. */
+double programs_ruby_sum(const double *v, size_t n);
+
+/* latency_stats.c: drop ".isra.N", ".constprop.N", ".part.N" everywhere (lkp-tests' symbol fixup). */
+void programs_strip_suffixes(struct strbuf *line);
+
 #endif
