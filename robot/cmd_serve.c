@@ -160,6 +160,27 @@ static int serve_loop(struct serve_conf *conf, const char *config, struct store 
 	return ret;
 }
 
+/* check-config's answer once the serve: section is good: its mail: section read, what it holds in one line. */
+static int check_config_said(const struct serve_conf *conf, const char *config)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct mailconf mc;
+	int ret = EXIT_OK;
+
+	if (mailconf_load(&mc, config, &err)) {
+		ret = say_error(EXIT_USAGE, "%s", err.buf);
+	} else {
+		printf("%s: %zu tree%s, ", config, conf->ntrees, conf->ntrees == 1 ? "" : "s");
+		if (conf->nlists)
+			printf("%zu mailing list%s (series into %s), ", conf->nlists, conf->nlists == 1 ? "" : "s",
+			       conf->series_repo);
+		printf("mail %s\n", mc.live ? "live" : "a dry run (to the operator only)");
+		mailconf_release(&mc);
+	}
+	strbuf_release(&err);
+	return ret;
+}
+
 int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	const char *config = NULL, *listen = NULL, *accel = NULL, *limit = NULL, *after = NULL;
@@ -216,18 +237,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	}
 	if (!strcmp(ctx->cmd, "check-config")) {
-		struct mailconf mc;
-		if (mailconf_load(&mc, config, &err))
-			ret = say_error(EXIT_USAGE, "%s", err.buf);
-		else {
-			printf("%s: %zu tree%s, ", config, conf.ntrees, conf.ntrees == 1 ? "" : "s");
-			if (conf.nlists)
-				printf("%zu mailing list%s (series into %s), ", conf.nlists,
-				       conf.nlists == 1 ? "" : "s", conf.series_repo);
-			printf("mail %s\n", mc.live ? "live" : "a dry run (to the operator only)");
-			mailconf_release(&mc);
-			ret = EXIT_OK;
-		}
+		ret = check_config_said(&conf, config);
 		goto out;
 	}
 	if (fsutil_mkdir_p(conf.result_root) || !(s = store_open(conf.db, &err))) {

@@ -86,8 +86,12 @@ j = json.load(open(sys.argv[1]))
 assert j[\"status\"] == \"found\" and j[\"culprit\"] == sys.argv[2], j
 tested = 2 + len(j[\"steps\"])
 print(\"builds\", j[\"builds\"], \"commits tested\", tested, \"runs\", j[\"runs\"], \"batches\", j[\"batches\"])
-# each commit tested (the ends and the steps) built once, as on one box: the children share the kernel cache
-assert j[\"builds\"] == tested, j
+# each commit tested (the ends and the steps) built once, as on one box: the children share the kernel cache;
+# the culprit'"'"'s checks add theirs (its revert; culprit and parent with aligned functions)
+checks = j[\"revert\"][\"builds\"] + j[\"layout\"][\"builds\"]
+print(\"revert\", j[\"revert\"][\"status\"], \"layout\", j[\"layout\"][\"status\"], \"their builds\", checks)
+assert j[\"builds\"] == tested + checks, j
+assert j[\"revert\"][\"status\"] == \"confirms\" and j[\"layout\"][\"status\"] != \"not-made\", j
 " "$TMP/j2" "$(sha 3)" &&
 	cat "$TMP/ga/disk/commits/bench.log" "$TMP/gb/disk/commits/bench.log" >"$TMP/log2" &&
 	python3 -c "import sys
