@@ -136,6 +136,15 @@ void report_request_input(const struct report_request *rq, const char *from, con
 	in->date = rq->date;
 }
 
+static size_t count_strv(const char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
 void flow_report_send(const struct report_request *rq, struct report_outcome *out)
 {
 	const struct mailconf *mc = rq->mc;
@@ -149,6 +158,8 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 					 .nto = w.nto,
 					 .cc = w.cc,
 					 .ncc = w.ncc,
+					 .also_cc = rq->also_cc,
+					 .nalso_cc = count_strv(rq->also_cc),
 					 .kind = rq->kind,
 					 .hold_improvements = rq->hold_improvements,
 					 .revert_refutes = rq->revert_refutes,

@@ -30,6 +30,7 @@ struct tree_conf {
 /* A mailing list the service watches: its archive, the tree and branch its patches apply to. */
 struct list_conf {
 	char *name, *archive, *tree, *branch;
+	char *address;		    /* the list's mail address: Cc of its series' reports (NULL: none) */
 	char *url;		    /* the archive's public address: each applied patch's Link: trailer */
 	const struct tree_conf *tc; /* the tree of serve.trees named by tree */
 	/*

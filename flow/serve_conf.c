@@ -16,6 +16,7 @@
 #include "jobopts.h"
 #include "lists.h"
 #include "../web/web.h"
+#include "../mail/mime.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -52,6 +53,15 @@ static int clone_url_check(const char *u, struct strbuf *err)
 {
 	(void)err;
 	return strpbrk(u, " \t\r\n'\"`$;&|<>") || u[0] == '-' ? -1 : 0;
+}
+
+/* a mail address (a list's): "list@host" or "Name <list@host>" */
+static int address_check(const char *a, struct strbuf *err)
+{
+	char *spec = mime_addr_spec(a, err);
+
+	free(spec);
+	return spec ? 0 : -1;
 }
 
 static int fetch_url_check(const char *url, struct strbuf *err)
@@ -147,6 +157,8 @@ static const struct conf_key list_keys[] = {
 	  .what = "must be a URL (one word)",
 	  .help = "the archive's public address: each applied patch gets Link: <url>/<Message-ID> (its report replies "
 		  "to it)" },
+	{ "address", CONF_STRING, L(address), .check = address_check, .what = "must be a mail address",
+	  .help = "the list's mail address: Cc of each report on its series (none: the list is not copied)" },
 	{ "branch", CONF_STRING, L(branch),
 	  .help = "the base when a series names none (base-commit:): its head at the series' date (default: the "
 		  "tree's first branch)" },

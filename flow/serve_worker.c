@@ -187,11 +187,20 @@ static void set_change(struct job_outcome *j, const char *metric, const struct d
 	j->hi = d->hi;
 }
 
-/* Each line the report flow logged, as a line of the service's log. */
+/* Each line the report flow logged, as a line of the service's log (text NULL: none). */
 static void log_lines(const struct head_test *ht, const char *culprit, char *text)
 {
+	if (!text)
+		return;
 	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 		serve_say("%s %.12s: %s", ht->tree, culprit, l);
+}
+
+static void free_strv(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
 }
 
 /*
@@ -209,7 +218,7 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 	struct report_outcome out = { .why = STRBUF_INIT };
 	char *url = c->public_url && r->id > 0 ? web_url_bisection(c->public_url, r->id) : NULL;
 	char *where = ht->t->url && ht->branch ? xasprintf("%s %s", ht->t->url, ht->branch) : NULL;
-	char *log = NULL;
+	char *log = NULL, **also_cc = serve_series_cc(c, ht->tree, ht->branch, r->culprit);
 	size_t loglen = 0;
 
 	if (r->status == BISECTION_AMBIGUOUS)
@@ -242,13 +251,13 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 					     .mail_unrestored = c->report_unrestored,
 					     .checks = checks.len ? checks.buf : NULL,
 					     .layout_effect = r->layout.status == CHECK_REFUTES,
+					     .also_cc = (const char *const *)also_cc,
 					     .conf_floors = (const char *const *)c->floors };
 		flow_report_send(&rq, &out);
 		if (rq.log)
 			fclose(rq.log);
 	}
-	if (log)
-		log_lines(ht, r->culprit, log);
+	log_lines(ht, r->culprit, log);
 	/* the mail's figure for the change, when it made one: status and the dashboard give the same */
 	if (out.decided)
 		set_change(j, out.metric, &out.decision);
@@ -297,6 +306,7 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 	free(log);
 	free(url);
 	free(where);
+	free_strv(also_cc);
 	return v;
 }
 

@@ -27,6 +27,9 @@ test_expect_success 'setup: a tree with a command benchmark, a series whose patc
 	echo c >c && git add c && git commit -qm "c: add c" &&
 	git format-patch -q --thread --cover-letter --base=master -3 -o "$TMP/s1" --to=nvdimm@lists.example.org &&
 	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/speed: a slow path/" "$TMP/s1/0000-cover-letter.patch" &&
+	sed -i "/^To: /a Cc: Ross Zwisler <ross@example.org>, \"Mail, Some\" <some@example.org>" "$TMP/s1/0000-cover-letter.patch" &&
+	sed -i "/^To: /a Cc: Vishal Verma <vishal@example.org>" "$TMP/s1/0002-slow-the-slow-path.patch" &&
+	sed -i "/^To: /a Cc: Not Here <third@example.org>" "$TMP/s1/0003-c-add-c.patch" &&
 	git checkout -q master && cd "$SRC" &&
 	public-inbox-init -V2 nvdimm "$A" http://example.org/nvdimm nvdimm@lists.example.org &&
 	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none &&
@@ -36,7 +39,7 @@ test_expect_success 'setup: a tree with a command benchmark, a series whose patc
 	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\nchange_floor:\n  command.throughput: 5%%\n" >"$TMP/job.yaml" &&
 	branch=master &&
 	write_serve_conf "$TMP/robot.yaml" "serve.series_url=file://$TMP/series.git" "serve.series_repo=$TMP/series.git" &&
-	printf "  lists:\n    - name: nvdimm\n      archive: %s\n      tree: demo\n      url: https://lore.example.org/nvdimm\n" "$A" >"$TMP/lists" &&
+	printf "  lists:\n    - name: nvdimm\n      archive: %s\n      tree: demo\n      url: https://lore.example.org/nvdimm\n      address: nvdimm@lists.example.org\n" "$A" >"$TMP/lists" &&
 	sed -i "/^  trees:/e cat $TMP/lists" "$TMP/robot.yaml" &&
 	lkprobot check-config -c "$TMP/robot.yaml"
 '
@@ -58,7 +61,9 @@ test_expect_success 'the report: in reply to the cover letter, naming patch 2, i
 	lkprobot outbox -c "$TMP/robot.yaml" show "$id" >"$TMP/wire" && tr -d "\r" <"$TMP/wire" >"$TMP/mail" &&
 	cover=$(sed -n "s/^Message-I[dD]: \(<.*>\)$/\1/p" "$TMP/s1/0000-cover-letter.patch") &&
 	grep -q "^In-Reply-To: $cover$" "$TMP/mail" && grep -q "^References: $cover$" "$TMP/mail" &&
-	grep -q "^To: Dan Williams <dan.j.williams@intel.com>$" "$TMP/mail" && ! grep -q "^Cc:" "$TMP/mail" &&
+	grep -q "^To: Dan Williams <dan.j.williams@intel.com>$" "$TMP/mail" &&
+	sed -n "/^Cc:/,/^[^ \t]/p" "$TMP/mail" | sed "\$d" | tr -d "\n" >"$TMP/cc" && cat "$TMP/cc" && echo &&
+	test "$(cat "$TMP/cc")" = "Cc: nvdimm@lists.example.org, Ross Zwisler <ross@example.org>, \"Mail, Some\" <some@example.org>, Vishal Verma <vishal@example.org>" &&
 	grep -q "^commit: [0-9a-f]* (\"slow: the slow path\")$" "$TMP/mail" &&
 	grep -q "file://$TMP/series.git $b" "$TMP/mail" &&
 	git clone -q --branch "$b" "file://$TMP/series.git" "$TMP/clone" && test -f "$TMP/clone/slow"
