@@ -70,6 +70,12 @@ struct serve_conf {
  */
 int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err);
 /*
+ * With lists and no serve.series_url, the dashboard's address of
+ * series_repo (git's dumb HTTP): base (serve.public_url, else
+ * http://LISTEN) + "/git/" + series_repo's name. Nothing without base.
+ */
+void serve_conf_series_url(struct serve_conf *c, const char *base);
+/*
  * Every job file of every tree checked as `lkprobot run` checks it (split
  * into atomic jobs, each one lkprobot runs: its programs, their options and
  * values), with c->data_dir's jobs/include; 0, or -1 with one line in err.

@@ -14,6 +14,10 @@ test_need_cmd public-inbox-mda public-inbox
 LSAN_OPTIONS="suppressions=$SRC/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS HOME="$TMP/home" PI_CONFIG="$TMP/pi-config" BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 A="$TMP/nvdimm"
+port=$((20000 + ($$ + 71) % 20000))
+test_need_cmd curl curl
+# the service of the last test, started with setsid: SIGTERM, then whatever of its session is left
+test_at_exit 'spid=$(cat "$TMP/spid" 2>/dev/null); [ -z "$spid" ] || { stop_pid "$spid"; stop_session KILL "$spid"; }'
 
 test_expect_success 'setup: a tree with a command benchmark, a series whose patch 2 makes it slower, an archive' '
 	mkdir -p "$HOME" && git init -q -b master "$TMP/repo" && cd "$TMP/repo" &&
@@ -92,6 +96,23 @@ test_expect_success 'a v2 that fixes it: read alone at the next pass, tested, no
 	grep -q "^nvdimm Dan-Williams/speed-a-slow-path/.* done — job.yaml: no change" "$TMP/status2" &&
 	grep -q "^nvdimm: series \"one: x\" v1 by [^ ]* does not apply: patch 1/1 (one: x) does not apply: one does not apply on " "$TMP/status2" &&
 	test "$(lkprobot outbox -c "$TMP/robot.yaml" | grep -c "^[0-9]")" = 1
+'
+
+test_expect_success 'the series repository over the dashboard (git dumb HTTP): git clone and fetch take it, nothing else is served' '
+	b=$(cat "$TMP/branch") && sed "/series_url:/d" "$TMP/robot.yaml" >"$TMP/robot2.yaml" &&
+	{ setsid "$LKPROBOT" serve -c "$TMP/robot2.yaml" --listen 127.0.0.1:$port 2>"$TMP/serve3.log" & echo $! >"$TMP/spid"; } &&
+	for i in $(seq 1 300); do grep -q "the series are at" "$TMP/serve3.log" && break; sleep 0.1; done &&
+	cat "$TMP/serve3.log" &&
+	grep -q "the series are at http://127.0.0.1:$port/git/series.git (git clone takes it; serve.series_url)$" "$TMP/serve3.log" &&
+	{ git clone -q "http://127.0.0.1:$port/git/series.git" "$TMP/http-clone" 2>"$TMP/clone.err" || { cat "$TMP/clone.err"; false; }; } &&
+	git -C "$TMP/http-clone" fetch -q origin "$b" &&
+	test "$(git -C "$TMP/http-clone" rev-parse FETCH_HEAD)" = "$(git -C "$TMP/series.git" rev-parse "$b")" &&
+	git -C "$TMP/http-clone" checkout -q FETCH_HEAD && test -f "$TMP/http-clone/slow" &&
+	git -C "$TMP/http-clone" ls-remote origin >"$TMP/ls" && grep -q "refs/heads/$b$" "$TMP/ls" &&
+	for p in ../lkprobot.db ../../etc/passwd config objects/../config objects/info/../../config info/refs/../HEAD; do
+		code=$(curl -s --path-as-is -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/git/series.git/$p") &&
+		echo "$p: $code" && test "$code" = 404 || exit 1
+	done
 '
 
 test_done
