@@ -126,6 +126,7 @@ void report_request_input(const struct report_request *rq, const char *from, con
 	in->from = rq->from ? rq->from : from;
 	in->domain = rq->domain ? rq->domain : domain;
 	in->url = rq->url;
+	in->base_line = rq->base_line;
 	in->tree_url = rq->tree_url;
 	in->lkprobot_url = rq->lkprobot_url;
 	in->closes = rq->closes;

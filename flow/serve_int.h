@@ -29,6 +29,12 @@ char *serve_series_thread(const struct serve_conf *c, const char *tree, const ch
  * people in To and Cc of the culprit's patch mail and of the cover letter,
  * NULL-terminated (free each and it); NULL when tree is no list.
  */
+/*
+ * The report's line on a list's series' base: "base: the series'
+ * base-commit: X" when its mails name X, else "base: the head of BRANCH
+ * at the mail's date: X"; NULL when tree is no list. Newly allocated.
+ */
+char *serve_series_base(const struct serve_conf *c, const char *tree, const char *branch);
 char **serve_series_cc(const struct serve_conf *c, const char *tree, const char *branch, const char *culprit);
 /*
  * The base head h is tested against, chosen when it is tested,

@@ -275,3 +275,65 @@ out:
 	strbuf_release(&err);
 	return v;
 }
+
+/* Does the mail at where (of archive) carry a base-commit: that base (a full id) starts with? */
+static bool names_base(const char *archive, const char *where, const char *base)
+{
+	struct strbuf path = STRBUF_INIT, msg = STRBUF_INIT, err = STRBUF_INIT;
+	const char *colon = strchr(where, ':');
+	struct gitrepo *r = NULL;
+	struct series_mail m = { 0 };
+	bool yes = false;
+
+	if (!colon)
+		return false;
+	strbuf_addf(&path, "%s/git/%.*s.git", archive, (int)(colon - where), where);
+	if (!gitrepo_open(&r, path.buf, &err) && !gitrepo_read(r, colon + 1, "m", &msg, &err)) {
+		series_mail_parse(msg.buf, msg.len, &m);
+		yes = m.base_commit && strlen(m.base_commit) >= 7 &&
+		      !strncmp(base, m.base_commit, strlen(m.base_commit));
+		series_mail_release(&m);
+	}
+	if (r)
+		gitrepo_close(r);
+	strbuf_release(&path);
+	strbuf_release(&msg);
+	strbuf_release(&err);
+	return yes;
+}
+
+char *serve_series_base(const struct serve_conf *c, const char *tree, const char *branch)
+{
+	const struct list_conf *l = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct store *st = NULL;
+	struct node *rows = NULL;
+	char *line = NULL;
+
+	for (size_t i = 0; i < c->nlists && tree && !l; i++)
+		l = !strcmp(c->lists[i].name, tree) ? &c->lists[i] : NULL;
+	if (!l || !branch || !(st = store_open(c->db, &err)) || store_series_list(st, tree, &rows, &err))
+		goto out;
+	for (size_t i = 0; i < rows->n && !line; i++) {
+		const char *b = node_str(node_get(rows->vals[i], "branch"));
+		const char *parts = node_str(node_get(rows->vals[i], "parts"));
+		const char *base = node_str(node_get(rows->vals[i], "base"));
+		if (!b || strcmp(b, branch) || !base)
+			continue;
+		bool named = false;
+		char *dup = xstrdup(parts ? parts : "");
+		for (char *save = NULL, *w = strtok_r(dup, " ", &save); w && !named; w = strtok_r(NULL, " ", &save))
+			named = names_base(l->archive, w, base);
+		free(dup);
+		line = named ? xasprintf("base: the series' base-commit: %s", base)
+			     : xasprintf("base: the head of %s at the mail's date: %s", l->branch, base);
+	}
+out:
+	if (err.len)
+		serve_say("%s %s: %s; the report does not say its base", tree, branch, err.buf);
+	node_free(rows);
+	if (st)
+		store_close(st);
+	strbuf_release(&err);
+	return line;
+}

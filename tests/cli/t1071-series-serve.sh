@@ -69,6 +69,7 @@ test_expect_success 'the report: in reply to the cover letter, naming patch 2, i
 	sed -n "/^Cc:/,/^[^ \t]/p" "$TMP/mail" | sed "\$d" | tr -d "\n" >"$TMP/cc" && cat "$TMP/cc" && echo &&
 	test "$(cat "$TMP/cc")" = "Cc: nvdimm@lists.example.org, Ross Zwisler <ross@example.org>, \"Mail, Some\" <some@example.org>, Vishal Verma <vishal@example.org>" &&
 	grep -q "^commit: [0-9a-f]* (\"slow: the slow path\")$" "$TMP/mail" &&
+	grep -q "^base: the series. base-commit: $(git -C "$TMP/repo" rev-parse master)$" "$TMP/mail" &&
 	grep -q "file://$TMP/series.git $b" "$TMP/mail" &&
 	git clone -q --branch "$b" "file://$TMP/series.git" "$TMP/clone" && test -f "$TMP/clone/slow"
 '
