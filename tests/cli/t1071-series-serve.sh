@@ -110,6 +110,13 @@ test_expect_success 'the series repository over the dashboard (git dumb HTTP): g
 	test "$(git -C "$TMP/http-clone" rev-parse FETCH_HEAD)" = "$(git -C "$TMP/series.git" rev-parse "$b")" &&
 	git -C "$TMP/http-clone" checkout -q FETCH_HEAD && test -f "$TMP/http-clone/slow" &&
 	git -C "$TMP/http-clone" ls-remote origin >"$TMP/ls" && grep -q "refs/heads/$b$" "$TMP/ls" &&
+	curl -s "http://127.0.0.1:$port/api/series?list=nvdimm" >"$TMP/series.json" &&
+	python3 -c "import json,sys
+rows = {r[\"branch\"]: r for r in json.load(open(sys.argv[1])) if r.get(\"branch\")}
+r = rows[sys.argv[2]]
+assert r[\"state\"] == \"applied\" and r[\"version\"] == 1 and r[\"subject\"] == \"speed: a slow path\", r
+assert r[\"author\"] == \"dan.j.williams@intel.com\", r" "$TMP/series.json" "$b" &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/api/series")" = 400 &&
 	for p in ../lkprobot.db ../../etc/passwd config objects/../config objects/info/../../config info/refs/../HEAD; do
 		code=$(curl -s --path-as-is -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/git/series.git/$p") &&
 		echo "$p: $code" && test "$code" = 404 || exit 1
