@@ -126,6 +126,7 @@ void report_request_input(const struct report_request *rq, const char *from, con
 	in->from = rq->from ? rq->from : from;
 	in->domain = rq->domain ? rq->domain : domain;
 	in->url = rq->url;
+	in->base_line = rq->base_line;
 	in->tree_url = rq->tree_url;
 	in->lkprobot_url = rq->lkprobot_url;
 	in->closes = rq->closes;
@@ -134,6 +135,15 @@ void report_request_input(const struct report_request *rq, const char *from, con
 	in->layout_effect = rq->layout_effect;
 	in->signature = rq->signature;
 	in->date = rq->date;
+}
+
+static size_t count_strv(const char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
 }
 
 void flow_report_send(const struct report_request *rq, struct report_outcome *out)
@@ -149,6 +159,8 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 					 .nto = w.nto,
 					 .cc = w.cc,
 					 .ncc = w.ncc,
+					 .also_cc = rq->also_cc,
+					 .nalso_cc = count_strv(rq->also_cc),
 					 .kind = rq->kind,
 					 .hold_improvements = rq->hold_improvements,
 					 .revert_refutes = rq->revert_refutes,

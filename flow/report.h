@@ -33,6 +33,8 @@ struct report_request {
 	bool mail_unrestored;		/* ... and serve.report_unrestored says mail it anyway */
 	const char *checks;		/* the culprit's checks, lines for the mail (revert, layout); NULL: none */
 	bool layout_effect;		/* the change vanished in aligned builds: no Reported-by asked */
+	const char *base_line;		/* a series' "base: ..." line after url: (NULL: none) */
+	const char *const *also_cc;	/* Cc as well (a series' list and mails' people), NULL-terminated or NULL */
 	const char *const *conf_floors; /* serve.change_floor, "GLOB=PCT" each (NULL-terminated, or NULL) */
 };
 

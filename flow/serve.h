@@ -30,6 +30,7 @@ struct tree_conf {
 /* A mailing list the service watches: its archive, the tree and branch its patches apply to. */
 struct list_conf {
 	char *name, *archive, *tree, *branch;
+	char *address;		    /* the list's mail address: Cc of its series' reports (NULL: none) */
 	char *url;		    /* the archive's public address: each applied patch's Link: trailer */
 	const struct tree_conf *tc; /* the tree of serve.trees named by tree */
 	/*
@@ -68,6 +69,12 @@ struct serve_conf {
  * table. 0, or -1 with one line in err (then c holds nothing to release).
  */
 int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err);
+/*
+ * With lists and no serve.series_url, the dashboard's address of
+ * series_repo (git's dumb HTTP): base (serve.public_url, else
+ * http://LISTEN) + "/git/" + series_repo's name. Nothing without base.
+ */
+void serve_conf_series_url(struct serve_conf *c, const char *base);
 /*
  * Every job file of every tree checked as `lkprobot run` checks it (split
  * into atomic jobs, each one lkprobot runs: its programs, their options and

@@ -16,6 +16,7 @@
 #include "jobopts.h"
 #include "lists.h"
 #include "../web/web.h"
+#include "../mail/mime.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -52,6 +53,15 @@ static int clone_url_check(const char *u, struct strbuf *err)
 {
 	(void)err;
 	return strpbrk(u, " \t\r\n'\"`$;&|<>") || u[0] == '-' ? -1 : 0;
+}
+
+/* a mail address (a list's): "list@host" or "Name <list@host>" */
+static int address_check(const char *a, struct strbuf *err)
+{
+	char *spec = mime_addr_spec(a, err);
+
+	free(spec);
+	return spec ? 0 : -1;
 }
 
 static int fetch_url_check(const char *url, struct strbuf *err)
@@ -101,7 +111,8 @@ static const struct conf_key serve_keys[] = {
 		  "result_root)" },
 	{ "series_url", CONF_STRING, S(series_url), .check = clone_url_check,
 	  .what = "must be a URL git can clone series_repo from (one word)",
-	  .help = "where readers fetch series_repo: a series' report says url: <series_url> <branch>" },
+	  .help = "where readers fetch series_repo: a series' report says url: <series_url> <branch> (default with "
+		  "serve --listen: the dashboard's <public_url or http://LISTEN>/git/<series_repo's name>)" },
 	{ "series_wait", CONF_NUMBER, S(series_wait), .def = "3600", .min = 0, .max = LONG_MAX,
 	  .what = "must be a number of seconds",
 	  .help = "how long a series missing parts waits after its newest mail" },
@@ -147,6 +158,8 @@ static const struct conf_key list_keys[] = {
 	  .what = "must be a URL (one word)",
 	  .help = "the archive's public address: each applied patch gets Link: <url>/<Message-ID> (its report replies "
 		  "to it)" },
+	{ "address", CONF_STRING, L(address), .check = address_check, .what = "must be a mail address",
+	  .help = "the list's mail address: Cc of each report on its series (none: the list is not copied)" },
 	{ "branch", CONF_STRING, L(branch),
 	  .help = "the base when a series names none (base-commit:): its head at the series' date (default: the "
 		  "tree's first branch)" },
@@ -490,4 +503,18 @@ out:
 	if (ret)
 		serve_conf_release(c); /* nothing for the caller to release */
 	return ret;
+}
+
+void serve_conf_series_url(struct serve_conf *c, const char *base)
+{
+	const char *name = c->series_repo ? strrchr(c->series_repo, '/') : NULL;
+
+	if (!base || !c->nlists || c->series_url || !c->series_repo)
+		return;
+	size_t bl = strlen(base);
+	while (bl && base[bl - 1] == '/')
+		bl--;
+	c->series_url = xasprintf("%.*s/git/%s", (int)bl, base, name ? name + 1 : c->series_repo);
+	for (size_t i = 0; i < c->nlists; i++)
+		c->lists[i].series_tree.url = c->series_url;
 }

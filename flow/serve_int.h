@@ -25,6 +25,18 @@ int serve_poll_lists(const struct serve_conf *c, struct store *s, struct strbuf 
 /* The head of branch of list tree: its series' first message ("<id>", free() it); NULL for a tree's head. */
 char *serve_series_thread(const struct serve_conf *c, const char *tree, const char *branch);
 /*
+ * The Cc of a list's series report on culprit: the list's address and the
+ * people in To and Cc of the culprit's patch mail and of the cover letter,
+ * NULL-terminated (free each and it); NULL when tree is no list.
+ */
+/*
+ * The report's line on a list's series' base: "base: the series'
+ * base-commit: X" when its mails name X, else "base: the head of BRANCH
+ * at the mail's date: X"; NULL when tree is no list. Newly allocated.
+ */
+char *serve_series_base(const struct serve_conf *c, const char *tree, const char *branch);
+char **serve_series_cc(const struct serve_conf *c, const char *tree, const char *branch, const char *culprit);
+/*
  * The base head h is tested against, chosen when it is tested,
  * appended to base and recorded in the store. See serve_poll.c.
  */

@@ -9,6 +9,8 @@
 #include "serve_int.h"
 #include "lists.h"
 #include "../lib/store/store.h"
+#include "../lib/kernel/git.h"
+#include "../mail/mailread.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -154,4 +156,184 @@ out:
 		store_close(st);
 	strbuf_release(&err);
 	return thread;
+}
+
+/* Each address of an address-list header (To:, Cc:) split at its commas outside quotes and <>, added to v. */
+static void add_header_addrs(const char *h, char ***v, size_t *n)
+{
+	bool quoted = false;
+	int angle = 0;
+	const char *start = h;
+
+	for (const char *p = h;; p++) {
+		if (*p && (quoted || angle || *p != ',')) {
+			quoted ^= *p == '"';
+			angle += !quoted && *p == '<' ? 1 : !quoted && *p == '>' && angle ? -1 : 0;
+			continue;
+		}
+		while (start < p && (*start == ' ' || *start == '\t'))
+			start++;
+		size_t len = (size_t)(p - start);
+		while (len && (start[len - 1] == ' ' || start[len - 1] == '\t'))
+			len--;
+		if (len) {
+			*v = xrealloc(*v, (*n + 2) * sizeof(**v));
+			(*v)[(*n)++] = xstrndup(start, len);
+			(*v)[*n] = NULL;
+		}
+		if (!*p)
+			return;
+		start = p + 1;
+	}
+}
+
+/* The To: and Cc: of the mail at where ("epoch:commit" of archive) when it is the cover or patch index. */
+static void mail_people(const char *archive, const char *where, int index, char ***v, size_t *n)
+{
+	struct strbuf path = STRBUF_INIT, msg = STRBUF_INIT, err = STRBUF_INIT;
+	const char *colon = strchr(where, ':');
+	struct gitrepo *r = NULL;
+	struct series_mail m = { 0 };
+
+	if (!colon)
+		return;
+	strbuf_addf(&path, "%s/git/%.*s.git", archive, (int)(colon - where), where);
+	if (!gitrepo_open(&r, path.buf, &err) && !gitrepo_read(r, colon + 1, "m", &msg, &err)) {
+		series_mail_parse(msg.buf, msg.len, &m);
+		if (m.kind == SERIES_COVER || (m.kind == SERIES_PATCH && m.index == index))
+			for (int h = 0; h < 2; h++) {
+				char *s = mailread_header(msg.buf, msg.len, h ? "Cc" : "To");
+				if (s)
+					add_header_addrs(s, v, n);
+				free(s);
+			}
+		series_mail_release(&m);
+	} else {
+		serve_say("%s: %s: %s (its people are not copied)", archive, where, err.buf);
+	}
+	if (r)
+		gitrepo_close(r);
+	strbuf_release(&path);
+	strbuf_release(&msg);
+	strbuf_release(&err);
+}
+
+/* Which patch of the series (1..n) culprit is: its place after base; 0 when not known. */
+static int patch_index(const char *repo, const char *base, const char *culprit)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct gitrepo *r = NULL;
+	struct gitrepo_range g = { 0 };
+	int index = 0;
+
+	if (base && !gitrepo_open(&r, repo, &err) && !gitrepo_range(r, base, culprit, true, &g, &err)) {
+		index = (int)g.n;
+		gitrepo_range_release(&g);
+	}
+	if (r)
+		gitrepo_close(r);
+	strbuf_release(&err);
+	return index;
+}
+
+char **serve_series_cc(const struct serve_conf *c, const char *tree, const char *branch, const char *culprit)
+{
+	const struct list_conf *l = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct store *st = NULL;
+	struct node *rows = NULL;
+	char **v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nlists && tree && !l; i++)
+		l = !strcmp(c->lists[i].name, tree) ? &c->lists[i] : NULL;
+	if (!l || !branch || !culprit)
+		return NULL;
+	v = xcalloc(1, sizeof(*v));
+	if (l->address)
+		add_header_addrs(l->address, &v, &n);
+	if (!(st = store_open(c->db, &err)) || store_series_list(st, tree, &rows, &err))
+		goto out;
+	for (size_t i = 0; i < rows->n; i++) {
+		const char *b = node_str(node_get(rows->vals[i], "branch"));
+		const char *parts = node_str(node_get(rows->vals[i], "parts"));
+		if (!b || strcmp(b, branch) || !parts)
+			continue;
+		int index = patch_index(c->series_repo, node_str(node_get(rows->vals[i], "base")), culprit);
+		char *dup = xstrdup(parts);
+		for (char *save = NULL, *w = strtok_r(dup, " ", &save); w; w = strtok_r(NULL, " ", &save))
+			mail_people(l->archive, w, index, &v, &n);
+		free(dup);
+		break;
+	}
+out:
+	if (err.len)
+		serve_say("%s %s: %s; the report copies only the list", tree, branch, err.buf);
+	node_free(rows);
+	if (st)
+		store_close(st);
+	strbuf_release(&err);
+	return v;
+}
+
+/* Does the mail at where (of archive) carry a base-commit: that base (a full id) starts with? */
+static bool names_base(const char *archive, const char *where, const char *base)
+{
+	struct strbuf path = STRBUF_INIT, msg = STRBUF_INIT, err = STRBUF_INIT;
+	const char *colon = strchr(where, ':');
+	struct gitrepo *r = NULL;
+	struct series_mail m = { 0 };
+	bool yes = false;
+
+	if (!colon)
+		return false;
+	strbuf_addf(&path, "%s/git/%.*s.git", archive, (int)(colon - where), where);
+	if (!gitrepo_open(&r, path.buf, &err) && !gitrepo_read(r, colon + 1, "m", &msg, &err)) {
+		series_mail_parse(msg.buf, msg.len, &m);
+		yes = m.base_commit && strlen(m.base_commit) >= 7 &&
+		      !strncmp(base, m.base_commit, strlen(m.base_commit));
+		series_mail_release(&m);
+	}
+	if (r)
+		gitrepo_close(r);
+	strbuf_release(&path);
+	strbuf_release(&msg);
+	strbuf_release(&err);
+	return yes;
+}
+
+char *serve_series_base(const struct serve_conf *c, const char *tree, const char *branch)
+{
+	const struct list_conf *l = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct store *st = NULL;
+	struct node *rows = NULL;
+	char *line = NULL;
+
+	for (size_t i = 0; i < c->nlists && tree && !l; i++)
+		l = !strcmp(c->lists[i].name, tree) ? &c->lists[i] : NULL;
+	if (!l || !branch || !(st = store_open(c->db, &err)) || store_series_list(st, tree, &rows, &err))
+		goto out;
+	for (size_t i = 0; i < rows->n && !line; i++) {
+		const char *b = node_str(node_get(rows->vals[i], "branch"));
+		const char *parts = node_str(node_get(rows->vals[i], "parts"));
+		const char *base = node_str(node_get(rows->vals[i], "base"));
+		if (!b || strcmp(b, branch) || !base)
+			continue;
+		bool named = false;
+		char *dup = xstrdup(parts ? parts : "");
+		for (char *save = NULL, *w = strtok_r(dup, " ", &save); w && !named; w = strtok_r(NULL, " ", &save))
+			named = names_base(l->archive, w, base);
+		free(dup);
+		line = named ? xasprintf("base: the series' base-commit: %s", base)
+			     : xasprintf("base: the head of %s at the mail's date: %s", l->branch, base);
+	}
+out:
+	if (err.len)
+		serve_say("%s %s: %s; the report does not say its base", tree, branch, err.buf);
+	node_free(rows);
+	if (st)
+		store_close(st);
+	strbuf_release(&err);
+	return line;
 }

@@ -29,8 +29,9 @@ struct head_test {
 	const struct mailconf *mc; /* NULL: the configuration's mail: section could not be read (mc_err) */
 	const char *mc_err;
 	const char *tree, *branch, *head, *base;
-	int64_t first;	    /* when the head was first seen: the mail's date */
-	const char *thread; /* a series' head: its cover letter (or first patch), the report's In-Reply-To */
+	int64_t first;	       /* when the head was first seen: the mail's date */
+	const char *thread;    /* a series' head: its cover letter (or first patch), the report's In-Reply-To */
+	const char *base_line; /* a series' head: the report's "base: ..." line (NULL: none) */
 };
 
 /* Runs of a branch's first head when it has no parent (as many as a bisection gives each end first). */
@@ -155,10 +156,12 @@ static int run_bisect(const struct head_test *ht, const char *job, struct bisect
 
 /*
  * The mail's note for an ambiguous culprit: the set, so that the reader
- * decides between the commits that could not be tested.
+ * decides between the commits that could not be tested (none when the culprit is not ambiguous).
  */
 static void ambiguous_note(const struct bisect_result *r, struct strbuf *note)
 {
+	if (r->status != BISECTION_AMBIGUOUS)
+		return;
 	strbuf_addstr(note,
 		      "Commits that cannot be tested keep lkprobot from naming one first bad commit; it is one of:");
 	for (size_t k = 0; k < r->ncandidates; k++) {
@@ -185,11 +188,20 @@ static void set_change(struct job_outcome *j, const char *metric, const struct d
 	j->hi = d->hi;
 }
 
-/* Each line the report flow logged, as a line of the service's log. */
+/* Each line the report flow logged, as a line of the service's log (text NULL: none). */
 static void log_lines(const struct head_test *ht, const char *culprit, char *text)
 {
+	if (!text)
+		return;
 	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 		serve_say("%s %.12s: %s", ht->tree, culprit, l);
+}
+
+static void free_strv(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
 }
 
 /*
@@ -207,11 +219,10 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 	struct report_outcome out = { .why = STRBUF_INIT };
 	char *url = c->public_url && r->id > 0 ? web_url_bisection(c->public_url, r->id) : NULL;
 	char *where = ht->t->url && ht->branch ? xasprintf("%s %s", ht->t->url, ht->branch) : NULL;
-	char *log = NULL;
+	char *log = NULL, **also_cc = serve_series_cc(c, ht->tree, ht->branch, r->culprit);
 	size_t loglen = 0;
 
-	if (r->status == BISECTION_AMBIGUOUS)
-		ambiguous_note(r, &note);
+	ambiguous_note(r, &note);
 	bisect_checks_text(r, &checks);
 	if (!ht->mc) {
 		out.verdict = REPORT_BAD;
@@ -240,13 +251,14 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 					     .mail_unrestored = c->report_unrestored,
 					     .checks = checks.len ? checks.buf : NULL,
 					     .layout_effect = r->layout.status == CHECK_REFUTES,
+					     .also_cc = (const char *const *)also_cc,
+					     .base_line = ht->base_line,
 					     .conf_floors = (const char *const *)c->floors };
 		flow_report_send(&rq, &out);
 		if (rq.log)
 			fclose(rq.log);
 	}
-	if (log)
-		log_lines(ht, r->culprit, log);
+	log_lines(ht, r->culprit, log);
 	/* the mail's figure for the change, when it made one: status and the dashboard give the same */
 	if (out.decided)
 		set_change(j, out.metric, &out.decision);
@@ -295,6 +307,7 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 	free(log);
 	free(url);
 	free(where);
+	free_strv(also_cc);
 	return v;
 }
 
@@ -404,12 +417,13 @@ void serve_test_head(const struct serve_conf *c, const char *config, const struc
 		return;
 	}
 	bool have_mc = !mailconf_load(&mc, config, &mc_err);
-	char *thread = serve_series_thread(c, tree, h->branch);
-	struct head_test ht = { c,	 t,    have_mc ? &mc : NULL, mc_err.buf, tree, h->branch,
-				h->head, base, h->first_seen,	     thread };
+	char *thread = serve_series_thread(c, tree, h->branch), *base_line = serve_series_base(c, tree, h->branch);
+	struct head_test ht = { c,	 t,    have_mc ? &mc : NULL, mc_err.buf, tree,	   h->branch,
+				h->head, base, h->first_seen,	     thread,	 base_line };
 	for (size_t j = 0; j < t->njobs && !proc_stop_signal; j++)
 		out->status = test_job(&ht, t->jobs[j], out->status, out);
 	free(thread);
+	free(base_line);
 	if (have_mc)
 		mailconf_release(&mc);
 	strbuf_release(&mc_err);

@@ -48,6 +48,24 @@ static void add_addr(const char ***v, size_t *n, const char *a)
 	(*v)[(*n)++] = a;
 }
 
+/* a as Cc, unless To or Cc has its addr-spec already */
+static void add_new_cc(struct mail_plan *p, const char *a)
+{
+	struct strbuf e = STRBUF_INIT;
+	char *spec = mime_addr_spec(a, &e);
+	bool seen = !spec;
+
+	for (size_t i = 0; !seen && i < p->nto + p->ncc; i++) {
+		char *s = mime_addr_spec(i < p->nto ? p->to[i] : p->cc[i - p->nto], &e);
+		seen = s && !strcasecmp(s, spec);
+		free(s);
+	}
+	if (!seen)
+		add_addr(&p->cc, &p->ncc, a);
+	free(spec);
+	strbuf_release(&e);
+}
+
 /*
  * To and Cc: the commit's people (author, trailers, MAINTAINERS, and the
  * lists) when there is a tree and the user named nobody; else the ones
@@ -64,6 +82,8 @@ static int rule_recipients(const struct mail_case *c, struct mail_plan *p, struc
 		for (size_t i = 0; i < p->people.n; i++)
 			add_addr(p->people.v[i].to ? &p->to : &p->cc, p->people.v[i].to ? &p->nto : &p->ncc,
 				 p->people.v[i].addr);
+		for (size_t i = 0; i < c->nalso_cc; i++)
+			add_new_cc(p, c->also_cc[i]);
 		return 0;
 	}
 	for (size_t i = 0; i < c->nto; i++)
@@ -72,6 +92,8 @@ static int rule_recipients(const struct mail_case *c, struct mail_plan *p, struc
 		add_addr(&p->cc, &p->ncc, c->cc[i]);
 	for (size_t i = 0; i < mc->nlists; i++)
 		add_addr(&p->cc, &p->ncc, mc->lists[i]);
+	for (size_t i = 0; i < c->nalso_cc; i++)
+		add_new_cc(p, c->also_cc[i]);
 	return 0;
 }
 
@@ -168,7 +190,8 @@ const struct mail_rule mail_rules[] = {
 	  rule_revert_restores },
 	{ "floors", MAIL_BEFORE, "serve.change_floor: the smallest change worth a mail", rule_floors },
 	{ "recipients", MAIL_ADDRESS,
-	  "To and Cc: the commit's author, trailers, MAINTAINERS and mail.lists; or the ones named and mail.lists",
+	  "To and Cc: the commit's author, trailers, MAINTAINERS and mail.lists; or the ones named and mail.lists; "
+	  "and a series' list and the people on its mails",
 	  rule_recipients },
 	{ "not-self", MAIL_ADDRESS, "the robot's own address (mail.from) is never a recipient", rule_not_self },
 	{ "live", MAIL_ADDRESS, "mail.live: everyone in To and Cc gets it; else only mail.operator (a dry run)",

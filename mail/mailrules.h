@@ -30,6 +30,8 @@ struct mail_case {
 	size_t nto;
 	const char *const *cc;
 	size_t ncc;
+	const char *const *also_cc; /* Cc as well as the commit's people or the ones named (a series' mails') */
+	size_t nalso_cc;
 	int kind;		   /* the change: +1 an improvement, -1 a regression, 0 not known */
 	bool hold_improvements;	   /* serve.report_improvements: false */
 	bool revert_refutes;	   /* the culprit's revert does not restore the metric (flow/prove.c) ... */

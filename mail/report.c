@@ -291,6 +291,11 @@ static void body_head(struct strbuf *out, const struct report_input *in, const s
 	/* a URL after "url:" (the 2017 and 2020 mails' branch pages), a tree and its branch as they are */
 	if (in->url)
 		strbuf_addf(out, "%s%s\n", strchr(in->url, ' ') ? "" : "url: ", in->url);
+	if (in->base_line) {
+		char *b = one_line(in->base_line, 500);
+		strbuf_addf(out, "%s\n", b);
+		free(b);
+	}
 	strbuf_addstr(out, "\n\n");
 	const char *testcase = node_str(node_get(in->job, "testcase"));
 	strbuf_addf(out, "in testcase: %s\non test machine: ", testcase ? testcase : "?");

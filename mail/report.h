@@ -34,6 +34,7 @@ struct report_input {
 	double load_max; /* the highest load average of the runs (their job.yaml's); 0: unknown */
 	const char *commit_subject;		/* NULL: unknown */
 	const char *url;			/* "url: ..." line (tree and branch); NULL: none */
+	const char *base_line;			/* the line after it: a series' base ("base: ..."); NULL: none */
 	const char *tree_url;			/* where readers clone the tree from (To reproduce); NULL: unknown */
 	const char *lkprobot_url;		/* where readers get lkprobot (To reproduce); NULL: unknown */
 	const char *closes;			/* the "Closes:" URL; ending in '/': the Message-ID is appended; NULL: none */

@@ -65,6 +65,7 @@ static const char usage_tail[] =
 	"failed in a way the service cannot go on from, 2 a bad configuration or usage\n";
 
 static volatile sig_atomic_t reload_asked;
+static char *dashboard_base; /* where the dashboard is: serve.series_url's default (serve_conf_series_url) */
 
 static void on_hup(int sig)
 {
@@ -72,9 +73,18 @@ static void on_hup(int sig)
 	reload_asked = 1;
 }
 
+/* serve.series_url's default: the dashboard's /git/ (serve_conf_series_url), said once. */
+static void series_url_default(struct serve_conf *conf, const char *listen)
+{
+	dashboard_base = conf->public_url ? xstrdup(conf->public_url) : xasprintf("http://%s", listen);
+	bool dflt = conf->nlists && !conf->series_url;
+	serve_conf_series_url(conf, dashboard_base);
+	if (dflt && conf->series_url)
+		serve_say("the series are at %s (git clone takes it; serve.series_url)", conf->series_url);
+}
+
 /* The dashboard on listen: it knows the trees and the providers' boxes. NULL with err set. */
-static struct web *dashboard(const struct serve_conf *conf, const char *listen, const struct lkp_ctx *ctx,
-			     struct strbuf *err)
+static struct web *dashboard(struct serve_conf *conf, const char *listen, const struct lkp_ctx *ctx, struct strbuf *err)
 {
 	/* the providers whose boxes the dashboard shows: one inventory each (the first tree's settings) */
 	struct web_inventory *inv = xcalloc(conf->ntrees + 1, sizeof(*inv));
@@ -97,10 +107,19 @@ static struct web *dashboard(const struct serve_conf *conf, const char *listen, 
 	for (size_t i = 0; i < conf->ntrees; i++)
 		wt[i] = (struct web_tree){ conf->trees[i].name, conf->trees[i].path,
 					   (const char *const *)conf->trees[i].branches, conf->trees[i].nbranches };
-	struct web_opts wo = { .addr = listen, .db = conf->db, .result_root = conf->result_root, .token = conf->token,
-			       .inventories = inv, .ninventories = ninv, .trees = wt, .ntrees = conf->ntrees,
-			       .public_url = conf->public_url };
+	struct web_opts wo = { .addr = listen,
+			       .db = conf->db,
+			       .result_root = conf->result_root,
+			       .token = conf->token,
+			       .inventories = inv,
+			       .ninventories = ninv,
+			       .trees = wt,
+			       .ntrees = conf->ntrees,
+			       .public_url = conf->public_url,
+			       .git_repo = conf->nlists ? conf->series_repo : NULL };
 	struct web *web = web_start(&wo, err);
+	if (web)
+		series_url_default(conf, listen);
 	free(wt);
 	free(inv);
 	free(invcfg);
@@ -142,8 +161,10 @@ static int serve_loop(struct serve_conf *conf, const char *config, struct store 
 			struct serve_conf fresh;
 			reload_asked = 0;
 			bool loaded = !serve_conf_load(&fresh, config, &err);
-			if (loaded)
+			if (loaded) {
 				fresh.data_dir = conf->data_dir;
+				serve_conf_series_url(&fresh, dashboard_base);
+			}
 			if (!loaded || serve_conf_check_jobs(&fresh, &err)) {
 				serve_say("SIGHUP: %s; keeping the configuration in use", err.buf);
 				strbuf_reset(&err);
@@ -194,7 +215,8 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 			   "per tree and branch each head's state, queue,\n"
 			   "machines, heads, commits, compare, metric history,\n"
 			   "bisections, report mails, the result roots' files;\n"
-			   "actions (retest, cancel, resend) with the token",
+			   "actions (retest, cancel, resend) with the token;\n"
+			   "serve.series_repo read-only under /git/ (git clone)",
 			   &listen),
 		OPT_STRING(0, "accel", "A", "serve: qemu's kvm, tcg or auto (default: $LKPROBOT_ACCEL, else auto)",
 			   &accel),
@@ -266,6 +288,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	serve_say("stopped");
 out:
 	web_stop(web);
+	free(dashboard_base);
 	if (s)
 		store_close(s);
 	serve_conf_release(&conf);

@@ -298,6 +298,11 @@ struct web *web_new(const struct web_opts *o, struct strbuf *err)
 		w->db_real = xstrdup(real);
 	w->token = o->token ? xstrdup(o->token) : NULL;
 	w->public_url = o->public_url ? xstrdup(o->public_url) : NULL;
+	if (o->git_repo) {
+		const char *slash = strrchr(o->git_repo, '/');
+		w->git_repo = xstrdup(o->git_repo);
+		w->git_name = xasprintf("/git/%s/", slash ? slash + 1 : o->git_repo);
+	}
 	w->inventories = xcalloc(o->ninventories + 1, sizeof(*w->inventories));
 	for (size_t i = 0; i < o->ninventories; i++) {
 		const struct provider_config *c = o->inventories[i].cfg;
@@ -424,6 +429,8 @@ void web_stop(struct web *w)
 	free(w->root);
 	free(w->token);
 	free(w->public_url);
+	free(w->git_repo);
+	free(w->git_name);
 	cache_free(w->cache);
 	free(w);
 }

@@ -23,6 +23,7 @@
 	X(page_def_report) \
 	X(page_def_outbox) \
 	X(page_def_heads) \
+	X(page_def_series) \
 	X(page_def_machines) \
 	X(page_def_commit) \
 	X(page_def_compare) \

@@ -7,6 +7,7 @@
  * actions. httpd.c hands requests here from libmicrohttpd; tests and the
  * fuzzer call it directly.
  */
+#include "gitdumb.h"
 #include "site.h"
 #include "html.h"
 #include "pages.h"
@@ -454,6 +455,8 @@ void web_handle(struct web *w, const struct web_request *rq, struct web_response
 		method_not_allowed(rs, "POST", "an action: POST it, with the token");
 	} else if (!strncmp(path, "/api/", 5)) {
 		page(w, rq, path + 5, true, rs);
+	} else if (w->git_name && !strncmp(path, w->git_name, strlen(w->git_name))) {
+		gitdumb_serve(w->git_repo, path + strlen(w->git_name), rs);
 	} else if (!strncmp(path, "/runs/", 6) || !strcmp(path, "/runs")) {
 		runs(w, path[5] ? path + 6 : "", rs);
 	} else if (is_page_file(path + 1)) {

@@ -16,6 +16,7 @@ struct web {
 	char *db_real;			/* the store's real path when it exists: never served */
 	char *token;			/* NULL: read-only */
 	char *public_url;
+	char *git_repo, *git_name;		/* served as /git/<git_name>/ (gitdumb.h); NULL: none */
 	struct web_inventory *inventories;	/* copies: their configurations owned here */
 	size_t ninventories;
 	struct web_tree *trees;		/* copies */

@@ -3,7 +3,8 @@
  * overview (per tree and branch: each head's subject, author and state,
  * culprits, mails; the queue, machines, bisections), commit, compare,
  * metric history, bisection and report pages (page*.c), the result roots'
- * files — as HTML pages that need no JavaScript and as JSON under /api/.
+ * files — as HTML pages that need no JavaScript and as JSON under /api/;
+ * the service's series repository as git's dumb HTTP under /git/ (gitdumb.h).
  * Read-only unless a token is configured; then POST actions (test a head
  * again, cancel a queued one, resend a mail) need it. Everything that comes
  * from commits, job files or results is escaped; files are served only from
@@ -61,6 +62,7 @@ struct web_opts {
 	const struct web_tree *trees;	/* commit pages, subjects, one history series a tree */
 	size_t ntrees;
 	const char *public_url;		/* where readers reach the dashboard (serve.public_url); NULL: unknown */
+	const char *git_repo;		/* a bare repository served as /git/<its name> (git's dumb HTTP); NULL: none */
 };
 
 struct web;

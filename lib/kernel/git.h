@@ -191,5 +191,11 @@ int gitrepo_apply(struct gitrepo *r, const char *parent, const char *diff, size_
 		  const char *message, char out[GITREPO_HEXSZ + 1], struct strbuf *err);
 /* Point ref (refs/heads/...) at id, made or moved; a name git refuses is an error. 0, or -1 with err. */
 int gitrepo_set_ref(struct gitrepo *r, const char *ref, const char *id, struct strbuf *err);
+/*
+ * What git's dumb HTTP protocol reads as info/refs (git update-server-info
+ * writes it): "<id>\t<ref>\n" for each branch and tag, an annotated tag
+ * followed by "<commit>\t<ref>^{}\n". Appended to out: 0, or -1 with err.
+ */
+int gitrepo_info_refs(struct gitrepo *r, struct strbuf *out, struct strbuf *err);
 
 #endif

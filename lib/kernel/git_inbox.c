@@ -291,3 +291,38 @@ int gitrepo_set_ref(struct gitrepo *r, const char *ref, const char *id, struct s
 	gitrepo_g2.git_reference_free(out);
 	return 0;
 }
+
+struct info_refs {
+	struct gitrepo *r;
+	struct strbuf *out;
+};
+
+static int info_ref(const char *name, void *payload)
+{
+	struct info_refs *ir = payload;
+	git_oid oid;
+	git_object *obj = NULL, *peeled = NULL;
+	char hex[GITREPO_HEXSZ + 1];
+
+	if (gitrepo_g2.git_reference_name_to_id(&oid, ir->r->repo, name))
+		return 0; /* a symbolic ref to nothing: not listed */
+	strbuf_addf(ir->out, "%s\t%s\n", gitrepo_g2.git_oid_tostr(hex, sizeof(hex), &oid), name);
+	if (!gitrepo_g2.git_object_lookup(&obj, ir->r->repo, &oid, GIT_OBJECT_ANY) &&
+	    gitrepo_g2.git_object_type(obj) == GIT_OBJECT_TAG &&
+	    !gitrepo_g2.git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT))
+		strbuf_addf(ir->out, "%s\t%s^{}\n",
+			    gitrepo_g2.git_oid_tostr(hex, sizeof(hex), gitrepo_g2.git_object_id(peeled)), name);
+	gitrepo_g2.git_object_free(peeled);
+	gitrepo_g2.git_object_free(obj);
+	return 0;
+}
+
+int gitrepo_info_refs(struct gitrepo *r, struct strbuf *out, struct strbuf *err)
+{
+	struct info_refs ir = { r, out };
+
+	if (gitrepo_g2.git_reference_foreach_glob(r->repo, "refs/heads/*", info_ref, &ir) ||
+	    gitrepo_g2.git_reference_foreach_glob(r->repo, "refs/tags/*", info_ref, &ir))
+		return gitrepo_fail(err, "cannot list the refs of %s", r->path);
+	return 0;
+}

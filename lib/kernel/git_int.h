@@ -104,7 +104,11 @@
 	X(git_apply_to_tree) \
 	X(git_apply_options_init) \
 	X(git_reference_name_is_valid) \
-	X(git_commit_time)
+	X(git_commit_time) \
+	X(git_reference_foreach_glob) \
+	X(git_reference_name_to_id) \
+	X(git_object_lookup) \
+	X(git_object_id)
 /* clang-format on */
 struct gitrepo_g2 {
 	GIT2_API(DYNLIB_SLOT)

@@ -14,6 +14,10 @@ test_need_cmd public-inbox-mda public-inbox
 LSAN_OPTIONS="suppressions=$SRC/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS HOME="$TMP/home" PI_CONFIG="$TMP/pi-config" BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 A="$TMP/nvdimm"
+port=$((20000 + ($$ + 71) % 20000))
+test_need_cmd curl curl
+# the service of the last test, started with setsid: SIGTERM, then whatever of its session is left
+test_at_exit 'spid=$(cat "$TMP/spid" 2>/dev/null); [ -z "$spid" ] || { stop_pid "$spid"; stop_session KILL "$spid"; }'
 
 test_expect_success 'setup: a tree with a command benchmark, a series whose patch 2 makes it slower, an archive' '
 	mkdir -p "$HOME" && git init -q -b master "$TMP/repo" && cd "$TMP/repo" &&
@@ -27,6 +31,9 @@ test_expect_success 'setup: a tree with a command benchmark, a series whose patc
 	echo c >c && git add c && git commit -qm "c: add c" &&
 	git format-patch -q --thread --cover-letter --base=master -3 -o "$TMP/s1" --to=nvdimm@lists.example.org &&
 	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/speed: a slow path/" "$TMP/s1/0000-cover-letter.patch" &&
+	sed -i "/^To: /a Cc: Ross Zwisler <ross@example.org>, \"Mail, Some\" <some@example.org>" "$TMP/s1/0000-cover-letter.patch" &&
+	sed -i "/^To: /a Cc: Vishal Verma <vishal@example.org>" "$TMP/s1/0002-slow-the-slow-path.patch" &&
+	sed -i "/^To: /a Cc: Not Here <third@example.org>" "$TMP/s1/0003-c-add-c.patch" &&
 	git checkout -q master && cd "$SRC" &&
 	public-inbox-init -V2 nvdimm "$A" http://example.org/nvdimm nvdimm@lists.example.org &&
 	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none &&
@@ -36,7 +43,7 @@ test_expect_success 'setup: a tree with a command benchmark, a series whose patc
 	printf "suite: command\ntestcase: command\ncommand:\n  build: make\n  cmd: sh bench.sh\nchange_floor:\n  command.throughput: 5%%\n" >"$TMP/job.yaml" &&
 	branch=master &&
 	write_serve_conf "$TMP/robot.yaml" "serve.series_url=file://$TMP/series.git" "serve.series_repo=$TMP/series.git" &&
-	printf "  lists:\n    - name: nvdimm\n      archive: %s\n      tree: demo\n      url: https://lore.example.org/nvdimm\n" "$A" >"$TMP/lists" &&
+	printf "  lists:\n    - name: nvdimm\n      archive: %s\n      tree: demo\n      url: https://lore.example.org/nvdimm\n      address: nvdimm@lists.example.org\n" "$A" >"$TMP/lists" &&
 	sed -i "/^  trees:/e cat $TMP/lists" "$TMP/robot.yaml" &&
 	lkprobot check-config -c "$TMP/robot.yaml"
 '
@@ -58,8 +65,11 @@ test_expect_success 'the report: in reply to the cover letter, naming patch 2, i
 	lkprobot outbox -c "$TMP/robot.yaml" show "$id" >"$TMP/wire" && tr -d "\r" <"$TMP/wire" >"$TMP/mail" &&
 	cover=$(sed -n "s/^Message-I[dD]: \(<.*>\)$/\1/p" "$TMP/s1/0000-cover-letter.patch") &&
 	grep -q "^In-Reply-To: $cover$" "$TMP/mail" && grep -q "^References: $cover$" "$TMP/mail" &&
-	grep -q "^To: Dan Williams <dan.j.williams@intel.com>$" "$TMP/mail" && ! grep -q "^Cc:" "$TMP/mail" &&
+	grep -q "^To: Dan Williams <dan.j.williams@intel.com>$" "$TMP/mail" &&
+	sed -n "/^Cc:/,/^[^ \t]/p" "$TMP/mail" | sed "\$d" | tr -d "\n" >"$TMP/cc" && cat "$TMP/cc" && echo &&
+	test "$(cat "$TMP/cc")" = "Cc: nvdimm@lists.example.org, Ross Zwisler <ross@example.org>, \"Mail, Some\" <some@example.org>, Vishal Verma <vishal@example.org>" &&
 	grep -q "^commit: [0-9a-f]* (\"slow: the slow path\")$" "$TMP/mail" &&
+	grep -q "^base: the series. base-commit: $(git -C "$TMP/repo" rev-parse master)$" "$TMP/mail" &&
 	grep -q "file://$TMP/series.git $b" "$TMP/mail" &&
 	git clone -q --branch "$b" "file://$TMP/series.git" "$TMP/clone" && test -f "$TMP/clone/slow"
 '
@@ -87,6 +97,30 @@ test_expect_success 'a v2 that fixes it: read alone at the next pass, tested, no
 	grep -q "^nvdimm Dan-Williams/speed-a-slow-path/.* done — job.yaml: no change" "$TMP/status2" &&
 	grep -q "^nvdimm: series \"one: x\" v1 by [^ ]* does not apply: patch 1/1 (one: x) does not apply: one does not apply on " "$TMP/status2" &&
 	test "$(lkprobot outbox -c "$TMP/robot.yaml" | grep -c "^[0-9]")" = 1
+'
+
+test_expect_success 'the series repository over the dashboard (git dumb HTTP): git clone and fetch take it, nothing else is served' '
+	b=$(cat "$TMP/branch") && sed "/series_url:/d" "$TMP/robot.yaml" >"$TMP/robot2.yaml" &&
+	{ setsid "$LKPROBOT" serve -c "$TMP/robot2.yaml" --listen 127.0.0.1:$port 2>"$TMP/serve3.log" & echo $! >"$TMP/spid"; } &&
+	for i in $(seq 1 300); do grep -q "the series are at" "$TMP/serve3.log" && break; sleep 0.1; done &&
+	cat "$TMP/serve3.log" &&
+	grep -q "the series are at http://127.0.0.1:$port/git/series.git (git clone takes it; serve.series_url)$" "$TMP/serve3.log" &&
+	{ git clone -q "http://127.0.0.1:$port/git/series.git" "$TMP/http-clone" 2>"$TMP/clone.err" || { cat "$TMP/clone.err"; false; }; } &&
+	git -C "$TMP/http-clone" fetch -q origin "$b" &&
+	test "$(git -C "$TMP/http-clone" rev-parse FETCH_HEAD)" = "$(git -C "$TMP/series.git" rev-parse "$b")" &&
+	git -C "$TMP/http-clone" checkout -q FETCH_HEAD && test -f "$TMP/http-clone/slow" &&
+	git -C "$TMP/http-clone" ls-remote origin >"$TMP/ls" && grep -q "refs/heads/$b$" "$TMP/ls" &&
+	curl -s "http://127.0.0.1:$port/api/series?list=nvdimm" >"$TMP/series.json" &&
+	python3 -c "import json,sys
+rows = {r[\"branch\"]: r for r in json.load(open(sys.argv[1])) if r.get(\"branch\")}
+r = rows[sys.argv[2]]
+assert r[\"state\"] == \"applied\" and r[\"version\"] == 1 and r[\"subject\"] == \"speed: a slow path\", r
+assert r[\"author\"] == \"dan.j.williams@intel.com\", r" "$TMP/series.json" "$b" &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/api/series")" = 400 &&
+	for p in ../lkprobot.db ../../etc/passwd config objects/../config objects/info/../../config info/refs/../HEAD; do
+		code=$(curl -s --path-as-is -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/git/series.git/$p") &&
+		echo "$p: $code" && test "$code" = 404 || exit 1
+	done
 '
 
 test_done
