@@ -37,8 +37,6 @@ static int heartbeat_monitor(struct run *r, const struct program *p, int out_fd)
 	const char *runtime = run_param(r, p, "runtime");
 	struct strbuf err = STRBUF_INIT;
 	double interval;
-	char num[32];
-	int rc;
 
 	monitor_catch_stop();
 	if (monitor_interval(r, p, runtime && atol(runtime) > 36000 ? 100 : 10, &interval, &err) || interval < 1) {
@@ -46,16 +44,8 @@ static int heartbeat_monitor(struct run *r, const struct program *p, int out_fd)
 		strbuf_release(&err);
 		return 2;
 	}
-	snprintf(num, sizeof(num), "%.0f", interval);
-	char *argv[] = { "vmstat", "--timestamp", "-n", num, NULL };
-	rc = monitor_exec(argv, out_fd, MONITOR_EXEC_UTC, &err);
-	if (rc < 0) {
-		bool missing = errno == ENOENT;
-		fprintf(stderr, "heartbeat: %s%s\n", err.buf, missing ? " (Debian package procps)" : "");
-		rc = missing ? MONITOR_UNAVAILABLE : 1;
-	}
 	strbuf_release(&err);
-	return rc;
+	return vmstat_exec("heartbeat", interval, out_fd);
 }
 
 static const char *const heartbeat_debs[] = { "procps", NULL };

@@ -34,6 +34,14 @@ int perf_stat_unsupported(const char *text, struct strbuf *list);
 int perf_stat_parse(const char *text, size_t len, struct stats_samples *out,
 		    struct strbuf *err);
 
+/*
+ * vmstat.c: run `vmstat --timestamp -n INTERVAL` (whole seconds) with its
+ * output to out_fd, as the vmstat and heartbeat monitors do; `who` names
+ * the monitor in its error line. A monitor's exit: MONITOR_UNAVAILABLE when
+ * vmstat is not installed.
+ */
+int vmstat_exec(const char *who, double interval, int out_fd);
+
 /* vm_scalability_parse.c: the raw file vm-scalability -> vm-scalability.* samples. */
 int vm_scalability_parse(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
 

@@ -258,8 +258,6 @@ static int vmstat_monitor(struct run *r, const struct program *p, int out_fd)
 {
 	struct strbuf err = STRBUF_INIT;
 	double interval;
-	char num[32];
-	int rc;
 
 	monitor_catch_stop();
 	if (monitor_interval(r, p, 1, &interval, &err)) {
@@ -272,12 +270,22 @@ static int vmstat_monitor(struct run *r, const struct program *p, int out_fd)
 		strbuf_release(&err);
 		return 2;
 	}
+	strbuf_release(&err);
+	return vmstat_exec("vmstat", interval, out_fd);
+}
+
+int vmstat_exec(const char *who, double interval, int out_fd)
+{
+	struct strbuf err = STRBUF_INIT;
+	char num[32];
+	int rc;
+
 	snprintf(num, sizeof(num), "%.0f", interval);
 	char *argv[] = { "vmstat", "--timestamp", "-n", num, NULL };
 	rc = monitor_exec(argv, out_fd, MONITOR_EXEC_UTC, &err);
 	if (rc < 0) {
 		bool missing = errno == ENOENT;
-		fprintf(stderr, "vmstat: %s%s\n", err.buf, missing ? " (Debian package procps)" : "");
+		fprintf(stderr, "%s: %s%s\n", who, err.buf, missing ? " (Debian package procps)" : "");
 		rc = missing ? MONITOR_UNAVAILABLE : 1;
 	}
 	strbuf_release(&err);
