@@ -92,7 +92,8 @@ test_expect_success 'programs lists what lkprobot runs next to what lkp-tests kn
 	grep -q "^aim9  *test  *lkp-tests  *lkp-tests runs programs/aim9/run$" "$TMP/p" &&
 	grep -q "^fio  *test  *runs " "$TMP/p" &&
 	grep -q "^kmsg  *monitor[+a-z]*  *runs " "$TMP/p" &&
-	grep -q "^iostat  *monitor[+a-z]*  *declared " "$TMP/p" &&
+	grep -q "^iostat  *monitor[+a-z]*  *runs " "$TMP/p" &&
+	grep -q "^perf-node  *monitor[+a-z]*  *declared " "$TMP/p" &&
 	grep -q "^lkprobot runs [0-9]* and declares [0-9]* programs; [0-9]* more are lkp-tests. only" "$TMP/p" &&
 	LKP_SRC=$LKP lkprobot programs aim9 >"$TMP/a" &&
 	grep -qx "aim9 (not implemented by lkprobot)" "$TMP/a" &&

@@ -256,14 +256,16 @@ static int cpufreq_stats_parse(const char *text, size_t len, struct stats_sample
 		strbuf_setf(err, "cpufreq-stats: NUL bytes or a last line without its end (truncated file)");
 		return -1;
 	}
+	/* the raw file is (text, len), not a C string: stats_add_lines reads to a NUL */
 	struct strbuf e = STRBUF_INIT;
-	int ret = stats_add_lines(out, text, &e);
+	char *copy = xstrndup(text, len);
+	int ret = stats_add_lines(out, copy, &e);
 
 	if (ret)
 		strbuf_setf(err, "cpufreq-stats: %s", e.buf);
+	free(copy);
 	strbuf_release(&e);
 	return ret ? -1 : 0;
-	return 0;
 }
 
 const struct program program_cpufreq_stats = {

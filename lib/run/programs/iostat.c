@@ -165,7 +165,8 @@ static int iostat_parse(const char *text, size_t len, struct stats_samples *out,
 		strbuf_reset(&line);
 		strbuf_add(&line, p, (size_t)(nl - p));
 		p = nl + 1;
-		if (iostat_line(&st, w, monitor_words(line.buf, &w, &walloc), lineno, out, err))
+		size_t n = monitor_words(line.buf, &w, &walloc); /* before w is read: it may move */
+		if (iostat_line(&st, w, n, lineno, out, err))
 			goto out;
 	}
 	ret = 0;
