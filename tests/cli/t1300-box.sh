@@ -113,9 +113,22 @@ test_expect_success BOX 'out of service: runs refused in one line until box enab
 	box list | grep -q "^flaky .* in service  *0 "
 '
 
+# the second run starts once the first holds the box (a loaded machine may take
+# seconds to start it): flock -n fails while another holds the file; bounded, 120 s
+held_by_first() {
+	i=0
+	while [ $i -lt 1200 ] && kill -0 "$2" 2>/dev/null; do
+		[ -e "$1" ] && ! flock -n "$1" true && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "the first run never took the box ($1)"
+	return 1
+}
+
 test_expect_success BOX 'two runs on one box at once: the second waits for the first (no kexec under a run)' '
 	{ box run flaky jobs/fio-basic/fio-basic-smoke.yaml runtime=1s >"$TMP/c1" 2>"$TMP/c1.err" & p1=$!; } &&
-	sleep 0.5 && box run flaky jobs/fio-basic/fio-basic-smoke.yaml runtime=1s >"$TMP/c2" 2>"$TMP/c2.err" &&
+	held_by_first "$TMP/result/.boxes/flaky.lock" $p1 && box run flaky jobs/fio-basic/fio-basic-smoke.yaml runtime=1s >"$TMP/c2" 2>"$TMP/c2.err" &&
 	wait $p1 && cat "$TMP/c1" "$TMP/c2" "$TMP/c1.err" "$TMP/c2.err" &&
 	grep -q "^finished " "$TMP/c1" && grep -q "^finished " "$TMP/c2" &&
 	grep -q "box flaky: another run has it (.*/.boxes/flaky.lock); waiting" "$TMP/c2.err" &&
