@@ -16,6 +16,7 @@ export LSAN_OPTIONS HOME="$TMP/home" PI_CONFIG="$TMP/pi-config" BENCH_COUNTER="$
 A="$TMP/nvdimm"
 port=$((20000 + ($$ + 71) % 20000))
 test_need_cmd curl curl
+test_prereq_cmd CHROMIUM chromium chromium
 # the service of the last test, started with setsid: SIGTERM, then whatever of its session is left
 test_at_exit 'spid=$(cat "$TMP/spid" 2>/dev/null); [ -z "$spid" ] || { stop_pid "$spid"; stop_session KILL "$spid"; }'
 
@@ -110,17 +111,58 @@ test_expect_success 'the series repository over the dashboard (git dumb HTTP): g
 	test "$(git -C "$TMP/http-clone" rev-parse FETCH_HEAD)" = "$(git -C "$TMP/series.git" rev-parse "$b")" &&
 	git -C "$TMP/http-clone" checkout -q FETCH_HEAD && test -f "$TMP/http-clone/slow" &&
 	git -C "$TMP/http-clone" ls-remote origin >"$TMP/ls" && grep -q "refs/heads/$b$" "$TMP/ls" &&
-	curl -s "http://127.0.0.1:$port/api/series?list=nvdimm" >"$TMP/series.json" &&
-	python3 -c "import json,sys
-rows = {r[\"branch\"]: r for r in json.load(open(sys.argv[1])) if r.get(\"branch\")}
-r = rows[sys.argv[2]]
-assert r[\"state\"] == \"applied\" and r[\"version\"] == 1 and r[\"subject\"] == \"speed: a slow path\", r
-assert r[\"author\"] == \"dan.j.williams@intel.com\", r" "$TMP/series.json" "$b" &&
-	test "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/api/series")" = 400 &&
 	for p in ../lkprobot.db ../../etc/passwd config objects/../config objects/info/../../config info/refs/../HEAD; do
 		code=$(curl -s --path-as-is -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/git/series.git/$p") &&
 		echo "$p: $code" && test "$code" = 404 || exit 1
 	done
+'
+
+test_expect_success 'the series page: each series with its head'"'"'s outcome, its branch, bisection, report and mail' '
+	b=$(cat "$TMP/branch") && cover=$(sed -n "s/^Message-I[dD]: <\(.*\)>$/\1/p" "$TMP/s1/0000-cover-letter.patch") &&
+	curl -s "http://127.0.0.1:$port/api/series?list=nvdimm" >"$TMP/series.json" &&
+	python3 -c "import json,sys
+rows = json.load(open(sys.argv[1]))
+assert [r[\"id\"] for r in rows] == sorted((r[\"id\"] for r in rows), reverse=True), rows
+by = {(r[\"subject\"], r[\"version\"]): r for r in rows}
+r = by[(\"speed: a slow path\", 1)]
+assert r[\"branch\"] == sys.argv[2] and r[\"state\"] == \"applied\" and r[\"author\"] == \"dan.j.williams@intel.com\", r
+o = r[\"outcome\"]
+assert o[\"state\"] == \"found\" and o[\"kind\"] == \"regression\", o
+assert o[\"change\"].startswith(\"command.throughput -\") and \"interval\" in o[\"change\"], o
+assert o[\"culprit\"][\"subject\"] == \"slow: the slow path\" and o[\"bisection\"] > 0 and o[\"mail\"][\"id\"] == 1, o
+assert r[\"mail_url\"] == \"https://lore.example.org/nvdimm/\" + sys.argv[3], r
+assert r[\"fetch\"] == \"git fetch http://127.0.0.1:%s/git/series.git %s\" % (sys.argv[4], sys.argv[2]), r
+v2 = by[(\"speed: a slow path\", 2)][\"outcome\"]
+assert v2[\"state\"] == \"no change\", v2
+x = by[(\"one: x\", 1)]
+assert x[\"outcome\"][\"state\"] == \"does not apply\" and \"one\" in x[\"outcome\"][\"reason\"], x
+assert \"head\" not in x or not x[\"head\"], x
+" "$TMP/series.json" "$b" "$cover" "$port" &&
+	curl -s "http://127.0.0.1:$port/api/series?limit=1" >"$TMP/one.json" &&
+	python3 -c "import json,sys; rows = json.load(open(sys.argv[1])); assert len(rows) == 1 and rows[0][\"list\"] == \"nvdimm\", rows" "$TMP/one.json" &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$port/api/series?limit=0")" = 400 &&
+	curl -s "http://127.0.0.1:$port/series?list=nvdimm" >"$TMP/series.html" &&
+	grep -q "<td class=\"subject\">speed: a slow path</td><td>v1</td>" "$TMP/series.html" &&
+	grep -q "state-found\">found</span> <span class=\"state state-regression\">regression</span> <span class=\"change\">command.throughput -" "$TMP/series.html" &&
+	grep -q "state-no-change\">no change</span>" "$TMP/series.html" &&
+	grep -q "state-does-not-apply\">does not apply</span>" "$TMP/series.html" &&
+	grep -q "<a href=\"/commit/$(git -C "$TMP/series.git" rev-parse "$b")\">$b</a><br><code>git fetch http://127.0.0.1:$port/git/series.git $b</code>" "$TMP/series.html" &&
+	grep -q "<a href=\"/bisections/[0-9]*\">bisection</a>" "$TMP/series.html" &&
+	grep -q "<a href=\"/reports/1\">report</a>" "$TMP/series.html" &&
+	grep -q "<a href=\"/series\">series</a>" "$TMP/series.html"
+'
+
+test_expect_success CHROMIUM 'Chromium from the series page: no console error, no CSP violation, no 4xx/5xx' '
+	if ! timeout 300 /usr/bin/python3 "$SRC/tests/cli/crawl.py" --max-pages 200 --depth 1 --workdir "$TMP/crawl" --shots "$TMP/shots" \
+		--report "$TMP/pages.json" --expect-text "speed: a slow path" --expect-text "does not apply" \
+		"http://127.0.0.1:$port/series" >"$TMP/crawl.out" 2>&1; then
+		cat "$TMP/crawl.out"; tail -n 30 "$TMP/serve3.log"; exit 1
+	fi &&
+	cat "$TMP/crawl.out" &&
+	/usr/bin/python3 -c "import json, sys
+html = [p[\"url\"] for p in json.load(open(sys.argv[1])) if p[\"type\"].startswith(\"text/html\")]
+kinds = {k: any(k in u for u in html) for k in (\"/commit/\", \"/bisections/\", \"/reports/\")}
+assert all(kinds.values()), (kinds, html)" "$TMP/pages.json"
 '
 
 test_done
