@@ -10,7 +10,9 @@
 #include "lists.h"
 #include "../lib/store/store.h"
 #include "../lib/kernel/git.h"
+#include "../mail/mailconf.h"
 #include "../mail/mailread.h"
+#include "report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,56 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+/*
+ * serve.lists[].mail_not_applied: the author of the patch that does not
+ * apply gets a one-line notice in reply to it (flow_notice_queue: the
+ * mail rules, the outbox; delivered at the end of the pass).
+ */
+static void notice_not_applied(const struct serve_conf *c, const struct list_conf *l, const struct series *s,
+			       const struct lists_applied *a)
+{
+	const struct series_mail *m = a->failed > 0 && a->failed <= s->total ? s->part[a->failed] : NULL;
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+	struct mailconf mc;
+
+	if (!m || !m->message_id)
+		return;
+	if (mailconf_load(&mc, c->path, &err)) {
+		serve_say("%s: series \"%s\" v%d: no notice to its author: %s", l->name, s->subject, s->version,
+			  err.buf);
+		strbuf_release(&err);
+		return;
+	}
+	char *to = xasprintf("%s <%s>", m->author_name ? m->author_name : "", m->author_email);
+	char *subject = xasprintf("Re: %s", m->subject);
+	char *refs = strcmp(m->root, m->message_id) ? xasprintf("%s %s", m->root, m->message_id) : NULL;
+	char *text =
+		xasprintf("lkprobot could not test this series: %s (the base: %s).", a->why,
+			  strcmp(a->base_how, "its base-commit:") ? "the head of the list's branch at the series' date"
+								  : "the series' base-commit:");
+	char *seed = xasprintf("%s not applied", s->key);
+	const struct notice_request rq = { .mc = &mc,
+					   .db = c->db,
+					   .to = m->author_name && *m->author_name ? to : m->author_email,
+					   .subject = subject,
+					   .in_reply_to = m->message_id,
+					   .references = refs,
+					   .seed = seed,
+					   .id_time = (time_t)s->date,
+					   .text = text };
+	enum report_verdict v = flow_notice_queue(&rq, &why);
+	serve_say("%s: series \"%s\" v%d: the notice to its author %s%s", l->name, s->subject, s->version,
+		  v == REPORT_QUEUED || v == REPORT_DUPLICATE ? "" : "not queued: ", why.buf);
+	free(to);
+	free(subject);
+	free(refs);
+	free(text);
+	free(seed);
+	mailconf_release(&mc);
+	strbuf_release(&why);
+	strbuf_release(&err);
+}
+
 /* A complete series applied, its head queued: the row to record in *ser (its strings owned by a). */
 static int apply_series(const struct serve_conf *c, const struct list_conf *l, const struct series *s,
 			struct store_series *ser, struct lists_applied *a, struct store *st, struct strbuf *err)
@@ -48,6 +100,8 @@ static int apply_series(const struct serve_conf *c, const struct list_conf *l, c
 		ser->state = rc == 1 ? "does not apply" : "refused";
 		ser->why = a->why;
 		serve_say("%s: series \"%s\" v%d %s: %s", l->name, s->subject, s->version, ser->state, a->why);
+		if (rc == 1 && l->mail_not_applied)
+			notice_not_applied(c, l, s, a);
 		return 0;
 	}
 	ser->state = "applied";

@@ -99,8 +99,20 @@ test_expect_success '--apply: the series on its base-commit, as git am would, on
 
 test_expect_success '--apply: a series that does not apply is said with its first failing patch' '
 	grep -A1 "^complete   v1 1/1 Jane Doe: a: shout$" "$TMP/out" | tail -1 >"$TMP/shout" &&
-	grep -q "^    not applied: patch 1/1 (a: shout) does not apply: a.c does not apply on [0-9a-f]\{12\}: hunk at line 1 did not apply$" "$TMP/shout" &&
+	grep -q "^    not applied: patch 1/1 (a: shout) does not apply: a.c: hunk #1 (@@ -1 +1 @@) does not apply on [0-9a-f]\{12\}$" "$TMP/shout" &&
 	test "$(git -C "$TMP/robot.git" for-each-ref refs/heads | wc -l)" = 1
+'
+
+test_expect_success '--apply: the first hunk that fails is named, its file and header, when the ones before it apply' '
+	cd "$TMP/tree" && seq 1 30 >long.c && git add long.c && git commit -qm "long: thirty lines" &&
+	git branch h && sed -i "s/^25$/twenty-five/" long.c && git commit -qam "long: spell 25" &&
+	git checkout -q h && sed -i "s/^2$/two/; s/^25$/25 and more/" long.c && git commit -qam "long: two changes" &&
+	git format-patch -q -1 -o "$TMP/s7" --to=nvdimm@lists.example.org && git checkout -q master && cd "$SRC" &&
+	grep -c "^@@ " "$TMP"/s7/*.patch | grep -qx 2 &&
+	deliver "$TMP"/s7/*.patch &&
+	expect_code 1 lkprobot series --apply --tree "$TMP/tree" --repo "$TMP/robot.git" "$A" >"$TMP/out7" &&
+	grep -A1 "^complete   v1 1/1 Dan Williams: long: two changes$" "$TMP/out7" | tail -1 >"$TMP/hunk" && cat "$TMP/hunk" &&
+	grep -q "^    not applied: patch 1/1 (long: two changes) does not apply: long.c: hunk #2 (@@ -22,7 +22,7 @@) does not apply on $(git -C "$TMP/tree" rev-parse --short=12 master)$" "$TMP/hunk"
 '
 
 test_expect_success '--apply: a patch whose path leaves the tree is refused, nothing written outside' '

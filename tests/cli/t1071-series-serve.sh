@@ -96,8 +96,33 @@ test_expect_success 'a v2 that fixes it: read alone at the next pass, tested, no
 	grep -q "nvdimm: series \"one: x\" v1 does not apply: patch 1/1 (one: x) does not apply: " "$TMP/serve2.out" &&
 	lkprobot status -c "$TMP/robot.yaml" >"$TMP/status2" && cat "$TMP/status2" &&
 	grep -q "^nvdimm Dan-Williams/speed-a-slow-path/.* done — job.yaml: no change" "$TMP/status2" &&
-	grep -q "^nvdimm: series \"one: x\" v1 by [^ ]* does not apply: patch 1/1 (one: x) does not apply: one does not apply on " "$TMP/status2" &&
+	grep -q "^nvdimm: series \"one: x\" v1 by [^ ]* does not apply: patch 1/1 (one: x) does not apply: one: hunk #1 (@@ -1 +1 @@) does not apply on [0-9a-f]\{12\}$" "$TMP/status2" &&
 	test "$(lkprobot outbox -c "$TMP/robot.yaml" | grep -c "^[0-9]")" = 1
+'
+
+test_expect_success 'serve.lists[].mail_not_applied: its author gets a one-line notice in reply to the patch, once (a dry run here)' '
+	cd "$TMP/repo" && git checkout -qb other2 master && echo z >one &&
+	git commit -qam "one: z" --author="Jane Doe <jane@example.org>" &&
+	git format-patch -q -1 -o "$TMP/s4" --to=nvdimm@lists.example.org && git checkout -q master && git branch -qD other2 &&
+	cd "$SRC" && p=$(echo "$TMP"/s4/*.patch) && sed -i "s/^-1$/-3/" "$p" &&
+	ORIGINAL_RECIPIENT=nvdimm@lists.example.org public-inbox-mda --no-precheck <"$p" &&
+	sed -i "/^      address: nvdimm@lists.example.org$/a \      mail_not_applied: true" "$TMP/robot.yaml" &&
+	lkprobot check-config -c "$TMP/robot.yaml" &&
+	{ lkprobot serve -c "$TMP/robot.yaml" --once >"$TMP/serve4.out" 2>&1; echo "exit $?" >>"$TMP/serve4.out"; } &&
+	cat "$TMP/serve4.out" && grep -q "^exit 0$" "$TMP/serve4.out" &&
+	grep -q "nvdimm: series \"one: z\" v1: the notice to its author queued 2 <.*> for 1 envelope recipient (a dry run: the operator)$" "$TMP/serve4.out" &&
+	lkprobot outbox -c "$TMP/robot.yaml" show 2 | tr -d "\r" >"$TMP/notice" && cat "$TMP/notice" &&
+	id=$(git -C "$A/git/0.git" show HEAD:m | sed -n "s/^Message-I[dD]: \(<.*>\)$/\1/p") && [ -n "$id" ] &&
+	grep -q "^To: Jane Doe <jane@example.org>$" "$TMP/notice" &&
+	grep -q "^Subject: Re: \[PATCH\] one: z$" "$TMP/notice" &&
+	grep -q "^In-Reply-To: $id$" "$TMP/notice" &&
+	grep -q "^X-lkprobot-Dry-Run: " "$TMP/notice" &&
+	sed "1,/^$/d" "$TMP/notice" >"$TMP/notice.body" &&
+	test "$(grep -c . "$TMP/notice.body")" = 1 &&
+	grep -q "^lkprobot could not test this series: patch 1/1 (one: z) does not apply: one: hunk #1 (@@ -1 +1 @@) does not apply on $(git -C "$TMP/repo" rev-parse --short=12 master) (the base: the head of the list.s branch at the series. date).$" "$TMP/notice.body" &&
+	{ lkprobot serve -c "$TMP/robot.yaml" --once >"$TMP/serve5.out" 2>&1 || { cat "$TMP/serve5.out"; false; }; } &&
+	! grep -q "notice" "$TMP/serve5.out" &&
+	test "$(lkprobot outbox -c "$TMP/robot.yaml" | grep -c "^[0-9]")" = 2
 '
 
 test_expect_success 'the series repository over the dashboard (git dumb HTTP): git clone and fetch take it, nothing else is served' '
@@ -135,7 +160,7 @@ assert r[\"fetch\"] == \"git fetch http://127.0.0.1:%s/git/series.git %s\" % (sy
 v2 = by[(\"speed: a slow path\", 2)][\"outcome\"]
 assert v2[\"state\"] == \"no change\", v2
 x = by[(\"one: x\", 1)]
-assert x[\"outcome\"][\"state\"] == \"does not apply\" and \"one\" in x[\"outcome\"][\"reason\"], x
+assert x[\"outcome\"][\"state\"] == \"does not apply\" and \"one: hunk #1 (@@ -1 +1 @@)\" in x[\"outcome\"][\"reason\"], x
 assert \"head\" not in x or not x[\"head\"], x
 " "$TMP/series.json" "$b" "$cover" "$port" &&
 	curl -s "http://127.0.0.1:$port/api/series?limit=1" >"$TMP/one.json" &&
