@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* The store's row of key among rows (NULL: none). */
@@ -148,6 +149,104 @@ out:
 	return ret;
 }
 
+/* Is the store's row r the same work as s: its thread, or its subject and author (vN sent anew)? */
+static bool same_work(const struct node *r, const struct series *s)
+{
+	const char *key = node_str(node_get(r, "key")), *subject = node_str(node_get(r, "subject"));
+	const char *author = node_str(node_get(r, "author"));
+	size_t n = strcspn(s->key, " ");
+
+	if (key && !strncmp(key, s->key, n) && key[n] == ' ')
+		return true;
+	return subject && author && s->subject && s->author_email && !strcmp(subject, s->subject) &&
+	       !strcasecmp(author, s->author_email);
+}
+
+/*
+ * Row r, a series of an earlier pass that s (a later version) supersedes:
+ * recorded superseded when it was not tested yet — waiting, incomplete,
+ * or applied with its head still to test (queued, or a test a stopped
+ * service left under way: no pass tests it while the lists are read), then
+ * cancelled: not tested any more. One tested stays as it is. 0, or -1 with
+ * err.
+ */
+static int supersede_row(const struct list_conf *l, const struct node *r, const struct series *s,
+			 const struct store_heads *todo, struct store *st, struct strbuf *err)
+{
+	const char *state = node_str(node_get(r, "state")), *branch = node_str(node_get(r, "branch"));
+	const char *head = node_str(node_get(r, "head")), *version = node_str(node_get(r, "version"));
+	bool applied = state && !strcmp(state, "applied");
+	int64_t now = (int64_t)time(NULL);
+
+	if (!state ||
+	    (!applied && strcmp(state, "waiting") && strcmp(state, "incomplete") && strcmp(state, "complete")))
+		return 0;
+	if (applied) {
+		const struct store_head *h = NULL;
+		for (size_t i = 0; i < todo->n && !h && branch && head; i++)
+			if (!strcmp(todo->v[i].tree, l->name) && !strcmp(todo->v[i].branch, branch) &&
+			    !strcmp(todo->v[i].head, head))
+				h = &todo->v[i];
+		struct strbuf e = STRBUF_INIT;
+		int rc = h ? store_head_cancel(st, h->id, now, &e) : 1;
+		strbuf_release(&e);
+		if (rc)
+			return 0; /* tested already, or its test began meanwhile */
+	}
+	char *why = xasprintf("superseded by v%d, %.*s", s->version, (int)strcspn(s->key, " "), s->key);
+	const struct store_series ser = { .list = l->name,
+					  .key = node_str(node_get(r, "key")),
+					  .subject = node_str(node_get(r, "subject")),
+					  .author = node_str(node_get(r, "author")),
+					  .state = "superseded",
+					  .version = version ? atoi(version) : 0,
+					  .why = why,
+					  .parts = node_str(node_get(r, "parts")),
+					  .base = node_str(node_get(r, "base")),
+					  .branch = branch,
+					  .head = head };
+	int ret = store_series_put(st, &ser, now, err) < 0 ? -1 : 0;
+	if (!ret)
+		serve_say("%s: series \"%s\" v%d %s%s", l->name, ser.subject, ser.version, why,
+			  applied ? ": its head is not tested" : "");
+	free(why);
+	return ret;
+}
+
+/*
+ * Versions across passes: a series of this pass that a recorded one of a
+ * later version supersedes (sent late) is superseded; a recorded one of an
+ * earlier version that one of this pass supersedes, not tested yet, is
+ * recorded superseded (supersede_row). The set's own versions are
+ * series_set_settle()'s.
+ */
+static int supersede_across(const struct list_conf *l, struct series_set *set, const struct node *rows,
+			    struct store *st, struct strbuf *err)
+{
+	struct store_heads todo = { 0 };
+	int ret = store_head_rows(st, true, &todo, err);
+
+	for (size_t k = 0; !ret && k < set->n; k++) {
+		struct series *s = &set->v[k];
+		for (size_t i = 0; !ret && s->state != SERIES_BROKEN && s->state != SERIES_SUPERSEDED && i < rows->n;
+		     i++) {
+			const struct node *r = rows->vals[i];
+			const char *key = node_str(node_get(r, "key")), *v = node_str(node_get(r, "version"));
+			if (!key || !v || series_set_get(set, key) || !same_work(r, s))
+				continue;
+			if (atoi(v) > s->version) {
+				s->state = SERIES_SUPERSEDED;
+				free(s->why);
+				s->why = xasprintf("superseded by v%s, %.*s", v, (int)strcspn(key, " "), key);
+			} else if (atoi(v) < s->version) {
+				ret = supersede_row(l, r, s, &todo, st, err);
+			}
+		}
+	}
+	store_heads_release(&todo);
+	return ret;
+}
+
 int serve_poll_lists(const struct serve_conf *c, struct store *st, struct strbuf *err)
 {
 	for (size_t i = 0; i < c->nlists; i++) {
@@ -171,7 +270,7 @@ int serve_poll_lists(const struct serve_conf *c, struct store *st, struct strbuf
 					  set.refused[r]->message_id ? set.refused[r]->message_id
 								     : set.refused[r]->where,
 					  set.refused[r]->why);
-			ret = store_series_list(st, l->name, &rows, err);
+			ret = store_series_list(st, l->name, &rows, err) || supersede_across(l, &set, rows, st, err);
 			for (size_t k = 0; !ret && k < set.n; k++)
 				ret = one_series(c, l, &set.v[k], rows, st, err);
 		}

@@ -91,6 +91,8 @@ void series_set_add(struct series_set *set, struct series_mail *m);
  * parts until wait seconds after its newest mail, then incomplete.
  */
 void series_set_settle(struct series_set *set, int64_t now, int64_t wait);
+/* The series of key ("<id> v2") in the set, NULL when none. */
+const struct series *series_set_get(const struct series_set *set, const char *key);
 void series_set_release(struct series_set *set);
 
 /*

@@ -73,6 +73,12 @@ static struct series *series_of(struct series_set *set, const struct series_mail
 	return s;
 }
 
+const struct series *series_set_get(const struct series_set *set, const char *key)
+{
+	size_t at = set->nslots ? *slot_of(set, key) : 0;
+	return at ? &set->v[at - 1] : NULL;
+}
+
 static void keep_refused(struct series_set *set, struct series_mail *m)
 {
 	set->refused = xrealloc(set->refused, (set->nrefused + 1) * sizeof(*set->refused));
@@ -152,8 +158,8 @@ static int by_thread(const void *a, const void *b)
 	return c ? c : nx < ny ? -1 : nx > ny;
 }
 
-/* later[i]: a later version of series i is in the set, by cmp (sorted, each run of equals at once). */
-static void mark_later(struct series_set *set, struct series **v, int (*cmp)(const void *, const void *), bool *later)
+/* later[i]: the latest version of series i in the set, when later than its own, by cmp (sorted, each run of equals at once). */
+static void mark_later(struct series_set *set, struct series **v, int (*cmp)(const void *, const void *), int *later)
 {
 	qsort(v, set->n, sizeof(*v), cmp);
 	for (size_t i = 0; i < set->n;) {
@@ -162,8 +168,8 @@ static void mark_later(struct series_set *set, struct series **v, int (*cmp)(con
 		for (; j < set->n && !cmp(&v[i], &v[j]); j++)
 			top = v[j]->version > top ? v[j]->version : top;
 		for (size_t k = i; k < j; k++)
-			if (v[k]->version < top && v[k]->subject)
-				later[v[k] - set->v] = true;
+			if (v[k]->version < top && v[k]->subject && top > later[v[k] - set->v])
+				later[v[k] - set->v] = top;
 		i = j;
 	}
 }
@@ -206,7 +212,7 @@ void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
 {
 	break_by_refused(set);
 	struct series **v = xcalloc(set->n + 1, sizeof(*v));
-	bool *later = xcalloc(set->n + 1, sizeof(*later));
+	int *later = xcalloc(set->n + 1, sizeof(*later));
 	for (size_t i = 0; i < set->n; i++) {
 		describe(&set->v[i]);
 		v[i] = &set->v[i];
@@ -224,7 +230,7 @@ void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
 		free(s->why);
 		s->why = NULL;
 		if (later[i])
-			s->state = SERIES_SUPERSEDED;
+			s->state = SERIES_SUPERSEDED, s->why = xasprintf("superseded by v%d", later[i]);
 		else if (have == s->total)
 			s->state = SERIES_COMPLETE;
 		else if (now - s->last >= wait)

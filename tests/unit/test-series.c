@@ -112,6 +112,9 @@ static void test_series_v2_supersedes_v1(void **state)
 	assert_int_equal(set.n, 2);
 	assert_int_equal(set.v[0].version, 1);
 	assert_int_equal(set.v[0].state, SERIES_SUPERSEDED);
+	assert_string_equal(set.v[0].why, "superseded by v2");
+	assert_ptr_equal(series_set_get(&set, set.v[1].key), &set.v[1]);
+	assert_null(series_set_get(&set, "<none@x> v1"));
 	assert_int_equal(set.v[1].state, SERIES_COMPLETE);
 	assert_string_equal(set.v[1].subject, "dax, pmem: move cpu cache maintenance to libnvdimm");
 	series_branch(&set.v[1], &b);
