@@ -247,6 +247,36 @@ static int supersede_across(const struct list_conf *l, struct series_set *set, c
 	return ret;
 }
 
+/*
+ * A mail refused (too big, a hostile header or diff) that is a patch, or
+ * could not be read to tell: recorded as a series "refused" with why, once
+ * — the dashboard shows it. One of a series of the set breaks that series
+ * instead (series_set_settle).
+ */
+static int record_refused(const struct list_conf *l, const struct series_set *set, const struct series_mail *m,
+			  const struct node *rows, struct store *st, struct strbuf *err)
+{
+	char *key = m->root ? xasprintf("%s v%d", m->root, m->version ? m->version : 1) : xstrdup(m->where);
+	int ret = 0;
+
+	if (key && !series_set_get(set, key) && !row_of(rows, key) &&
+	    (!m->subject || strcasestr(m->subject, "PATCH"))) {
+		const struct store_series ser = { .list = l->name,
+						  .key = key,
+						  .subject = m->title	  ? m->title
+							     : m->subject ? m->subject
+									  : "",
+						  .author = m->author_email ? m->author_email : "",
+						  .state = "refused",
+						  .version = m->version ? m->version : 1,
+						  .why = m->why,
+						  .parts = m->where };
+		ret = store_series_put(st, &ser, (int64_t)time(NULL), err) < 0 ? -1 : 0;
+	}
+	free(key);
+	return ret;
+}
+
 int serve_poll_lists(const struct serve_conf *c, struct store *st, struct strbuf *err)
 {
 	for (size_t i = 0; i < c->nlists; i++) {
@@ -271,6 +301,8 @@ int serve_poll_lists(const struct serve_conf *c, struct store *st, struct strbuf
 								     : set.refused[r]->where,
 					  set.refused[r]->why);
 			ret = store_series_list(st, l->name, &rows, err) || supersede_across(l, &set, rows, st, err);
+			for (size_t r = 0; !ret && r < set.nrefused; r++)
+				ret = record_refused(l, &set, set.refused[r], rows, st, err);
 			for (size_t k = 0; !ret && k < set.n; k++)
 				ret = one_series(c, l, &set.v[k], rows, st, err);
 		}

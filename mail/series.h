@@ -7,7 +7,8 @@
  * subject, a series missing parts waiting a bounded time and then
  * incomplete. Replies, reviews and mail that is no patch are ignored;
  * hostile mail (too big, too many patches, control characters in its
- * header, no diff) is refused with its reason. It reads bytes and knows
+ * header, no diff, a diff out of the tree, a symlink, a binary diff) is
+ * refused with its reason. It reads bytes and knows
  * nothing of archives, git or the store (flow/lists.c drives it).
  */
 #ifndef LKP_SERIES_H
@@ -52,6 +53,14 @@ struct series_mail {
  */
 void series_mail_parse(const char *msg, size_t len, struct series_mail *m);
 void series_mail_release(struct series_mail *m);
+/*
+ * The headers of a patch's diff as git apply reads them (series_diff.c):
+ * 0, or -1 with why (one line) when a path leaves the tree (absolute, "..",
+ * ".git"), a file becomes a symlink, a submodule or a mode git does not
+ * write, or a diff is binary. A mode change between 100644 and 100755 is
+ * a patch like any other.
+ */
+int series_diff_check(const char *diff, struct strbuf *why);
 
 enum series_state {
 	SERIES_WAITING,	   /* parts missing, the wait not over */

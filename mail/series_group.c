@@ -98,7 +98,8 @@ void series_set_add(struct series_set *set, struct series_mail *m)
 		return;
 	}
 	struct series *s = series_of(set, m);
-	if (s->part[m->index]) {
+	/* its count first: its place may be past the end of a shorter series' parts */
+	if (m->total == s->total && s->part[m->index]) {
 		set->ignored++; /* sent twice (a resend, a cross-post): the first kept */
 		series_mail_release(m);
 		free(m);

@@ -95,4 +95,22 @@ test_expect_success 'a v1 applied, its test under way when the service stops; it
 	test ! -e "$HOLD_GO"
 '
 
+test_expect_success 'hostile mails read by the service: each recorded refused with its reason, nothing applied or written outside' '
+	sed "s|a/d|a/../../outside|g; s|b/d|b/../../outside|g; s|\] d: held|] d: out of the tree|; s|^Message-I[dD]: <|Message-ID: <out.|" \
+		"$TMP"/d2/*.patch >"$TMP/out.eml" &&
+	grep -q "^+++ b/../../outside$" "$TMP/out.eml" &&
+	python3 -c "
+import sys
+head = open(sys.argv[1]).read().split(\"\n\n\", 1)[0].replace(\"d: held\", \"d: big\").replace(\"Message-Id: <\", \"Message-Id: <big.\")
+open(sys.argv[2], \"w\").write(head + \"\n\n\" + (\"x\" * 75 + \"\n\") * 150000)
+" "$TMP"/d2/*.patch "$TMP/big.eml" &&
+	deliver "$TMP/out.eml" "$TMP/big.eml" && pass "$TMP/p5" &&
+	grep -q "nvdimm: 2 mails read: 0 series, 0 ignored, 2 refused$" "$TMP/p5" &&
+	series_state "d: out of the tree" 2 >"$TMP/s" && cat "$TMP/s" &&
+	grep -q "^refused: its diff names the path .a/../../outside., which leaves the tree (absolute, .... or .\.git.)$" "$TMP/s" &&
+	lkprobot status -c "$TMP/robot.yaml" | grep "^nvdimm: series \"\" v1 by  refused: a mail of 1[0-9]* bytes: lkprobot reads mails of 10 MiB at most$" &&
+	test ! -e "$TMP/outside" && test ! -e "$TMP/../outside" &&
+	test "$(git -C "$TMP/series.git" for-each-ref refs/heads | wc -l)" = 4
+'
+
 test_done
