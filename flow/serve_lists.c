@@ -215,10 +215,12 @@ static int supersede_row(const struct list_conf *l, const struct node *r, const 
 
 /*
  * Versions across passes: a series of this pass that a recorded one of a
- * later version supersedes (sent late) is superseded; a recorded one of an
- * earlier version that one of this pass supersedes, not tested yet, is
- * recorded superseded (supersede_row). The set's own versions are
- * series_set_settle()'s.
+ * later version supersedes (sent late) is superseded, and so is a RESEND of
+ * a recorded one of its version (unless that one stayed incomplete); a
+ * recorded one of an earlier version that one of this pass supersedes, not
+ * tested yet, is recorded superseded (supersede_row). The set's own
+ * versions are series_set_settle()'s. b4's change-id: ties versions in a
+ * pass (the store keeps no change-id).
  */
 static int supersede_across(const struct list_conf *l, struct series_set *set, const struct node *rows,
 			    struct store *st, struct strbuf *err)
@@ -240,6 +242,14 @@ static int supersede_across(const struct list_conf *l, struct series_set *set, c
 				s->why = xasprintf("superseded by v%s, %.*s", v, (int)strcspn(key, " "), key);
 			} else if (atoi(v) < s->version) {
 				ret = supersede_row(l, r, s, &todo, st, err);
+			} else if (s->resend &&
+				   strcmp(node_str(node_get(r, "state")) ? node_str(node_get(r, "state")) : "",
+					  "incomplete")) {
+				/* a RESEND of what was read already: not applied and tested again */
+				s->state = SERIES_SUPERSEDED;
+				free(s->why);
+				s->why = xasprintf("a RESEND of v%s, read already: %.*s", v, (int)strcspn(key, " "),
+						   key);
 			}
 		}
 	}

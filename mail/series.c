@@ -99,6 +99,8 @@ static bool patch_tags(const char *subj, struct series_mail *m)
 			char c;
 			if (!strcasecmp(w, "PATCH"))
 				patch = true;
+			else if (!strcasecmp(w, "RESEND"))
+				m->resend = true;
 			else if ((*w == 'v' || *w == 'V') && sscanf(w + 1, "%d%c", &a, &c) == 1 && a > 0)
 				m->version = a;
 			else if (sscanf(w, "%d/%d%c", &a, &b, &c) == 2 && a >= 0 && b > 0)
@@ -176,6 +178,13 @@ static void take_diff(struct series_mail *m, const char *text)
 		m->base_commit = bc;
 	else
 		free(bc);
+	/* b4's change-id: a date and a slug, "20230101-topic-0123456789ab" */
+	char *ci = m->change_id ? NULL : line_value(text, "change-id: ");
+	size_t cl = ci ? strlen(ci) : 0;
+	if (cl && cl <= 128 && strspn(ci, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == cl)
+		m->change_id = ci;
+	else
+		free(ci);
 }
 
 /* The body as git am splits it: an in-body From:, the message to "---", the diff to the signature. */
@@ -315,6 +324,7 @@ void series_mail_release(struct series_mail *m)
 	free(m->message);
 	free(m->diff);
 	free(m->base_commit);
+	free(m->change_id);
 	free(m->where);
 	memset(m, 0, sizeof(*m));
 }

@@ -43,6 +43,8 @@ struct series_mail {
 	char *message;			  /* the commit message: title, blank line, the body up to "---" */
 	char *diff;			  /* from the first "diff --git" to the signature; NULL for a cover */
 	char *base_commit;		  /* the base-commit: trailer's id, NULL when none */
+	char *change_id;		  /* b4's change-id: trailer (the same work across versions), NULL when none */
+	bool resend;			  /* [PATCH RESEND ...] */
 	char *where;			  /* the caller's: where the mail is (an archive's "epoch:commit") */
 };
 
@@ -81,6 +83,8 @@ struct series {
 	enum series_state state;
 	char *why;
 	char *base_commit; /* the cover's base-commit:, else the first patch's that has one */
+	char *change_id;   /* b4's change-id: of the cover, else of the first patch that has one */
+	bool resend;	   /* its cover (or first patch) says RESEND */
 };
 
 struct series_set {
@@ -96,8 +100,10 @@ struct series_set {
 void series_set_add(struct series_set *set, struct series_mail *m);
 /*
  * Each series' state at time now: complete, superseded by a later version
- * (same author, same subject, or the same thread), waiting for its missing
- * parts until wait seconds after its newest mail, then incomplete.
+ * (same author and subject, the same thread, or the same b4 change-id:) or,
+ * a RESEND, by the series it sends again (same work and version), waiting
+ * for its missing parts until wait seconds after its newest mail, then
+ * incomplete.
  */
 void series_set_settle(struct series_set *set, int64_t now, int64_t wait);
 /* The series of key ("<id> v2") in the set, NULL when none. */

@@ -140,6 +140,10 @@ static void describe(struct series *s)
 	for (int i = 0; !s->base_commit && i <= s->total; i++)
 		if (s->part[i] && s->part[i]->base_commit)
 			s->base_commit = xstrdup(s->part[i]->base_commit);
+	for (int i = 0; !s->change_id && i <= s->total; i++)
+		if (s->part[i] && s->part[i]->change_id)
+			s->change_id = xstrdup(s->part[i]->change_id);
+	s->resend = first->resend;
 }
 
 /* Series of the same work: the same subject and author (b4's, git send-email's vN). */
@@ -157,6 +161,43 @@ static int by_thread(const void *a, const void *b)
 	size_t nx = strcspn(x->key, " "), ny = strcspn(y->key, " ");
 	int c = strncmp(x->key, y->key, nx < ny ? nx : ny);
 	return c ? c : nx < ny ? -1 : nx > ny;
+}
+
+/* Series of the same b4 change-id:; one without is its own (its key). */
+static int by_change(const void *a, const void *b)
+{
+	const struct series *x = *(const struct series *const *)a, *y = *(const struct series *const *)b;
+	if (!x->change_id != !y->change_id)
+		return x->change_id ? 1 : -1;
+	return x->change_id ? strcmp(x->change_id, y->change_id) : strcmp(x->key, y->key);
+}
+
+static int by_version_resend(const void *a, const void *b)
+{
+	const struct series *x = *(const struct series *const *)a, *y = *(const struct series *const *)b;
+	return x->version != y->version ? (x->version > y->version) - (x->version < y->version)
+					: (int)x->resend - (int)y->resend;
+}
+
+/*
+ * resent[i]: series i is a RESEND of one of the set of the same work and
+ * version that is not (the first kept, the resend not tested again).
+ */
+static void mark_resent(struct series_set *set, struct series **v, bool *resent)
+{
+	qsort(v, set->n, sizeof(*v), by_work);
+	for (size_t i = 0; i < set->n;) {
+		size_t j = i;
+		for (; j < set->n && !by_work(&v[i], &v[j]); j++)
+			;
+		/* by version, a version's first sendings before its resends: one pass marks them */
+		qsort(v + i, j - i, sizeof(*v), by_version_resend);
+		for (size_t k = i + 1; k < j; k++)
+			if (v[k]->resend && v[k]->subject && v[k]->version == v[k - 1]->version &&
+			    (!v[k - 1]->resend || resent[v[k - 1] - set->v]))
+				resent[v[k] - set->v] = true;
+		i = j;
+	}
 }
 
 /* later[i]: the latest version of series i in the set, when later than its own, by cmp (sorted, each run of equals at once). */
@@ -218,8 +259,11 @@ void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
 		describe(&set->v[i]);
 		v[i] = &set->v[i];
 	}
+	bool *resent = xcalloc(set->n + 1, sizeof(*resent));
 	mark_later(set, v, by_work, later);
 	mark_later(set, v, by_thread, later);
+	mark_later(set, v, by_change, later);
+	mark_resent(set, v, resent);
 	free(v);
 	for (size_t i = 0; i < set->n; i++) {
 		struct series *s = &set->v[i];
@@ -232,6 +276,8 @@ void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
 		s->why = NULL;
 		if (later[i])
 			s->state = SERIES_SUPERSEDED, s->why = xasprintf("superseded by v%d", later[i]);
+		else if (resent[i])
+			s->state = SERIES_SUPERSEDED, s->why = xasprintf("a RESEND of v%d, read already", s->version);
 		else if (have == s->total)
 			s->state = SERIES_COMPLETE;
 		else if (now - s->last >= wait)
@@ -240,6 +286,7 @@ void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
 			s->state = SERIES_WAITING, s->why = missing(s);
 	}
 	free(later);
+	free(resent);
 }
 
 void series_set_release(struct series_set *set)
@@ -258,6 +305,7 @@ void series_set_release(struct series_set *set)
 		free(s->author_email);
 		free(s->why);
 		free(s->base_commit);
+		free(s->change_id);
 	}
 	for (size_t i = 0; i < set->nrefused; i++) {
 		series_mail_release(set->refused[i]);

@@ -5,7 +5,9 @@
 # applied; a v1 that comes after its v2 is recorded superseded, never
 # applied; a v1 applied whose head was not tested yet (the service stopped
 # while its test was under way) is superseded when its v2 comes — its head
-# cancelled, not tested any more — and the v2 is tested.
+# cancelled, not tested any more — and the v2 is tested; a RESEND of a
+# series read before is not tested again; hostile mails are recorded
+# refused with their reasons.
 # wall-clock limit: 300 s
 . "$(dirname "$0")/lib.sh"
 test_need_cmd public-inbox-mda public-inbox
@@ -93,6 +95,15 @@ test_expect_success 'a v1 applied, its test under way when the service stops; it
 	grep -q "^nvdimm Dan-Williams/d-held/[0-9-]* .*cancelled" "$TMP/st4" &&
 	grep -q "^nvdimm Dan-Williams/d-held/[0-9-]* .*done — job.yaml: no change" "$TMP/st4" &&
 	test ! -e "$HOLD_GO"
+'
+
+test_expect_success 'a RESEND of a series read in an earlier pass: recorded, not applied or tested again' '
+	sed "s/^Subject: \[PATCH v2\]/Subject: [PATCH RESEND v2]/; s/^Message-I[dD]: </Message-ID: <resend./" "$TMP"/c2/*.patch >"$TMP/resend.eml" &&
+	grep -q "^Subject: \[PATCH RESEND v2\] c: late$" "$TMP/resend.eml" &&
+	deliver "$TMP/resend.eml" && pass "$TMP/p6" &&
+	! grep -q "applied" "$TMP/p6" &&
+	lkprobot status -c "$TMP/robot.yaml" >"$TMP/st6" &&
+	grep -q "^nvdimm: series \"c: late\" v2 by [^ ]* superseded: a RESEND of v2, read already: <.*>$" "$TMP/st6"
 '
 
 test_expect_success 'hostile mails read by the service: each recorded refused with its reason, nothing applied or written outside' '
