@@ -23,36 +23,35 @@ static void verdict(struct report_outcome *out, enum report_verdict v, const cha
 	strbuf_addstr(&out->why, why);
 }
 
+/* msg DKIM-signed (when mail.dkim_key says so) into signed_msg: REPORT_QUEUED, or BAD (the key) / FAILED with err. */
+static enum report_verdict sign(const struct mailconf *mc, time_t date, const struct strbuf *msg,
+				struct strbuf *signed_msg, struct strbuf *err)
+{
+	if (mc->dkim_key) {
+		struct dkim_key *key;
+		struct dkim_params dp = { .domain = mc->dkim_domain, .selector = mc->dkim_selector, .time = date };
+		if (dkim_key_load(&key, mc->dkim_key, err))
+			return REPORT_BAD;
+		int r = dkim_sign(key, &dp, msg->buf, msg->len, signed_msg, err);
+		dkim_key_free(key);
+		if (r)
+			return REPORT_FAILED;
+	}
+	strbuf_add(signed_msg, msg->buf, msg->len);
+	return REPORT_QUEUED;
+}
+
 /* The message rendered for SMTP and DKIM-signed into signed_msg; its Message-ID into id. */
 static enum report_verdict render_signed(struct report_input *in, const struct mailconf *mc, struct strbuf *signed_msg,
 					 struct strbuf *id, struct strbuf *err)
 {
 	struct strbuf msg = STRBUF_INIT;
-	enum report_verdict v = REPORT_QUEUED;
+	enum report_verdict v;
 
 	in->lf = false;
 	in->message_id_out = id;
 	int r = report_render(in, &msg, err);
-	if (r) {
-		v = r > 0 ? REPORT_NOTHING : REPORT_BAD;
-		goto out;
-	}
-	if (mc->dkim_key) {
-		struct dkim_key *key;
-		struct dkim_params dp = { .domain = mc->dkim_domain, .selector = mc->dkim_selector, .time = in->date };
-		if (dkim_key_load(&key, mc->dkim_key, err)) {
-			v = REPORT_BAD;
-			goto out;
-		}
-		int r2 = dkim_sign(key, &dp, msg.buf, msg.len, signed_msg, err);
-		dkim_key_free(key);
-		if (r2) {
-			v = REPORT_FAILED;
-			goto out;
-		}
-	}
-	strbuf_add(signed_msg, msg.buf, msg.len);
-out:
+	v = r ? (r > 0 ? REPORT_NOTHING : REPORT_BAD) : sign(mc, in->date, &msg, signed_msg, err);
 	strbuf_release(&msg);
 	return v;
 }
@@ -229,4 +228,72 @@ void report_outcome_release(struct report_outcome *out)
 	out->mail_error = NULL;
 	free(out->metric);
 	out->metric = NULL;
+}
+
+/* The notice's envelope and headers by the mail rules (the author; mail.lists; live or a dry run), rendered, signed. */
+static enum report_verdict notice_render(const struct notice_request *rq, struct mail_plan *plan, struct strbuf *id,
+					 struct strbuf *signed_msg, struct strbuf *err)
+{
+	const struct mailconf *mc = rq->mc;
+	const char *to[] = { rq->to };
+	const struct mail_case c = { .mc = mc, .to = to, .nto = 1, .from = mc->from };
+	struct strbuf msg = STRBUF_INIT, body = STRBUF_INIT;
+	time_t now = rq->date ? rq->date : time(NULL);
+
+	if (mail_rules_apply(MAIL_ADDRESS, &c, plan, err))
+		return REPORT_BAD;
+	mime_message_id(id, rq->id_time, rq->seed, mc->domain ? mc->domain : "localhost");
+	strbuf_addf(&body, "%s\n", rq->text);
+	const struct mime_message m = { .from = mc->from,
+					.to = plan->to,
+					.nto = plan->nto,
+					.cc = plan->cc,
+					.ncc = plan->ncc,
+					.subject = rq->subject,
+					.date = now,
+					.message_id = id->buf,
+					.in_reply_to = rq->in_reply_to,
+					.references = rq->references,
+					.extra_headers = (const char *const *)&plan->dry_run,
+					.nextra = plan->dry_run ? 1 : 0,
+					.body = body.buf };
+	enum report_verdict v = mime_render(&m, &msg, err) ? REPORT_BAD : sign(mc, now, &msg, signed_msg, err);
+	strbuf_release(&msg);
+	strbuf_release(&body);
+	return v;
+}
+
+enum report_verdict flow_notice_queue(const struct notice_request *rq, struct strbuf *why)
+{
+	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, id = STRBUF_INIT;
+	struct mail_plan plan;
+	struct store *s = NULL;
+	char *from = NULL;
+	int64_t qid;
+	bool dup;
+
+	mail_plan_init(&plan, NULL);
+	enum report_verdict v = notice_render(rq, &plan, &id, &msg, &err);
+	if (v == REPORT_QUEUED && (!(s = store_open(rq->db, &err)) || !(from = mime_addr_spec(rq->mc->from, &err))))
+		v = REPORT_BAD;
+	if (v == REPORT_QUEUED && outbox_queue(s, id.buf, from, (const char *const *)plan.envelope, plan.nenvelope,
+					       msg.buf, msg.len, &qid, &dup, &err))
+		v = REPORT_FAILED;
+	strbuf_reset(why);
+	if (v != REPORT_QUEUED)
+		strbuf_addstr(why, err.buf);
+	else if (dup)
+		v = REPORT_DUPLICATE, strbuf_addf(why, "already queued: %s", id.buf);
+	else
+		strbuf_addf(why, "queued %lld %s for %zu envelope recipient%s%s", (long long)qid, id.buf,
+			    plan.nenvelope, plan.nenvelope == 1 ? "" : "s",
+			    rq->mc->live ? "" : " (a dry run: the operator)");
+	if (s)
+		store_close(s);
+	free(from);
+	mail_plan_release(&plan);
+	strbuf_release(&err);
+	strbuf_release(&msg);
+	strbuf_release(&id);
+	return v;
 }

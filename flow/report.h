@@ -69,6 +69,28 @@ struct report_input;
 void report_request_input(const struct report_request *rq, const char *from, const char *domain,
 			  struct report_input *in);
 
+/*
+ * A one-line notice, not a report (a series that does not apply, to its
+ * author): addressed by the mail rules of stage MAIL_ADDRESS (to, and
+ * mail.lists; never the robot; live, or a dry run to the operator),
+ * rendered, signed and queued in the outbox of the store db (delivered by
+ * the next delivery: the service's, at the end of its pass). Its
+ * Message-ID is made from id_time and seed, so the same notice is queued
+ * once.
+ */
+struct notice_request {
+	const struct mailconf *mc;
+	const char *db;
+	const char *to;			      /* "Name <addr>" */
+	const char *subject;		      /* "Re: [PATCH 2/3] ..." */
+	const char *in_reply_to, *references; /* the mail it answers, its thread ("<a> <b>") */
+	const char *seed;		      /* what its Message-ID is made of, with id_time */
+	time_t id_time, date;		      /* date: its Date: (0: now) */
+	const char *text;		      /* the line */
+};
+/* REPORT_QUEUED, REPORT_DUPLICATE (queued before), REPORT_BAD or REPORT_FAILED; why: one line in every case. */
+enum report_verdict flow_notice_queue(const struct notice_request *rq, struct strbuf *why);
+
 /* Send the report rq asks for; out filled in every case (report_outcome_release()). */
 void flow_report_send(const struct report_request *rq, struct report_outcome *out);
 void report_outcome_release(struct report_outcome *out);

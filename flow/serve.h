@@ -32,6 +32,7 @@ struct list_conf {
 	char *name, *archive, *tree, *branch;
 	char *address;		    /* the list's mail address: Cc of its series' reports (NULL: none) */
 	char *url;		    /* the archive's public address: each applied patch's Link: trailer */
+	bool mail_not_applied;	    /* mail a series' author a notice when it does not apply */
 	const struct tree_conf *tc; /* the tree of serve.trees named by tree */
 	/*
 	 * Where its series' heads are tested: tc's jobs and provider, the

@@ -163,6 +163,9 @@ static const struct conf_key list_keys[] = {
 	{ "branch", CONF_STRING, L(branch),
 	  .help = "the base when a series names none (base-commit:): its head at the series' date (default: the "
 		  "tree's first branch)" },
+	{ "mail_not_applied", CONF_BOOL, L(mail_not_applied), .def = "false",
+	  .help = "mail the author of a series that does not apply a one-line notice (its first failing patch, file "
+		  "and hunk), in reply to that patch, by the mail: rules (a dry run goes to the operator)" },
 	{ 0 },
 };
 #undef L

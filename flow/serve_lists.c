@@ -10,10 +10,13 @@
 #include "lists.h"
 #include "../lib/store/store.h"
 #include "../lib/kernel/git.h"
+#include "../mail/mailconf.h"
 #include "../mail/mailread.h"
+#include "report.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* The store's row of key among rows (NULL: none). */
@@ -32,6 +35,56 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+/*
+ * serve.lists[].mail_not_applied: the author of the patch that does not
+ * apply gets a one-line notice in reply to it (flow_notice_queue: the
+ * mail rules, the outbox; delivered at the end of the pass).
+ */
+static void notice_not_applied(const struct serve_conf *c, const struct list_conf *l, const struct series *s,
+			       const struct lists_applied *a)
+{
+	const struct series_mail *m = a->failed > 0 && a->failed <= s->total ? s->part[a->failed] : NULL;
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+	struct mailconf mc;
+
+	if (!m || !m->message_id)
+		return;
+	if (mailconf_load(&mc, c->path, &err)) {
+		serve_say("%s: series \"%s\" v%d: no notice to its author: %s", l->name, s->subject, s->version,
+			  err.buf);
+		strbuf_release(&err);
+		return;
+	}
+	char *to = xasprintf("%s <%s>", m->author_name ? m->author_name : "", m->author_email);
+	char *subject = xasprintf("Re: %s", m->subject);
+	char *refs = strcmp(m->root, m->message_id) ? xasprintf("%s %s", m->root, m->message_id) : NULL;
+	char *text =
+		xasprintf("lkprobot could not test this series: %s (the base: %s).", a->why,
+			  strcmp(a->base_how, "its base-commit:") ? "the head of the list's branch at the series' date"
+								  : "the series' base-commit:");
+	char *seed = xasprintf("%s not applied", s->key);
+	const struct notice_request rq = { .mc = &mc,
+					   .db = c->db,
+					   .to = m->author_name && *m->author_name ? to : m->author_email,
+					   .subject = subject,
+					   .in_reply_to = m->message_id,
+					   .references = refs,
+					   .seed = seed,
+					   .id_time = (time_t)s->date,
+					   .text = text };
+	enum report_verdict v = flow_notice_queue(&rq, &why);
+	serve_say("%s: series \"%s\" v%d: the notice to its author %s%s", l->name, s->subject, s->version,
+		  v == REPORT_QUEUED || v == REPORT_DUPLICATE ? "" : "not queued: ", why.buf);
+	free(to);
+	free(subject);
+	free(refs);
+	free(text);
+	free(seed);
+	mailconf_release(&mc);
+	strbuf_release(&why);
+	strbuf_release(&err);
+}
+
 /* A complete series applied, its head queued: the row to record in *ser (its strings owned by a). */
 static int apply_series(const struct serve_conf *c, const struct list_conf *l, const struct series *s,
 			struct store_series *ser, struct lists_applied *a, struct store *st, struct strbuf *err)
@@ -48,6 +101,8 @@ static int apply_series(const struct serve_conf *c, const struct list_conf *l, c
 		ser->state = rc == 1 ? "does not apply" : "refused";
 		ser->why = a->why;
 		serve_say("%s: series \"%s\" v%d %s: %s", l->name, s->subject, s->version, ser->state, a->why);
+		if (rc == 1 && l->mail_not_applied)
+			notice_not_applied(c, l, s, a);
 		return 0;
 	}
 	ser->state = "applied";
@@ -94,6 +149,144 @@ out:
 	return ret;
 }
 
+/* Is the store's row r the same work as s: its thread, or its subject and author (vN sent anew)? */
+static bool same_work(const struct node *r, const struct series *s)
+{
+	const char *key = node_str(node_get(r, "key")), *subject = node_str(node_get(r, "subject"));
+	const char *author = node_str(node_get(r, "author"));
+	size_t n = strcspn(s->key, " ");
+
+	if (key && !strncmp(key, s->key, n) && key[n] == ' ')
+		return true;
+	return subject && author && s->subject && s->author_email && !strcmp(subject, s->subject) &&
+	       !strcasecmp(author, s->author_email);
+}
+
+/*
+ * Row r, a series of an earlier pass that s (a later version) supersedes:
+ * recorded superseded when it was not tested yet — waiting, incomplete,
+ * or applied with its head still to test (queued, or a test a stopped
+ * service left under way: no pass tests it while the lists are read), then
+ * cancelled: not tested any more. One tested stays as it is. 0, or -1 with
+ * err.
+ */
+static int supersede_row(const struct list_conf *l, const struct node *r, const struct series *s,
+			 const struct store_heads *todo, struct store *st, struct strbuf *err)
+{
+	const char *state = node_str(node_get(r, "state")), *branch = node_str(node_get(r, "branch"));
+	const char *head = node_str(node_get(r, "head")), *version = node_str(node_get(r, "version"));
+	bool applied = state && !strcmp(state, "applied");
+	int64_t now = (int64_t)time(NULL);
+
+	if (!state ||
+	    (!applied && strcmp(state, "waiting") && strcmp(state, "incomplete") && strcmp(state, "complete")))
+		return 0;
+	if (applied) {
+		const struct store_head *h = NULL;
+		for (size_t i = 0; i < todo->n && !h && branch && head; i++)
+			if (!strcmp(todo->v[i].tree, l->name) && !strcmp(todo->v[i].branch, branch) &&
+			    !strcmp(todo->v[i].head, head))
+				h = &todo->v[i];
+		struct strbuf e = STRBUF_INIT;
+		int rc = h ? store_head_cancel(st, h->id, now, &e) : 1;
+		strbuf_release(&e);
+		if (rc)
+			return 0; /* tested already, or its test began meanwhile */
+	}
+	char *why = xasprintf("superseded by v%d, %.*s", s->version, (int)strcspn(s->key, " "), s->key);
+	const struct store_series ser = { .list = l->name,
+					  .key = node_str(node_get(r, "key")),
+					  .subject = node_str(node_get(r, "subject")),
+					  .author = node_str(node_get(r, "author")),
+					  .state = "superseded",
+					  .version = version ? atoi(version) : 0,
+					  .why = why,
+					  .parts = node_str(node_get(r, "parts")),
+					  .base = node_str(node_get(r, "base")),
+					  .branch = branch,
+					  .head = head };
+	int ret = store_series_put(st, &ser, now, err) < 0 ? -1 : 0;
+	if (!ret)
+		serve_say("%s: series \"%s\" v%d %s%s", l->name, ser.subject, ser.version, why,
+			  applied ? ": its head is not tested" : "");
+	free(why);
+	return ret;
+}
+
+/*
+ * Versions across passes: a series of this pass that a recorded one of a
+ * later version supersedes (sent late) is superseded, and so is a RESEND of
+ * a recorded one of its version (unless that one stayed incomplete); a
+ * recorded one of an earlier version that one of this pass supersedes, not
+ * tested yet, is recorded superseded (supersede_row). The set's own
+ * versions are series_set_settle()'s. b4's change-id: ties versions in a
+ * pass (the store keeps no change-id).
+ */
+static int supersede_across(const struct list_conf *l, struct series_set *set, const struct node *rows,
+			    struct store *st, struct strbuf *err)
+{
+	struct store_heads todo = { 0 };
+	int ret = store_head_rows(st, true, &todo, err);
+
+	for (size_t k = 0; !ret && k < set->n; k++) {
+		struct series *s = &set->v[k];
+		for (size_t i = 0; !ret && s->state != SERIES_BROKEN && s->state != SERIES_SUPERSEDED && i < rows->n;
+		     i++) {
+			const struct node *r = rows->vals[i];
+			const char *key = node_str(node_get(r, "key")), *v = node_str(node_get(r, "version"));
+			if (!key || !v || series_set_get(set, key) || !same_work(r, s))
+				continue;
+			if (atoi(v) > s->version) {
+				s->state = SERIES_SUPERSEDED;
+				free(s->why);
+				s->why = xasprintf("superseded by v%s, %.*s", v, (int)strcspn(key, " "), key);
+			} else if (atoi(v) < s->version) {
+				ret = supersede_row(l, r, s, &todo, st, err);
+			} else if (s->resend &&
+				   strcmp(node_str(node_get(r, "state")) ? node_str(node_get(r, "state")) : "",
+					  "incomplete")) {
+				/* a RESEND of what was read already: not applied and tested again */
+				s->state = SERIES_SUPERSEDED;
+				free(s->why);
+				s->why = xasprintf("a RESEND of v%s, read already: %.*s", v, (int)strcspn(key, " "),
+						   key);
+			}
+		}
+	}
+	store_heads_release(&todo);
+	return ret;
+}
+
+/*
+ * A mail refused (too big, a hostile header or diff) that is a patch, or
+ * could not be read to tell: recorded as a series "refused" with why, once
+ * — the dashboard shows it. One of a series of the set breaks that series
+ * instead (series_set_settle).
+ */
+static int record_refused(const struct list_conf *l, const struct series_set *set, const struct series_mail *m,
+			  const struct node *rows, struct store *st, struct strbuf *err)
+{
+	char *key = m->root ? xasprintf("%s v%d", m->root, m->version ? m->version : 1) : xstrdup(m->where);
+	int ret = 0;
+
+	if (key && !series_set_get(set, key) && !row_of(rows, key) &&
+	    (!m->subject || strcasestr(m->subject, "PATCH"))) {
+		const struct store_series ser = { .list = l->name,
+						  .key = key,
+						  .subject = m->title	  ? m->title
+							     : m->subject ? m->subject
+									  : "",
+						  .author = m->author_email ? m->author_email : "",
+						  .state = "refused",
+						  .version = m->version ? m->version : 1,
+						  .why = m->why,
+						  .parts = m->where };
+		ret = store_series_put(st, &ser, (int64_t)time(NULL), err) < 0 ? -1 : 0;
+	}
+	free(key);
+	return ret;
+}
+
 int serve_poll_lists(const struct serve_conf *c, struct store *st, struct strbuf *err)
 {
 	for (size_t i = 0; i < c->nlists; i++) {
@@ -117,7 +310,9 @@ int serve_poll_lists(const struct serve_conf *c, struct store *st, struct strbuf
 					  set.refused[r]->message_id ? set.refused[r]->message_id
 								     : set.refused[r]->where,
 					  set.refused[r]->why);
-			ret = store_series_list(st, l->name, &rows, err);
+			ret = store_series_list(st, l->name, &rows, err) || supersede_across(l, &set, rows, st, err);
+			for (size_t r = 0; !ret && r < set.nrefused; r++)
+				ret = record_refused(l, &set, set.refused[r], rows, st, err);
 			for (size_t k = 0; !ret && k < set.n; k++)
 				ret = one_series(c, l, &set.v[k], rows, st, err);
 		}

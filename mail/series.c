@@ -99,6 +99,8 @@ static bool patch_tags(const char *subj, struct series_mail *m)
 			char c;
 			if (!strcasecmp(w, "PATCH"))
 				patch = true;
+			else if (!strcasecmp(w, "RESEND"))
+				m->resend = true;
 			else if ((*w == 'v' || *w == 'V') && sscanf(w + 1, "%d%c", &a, &c) == 1 && a > 0)
 				m->version = a;
 			else if (sscanf(w, "%d/%d%c", &a, &b, &c) == 2 && a >= 0 && b > 0)
@@ -157,6 +159,34 @@ static const char *find_line(const char *text, const char *prefix)
 	return NULL;
 }
 
+/* The diff of text (from its first "diff --git" to the signature) and its base-commit:, when it has them. */
+static void take_diff(struct series_mail *m, const char *text)
+{
+	const char *diff = find_line(text, "diff --git ");
+
+	if (diff && !m->diff) {
+		const char *end = diff + strlen(diff), *sig = find_line(diff, "-- \n");
+		const char *base = find_line(diff, "base-commit: ");
+		if (sig && sig < end)
+			end = sig;
+		if (base && base < end)
+			end = base;
+		m->diff = xstrndup(diff, (size_t)(end - diff));
+	}
+	char *bc = m->base_commit ? NULL : line_value(text, "base-commit: ");
+	if (bc && strlen(bc) >= 7 && strspn(bc, "0123456789abcdef") == strlen(bc))
+		m->base_commit = bc;
+	else
+		free(bc);
+	/* b4's change-id: a date and a slug, "20230101-topic-0123456789ab" */
+	char *ci = m->change_id ? NULL : line_value(text, "change-id: ");
+	size_t cl = ci ? strlen(ci) : 0;
+	if (cl && cl <= 128 && strspn(ci, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == cl)
+		m->change_id = ci;
+	else
+		free(ci);
+}
+
 /* The body as git am splits it: an in-body From:, the message to "---", the diff to the signature. */
 static void split_body(struct series_mail *m, const char *body)
 {
@@ -181,20 +211,7 @@ static void split_body(struct series_mail *m, const char *body)
 	strbuf_rtrim(&msg);
 	strbuf_addch(&msg, '\n');
 	m->message = strbuf_detach(&msg);
-	if (diff) {
-		const char *end = diff + strlen(diff), *sig = find_line(diff, "-- \n");
-		const char *base = find_line(diff, "base-commit: ");
-		if (sig && sig < end)
-			end = sig;
-		if (base && base < end)
-			end = base;
-		m->diff = xstrndup(diff, (size_t)(end - diff));
-	}
-	char *bc = line_value(body, "base-commit: ");
-	if (bc && strlen(bc) >= 7 && strspn(bc, "0123456789abcdef") == strlen(bc))
-		m->base_commit = bc;
-	else
-		free(bc);
+	take_diff(m, body);
 }
 
 /* The thread's first message: the first of References, else In-Reply-To, else its own id. */
@@ -280,9 +297,17 @@ void series_mail_parse(const char *msg, size_t len, struct series_mail *m)
 		refuse(m, "no text body%s", "");
 	} else {
 		split_body(m, mr.parts[0].data.buf);
+		/* git format-patch --attach and --inline: the diff in a text part after the message */
+		for (size_t k = 1; k < mr.nparts && !m->diff; k++)
+			if (mr.parts[k].type && !strncmp(mr.parts[k].type, "text/", 5))
+				take_diff(m, mr.parts[k].data.buf);
 		m->kind = m->index == 0 ? SERIES_COVER : SERIES_PATCH;
+		struct strbuf why = STRBUF_INIT;
 		if (m->kind == SERIES_PATCH && !m->diff)
 			refuse(m, "patch %s has no diff (diff --git ...) in its text", m->subject);
+		else if (m->kind == SERIES_PATCH && series_diff_check(m->diff, &why))
+			refuse(m, "%s", why.buf);
+		strbuf_release(&why);
 	}
 	mailread_release(&mr);
 }
@@ -299,6 +324,7 @@ void series_mail_release(struct series_mail *m)
 	free(m->message);
 	free(m->diff);
 	free(m->base_commit);
+	free(m->change_id);
 	free(m->where);
 	memset(m, 0, sizeof(*m));
 }

@@ -7,7 +7,8 @@
  * subject, a series missing parts waiting a bounded time and then
  * incomplete. Replies, reviews and mail that is no patch are ignored;
  * hostile mail (too big, too many patches, control characters in its
- * header, no diff) is refused with its reason. It reads bytes and knows
+ * header, no diff, a diff out of the tree, a symlink, a binary diff) is
+ * refused with its reason. It reads bytes and knows
  * nothing of archives, git or the store (flow/lists.c drives it).
  */
 #ifndef LKP_SERIES_H
@@ -42,6 +43,8 @@ struct series_mail {
 	char *message;			  /* the commit message: title, blank line, the body up to "---" */
 	char *diff;			  /* from the first "diff --git" to the signature; NULL for a cover */
 	char *base_commit;		  /* the base-commit: trailer's id, NULL when none */
+	char *change_id;		  /* b4's change-id: trailer (the same work across versions), NULL when none */
+	bool resend;			  /* [PATCH RESEND ...] */
 	char *where;			  /* the caller's: where the mail is (an archive's "epoch:commit") */
 };
 
@@ -52,6 +55,14 @@ struct series_mail {
  */
 void series_mail_parse(const char *msg, size_t len, struct series_mail *m);
 void series_mail_release(struct series_mail *m);
+/*
+ * The headers of a patch's diff as git apply reads them (series_diff.c):
+ * 0, or -1 with why (one line) when a path leaves the tree (absolute, "..",
+ * ".git"), a file becomes a symlink, a submodule or a mode git does not
+ * write, or a diff is binary. A mode change between 100644 and 100755 is
+ * a patch like any other.
+ */
+int series_diff_check(const char *diff, struct strbuf *why);
 
 enum series_state {
 	SERIES_WAITING,	   /* parts missing, the wait not over */
@@ -72,6 +83,8 @@ struct series {
 	enum series_state state;
 	char *why;
 	char *base_commit; /* the cover's base-commit:, else the first patch's that has one */
+	char *change_id;   /* b4's change-id: of the cover, else of the first patch that has one */
+	bool resend;	   /* its cover (or first patch) says RESEND */
 };
 
 struct series_set {
@@ -87,10 +100,14 @@ struct series_set {
 void series_set_add(struct series_set *set, struct series_mail *m);
 /*
  * Each series' state at time now: complete, superseded by a later version
- * (same author, same subject, or the same thread), waiting for its missing
- * parts until wait seconds after its newest mail, then incomplete.
+ * (same author and subject, the same thread, or the same b4 change-id:) or,
+ * a RESEND, by the series it sends again (same work and version), waiting
+ * for its missing parts until wait seconds after its newest mail, then
+ * incomplete.
  */
 void series_set_settle(struct series_set *set, int64_t now, int64_t wait);
+/* The series of key ("<id> v2") in the set, NULL when none. */
+const struct series *series_set_get(const struct series_set *set, const char *key);
 void series_set_release(struct series_set *set);
 
 /*

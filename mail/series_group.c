@@ -73,6 +73,12 @@ static struct series *series_of(struct series_set *set, const struct series_mail
 	return s;
 }
 
+const struct series *series_set_get(const struct series_set *set, const char *key)
+{
+	size_t at = set->nslots ? *slot_of(set, key) : 0;
+	return at ? &set->v[at - 1] : NULL;
+}
+
 static void keep_refused(struct series_set *set, struct series_mail *m)
 {
 	set->refused = xrealloc(set->refused, (set->nrefused + 1) * sizeof(*set->refused));
@@ -92,7 +98,8 @@ void series_set_add(struct series_set *set, struct series_mail *m)
 		return;
 	}
 	struct series *s = series_of(set, m);
-	if (s->part[m->index]) {
+	/* its count first: its place may be past the end of a shorter series' parts */
+	if (m->total == s->total && s->part[m->index]) {
 		set->ignored++; /* sent twice (a resend, a cross-post): the first kept */
 		series_mail_release(m);
 		free(m);
@@ -133,6 +140,10 @@ static void describe(struct series *s)
 	for (int i = 0; !s->base_commit && i <= s->total; i++)
 		if (s->part[i] && s->part[i]->base_commit)
 			s->base_commit = xstrdup(s->part[i]->base_commit);
+	for (int i = 0; !s->change_id && i <= s->total; i++)
+		if (s->part[i] && s->part[i]->change_id)
+			s->change_id = xstrdup(s->part[i]->change_id);
+	s->resend = first->resend;
 }
 
 /* Series of the same work: the same subject and author (b4's, git send-email's vN). */
@@ -152,8 +163,45 @@ static int by_thread(const void *a, const void *b)
 	return c ? c : nx < ny ? -1 : nx > ny;
 }
 
-/* later[i]: a later version of series i is in the set, by cmp (sorted, each run of equals at once). */
-static void mark_later(struct series_set *set, struct series **v, int (*cmp)(const void *, const void *), bool *later)
+/* Series of the same b4 change-id:; one without is its own (its key). */
+static int by_change(const void *a, const void *b)
+{
+	const struct series *x = *(const struct series *const *)a, *y = *(const struct series *const *)b;
+	if (!x->change_id != !y->change_id)
+		return x->change_id ? 1 : -1;
+	return x->change_id ? strcmp(x->change_id, y->change_id) : strcmp(x->key, y->key);
+}
+
+static int by_version_resend(const void *a, const void *b)
+{
+	const struct series *x = *(const struct series *const *)a, *y = *(const struct series *const *)b;
+	return x->version != y->version ? (x->version > y->version) - (x->version < y->version)
+					: (int)x->resend - (int)y->resend;
+}
+
+/*
+ * resent[i]: series i is a RESEND of one of the set of the same work and
+ * version that is not (the first kept, the resend not tested again).
+ */
+static void mark_resent(struct series_set *set, struct series **v, bool *resent)
+{
+	qsort(v, set->n, sizeof(*v), by_work);
+	for (size_t i = 0; i < set->n;) {
+		size_t j = i;
+		for (; j < set->n && !by_work(&v[i], &v[j]); j++)
+			;
+		/* by version, a version's first sendings before its resends: one pass marks them */
+		qsort(v + i, j - i, sizeof(*v), by_version_resend);
+		for (size_t k = i + 1; k < j; k++)
+			if (v[k]->resend && v[k]->subject && v[k]->version == v[k - 1]->version &&
+			    (!v[k - 1]->resend || resent[v[k - 1] - set->v]))
+				resent[v[k] - set->v] = true;
+		i = j;
+	}
+}
+
+/* later[i]: the latest version of series i in the set, when later than its own, by cmp (sorted, each run of equals at once). */
+static void mark_later(struct series_set *set, struct series **v, int (*cmp)(const void *, const void *), int *later)
 {
 	qsort(v, set->n, sizeof(*v), cmp);
 	for (size_t i = 0; i < set->n;) {
@@ -162,8 +210,8 @@ static void mark_later(struct series_set *set, struct series **v, int (*cmp)(con
 		for (; j < set->n && !cmp(&v[i], &v[j]); j++)
 			top = v[j]->version > top ? v[j]->version : top;
 		for (size_t k = i; k < j; k++)
-			if (v[k]->version < top && v[k]->subject)
-				later[v[k] - set->v] = true;
+			if (v[k]->version < top && v[k]->subject && top > later[v[k] - set->v])
+				later[v[k] - set->v] = top;
 		i = j;
 	}
 }
@@ -206,13 +254,16 @@ void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
 {
 	break_by_refused(set);
 	struct series **v = xcalloc(set->n + 1, sizeof(*v));
-	bool *later = xcalloc(set->n + 1, sizeof(*later));
+	int *later = xcalloc(set->n + 1, sizeof(*later));
 	for (size_t i = 0; i < set->n; i++) {
 		describe(&set->v[i]);
 		v[i] = &set->v[i];
 	}
+	bool *resent = xcalloc(set->n + 1, sizeof(*resent));
 	mark_later(set, v, by_work, later);
 	mark_later(set, v, by_thread, later);
+	mark_later(set, v, by_change, later);
+	mark_resent(set, v, resent);
 	free(v);
 	for (size_t i = 0; i < set->n; i++) {
 		struct series *s = &set->v[i];
@@ -224,7 +275,9 @@ void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
 		free(s->why);
 		s->why = NULL;
 		if (later[i])
-			s->state = SERIES_SUPERSEDED;
+			s->state = SERIES_SUPERSEDED, s->why = xasprintf("superseded by v%d", later[i]);
+		else if (resent[i])
+			s->state = SERIES_SUPERSEDED, s->why = xasprintf("a RESEND of v%d, read already", s->version);
 		else if (have == s->total)
 			s->state = SERIES_COMPLETE;
 		else if (now - s->last >= wait)
@@ -233,6 +286,7 @@ void series_set_settle(struct series_set *set, int64_t now, int64_t wait)
 			s->state = SERIES_WAITING, s->why = missing(s);
 	}
 	free(later);
+	free(resent);
 }
 
 void series_set_release(struct series_set *set)
@@ -251,6 +305,7 @@ void series_set_release(struct series_set *set)
 		free(s->author_email);
 		free(s->why);
 		free(s->base_commit);
+		free(s->change_id);
 	}
 	for (size_t i = 0; i < set->nrefused; i++) {
 		series_mail_release(set->refused[i]);

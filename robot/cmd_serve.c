@@ -73,14 +73,13 @@ static void on_hup(int sig)
 	reload_asked = 1;
 }
 
-/* serve.series_url's default: the dashboard's /git/ (serve_conf_series_url), said once. */
-static void series_url_default(struct serve_conf *conf, const char *listen)
+/* serve.series_url's default: the dashboard's /git/ (serve_conf_series_url); true when it is the default. */
+static bool series_url_default(struct serve_conf *conf, const char *listen)
 {
 	dashboard_base = conf->public_url ? xstrdup(conf->public_url) : xasprintf("http://%s", listen);
 	bool dflt = conf->nlists && !conf->series_url;
 	serve_conf_series_url(conf, dashboard_base);
-	if (dflt && conf->series_url)
-		serve_say("the series are at %s (git clone takes it; serve.series_url)", conf->series_url);
+	return dflt && conf->series_url;
 }
 
 /* The dashboard on listen: it knows the trees and the providers' boxes. NULL with err set. */
@@ -107,6 +106,10 @@ static struct web *dashboard(struct serve_conf *conf, const char *listen, const 
 	for (size_t i = 0; i < conf->ntrees; i++)
 		wt[i] = (struct web_tree){ conf->trees[i].name, conf->trees[i].path,
 					   (const char *const *)conf->trees[i].branches, conf->trees[i].nbranches };
+	struct web_list *wl = xcalloc(conf->nlists + 1, sizeof(*wl));
+	for (size_t i = 0; i < conf->nlists; i++)
+		wl[i] = (struct web_list){ conf->lists[i].name, conf->lists[i].url };
+	bool dflt = series_url_default(conf, listen);
 	struct web_opts wo = { .addr = listen,
 			       .db = conf->db,
 			       .result_root = conf->result_root,
@@ -116,10 +119,14 @@ static struct web *dashboard(struct serve_conf *conf, const char *listen, const 
 			       .trees = wt,
 			       .ntrees = conf->ntrees,
 			       .public_url = conf->public_url,
-			       .git_repo = conf->nlists ? conf->series_repo : NULL };
+			       .git_repo = conf->nlists ? conf->series_repo : NULL,
+			       .lists = wl,
+			       .nlists = conf->nlists,
+			       .series_url = conf->series_url };
 	struct web *web = web_start(&wo, err);
-	if (web)
-		series_url_default(conf, listen);
+	if (web && dflt)
+		serve_say("the series are at %s (git clone takes it; serve.series_url)", conf->series_url);
+	free(wl);
 	free(wt);
 	free(inv);
 	free(invcfg);

@@ -16,6 +16,8 @@
  * inline styles. Classes, not colours, in the pages: .regression and
  * .improvement rows, .state-* badges, .series-N lines of the history chart.
  */
+/* a stylesheet, one rule a line: */
+/* clang-format off */
 const char html_css[] =
 	":root{--fg:#1d2330;--muted:#5b6473;--line:#d5dae1;--bg:#fff;--head:#f3f5f8;--link:#1a56b0;"
 	"--bad:#b3261e;--badbg:#fde8e6;--good:#1e7b34;--goodbg:#e4f4e8;--warn:#8a5a00;--warnbg:#fff3d6}\n"
@@ -46,9 +48,11 @@ const char html_css[] =
 	"pre.mail{max-width:100ch;white-space:pre;overflow-x:auto}\n"
 	"pre.plots{white-space:pre;overflow-x:auto}\n"
 	".state{display:inline-block;padding:0 .45em;border-radius:3px;background:var(--head);white-space:nowrap}\n"
-	".state-found,.state-regression,.state-failed,.state-build-failed{background:var(--badbg);color:var(--bad)}\n"
+	".state-found,.state-regression,.state-failed,.state-build-failed,.state-does-not-apply,.state-refused,"
+	".state-broken{background:var(--badbg);color:var(--bad)}\n"
 	".state-improvement,.state-no-change,.state-sent{background:var(--goodbg);color:var(--good)}\n"
-	".state-not-sure,.state-stopped,.state-in-doubt,.state-queued,.state-testing,.state-bisecting,.state-running"
+	".state-not-sure,.state-stopped,.state-in-doubt,.state-queued,.state-testing,.state-bisecting,.state-running,"
+	".state-waiting,.state-applied"
 	"{background:var(--warnbg);color:var(--warn)}\n"
 	".reason{color:var(--muted);font-size:.9em}\n"
 	"ul.filters{list-style:none;padding:0;margin:.3em 0}\n"
@@ -76,6 +80,7 @@ const char html_css[] =
 	"span.key{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin:0 .3em 0 1em}\n"
 	"span.key.series-0{background:#1a56b0}span.key.series-1{background:#c2410c}span.key.series-2{background:#15803d}"
 	"span.key.series-3{background:#7e22ce}span.key.series-4{background:#0e7490}span.key.series-5{background:#a16207}\n";
+/* clang-format on */
 
 /* A chart with a red step: the robot's own icon. */
 const char html_favicon[] =

@@ -326,13 +326,23 @@ struct web *web_new(const struct web_opts *o, struct strbuf *err)
 			(struct web_tree){ xstrdup(t->name), xstrdup(t->path), (const char *const *)br, t->nbranches };
 	}
 	w->ntrees = o->ntrees;
+	w->lists = xcalloc(o->nlists + 1, sizeof(*w->lists));
+	for (size_t i = 0; i < o->nlists; i++)
+		w->lists[i] = (struct web_list){ xstrdup(o->lists[i].name),
+						 o->lists[i].url ? xstrdup(o->lists[i].url) : NULL };
+	w->nlists = o->nlists;
+	w->series_url = o->series_url ? xstrdup(o->series_url) : NULL;
 	w->env = (struct page_env){ .db = w->db,
 				    .root = w->root,
 				    .actions = w->token != NULL,
 				    .inventories = w->inventories,
 				    .ninventories = w->ninventories,
 				    .trees = w->trees,
-				    .ntrees = w->ntrees };
+				    .ntrees = w->ntrees,
+				    .lists = w->lists,
+				    .nlists = w->nlists,
+				    .series_url = w->series_url,
+				    .series_repo = w->git_repo };
 	return w;
 }
 
@@ -414,6 +424,12 @@ void web_stop(struct web *w)
 		free((char **)w->trees[i].branches);
 	}
 	free(w->trees);
+	for (size_t i = 0; i < w->nlists; i++) {
+		free((char *)w->lists[i].name);
+		free((char *)w->lists[i].url);
+	}
+	free(w->lists);
+	free(w->series_url);
 	for (size_t i = 0; i < w->ninventories; i++) {
 		struct provider_config *c = (struct provider_config *)w->inventories[i].cfg;
 		free((char *)c->result_dir);

@@ -2,8 +2,7 @@
  * page_lists: the store's lists as pages — every bisection, every report
  * mail (as /reports and, JSON only, as /outbox), every head and every
  * machine, each row as the overview shows it, a page at a time
- * (?limit=&after=: paging.h); a mailing list's patch series (JSON only:
- * /api/series?list=NAME). See pagekit.h.
+ * (?limit=&after=: paging.h). See pagekit.h.
  */
 #include "pagekit.h"
 #include "../lib/store/store.h"
@@ -123,29 +122,4 @@ const struct page_def page_def_machines = {
 	.list = true,
 	.key = "name",
 	.data = machines_data,
-};
-
-/* A mailing list's series as the store records them: subject, version, author, state, why, branch, base, head. */
-static int series_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
-{
-	const char *list = page_arg(a, "list");
-	struct node *rows = NULL;
-
-	if (!list) {
-		strbuf_setf(err, "give ?list=NAME (a list of serve.lists)");
-		return 400;
-	}
-	if (store_series_list(c->s, list, &rows, err))
-		return 500;
-	for (size_t i = 0; i < rows->n; i++)
-		node_push(out, node_dup(rows->vals[i]));
-	node_free(rows);
-	return 200;
-}
-
-const struct page_def page_def_series = {
-	.name = "series",
-	.list = true,
-	.query = "?list=NAME",
-	.data = series_data,
 };

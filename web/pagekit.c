@@ -39,7 +39,7 @@ int page_ctx_open(struct page_ctx *c, const struct page_env *env, struct strbuf 
 
 void page_ctx_close(struct page_ctx *c)
 {
-	for (size_t i = 0; i < c->env->ntrees; i++)
+	for (size_t i = 0; i <= c->env->ntrees; i++)
 		gitrepo_close(c->repos[i]);
 	free(c->repos);
 	free(c->repo_tried);
@@ -106,12 +106,16 @@ bool page_is_hex_id(const char *s)
 
 struct gitrepo *page_repo(struct page_ctx *c, size_t i)
 {
-	if (i >= c->env->ntrees)
+	const char *path = i < c->env->ntrees	 ? c->env->trees[i].path
+			   : i == c->env->ntrees ? c->env->series_repo
+						 : NULL;
+
+	if (!path)
 		return NULL;
 	if (!c->repo_tried[i]) {
 		struct strbuf e = STRBUF_INIT;
 		c->repo_tried[i] = true;
-		if (gitrepo_open(&c->repos[i], c->env->trees[i].path, &e))
+		if (gitrepo_open(&c->repos[i], path, &e))
 			c->repos[i] = NULL;
 		strbuf_release(&e);
 	}
@@ -142,14 +146,16 @@ const struct node *page_commit_info(struct page_ctx *c, const char *id)
 		return known->type == NODE_MAP ? known : NULL;
 	struct node *info = NULL, *trees = node_new(NODE_SEQ);
 	struct strbuf e = STRBUF_INIT;
-	for (size_t i = 0; i < c->env->ntrees; i++) {
+	/* the watched trees, then the series' repository for what none of them has (a patch of a list) */
+	for (size_t i = 0; i <= c->env->ntrees && !(i == c->env->ntrees && info); i++) {
 		struct gitrepo *r = page_repo(c, i);
 		struct gitrepo_commit gc;
+		const char *name = i < c->env->ntrees ? c->env->trees[i].name : PAGE_SERIES_TREE;
 		if (!r || gitrepo_commit_info(r, id, &gc, &e)) {
 			strbuf_reset(&e);
 			continue;
 		}
-		node_push(trees, page_str(c->env->trees[i].name));
+		node_push(trees, page_str(name));
 		if (!info) {
 			info = node_new(NODE_MAP);
 			node_append(info, "commit", page_str(gc.id));
@@ -161,7 +167,7 @@ const struct node *page_commit_info(struct page_ctx *c, const char *id)
 			char *when = when_text(gc.author_time);
 			node_append(info, "date_text", page_str(when));
 			free(when);
-			node_append(info, "tree", page_str(c->env->trees[i].name));
+			node_append(info, "tree", page_str(name));
 			struct node *parents = node_new(NODE_SEQ);
 			for (size_t k = 0; k < gc.nparents; k++)
 				node_push(parents, page_str(gc.parents[k]));

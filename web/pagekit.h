@@ -36,7 +36,14 @@ struct page_env {
 	size_t ninventories;
 	const struct web_tree *trees;
 	size_t ntrees;
+	const struct web_list *lists; /* the mailing lists: their archives' addresses */
+	size_t nlists;
+	const char *series_url;	 /* git fetch <series_url> <branch> (NULL: not known) */
+	const char *series_repo; /* the series' repository: the commits of patches no tree has (NULL: none) */
 };
+
+/* The tree a commit of the series' repository is said to be in (page_commit_info). */
+#define PAGE_SERIES_TREE "series"
 
 struct store;
 struct gitrepo;
@@ -101,15 +108,15 @@ bool page_id_ok(const char *s, long long *id);
 /* Is s 7 to 40 hex digits: a commit id or a unique prefix of one? */
 bool page_is_hex_id(const char *s);
 
-/* Tree i's repository, opened on first use; NULL when it cannot be opened. */
+/* Tree i's repository (i == ntrees: the series' repository), opened on first use; NULL when it cannot be. */
 struct gitrepo *page_repo(struct page_ctx *c, size_t i);
 /* The tree (index) whose repository path is path; -1 when none. */
 ssize_t page_tree_by_path(const struct page_ctx *c, const char *path);
 /*
  * A commit of a watched tree: a map with commit (full id), subject, author,
  * author_email, date (the author's), commit_date (the committer's), tree
- * (the first tree that has it), trees, parents and message; NULL when no tree has it (or id is not hex). Kept for the
- * request.
+ * (the first tree that has it; PAGE_SERIES_TREE when only the series' repository has it), trees, parents and
+ * message; NULL when none has it (or id is not hex). Kept for the request.
  */
 const struct node *page_commit_info(struct page_ctx *c, const char *id);
 /* A map's commit id with its subject: {commit, subject}; the subject "" when unknown. */

@@ -21,6 +21,9 @@ struct web {
 	size_t ninventories;
 	struct web_tree *trees;		/* copies */
 	size_t ntrees;
+	struct web_list *lists; /* copies */
+	size_t nlists;
+	char *series_url;
 	struct cache *cache;		/* rendered pages while the store is unchanged */
 	struct page_env env;		/* what the pages see: points into this struct */
 };

@@ -52,6 +52,12 @@ struct web_tree {
 	size_t nbranches;
 };
 
+/* A mailing list of the service (serve.lists): its name, as its series and heads name it, and its archive's address. */
+struct web_list {
+	const char *name;
+	const char *url; /* where its mails are read: <url>/<Message-ID> (NULL: not known) */
+};
+
 struct web_opts {
 	const char *addr;		/* "127.0.0.1:8080", "localhost:8080", "[::1]:8080" */
 	const char *db;			/* the store */
@@ -63,6 +69,9 @@ struct web_opts {
 	size_t ntrees;
 	const char *public_url;		/* where readers reach the dashboard (serve.public_url); NULL: unknown */
 	const char *git_repo;		/* a bare repository served as /git/<its name> (git's dumb HTTP); NULL: none */
+	const struct web_list *lists;	/* the series page links their mails */
+	size_t nlists;
+	const char *series_url; /* where git fetches the series' branches (serve.series_url); NULL: not known */
 };
 
 struct web;

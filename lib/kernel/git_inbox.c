@@ -229,11 +229,52 @@ static int make_commit(struct gitrepo *r, git_commit *parent, git_index *idx, co
 	return ret;
 }
 
-/* The file being applied: the one that failed when git_apply_to_tree() fails. */
+/* Where git_apply_to_tree() is: the file and hunk being applied, the ones that failed when it fails. */
+struct apply_at {
+	const char *file;
+	int hunk; /* 1 = the file's first; 0: none yet (the file itself was not there) */
+	char header[GIT_DIFF_HUNK_HEADER_SIZE];
+};
+
 static int note_delta(const git_diff_delta *d, void *payload)
 {
-	*(const char **)payload = d->new_file.path ? d->new_file.path : d->old_file.path;
+	struct apply_at *at = payload;
+
+	at->file = d->new_file.path ? d->new_file.path : d->old_file.path;
+	at->hunk = 0;
 	return 0;
+}
+
+static int note_hunk(const git_diff_hunk *h, void *payload)
+{
+	struct apply_at *at = payload;
+	size_t n = h->header_len < sizeof(at->header) ? h->header_len : sizeof(at->header) - 1;
+
+	at->hunk++;
+	memcpy(at->header, h->header, n);
+	while (n && (at->header[n - 1] == '\n' || at->header[n - 1] == '\r'))
+		n--;
+	at->header[n] = '\0';
+	return 0;
+}
+
+/* Why a patch does not apply on parent, from where it stopped: its file, and its hunk when one failed. */
+static void not_applied(struct strbuf *err, const struct apply_at *at, const char *parent)
+{
+	const git_error *e = gitrepo_g2.git_error_last();
+
+	strbuf_reset(err);
+	strbuf_add_name(err, at->file ? at->file : "it");
+	if (at->hunk) {
+		strbuf_addf(err, ": hunk #%d (", at->hunk);
+		strbuf_add_name(err, at->header);
+		strbuf_addf(err, ") does not apply on %.12s", parent);
+	} else {
+		strbuf_addf(err, " does not apply on %.12s: %s", parent,
+			    e && e->message && *e->message ? "" : "no such file there");
+		if (e && e->message && *e->message)
+			strbuf_add_name(err, e->message);
+	}
 }
 
 int gitrepo_apply(struct gitrepo *r, const char *parent, const char *diff, size_t len, const struct gitrepo_author *a,
@@ -244,7 +285,7 @@ int gitrepo_apply(struct gitrepo *r, const char *parent, const char *diff, size_
 	git_diff *d = NULL;
 	git_index *idx = NULL;
 	git_apply_options ao;
-	const char *file = NULL;
+	struct apply_at at = { 0 };
 	git_oid id;
 	int ret = -1;
 
@@ -258,10 +299,10 @@ int gitrepo_apply(struct gitrepo *r, const char *parent, const char *diff, size_
 	} else if (gitrepo_g2.git_commit_tree(&t, p)) {
 		ret = gitrepo_fail(err, "cannot read the tree of %.12s", parent);
 	} else if (gitrepo_g2.git_apply_options_init(&ao, GIT_APPLY_OPTIONS_VERSION) ||
-		   (ao.delta_cb = note_delta, ao.payload = &file, 0) ||
+		   (ao.delta_cb = note_delta, ao.hunk_cb = note_hunk, ao.payload = &at, 0) ||
 		   gitrepo_g2.git_apply_to_tree(&idx, r->repo, t, d, &ao)) {
 		ret = 1;
-		gitrepo_fail(err, "%s does not apply on %.12s", file ? file : "it", parent);
+		not_applied(err, &at, parent);
 	} else if (!(ret = make_commit(r, p, idx, a, message, &id, err))) {
 		gitrepo_g2.git_oid_tostr(out, GITREPO_HEXSZ + 1, &id);
 	}

@@ -12,7 +12,7 @@ problem is printed with its page, and a screenshot of the page is saved
 (its path printed). Exit 0: no problem; 1: problems; 2: usage or the
 browser did not start.
 
-  crawl.py [--report FILE] [--shots DIR] [--expect-text TEXT]... [--max-pages N] START_URL
+  crawl.py [--report FILE] [--shots DIR] [--expect-text TEXT]... [--max-pages N] [--depth N] START_URL
   crawl.py --selftest     plant problems on a scratch site and check each is found
 
 Every wait is bounded; Chromium is ended by its process group only.
@@ -188,11 +188,11 @@ def problems_of(events):
     return out
 
 
-def crawl(start, max_pages, shots, expect_texts, chromium, workdir):
+def crawl(start, max_pages, shots, expect_texts, chromium, workdir, depth=None):
     origin = urllib.parse.urlsplit(start)[:2]
     b = Browser(chromium, workdir)
     pages, problems = [], []
-    queue, seen = [start], {start}
+    queue, seen, steps = [start], {start}, {start: 0}
     try:
         while queue and len(pages) < max_pages:
             url = queue.pop(0)
@@ -234,7 +234,10 @@ def crawl(start, max_pages, shots, expect_texts, chromium, workdir):
                 target = urllib.parse.urljoin(url, href).split("#")[0]
                 if urllib.parse.urlsplit(target)[:2] != origin or target in seen:
                     continue
+                if depth is not None and steps[url] >= depth:
+                    continue
                 seen.add(target)
+                steps[target] = steps[url] + 1
                 page_from[target] = url
                 queue.append(target)
     finally:
@@ -311,6 +314,7 @@ def main():
     ap.add_argument("--shots", help="where screenshots of pages with problems go")
     ap.add_argument("--expect-text", action="append", default=[], help="text the start page must show")
     ap.add_argument("--max-pages", type=int, default=600)
+    ap.add_argument("--depth", type=int, default=None, help="follow links this many steps from the start (default: all)")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     ap.add_argument("--workdir", default=None, help="Chromium's profile and log (default: a new directory)")
     ap.add_argument("--selftest", action="store_true")
@@ -324,7 +328,7 @@ def main():
             ap.error("a start URL is needed")
         shots = a.shots or os.path.join(workdir, "shots")
         os.makedirs(shots, exist_ok=True)
-        pages, problems = crawl(a.start, a.max_pages, shots, a.expect_text, a.chromium, workdir)
+        pages, problems = crawl(a.start, a.max_pages, shots, a.expect_text, a.chromium, workdir, a.depth)
     except RuntimeError as e:
         print("crawl: %s" % e, file=sys.stderr)
         return 2

@@ -112,11 +112,56 @@ static void test_series_v2_supersedes_v1(void **state)
 	assert_int_equal(set.n, 2);
 	assert_int_equal(set.v[0].version, 1);
 	assert_int_equal(set.v[0].state, SERIES_SUPERSEDED);
+	assert_string_equal(set.v[0].why, "superseded by v2");
+	assert_ptr_equal(series_set_get(&set, set.v[1].key), &set.v[1]);
+	assert_null(series_set_get(&set, "<none@x> v1"));
 	assert_int_equal(set.v[1].state, SERIES_COMPLETE);
 	assert_string_equal(set.v[1].subject, "dax, pmem: move cpu cache maintenance to libnvdimm");
 	series_branch(&set.v[1], &b);
 	assert_string_equal(b.buf, "Dan-Williams/dax-pmem-move-cpu-cache-maintenance-to-libnvdimm/20170121-031649");
 	strbuf_release(&b);
+	series_set_release(&set);
+}
+
+/* One patch mail of id, subject and body (with its diff). */
+static struct series_mail *mail(const char *id, const char *subject, const char *body)
+{
+	char *text = xasprintf(
+		"From: Dan Williams <dan.j.williams@intel.com>\nDate: Sat, 21 Jan 2017 03:16:49 +0000\n"
+		"Subject: %s\nMessage-ID: <%s>\n\n%s\n---\ndiff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n"
+		"@@ -1 +1 @@\n-one\n+two\n",
+		subject, id, body);
+	struct series_mail *m = parse_text(text);
+	free(text);
+	return m;
+}
+
+/* b4: versions tied by their change-id: when the subject changed; a RESEND not read twice. */
+static void test_series_change_id_and_resend(void **state)
+{
+	struct series_set set = { 0 };
+
+	(void)state;
+	series_set_add(&set, mail("a1@x", "[PATCH] a: first try", "change-id: 20170121-a-0123456789ab"));
+	series_set_add(&set, mail("a2@x", "[PATCH v2] a: better name", "change-id: 20170121-a-0123456789ab"));
+	series_set_add(&set, mail("b1@x", "[PATCH] b: once", "Body."));
+	series_set_add(&set, mail("b2@x", "[PATCH RESEND] b: once", "Body."));
+	series_set_add(&set, mail("c1@x", "[PATCH RESEND v3] c: only a resend", "Body."));
+	series_set_add(&set, mail("d1@x", "[PATCH] d: no trailer", "change-id: not a valid one!"));
+	series_set_settle(&set, 1484968609 + 60, 3600);
+	assert_int_equal(set.n, 6);
+	assert_string_equal(set.v[0].change_id, "20170121-a-0123456789ab");
+	assert_int_equal(set.v[0].state, SERIES_SUPERSEDED);
+	assert_string_equal(set.v[0].why, "superseded by v2");
+	assert_int_equal(set.v[1].state, SERIES_COMPLETE);
+	assert_int_equal(set.v[2].state, SERIES_COMPLETE);
+	assert_true(set.v[3].resend);
+	assert_int_equal(set.v[3].state, SERIES_SUPERSEDED);
+	assert_string_equal(set.v[3].why, "a RESEND of v1, read already");
+	assert_int_equal(set.v[4].state, SERIES_COMPLETE);
+	assert_int_equal(set.v[4].version, 3);
+	assert_null(set.v[5].change_id);
+	assert_int_equal(set.v[5].state, SERIES_COMPLETE);
 	series_set_release(&set);
 }
 
@@ -250,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_series_cover_letter),
 		cmocka_unit_test(test_series_patch_as_git_am),
 		cmocka_unit_test(test_series_v2_supersedes_v1),
+		cmocka_unit_test(test_series_change_id_and_resend),
 		cmocka_unit_test(test_series_missing_part_waits_then_incomplete),
 		cmocka_unit_test(test_series_hostile_refused),
 		cmocka_unit_test(test_series_replies_and_other_mail_ignored),

@@ -218,6 +218,63 @@ static void test_paged_lists(void **state)
 	strbuf_release(&err);
 }
 
+/* /series: a list's series newest first, each joined with its head (queued: "applied"), everything escaped. */
+static void test_series_page(void **state)
+{
+	struct site *st = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = store_open(st->db, &err);
+	struct web_response rs;
+	const struct store_series no = { .list = "nvdimm",
+					 .key = "<a@b> v1",
+					 .subject = "<script>x</script>",
+					 .author = "a@b",
+					 .state = "does not apply",
+					 .version = 1,
+					 .why = "patch 1/1 (x) does not apply: a.c, hunk 1 of 1 (@@ -1 +1 @@)" };
+	const struct store_series yes = { .list = "nvdimm",
+					  .key = "<c@d> v2",
+					  .subject = "speed",
+					  .author = "c@d",
+					  .state = "applied",
+					  .version = 2,
+					  .base = SHA_A,
+					  .branch = "C/speed/1",
+					  .head = SHA_B };
+
+	assert_non_null(s);
+	assert_true(store_series_put(s, &no, 1700000000, &err) > 0);
+	assert_true(store_series_put(s, &yes, 1700000001, &err) > 0);
+	assert_true(store_head_add(s, "nvdimm", "C/speed/1", SHA_B, SHA_A, 1700000001, &err) > 0);
+	/* recorded again (its state said again): it keeps its place */
+	assert_true(store_series_put(s, &no, 1700000002, &err) > 0);
+	store_close(s);
+	const char *keys[] = { "list" }, *vals[] = { "nvdimm" }, *other[] = { "none" };
+	assert_int_equal(ask(st, "GET", "/api/series", 1, keys, vals, NULL, &rs), 200);
+	struct node *d = json_parse(rs.body.buf, rs.body.len, "answer", &err);
+	assert_non_null(d);
+	assert_int_equal(d->n, 2);
+	assert_string_equal(node_str(node_get(d->vals[0], "subject")), "speed"); /* newest first */
+	const struct node *o = node_get(d->vals[0], "outcome"), *o2 = node_get(d->vals[1], "outcome");
+	assert_string_equal(node_str(node_get(o, "state")), "applied");
+	assert_string_equal(node_str(node_get(o, "reason")), "its head waits to be tested");
+	assert_string_equal(node_str(node_get(d->vals[0], "message_id")), "<c@d>");
+	assert_string_equal(node_str(node_get(o2, "state")), "does not apply");
+	assert_non_null(strstr(node_str(node_get(o2, "reason")), "hunk 1 of 1"));
+	node_free(d);
+	web_response_release(&rs);
+	assert_int_equal(ask(st, "GET", "/api/series", 1, keys, other, NULL, &rs), 200);
+	assert_true(!strncmp(rs.body.buf, "[]", 2));
+	web_response_release(&rs);
+	assert_int_equal(ask(st, "GET", "/series", 0, NULL, NULL, NULL, &rs), 200);
+	assert_null(strstr(rs.body.buf, "<script>x"));
+	assert_non_null(strstr(rs.body.buf, "&lt;script&gt;x"));
+	assert_non_null(strstr(rs.body.buf, "state-does-not-apply"));
+	assert_non_null(strstr(rs.body.buf, "<a href=\"/commit/" SHA_B "\">C/speed/1</a>"));
+	web_response_release(&rs);
+	strbuf_release(&err);
+}
+
 static void test_actions_only_by_post(void **state)
 {
 	struct site *st = *state;
@@ -482,6 +539,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_bad_ids_and_arguments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paged_lists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_series_page, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_actions_only_by_post, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_static_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_files, setup, teardown),
