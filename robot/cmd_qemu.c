@@ -162,6 +162,16 @@ static int qemu_where(const struct lkp_ctx *ctx, const char *result_dir, char **
 	return 0;
 }
 
+/* --reuse-boot: one boot, the N runs in it */
+static void reuse_boot(struct provider_options *opts, long *runs, struct strbuf *err)
+{
+	char n[32];
+
+	snprintf(n, sizeof(n), "%ld", *runs);
+	provider_options_set(opts, "runs_per_boot", n, err);
+	*runs = 1;
+}
+
 int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	const struct provider_ops *qemu = provider_find("qemu");
@@ -225,16 +235,10 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	ret = EXIT_USAGE;
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err) || qemu_accel_option(accel, &err) ||
-	    qemu_jobs(&jo, ctx, qemu, &jobs, &err))
+	    qemu_jobs(&jo, ctx, qemu, &jobs, &err) || runjobs_commit_args(tree, rev, kcflags, &err))
 		goto bad;
-	if (runjobs_commit_args(tree, rev, kcflags, &err))
-		goto bad;
-	if (reuse) {
-		char n[32];
-		snprintf(n, sizeof(n), "%ld", runs);
-		provider_options_set(opts, "runs_per_boot", n, &err);
-		runs = 1;	/* one boot, the N runs in it */
-	}
+	if (reuse)
+		reuse_boot(opts, &runs, &err);
 	if (qemu_where(ctx, result_dir, &cache, data_real, res_real, &err))
 		goto bad;
 	struct provider_config pc = { .tree = tree,
