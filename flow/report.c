@@ -154,6 +154,7 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 	struct mail_plan plan;
 	const struct mail_case mcase = { .mc = mc,
 					 .tree = w.tree,
+					 .tree_name = rq->tree_name,
 					 .to = w.to,
 					 .nto = w.nto,
 					 .cc = w.cc,
@@ -192,8 +193,14 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 	}
 	struct mail_case c = mcase;
 	c.commit = in.commit;
-	if (mail_rules_apply(MAIL_ADDRESS, &c, &plan, &err)) {
-		verdict(out, REPORT_BAD, err.buf);
+	if (!c.kind && out->decided) /* the subscribers of regressions only need to know */
+		c.kind = out->decision.kind;
+	int ar2 = mail_rules_apply(MAIL_ADDRESS, &c, &plan, &err);
+	for (size_t i = 0; rq->log && i < plan.nopted_out; i++)
+		fprintf(rq->log, "opt-out: not to %s\n", plan.opted_out[i]);
+	if (ar2) {
+		verdict(out, ar2 > 0 ? REPORT_HELD : REPORT_BAD, ar2 > 0 ? plan.why.buf : err.buf);
+		out->held_by = plan.held_by;
 		goto out;
 	}
 	for (size_t i = 0; i < plan.people.nwarnings; i++)

@@ -22,12 +22,13 @@ struct mailconf;
 struct report_request {
 	struct reportjob_opts what; /* the change and its runs; .live is set from mc */
 	const char *from, *domain;  /* NULL: mail.from, mail.domain */
+	const char *tree_name;	    /* what.tree's name in serve.trees (mail.subscriptions' trees; NULL: the path) */
 	const char *url, *tree_url, *lkprobot_url, *closes, *note, *signature;
 	time_t date;
 	const struct mailconf *mc;
 	FILE *log; /* the queue's and the delivery's lines (NULL: none) */
 	/* what the service's mail rules ask of it (mail/mailrules.h) */
-	int kind;			/* +1 an improvement, -1 a regression, 0 not known */
+	int kind;			/* +1 an improvement, -1 a regression, 0 not known (then the decision's) */
 	bool hold_improvements;		/* serve.report_improvements: false */
 	bool revert_refutes;		/* the culprit's revert restores nothing ... */
 	bool mail_unrestored;		/* ... and serve.report_unrestored says mail it anyway */

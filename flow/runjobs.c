@@ -7,6 +7,7 @@
 #include "../lib/util/say.h"
 #include "runstore.h"
 #include "../lib/kernel/git.h"
+#include "../lib/kernel/kbuild.h"
 #include "../lib/results/result.h"
 #include "../lib/sys/proc.h"
 
@@ -63,7 +64,7 @@ out:
 	return ret;
 }
 
-int runjobs_commit_args(const char *tree, const char *rev, struct strbuf *err)
+int runjobs_commit_args(const char *tree, const char *rev, const char *kcflags, struct strbuf *err)
 {
 	char id[GITREPO_HEXSZ + 1];
 
@@ -71,6 +72,12 @@ int runjobs_commit_args(const char *tree, const char *rev, struct strbuf *err)
 		strbuf_setf(err, "--tree and --commit go together: the repository and the commit to build");
 		return -1;
 	}
+	if (kcflags && !rev) {
+		strbuf_setf(err, "--kcflags are the flags of a build: give --tree and --commit too");
+		return -1;
+	}
+	if (kbuild_kcflags_check(kcflags, err))
+		return -1;
 	return tree ? gitrepo_resolve_in(tree, rev, id, err) : 0;
 }
 

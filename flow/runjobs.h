@@ -33,10 +33,11 @@ int runjobs(const struct runjobs *rj, struct node *const *jobs, size_t n);
 
 /*
  * --tree and --commit of a command that builds the commit's kernel (qemu,
- * box run): both or neither, and the commit one of the tree's. 0, or -1
- * with err set (bad input).
+ * box run): both or neither, and the commit one of the tree's; --kcflags
+ * (NULL: none) only with them, and flags make may be given. 0, or -1 with
+ * err set (bad input).
  */
-int runjobs_commit_args(const char *tree, const char *rev, struct strbuf *err);
+int runjobs_commit_args(const char *tree, const char *rev, const char *kcflags, struct strbuf *err);
 
 /*
  * Prepare the provider for rev of tree (NULL: the kernel its options name,

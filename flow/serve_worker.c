@@ -208,7 +208,8 @@ static void free_strv(char **v)
  * The culprit's report sent through the report flow (the same decision
  * bisect took says whether it is worth a mail; the mail rules whether it
  * goes), what became of it in j. kind: +1 an improvement, -1 a regression,
- * 0 neither. Returns the verdict.
+ * 0 neither. Its url: line says where the commit is (the tree's address and
+ * branch), else the bisection's page. Returns the verdict.
  */
 static enum report_verdict send_report(const struct head_test *ht, const struct bisect_result *r, int kind,
 				       struct job_outcome *j)
@@ -228,7 +229,6 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 		out.verdict = REPORT_BAD;
 		strbuf_addstr(&out.why, ht->mc_err);
 	} else {
-		/* the url: line says where the commit is (the tree's address and branch), else the bisection's page */
 		struct report_request rq = { .what = { .base = r->parent,
 						       .commit = r->culprit,
 						       .db = c->db,
@@ -237,6 +237,7 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 						       .metric = r->metric,
 						       .floors = &floors,
 						       .thread = ht->thread },
+					     .tree_name = ht->tree,
 					     .url = where ? where : url,
 					     .closes = url,
 					     .tree_url = ht->t->url,

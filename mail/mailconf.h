@@ -10,6 +10,7 @@
 #ifndef LKP_MAILCONF_H
 #define LKP_MAILCONF_H
 
+#include "recipients.h"
 #include "smtp.h"
 #include "../lib/util/strbuf.h"
 
@@ -29,6 +30,10 @@ struct mailconf {
 	struct smtp_config smtp;	/* its strings point into this struct's own copies */
 	char *smtp_url, *smtp_user, *smtp_password, *smtp_ca;
 	char *dkim_key, *dkim_selector, *dkim_domain;
+	struct recipients_sub *subs; /* mail.subscriptions */
+	size_t nsubs;
+	char **opt_out; /* mail.opt_out: addresses (or globs of them) never mailed */
+	size_t nopt_out;
 };
 
 /*
@@ -38,6 +43,11 @@ struct mailconf {
  */
 int mailconf_load(struct mailconf *c, const char *path, struct strbuf *err);
 void mailconf_release(struct mailconf *c);
+/*
+ * The entry of mail.opt_out that addr ("Name <a@b>" or a@b) matches (without
+ * case; an entry may be a glob, *@example.org), or NULL: it may be mailed.
+ */
+const char *mailconf_opted_out(const struct mailconf *c, const char *addr);
 /* The mail: section's keys as markdown ('lkprobot help config'). */
 void mailconf_doc(struct strbuf *out);
 

@@ -67,31 +67,42 @@ static void add_new_cc(struct mail_plan *p, const char *a)
 }
 
 /*
- * To and Cc: the commit's people (author, trailers, MAINTAINERS, and the
- * lists) when there is a tree and the user named nobody; else the ones
- * named, and the lists.
+ * To and Cc: the commit's people (author, trailers, MAINTAINERS, the lists
+ * and the subscribers) when there is a tree and the user named nobody;
+ * else the ones named, the lists, and (with a tree) the subscribers.
  */
 static int rule_recipients(const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
 {
 	const struct mailconf *mc = c->mc;
+	bool named = c->nto || c->ncc;
+	struct recipients_input conf = { .lists = named ? NULL : (const char *const *)mc->lists,
+					 .nlists = named ? 0 : mc->nlists,
+					 .max = named ? 0 : (size_t)mc->max_recipients,
+					 .subs = mc->subs,
+					 .nsubs = mc->nsubs,
+					 .tree_name = c->tree_name,
+					 .kind = c->kind };
 
-	if (c->tree && !c->nto && !c->ncc) {
-		if (recipients_of_commit(c->tree, c->commit, (const char *const *)mc->lists, mc->nlists,
-					 (size_t)mc->max_recipients, &p->people, err))
-			return -1;
-		for (size_t i = 0; i < p->people.n; i++)
-			add_addr(p->people.v[i].to ? &p->to : &p->cc, p->people.v[i].to ? &p->nto : &p->ncc,
-				 p->people.v[i].addr);
-		for (size_t i = 0; i < c->nalso_cc; i++)
-			add_new_cc(p, c->also_cc[i]);
-		return 0;
-	}
+	if (c->tree && (!named || mc->nsubs) && recipients_of_commit(c->tree, c->commit, &conf, &p->people, err))
+		return -1;
+	/* named: the commit's people are not asked, what is wrong with their trailers is no news */
+	for (size_t i = 0; named && i < p->people.nwarnings; i++)
+		free(p->people.warnings[i]);
+	if (named)
+		p->people.nwarnings = 0;
 	for (size_t i = 0; i < c->nto; i++)
 		add_addr(&p->to, &p->nto, c->to[i]);
 	for (size_t i = 0; i < c->ncc; i++)
 		add_addr(&p->cc, &p->ncc, c->cc[i]);
-	for (size_t i = 0; i < mc->nlists; i++)
+	for (size_t i = 0; named && i < mc->nlists; i++)
 		add_addr(&p->cc, &p->ncc, mc->lists[i]);
+	/* named: of the commit's people only the subscribers */
+	for (size_t i = 0; i < p->people.n; i++)
+		if (!named)
+			add_addr(p->people.v[i].to ? &p->to : &p->cc, p->people.v[i].to ? &p->nto : &p->ncc,
+				 p->people.v[i].addr);
+		else if (p->people.v[i].subscribed)
+			add_new_cc(p, p->people.v[i].addr);
 	for (size_t i = 0; i < c->nalso_cc; i++)
 		add_new_cc(p, c->also_cc[i]);
 	return 0;
@@ -133,6 +144,39 @@ static int rule_not_self(const struct mail_case *c, struct mail_plan *p, struct 
 	return 0;
 }
 
+/* The addresses of v that mail.opt_out does not name, kept in order; the others said in p->opted_out. */
+static void drop_opted_out(const struct mailconf *mc, struct mail_plan *p, const char **v, size_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		const char *entry = mailconf_opted_out(mc, v[i]);
+		if (!entry) {
+			v[k++] = v[i];
+			continue;
+		}
+		p->opted_out = xrealloc(p->opted_out, (p->nopted_out + 1) * sizeof(*p->opted_out));
+		p->opted_out[p->nopted_out++] = xasprintf("%s (mail.opt_out: %s)", v[i], entry);
+	}
+	*n = k;
+}
+
+/*
+ * Nobody in mail.opt_out is mailed, however the commit, the user or a
+ * subscription names them: dropped from To and Cc (the dry run and the log
+ * say who). A report whose every recipient opted out is held.
+ */
+static int rule_opt_out(const struct mail_case *c, struct mail_plan *p, struct strbuf *err)
+{
+	(void)err;
+	drop_opted_out(c->mc, p, p->to, &p->nto);
+	drop_opted_out(c->mc, p, p->cc, &p->ncc);
+	if (!p->nopted_out || p->nto + p->ncc)
+		return 0;
+	strbuf_setf(&p->why, "every recipient is in mail.opt_out (%zu): recorded, not mailed", p->nopted_out);
+	return 1;
+}
+
 static int add_spec(struct mail_plan *p, const char *addr, struct strbuf *err)
 {
 	char *spec = mime_addr_spec(addr, err);
@@ -165,10 +209,16 @@ static int rule_live(const struct mail_case *c, struct mail_plan *p, struct strb
 	}
 	if (add_spec(p, mc->operator_, err))
 		return -1;
-	p->dry_run = xasprintf(
+	struct strbuf h = STRBUF_INIT;
+	strbuf_addf(
+		&h,
 		"X-lkprobot-Dry-Run: mail.live is not true; sent to the operator only, not to the %zu addresses in To "
 		"and Cc",
 		p->nto + p->ncc);
+	/* the operator sees who a live run would leave out */
+	for (size_t i = 0; i < p->nopted_out; i++)
+		strbuf_addf(&h, "%s %s", i ? "," : "; not to, by mail.opt_out:", p->opted_out[i]);
+	p->dry_run = strbuf_detach(&h);
 	return 0;
 }
 
@@ -190,10 +240,13 @@ const struct mail_rule mail_rules[] = {
 	  rule_revert_restores },
 	{ "floors", MAIL_BEFORE, "serve.change_floor: the smallest change worth a mail", rule_floors },
 	{ "recipients", MAIL_ADDRESS,
-	  "To and Cc: the commit's author, trailers, MAINTAINERS and mail.lists; or the ones named and mail.lists; "
-	  "and a series' list and the people on its mails",
+	  "To and Cc: the commit's author, trailers, MAINTAINERS, mail.lists and mail.subscriptions; or the ones "
+	  "named, mail.lists and mail.subscriptions; and a series' list and the people on its mails",
 	  rule_recipients },
 	{ "not-self", MAIL_ADDRESS, "the robot's own address (mail.from) is never a recipient", rule_not_self },
+	{ "opt-out", MAIL_ADDRESS,
+	  "nobody in mail.opt_out is a recipient (said in the log and the dry run); a report left with nobody is held",
+	  rule_opt_out },
 	{ "live", MAIL_ADDRESS, "mail.live: everyone in To and Cc gets it; else only mail.operator (a dry run)",
 	  rule_live },
 	{ "someone", MAIL_ADDRESS, "a report nobody would get is refused", rule_someone },
@@ -228,6 +281,9 @@ void mail_plan_release(struct mail_plan *p)
 		free(p->envelope[i]);
 	free(p->envelope);
 	free(p->dry_run);
+	for (size_t i = 0; i < p->nopted_out; i++)
+		free(p->opted_out[i]);
+	free(p->opted_out);
 	recipients_release(&p->people);
 	memset(p, 0, sizeof(*p));
 }

@@ -5,7 +5,8 @@
  * MAIL_BEFORE run before the report is gathered from the runs (a change
  * the configuration holds back, the floors of the decision); rules of
  * stage MAIL_ADDRESS after it (the commit's people or the ones named,
- * the lists, live or a dry run to the operator). Adding a rule: a
+ * the lists, the subscribers, never anyone opted out, live or a dry run
+ * to the operator). Adding a rule: a
  * function here, its row in mail_rules[] (in the order it must run), and
  * its setting in a configuration table (mailconf.c, or flow/serve_conf.c
  * for the service's) when it has one.
@@ -25,6 +26,7 @@ struct mailconf;
 struct mail_case {
 	const struct mailconf *mc;
 	const char *tree;      /* the commit's repository: its people (NULL: only the ones named) */
+	const char *tree_name; /* its name in serve.trees, for mail.subscriptions' trees (NULL: tree) */
 	const char *commit;    /* the commit reported (MAIL_ADDRESS: its full id) */
 	const char *const *to; /* recipients the user named (then the commit's people are not asked) */
 	size_t nto;
@@ -32,7 +34,7 @@ struct mail_case {
 	size_t ncc;
 	const char *const *also_cc; /* Cc as well as the commit's people or the ones named (a series' mails') */
 	size_t nalso_cc;
-	int kind;		   /* the change: +1 an improvement, -1 a regression, 0 not known */
+	int kind;		   /* the change: +1 an improvement, -1 a regression, 0 not known (subscribers too) */
 	bool hold_improvements;	   /* serve.report_improvements: false */
 	bool revert_refutes;	   /* the culprit's revert does not restore the metric (flow/prove.c) ... */
 	bool mail_unrestored;	   /* ... and serve.report_unrestored: true mails it anyway */
@@ -51,6 +53,8 @@ struct mail_plan {
 	size_t nenvelope;
 	char *dry_run;		  /* the X-lkprobot-Dry-Run header of a dry run (NULL: live) */
 	struct recipients people; /* the commit's, as recipients_of_commit found them */
+	char **opted_out;	  /* "ADDR (mail.opt_out: ENTRY)": dropped from To and Cc */
+	size_t nopted_out;
 };
 
 enum mail_stage {

@@ -79,11 +79,21 @@ static int deliver_one(struct store *s, const struct mailconf *c, int64_t id, FI
 	size_t n = 0;
 	char *copy = xstrdup(m.rcpts), *save = NULL;
 	for (char *a = strtok_r(copy, "\n", &save); a; a = strtok_r(NULL, "\n", &save)) {
+		/* every mail passes here, whoever queued it and whenever: mail.opt_out as it is now */
+		const char *entry = mailconf_opted_out(c, a);
+		if (entry) {
+			fprintf(log, "opt-out: %lld %s not to %s (mail.opt_out: %s)\n", (long long)id, m.message_id, a,
+				entry);
+			continue;
+		}
 		rcpt = xrealloc(rcpt, (n + 1) * sizeof(*rcpt));
 		rcpt[n++] = a;
 	}
 	enum smtp_result res;
-	if (!c->smtp.url) {
+	if (!n) {
+		res = SMTP_PERMANENT;
+		strbuf_setf(&why, "every recipient is in mail.opt_out: not sent");
+	} else if (!c->smtp.url) {
 		res = SMTP_PERMANENT;
 		strbuf_setf(&why, "no SMTP server configured (mail.smtp.url)");
 	} else {

@@ -36,7 +36,9 @@ int outbox_queue(struct store *s, const char *message_id, const char *from, cons
 		 const char *data, size_t len, int64_t *id, bool *dup, struct strbuf *err);
 
 /*
- * Deliver the due messages, one line each on log. With wait > 0, keep
+ * Deliver the due messages, one line each on log. Every mail the robot
+ * sends passes here: an envelope recipient in c's mail.opt_out is left out
+ * (a line says so), and a message left with none fails, not sent. With wait > 0, keep
  * going until nothing is queued or `wait` seconds have passed, sleeping
  * until the next retry is due. Returns how many are still not sent
  * (queued, failed or in doubt among those it saw), or -1 with err set (the

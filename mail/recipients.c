@@ -12,6 +12,7 @@
 #include "../lib/kernel/git.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,8 @@ bool recipients_pattern_match(const char *pattern, const char *path, const char 
 	return glob_prefix(pattern, path) && slashes(pattern) == slashes(path);
 }
 
-static void add(struct recipients *r, const char *raw, const char *why, bool to)
+/* raw (its reason why) once in r; the recipient it is, or NULL when it holds no address (a warning said so) */
+static struct recipient *add(struct recipients *r, const char *raw, const char *why, bool to)
 {
 	char *addr = recipients_normalize(raw);
 	struct strbuf err = STRBUF_INIT;
@@ -118,7 +120,7 @@ static void add(struct recipients *r, const char *raw, const char *why, bool to)
 							 addr ? err.buf : "no address in it");
 		free(addr);
 		strbuf_release(&err);
-		return;
+		return NULL;
 	}
 	strbuf_release(&err);
 	for (char *c = email; *c; c++)
@@ -134,10 +136,11 @@ static void add(struct recipients *r, const char *raw, const char *why, bool to)
 			r->v[i].to |= to;
 			free(addr);
 			free(email);
-			return;
+			return &r->v[i];
 		}
 	r->v = xrealloc(r->v, (r->n + 1) * sizeof(*r->v));
-	r->v[r->n++] = (struct recipient){ addr, email, xstrdup(why), to };
+	r->v[r->n++] = (struct recipient){ addr, email, xstrdup(why), to, false, false };
+	return &r->v[r->n - 1];
 }
 
 static const char *const trailer_keys[] = {
@@ -223,8 +226,9 @@ static void section_release(struct section *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Each section of MAINTAINERS that covers a touched file gives its M:, R: and L: */
-static void maintainers(struct recipients *r, const char *text, const char *const *paths, size_t npaths)
+/* Each section of MAINTAINERS that covers a touched file gives its M:, R: and L:, and its title to *titles */
+static void maintainers(struct recipients *r, const char *text, const char *const *paths, size_t npaths, char ***titles,
+			size_t *ntitles)
 {
 	struct section s = { 0 };
 	struct strbuf warn = STRBUF_INIT;
@@ -239,6 +243,8 @@ static void maintainers(struct recipients *r, const char *text, const char *cons
 				bool hit = false;
 				for (size_t i = 0; !hit && i < npaths; i++)
 					hit = section_matches(&s, paths[i], paths, npaths, &warn);
+				if (hit)
+					push(titles, ntitles, s.title ? s.title : "(untitled)");
 				for (size_t i = 0; hit && i < s.nm; i++) {
 					char *why = xasprintf("%s of %s (%c:)", s.kinds[i] == 'M' ? "maintainer"
 										  : s.kinds[i] == 'R' ? "reviewer" : "list",
@@ -288,7 +294,7 @@ static void maintainers(struct recipients *r, const char *text, const char *cons
 
 /*
  * At most max recipients (3,000 Cc trailers must not make 3,000 envelope
- * recipients): the author and the configured lists stay, then the others
+ * recipients): the author, the configured lists and subscribers stay, then the others
  * in the order they came (committer, trailers, maintainers) until max.
  */
 static void cap(struct recipients *r, size_t max)
@@ -297,10 +303,10 @@ static void cap(struct recipients *r, size_t max)
 	char *first = NULL;
 
 	for (size_t i = 0; i < r->n; i++)
-		keep += r->v[i].to || !strcmp(r->v[i].why, "configured list");
+		keep += r->v[i].to || r->v[i].pinned;
 	for (size_t i = 0; i < r->n; i++) {
 		struct recipient *v = &r->v[i];
-		bool must = v->to || !strcmp(v->why, "configured list");
+		bool must = v->to || v->pinned;
 		if (must || keep < max) {
 			keep += !must;
 			r->v[kept++] = *v;
@@ -321,8 +327,73 @@ static void cap(struct recipients *r, size_t max)
 	free(first);
 }
 
+static bool glob_any(char *const *globs, size_t n, const char *s, int flags, const char **which)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (!fnmatch(globs[i], s, flags)) {
+			*which = globs[i];
+			return true;
+		}
+	return false;
+}
+
+/* What of sub the change is in, into why ("path drivers/nvdimm/"); false: none of it. */
+static bool sub_matches(const struct recipients_sub *sub, const struct recipients_input *in, char *const *titles,
+			size_t ntitles, struct strbuf *why)
+{
+	const char *which;
+
+	for (size_t i = 0; i < sub->npaths; i++)
+		for (size_t k = 0; k < in->npaths; k++)
+			if (recipients_pattern_match(sub->paths[i], in->paths[k], in->paths, in->npaths)) {
+				strbuf_addf(why, "path %s", sub->paths[i]);
+				return true;
+			}
+	for (size_t t = 0; t < ntitles; t++)
+		if (glob_any(sub->maintainers, sub->nmaintainers, titles[t], FNM_CASEFOLD, &which)) {
+			strbuf_addf(why, "MAINTAINERS %s", titles[t]);
+			return true;
+		}
+	if (glob_any(sub->trees, sub->ntrees, in->tree_name, 0, &which) ||
+	    glob_any(sub->trees, sub->ntrees, in->tree_path, 0, &which)) {
+		strbuf_addf(why, "tree %s", which);
+		return true;
+	}
+	return false;
+}
+
+/* The subscribers the change is for, Cc; the ones whose kind it is not, a note each. */
+static void subscriptions(struct recipients *r, const struct recipients_input *in, char *const *titles, size_t ntitles)
+{
+	for (size_t i = 0; i < in->nsubs; i++) {
+		const struct recipients_sub *sub = &in->subs[i];
+		struct strbuf why = STRBUF_INIT;
+		strbuf_addstr(&why, "subscribed: ");
+		if (sub_matches(sub, in, titles, ntitles, &why)) {
+			/* regressions only: a change known to be one; with improvements: any change reported */
+			bool for_it = in->kind < 0 || sub->improvements;
+			strbuf_addstr(&why,
+				      sub->improvements ? " (regressions and improvements)" : " (regressions only)");
+			struct recipient *v = for_it ? add(r, sub->address, why.buf, false) : NULL;
+			if (v)
+				v->pinned = v->subscribed = true;
+			if (!for_it) {
+				r->notes = xrealloc(r->notes, (r->nnotes + 1) * sizeof(*r->notes));
+				r->notes[r->nnotes++] =
+					xasprintf("not added: %s, %s: %s", sub->address, why.buf,
+						  in->kind > 0 ? "the change is an improvement"
+							       : "the change is not known to be a regression");
+			}
+		}
+		strbuf_release(&why);
+	}
+}
+
 void recipients_compute(const struct recipients_input *in, struct recipients *out)
 {
+	char **titles = NULL;
+	size_t ntitles = 0;
+
 	memset(out, 0, sizeof(*out));
 	if (in->author)
 		add(out, in->author, "author", true);
@@ -331,9 +402,16 @@ void recipients_compute(const struct recipients_input *in, struct recipients *ou
 	if (in->message)
 		trailers(out, in->message);
 	if (in->maintainers)
-		maintainers(out, in->maintainers, in->paths, in->npaths);
-	for (size_t i = 0; i < in->nlists; i++)
-		add(out, in->lists[i], "configured list", false);
+		maintainers(out, in->maintainers, in->paths, in->npaths, &titles, &ntitles);
+	for (size_t i = 0; i < in->nlists; i++) {
+		struct recipient *v = add(out, in->lists[i], "configured list", false);
+		if (v)
+			v->pinned = true;
+	}
+	subscriptions(out, in, titles, ntitles);
+	for (size_t i = 0; i < ntitles; i++)
+		free(titles[i]);
+	free(titles);
 	if (in->max && out->n > in->max)
 		cap(out, in->max);
 }
@@ -347,13 +425,16 @@ void recipients_release(struct recipients *r)
 	}
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
+	for (size_t i = 0; i < r->nnotes; i++)
+		free(r->notes[i]);
 	free(r->v);
 	free(r->warnings);
+	free(r->notes);
 	memset(r, 0, sizeof(*r));
 }
 
-int recipients_of_commit(const char *tree, const char *rev, const char *const *lists, size_t nlists,
-			 size_t max, struct recipients *out, struct strbuf *err)
+int recipients_of_commit(const char *tree, const char *rev, const struct recipients_input *conf, struct recipients *out,
+			 struct strbuf *err)
 {
 	struct gitrepo *repo;
 	struct gitrepo_commit c;
@@ -372,12 +453,15 @@ int recipients_of_commit(const char *tree, const char *rev, const char *const *l
 		goto out;
 	char *author = xasprintf("%s <%s>", c.author_name, c.author_email);
 	char *committer = xasprintf("%s <%s>", c.committer_name, c.committer_email);
-	struct recipients_input in = {
-		.author = author, .committer = committer, .message = c.message,
-		.maintainers = rc == 0 ? maint.buf : NULL,
-		.paths = (const char *const *)paths.v, .npaths = paths.n,
-		.lists = lists, .nlists = nlists, .max = max,
-	};
+	struct recipients_input in = *conf;
+	in.author = author;
+	in.committer = committer;
+	in.message = c.message;
+	in.maintainers = rc == 0 ? maint.buf : NULL;
+	in.paths = (const char *const *)paths.v;
+	in.npaths = paths.n;
+	if (!in.tree_path)
+		in.tree_path = tree;
 	recipients_compute(&in, out);
 	free(author);
 	free(committer);

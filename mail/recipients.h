@@ -3,10 +3,12 @@
  * committer and the people of its trailers (Signed-off-by, Co-developed-by,
  * Reviewed-by, Acked-by, Tested-by, Reported-by, Cc), the maintainers,
  * reviewers and lists of the MAINTAINERS sections whose F:/N:/X: patterns
- * match the files it touches (get_maintainer.pl's matching, in C), and the
- * configured lists. Each address once (compared without case), with every
- * reason it is there; invalid addresses dropped with a warning. Pure text
- * in, text out: the caller reads the commit and MAINTAINERS.
+ * match the files it touches (get_maintainer.pl's matching, in C), the
+ * configured lists, and the subscribers (mail.subscriptions) whose paths,
+ * MAINTAINERS entries or trees the change is in and whose kind it is. Each
+ * address once (compared without case), with every reason it is there;
+ * invalid addresses dropped with a warning. Pure text in, text out: the
+ * caller reads the commit and MAINTAINERS.
  */
 #ifndef LKP_RECIPIENTS_H
 #define LKP_RECIPIENTS_H
@@ -21,6 +23,8 @@ struct recipient {
 	char *email;		/* the addr-spec, lower case (the envelope recipient) */
 	char *why;		/* "author", "Signed-off-by, maintainer of LIBNVDIMM PMEM (M:)", ... */
 	bool to;		/* To (the author); else Cc */
+	bool pinned;		/* configured (a list, a subscriber): never dropped by the cap */
+	bool subscribed;	/* one of mail.subscriptions (why says which, by what) */
 };
 
 struct recipients {
@@ -28,6 +32,22 @@ struct recipients {
 	size_t n;
 	char **warnings;	/* one line each: what was dropped and why */
 	size_t nwarnings;
+	char **notes; /* one line each: a subscriber the change is not for (its kind) */
+	size_t nnotes;
+};
+
+/*
+ * One of mail.subscriptions: addr gets (Cc) the report of a change that
+ * touches one of paths (MAINTAINERS F: patterns), or is in one of the
+ * MAINTAINERS entries (section titles; globs, without case), or is of one
+ * of trees (a tree's name in serve.trees, or its path; globs) — when the
+ * change is a regression, or any change with improvements.
+ */
+struct recipients_sub {
+	char *address;
+	char **paths, **maintainers, **trees; /* NULL-terminated */
+	size_t npaths, nmaintainers, ntrees;
+	bool improvements;
 };
 
 struct recipients_input {
@@ -40,6 +60,10 @@ struct recipients_input {
 	const char *const *lists;	/* configured addresses (the robot's list, LKML) */
 	size_t nlists;
 	size_t max;			/* at most this many recipients (0: no cap); the rest dropped with a warning */
+	const struct recipients_sub *subs; /* mail.subscriptions */
+	size_t nsubs;
+	const char *tree_name, *tree_path; /* the change's tree, for the subscriptions' trees (NULL: none) */
+	int kind;			   /* the change: +1 an improvement, -1 a regression, 0 not known */
 };
 
 void recipients_compute(const struct recipients_input *in, struct recipients *out);
@@ -47,11 +71,12 @@ void recipients_compute(const struct recipients_input *in, struct recipients *ou
 /*
  * The recipients of commit rev of the repository at tree: its author,
  * committer, trailers, the MAINTAINERS file of that commit (if any) against
- * the files it touches, and the given lists; at most max of them (0: all).
+ * the files it touches, and from conf (its commit fields unused) the lists,
+ * the subscriptions (conf->tree_path NULL: tree), the kind and the cap.
  * 0, or -1 with err set.
  */
-int recipients_of_commit(const char *tree, const char *rev, const char *const *lists, size_t nlists,
-			 size_t max, struct recipients *out, struct strbuf *err);
+int recipients_of_commit(const char *tree, const char *rev, const struct recipients_input *conf, struct recipients *out,
+			 struct strbuf *err);
 void recipients_release(struct recipients *r);
 
 /*

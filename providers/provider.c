@@ -596,6 +596,10 @@ void provider_reproduce_argv(const struct provider_reproduce *r, char ***argv, s
 		const char *tc[] = { "--tree", "linux", "--commit", r->commit, r->kconfig ? "--kconfig" : NULL, r->kconfig };
 		for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]) && tc[i]; i++)
 			argv_add(argv, n, xstrdup(tc[i]));
+		if (r->kcflags && *r->kcflags) {
+			argv_add(argv, n, xstrdup("--kcflags"));
+			argv_add(argv, n, xstrdup(r->kcflags));
+		}
 	}
 	options_flags(r->opts, 0, r->skip, argv, n);
 	for (size_t i = 0; i < sizeof(r->extra) / sizeof(r->extra[0]) && r->extra[i]; i++)

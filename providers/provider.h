@@ -144,6 +144,7 @@ struct provider_reproduce {
 	const char *arg;		/* the command's own argument before the flags (box run's NAME) */
 	const char *commit;		/* --tree linux --commit C (NULL: the command builds none) */
 	const char *kconfig;		/* --kconfig K, with a commit */
+	const char *kcflags; /* --kcflags F, with a commit: make's KCFLAGS of its build (the layout check's) */
 	const struct provider_options *opts;	/* each set option as --flag [value] ... */
 	const char *const *skip;	/* ... but these (NULL-terminated; NULL: none) */
 	const char *extra[8];		/* more flags, as they are (NULL-terminated) */

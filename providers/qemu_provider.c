@@ -345,6 +345,7 @@ static void qprov_reproduce(struct provider *p, struct provider_reproduce *r)
 	if (p->built) {
 		r->commit = p->built;
 		r->kconfig = p->kconfig_arg;
+		r->kcflags = p->cfg.kcflags;
 	}
 	if (p->runs > 1) {
 		r->extra[e++] = "--runs";

@@ -354,6 +354,7 @@ static void sshp_reproduce(struct provider *p, struct provider_reproduce *r)
 	if (p->built) {
 		r->commit = p->built;
 		r->kconfig = p->kconfig_arg;
+		r->kcflags = p->cfg.kcflags;
 	}
 }
 

@@ -35,7 +35,7 @@ struct grun {
 
 struct gbox {
 	struct proc p;
-	const char *argv[26];	/* its child's (the proc keeps a pointer to it) */
+	const char *argv[28];	/* its child's (the proc keeps a pointer to it) */
 	struct grun *run;	/* the run it makes (NULL: free) */
 };
 
@@ -113,6 +113,11 @@ static int start_run(struct gbatch *b, size_t k, struct grun *r, struct strbuf *
 	if (p->cfg.db) {
 		argv[n++] = "--db";
 		argv[n++] = p->cfg.db;
+	}
+	/* the layout check's aligned kernels: built so by the child too, not the plain one under their name */
+	if (p->cfg.kcflags) {
+		argv[n++] = "--kcflags";
+		argv[n++] = p->cfg.kcflags;
 	}
 	argv[n++] = r->sp.jobfile;
 	argv[n] = NULL;

@@ -35,8 +35,9 @@ static const char usage_head[] =
 	"       lkprobot box enable   NAME [--boxes FILE] [--db FILE | -o DIR]\n"
 	"       lkprobot box disable  NAME [--reason TEXT] [--boxes FILE] [--db FILE | -o DIR]\n"
 	"       lkprobot box install  NAME [--boxes FILE] [JOB.yaml...]\n"
-	"       lkprobot box run      NAME [-k BZIMAGE | --tree DIR --commit REV [--kconfig K] [--cache DIR]]\n"
-	"                             [--runs N] [-o DIR] [--db FILE] [--boxes FILE] JOB.yaml... [key=value...]\n"
+	"       lkprobot box run      NAME [-k BZIMAGE | --tree DIR --commit REV [--kconfig K] [--kcflags F]\n"
+	"                             [--cache DIR]] [--runs N] [-o DIR] [--db FILE] [--boxes FILE]\n"
+	"                             JOB.yaml... [key=value...]\n"
 	"       lkprobot box boot     BOOT.yaml          (on the box: run by the robot over ssh)\n"
 	"\n"
 	"Real test boxes are reached over ssh (the system's ssh, host keys checked)\n"
@@ -67,7 +68,7 @@ static const char usage_tail[] =
 
 struct box_args {
 	const char *boxes, *db, *result_dir, *reason, *kernel;
-	const char *tree, *rev, *kconfig;	/* run: the commit's kernel, built here */
+	const char *tree, *rev, *kconfig, *kcflags; /* run: the commit's kernel, built here */
 	char *cache;
 	long runs;
 };
@@ -327,16 +328,22 @@ static int box_run_jobs(const struct box_args *a, struct jobopts *jo, struct lkp
 		strbuf_setf(&err, "--kconfig is the configuration of a build: give --tree and --commit too");
 		goto bad;
 	}
-	if (runjobs_commit_args(a->tree, a->rev, &err))
+	if (runjobs_commit_args(a->tree, a->rev, a->kcflags, &err))
 		goto bad;
 	provider_options_set(opts, "box", name, &err);
 	provider_options_set(opts, "boxes", a->boxes, &err);
 	if (a->kernel)
 		provider_options_set(opts, "kernel", a->kernel, &err);
 	/* the cache is kbuild's only (NULL: its default, which it makes) */
-	struct provider_config pc = { .tree = a->tree, .kconfig = a->kconfig, .cache = a->cache,
-				      .result_dir = a->result_dir, .data_dir = ctx->data_dir, .db = a->db,
-				      .progress = isatty(2), .opts = opts };
+	struct provider_config pc = { .tree = a->tree,
+				      .kconfig = a->kconfig,
+				      .kcflags = a->kcflags,
+				      .cache = a->cache,
+				      .result_dir = a->result_dir,
+				      .data_dir = ctx->data_dir,
+				      .db = a->db,
+				      .progress = isatty(2),
+				      .opts = opts };
 	/* one box (the provider would take a tbox_group's name for its boxes); its tbox_group is the test box */
 	struct box b;
 	if (box_load(a->boxes, name, &b, &err))
@@ -399,6 +406,8 @@ int cmd_box(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_STRING(0, "commit", "REV", "run: boot the kernel of this commit, built here", &a.rev),
 		OPT_STRING(0, "kconfig", "NAME|FILE", "run: the kernel config of that build (default x86_64-pmem)",
 			   &a.kconfig),
+		OPT_STRING(0, "kcflags", "FLAGS", "run: make's KCFLAGS of that build (-falign-functions=32)",
+			   &a.kcflags),
 		OPT_DUP(0, "cache", "DIR",
 			"run: the kernel cache (default $LKPROBOT_CACHE,\n"
 			"/var/cache/lkprobot as root, else ~/.cache/lkprobot)",

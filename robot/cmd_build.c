@@ -49,6 +49,11 @@ int cmd_build(int argc, char **argv, struct lkp_ctx *ctx)
 			   "the kernel cache (default: $LKPROBOT_CACHE, else\n"
 			   "/var/cache/lkprobot as root, else ~/.cache/lkprobot)",
 			   &o.cache),
+		OPT_STRING(0, "kcflags", "FLAGS",
+			   "make's KCFLAGS (-falign-functions=32, as the layout check\n"
+			   "builds): a kernel of its own in the cache, its config name\n"
+			   "x86_64-pmem+falign-functions=32 in result paths",
+			   &o.kcflags),
 		OPT_INT('j', "jobs", "N", "make -jN (default: the number of CPUs)", &o.jobs, 1, 4096,
 			"a number of jobs; write a whole number like 4"),
 		OPT_BOOL(0, "rebuild", "build even if the cache has the kernel or its failure", &o.rebuild),

@@ -162,12 +162,22 @@ static int qemu_where(const struct lkp_ctx *ctx, const char *result_dir, char **
 	return 0;
 }
 
+/* --reuse-boot: one boot, the N runs in it */
+static void reuse_boot(struct provider_options *opts, long *runs, struct strbuf *err)
+{
+	char n[32];
+
+	snprintf(n, sizeof(n), "%ld", *runs);
+	provider_options_set(opts, "runs_per_boot", n, err);
+	*runs = 1;
+}
+
 int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	const struct provider_ops *qemu = provider_find("qemu");
 	struct provider_options *opts = provider_options_new(qemu);
 	struct jobopts jo;
-	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *accel = NULL,
+	const char *db = NULL, *tree = NULL, *rev = NULL, *kconfig = NULL, *kcflags = NULL, *accel = NULL,
 		   *result_dir = STORE_RESULT_ROOT;
 	char *cache = NULL;
 	bool use_store = true, reuse = false;
@@ -184,6 +194,10 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_STRING(0, "commit", "REV", "the commit of --tree to build and boot", &rev),
 		OPT_STRING(0, "kconfig", "NAME|FILE", "the kernel config of that build (default x86_64-pmem)",
 			   &kconfig),
+		OPT_STRING(0, "kcflags", "FLAGS",
+			   "make's KCFLAGS of that build (-falign-functions=32: the\n"
+			   "layout check's), a kernel of its own in the cache",
+			   &kcflags),
 		OPT_PROVIDER(0, "modules", "DIR", "the /lib/modules/<release> of -k's kernel", "modules", opts),
 		JOBOPTS_RUNS("boot and run each atomic job N times", &runs),
 		OPT_BOOL(0, "reuse-boot", "one boot for the N runs (lkp-tests reboots between runs)", &reuse),
@@ -221,20 +235,21 @@ int cmd_qemu(int argc, char **argv, struct lkp_ctx *ctx)
 		goto out;
 	ret = EXIT_USAGE;
 	if (jobopts_args(&jo, argc, argv, ctx->cmd, &err) || qemu_accel_option(accel, &err) ||
-	    qemu_jobs(&jo, ctx, qemu, &jobs, &err))
+	    qemu_jobs(&jo, ctx, qemu, &jobs, &err) || runjobs_commit_args(tree, rev, kcflags, &err))
 		goto bad;
-	if (runjobs_commit_args(tree, rev, &err))
-		goto bad;
-	if (reuse) {
-		char n[32];
-		snprintf(n, sizeof(n), "%ld", runs);
-		provider_options_set(opts, "runs_per_boot", n, &err);
-		runs = 1;	/* one boot, the N runs in it */
-	}
+	if (reuse)
+		reuse_boot(opts, &runs, &err);
 	if (qemu_where(ctx, result_dir, &cache, data_real, res_real, &err))
 		goto bad;
-	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache, .data_dir = data_real,
-				      .kconfig = kconfig, .testbox = jo.testbox, .progress = isatty(2), .opts = opts };
+	struct provider_config pc = { .tree = tree,
+				      .result_dir = res_real,
+				      .cache = cache,
+				      .data_dir = data_real,
+				      .kconfig = kconfig,
+				      .kcflags = kcflags,
+				      .testbox = jo.testbox,
+				      .progress = isatty(2),
+				      .opts = opts };
 	if (provider_check(qemu, &pc, &err))
 		goto bad;
 	if (fsutil_mkdir_p(cache) || !(p = provider_open(qemu, &pc, &err))) {

@@ -178,6 +178,10 @@ static int parse_args(int argc, char **argv, const struct lkp_ctx *ctx, struct r
 			   "the To: address, and a reply to the patch's mail when the\n"
 			   "commit has a \"Link: .../<message-id>\" trailer",
 			   &w->tree),
+		OPT_STRING(0, "tree-name", "NAME",
+			   "--send: the tree's name in serve.trees, for\n"
+			   "mail.subscriptions' trees (default: DIR)",
+			   &a->rq.tree_name),
 		OPT_STRING(0, "url", "TEXT", "the \"url:\" line (where the commit is: tree and branch)", &a->rq.url),
 		OPT_STRING(0, "tree-url", "URL", "where readers clone the tree from (\"To reproduce\")",
 			   &a->rq.tree_url),
@@ -219,7 +223,8 @@ static int parse_args(int argc, char **argv, const struct lkp_ctx *ctx, struct r
 			 "queue the message in the store's outbox and deliver it\n"
 			 "(mail: in the configuration): To/Cc from --tree (the\n"
 			 "commit's author, trailers, MAINTAINERS, mail.lists) unless\n"
-			 "--to/--cc are given; DKIM-signed when mail.dkim is set;\n"
+			 "--to/--cc are given, and mail.subscriptions' subscribers,\n"
+			 "never mail.opt_out; DKIM-signed when mail.dkim is set;\n"
 			 "only to mail.operator unless mail.live is true",
 			 &a->send),
 		OPT_STRING(0, "config", "FILE",

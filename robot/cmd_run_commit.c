@@ -118,7 +118,7 @@ static int write_status(const char *status, const struct provider_run *r, const 
 int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	const char *provider = NULL, *tree = NULL, *commit = NULL, *status = NULL, *cache = NULL, *kconfig = NULL;
-	const char *result_dir = NULL, *testbox = NULL, *accel = NULL, *db = NULL;
+	const char *result_dir = NULL, *testbox = NULL, *accel = NULL, *db = NULL, *kcflags = NULL;
 	struct provider_cli cli = { 0 };
 	struct opt prov[32];
 	opt_provider_rows(prov, 32, &cli);
@@ -128,13 +128,15 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_STRING(0, "commit", "ID", "the commit to test", &commit),
 		OPT_STRING('o', "result-root", "DIR", "where the result root goes", &result_dir),
 		OPT_STRING(0, "status", "FILE", "the outcome as JSON", &status),
-		OPT_STRING(0, "cache", "DIR", "kernels and work trees (default $LKPROBOT_CACHE, else /var/cache/lkprobot)",
-			   &cache),
+		OPT_STRING(0, "cache", "DIR",
+			   "kernels and work trees (default $LKPROBOT_CACHE, else /var/cache/lkprobot)", &cache),
 		OPT_STRING(0, "kconfig", "NAME", "qemu, ssh: the kernel config", &kconfig),
+		OPT_STRING(0, "kcflags", "FLAGS", "qemu, ssh: make's KCFLAGS of the build (the layout check's)",
+			   &kcflags),
 		OPT_STRING('t', "testbox", "NAME", "hosts/NAME describes the machine", &testbox),
 		OPT_STRING(0, "accel", "A", "qemu: kvm, tcg or auto (default $LKPROBOT_ACCEL, else auto)", &accel),
-		OPT_STRING(0, "db", "FILE", "ssh: the store that keeps the boxes' state (default <result-root>/lkprobot.db)",
-			   &db),
+		OPT_STRING(0, "db", "FILE",
+			   "ssh: the store that keeps the boxes' state (default <result-root>/lkprobot.db)", &db),
 		OPT_INCLUDE(prov),
 		OPT_END(),
 	};
@@ -179,9 +181,16 @@ int cmd_run_commit(int argc, char **argv, struct lkp_ctx *ctx)
 		strbuf_addstr(&cache_dir, cache);
 	else
 		kbuild_cache_dir(&cache_dir);	/* as bisect's: $LKPROBOT_CACHE, /var/cache/lkprobot */
-	struct provider_config pc = { .tree = tree, .result_dir = res_real, .cache = cache_dir.buf,
-				      .data_dir = data_real, .kconfig = kconfig, .testbox = testbox, .db = db,
-				      .slot = getenv("SLURMD_NODENAME"), .opts = opts,
+	struct provider_config pc = { .tree = tree,
+				      .result_dir = res_real,
+				      .cache = cache_dir.buf,
+				      .data_dir = data_real,
+				      .kconfig = kconfig,
+				      .kcflags = kcflags,
+				      .testbox = testbox,
+				      .db = db,
+				      .slot = getenv("SLURMD_NODENAME"),
+				      .opts = opts,
 				      /* two runs on one node share its work tree: one waits for the other */
 				      .lock_wait = run_job_timeout(job) + RUN_JOB_MARGIN };
 	const char *reason = NULL;

@@ -202,7 +202,10 @@ static int check_config_said(const struct serve_conf *conf, const char *config)
 		if (conf->nlists)
 			printf("%zu mailing list%s (series into %s), ", conf->nlists, conf->nlists == 1 ? "" : "s",
 			       conf->series_repo);
-		printf("mail %s\n", mc.live ? "live" : "a dry run (to the operator only)");
+		printf("mail %s", mc.live ? "live" : "a dry run (to the operator only)");
+		if (mc.nsubs || mc.nopt_out)
+			printf(", %zu subscription%s, %zu opted out", mc.nsubs, mc.nsubs == 1 ? "" : "s", mc.nopt_out);
+		printf("\n");
 		mailconf_release(&mc);
 	}
 	strbuf_release(&err);

@@ -36,16 +36,23 @@ static void short_hash(const void *data, size_t len, char out[KBUILD_HASHSZ + 1]
 	out[KBUILD_HASHSZ] = '\0';
 }
 
-int kbuild_key_kcflags(struct kbuild_config *kc, const char *kcflags, struct strbuf *err)
+int kbuild_kcflags_check(const char *kcflags, struct strbuf *err)
 {
-	if (!kcflags || !*kcflags)
-		return 0;
-	if (strspn(kcflags, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -=,._+") !=
-	    strlen(kcflags)) {
+	if (kcflags && strspn(kcflags, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -=,._+") !=
+			       strlen(kcflags)) {
 		strbuf_setf(err, "KCFLAGS '%s': only letters, digits, spaces and -=,._+ (make runs it through a shell)",
 			    kcflags);
 		return -1;
 	}
+	return 0;
+}
+
+int kbuild_key_kcflags(struct kbuild_config *kc, const char *kcflags, struct strbuf *err)
+{
+	if (!kcflags || !*kcflags)
+		return 0;
+	if (kbuild_kcflags_check(kcflags, err))
+		return -1;
 	char *key = xasprintf("kcflags %s\ninput %s\n", kcflags, kc->input);
 	short_hash(key, strlen(key), kc->input);
 	free(key);

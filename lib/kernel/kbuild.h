@@ -117,6 +117,8 @@ int kbuild_build(const struct kbuild_opts *opts, struct kbuild_result *res, stru
  * would read).
  */
 int kbuild_key_kcflags(struct kbuild_config *kc, const char *kcflags, struct strbuf *err);
+/* KCFLAGS a build may be given (NULL: none): 0, or -1 with err set (a character make's shell would read). */
+int kbuild_kcflags_check(const char *kcflags, struct strbuf *err);
 void kbuild_config_hash(const char *config, size_t len, const char *kcflags, char out[KBUILD_HASHSZ + 1]);
 
 /*

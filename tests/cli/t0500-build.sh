@@ -2,8 +2,8 @@
 # lkprobot build against a tiny git repository whose Makefile stands in for
 # Kbuild (allnoconfig/defconfig/olddefconfig/bzImage honouring O= and
 # KCONFIG_ALLCONFIG; every make run is counted): kernel directory and
-# outputs, cache hits, incremental reuse of the O= directory, recorded
-# failures, bad input.
+# outputs, cache hits, incremental reuse of the O= directory, KCFLAGS,
+# recorded failures, bad input.
 . "$(dirname "$0")/lib.sh"
 
 REPO=$TMP/repo
@@ -33,6 +33,7 @@ olddefconfig:
 	@grep '^CONFIG_' $(O)/.config | sort -u > $(O)/.config.new && mv $(O)/.config.new $(O)/.config
 bzImage: $(O)/vmlinux
 	$(count)
+	@echo '  KCFLAGS $(KCFLAGS)'
 	@mkdir -p $(O)/arch/x86/boot
 	@cat $(O)/vmlinux > $(O)/arch/x86/boot/bzImage
 	@[ -f $(O)/marker ] || echo first > $(O)/marker
@@ -118,6 +119,21 @@ test_expect_success 'a user .config file gets the fragment merged' '
 	grep -qx CONFIG_USER=y "$dir/.config" &&
 	grep -qx CONFIG_LIBNVDIMM=y "$dir/.config" &&
 	grep -qx "kconfig: my.config" "$dir/result"
+'
+
+test_expect_success 'KCFLAGS (the layout check.s aligned kernels): given to make, a kernel of its own, cached after' '
+	plain=$(build --commit "$C1" | sed -n 1p) &&
+	build --commit "$C1" --kcflags -falign-functions=32 >"$TMP/out" &&
+	dir=$(sed -n 1p "$TMP/out") && [ "$dir" != "$plain" ] &&
+	sed -n 2p "$TMP/out" | grep -q "^built in" &&
+	grep -qx "  KCFLAGS -falign-functions=32" "$dir/build.log" &&
+	grep -qx "  KCFLAGS " "$plain/build.log" &&
+	before=$(makes) &&
+	build --commit "$C1" --kcflags -falign-functions=32 >"$TMP/out2" &&
+	sed -n 2p "$TMP/out2" | grep -qx cached && [ "$(sed -n 1p "$TMP/out2")" = "$dir" ] &&
+	[ "$(makes)" = "$before" ] &&
+	expect_exit 2 build --commit "$C1" --kcflags "-O2; rm -rf /" &&
+	one_line_error "KCFLAGS .-O2; rm -rf /.: only letters, digits, spaces and"
 '
 
 test_expect_success 'a failing build: recorded with its first error line, exit 1' '

@@ -8,7 +8,11 @@
 # lkprobot from a clone of an uncommitted work tree would test the last
 # commit instead) — must run both commits and print the same headline
 # change, the same way. And a metric with no direction is never mailed as
-# a regression, an improvement or an "N% change"; the job gives it one.
+# a regression, an improvement or an "N% change"; the job gives it one. A
+# run on a kernel built with KCFLAGS (the layout check's aligned kernels)
+# records them (--kcflags: tests/unit/test-provider.c, test-report.c, and
+# t1310 on boxes); the command pasted builds that kernel again, not the
+# plain one.
 # wall-clock limit: 600 s
 . "$(dirname "$0")/lib.sh"
 test_need_cmd python3 python3
@@ -93,6 +97,40 @@ test_expect_success 'a change of a metric with no direction is never mailed (no 
 	grep -q "^first bad commit: $c" "$TMP/l2.out" && grep -q "command.latency_ns: +[0-9.]*% against its parent" "$TMP/l2.out" &&
 	lkprobot report --db "$TMP/lres2/lkprobot.db" --base "$p" --commit "$c" -o "$TMP/l2.eml" &&
 	grep -q "^Subject: .*command.latency_ns [0-9.]*% regression$" "$TMP/l2.eml"
+'
+
+# a tree whose Makefile stands in for Kbuild (as t0500's): its bzImage no kernel, make's KCFLAGS in build.log
+fake_kbuild() {	# fake_kbuild DIR
+	git init -q "$1" &&
+	printf "%s\n" "O ?= ." ".PHONY: allnoconfig defconfig olddefconfig bzImage" "allnoconfig defconfig:" \
+		"	@{ echo CONFIG_X=y; if [ -n \"\$(KCONFIG_ALLCONFIG)\" ]; then cat \"\$(KCONFIG_ALLCONFIG)\"; fi; } | grep \"^CONFIG_\" | sort -u > \$(O)/.config" \
+		"olddefconfig:" "	@true" "bzImage:" "	@echo \"  KCFLAGS \$(KCFLAGS)\"" \
+		"	@mkdir -p \$(O)/arch/x86/boot && echo not a kernel > \$(O)/arch/x86/boot/bzImage" >"$1/Makefile" &&
+	commit "$1" base
+}
+test_prereq_cmd QEMU qemu-system-x86_64 qemu-system-x86
+
+test_expect_success QEMU 'a kernel built with KCFLAGS (a layout check.s): qemu --kcflags builds that kernel again, not the plain one' '
+	fake_kbuild "$TMP/kbuild" && c=$(git -C "$TMP/kbuild" rev-parse HEAD) &&
+	plain=$(lkprobot build --cache "$TMP/kcache" --tree "$TMP/kbuild" --commit "$c" | sed -n 1p) &&
+	aligned=$(lkprobot build --cache "$TMP/kcache" --tree "$TMP/kbuild" --commit "$c" --kcflags -falign-functions=32 | sed -n 1p) &&
+	[ "$plain" != "$aligned" ] && grep -qx "  KCFLAGS -falign-functions=32" "$aligned/build.log" &&
+	# the guest does not boot (no kernel): the kernel it was given is what counts here
+	expect_exit 1 lkprobot qemu -o "$TMP/kres" --cache "$TMP/kcache" --no-store --accel tcg --boot-timeout 2 \
+		--tree "$TMP/kbuild" --commit "$c" --kcflags -falign-functions=32 jobs/fio-basic/fio-basic-smoke.yaml &&
+	grep -q "^lkprobot: kernel: commit $c of $TMP/kbuild, from the kernel cache ($aligned)$" "$TMP/err" &&
+	expect_exit 1 lkprobot qemu -o "$TMP/kres" --cache "$TMP/kcache" --no-store --accel tcg --boot-timeout 2 \
+		--tree "$TMP/kbuild" --commit "$c" jobs/fio-basic/fio-basic-smoke.yaml &&
+	grep -q "^lkprobot: kernel: commit $c of $TMP/kbuild, from the kernel cache ($plain)$" "$TMP/err"
+'
+
+test_expect_success '--kcflags: only with the build (--tree and --commit), only flags make may be given; one line, exit 2' '
+	for cmd in "qemu" "box run ga"; do
+		expect_exit 2 lkprobot $cmd --kcflags -falign-functions=32 jobs/fio-basic/fio-basic-smoke.yaml &&
+		one_line_error "^lkprobot: --kcflags are the flags of a build: give --tree and --commit too$" &&
+		expect_exit 2 lkprobot $cmd --tree "$TMP/repo" --commit HEAD --kcflags "-O2;reboot" jobs/fio-basic/fio-basic-smoke.yaml &&
+		one_line_error "^lkprobot: KCFLAGS .-O2;reboot.: only letters, digits, spaces and" || return 1
+	done
 '
 
 test_done

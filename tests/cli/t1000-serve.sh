@@ -60,7 +60,9 @@ test_expect_success 'setup: a repository, a job, an SMTP server, the configurati
 	mkdir -p "$TMP/spool" &&
 	{ "$PY" "$SRC/tests/fixtures/smtp/smtpd.py" --port $port --spool "$TMP/spool" >"$TMP/smtpd.log" 2>&1 & echo $! >"$TMP/smtpd.pid"; } &&
 	write_serve_conf "$TMP/robot.yaml" serve.poll=1 mail.retry=1 mail.smtp=smtp://127.0.0.1:$port &&
-	lkprobot check-config -c "$TMP/robot.yaml" | grep -q "1 tree, mail a dry run" &&
+	# mail: is the file.s last section: a subscriber of the tree by its name in serve.trees
+	printf "  subscriptions:\n    - address: Tree Watch <tree-watch@example.org>\n      trees: [demo]\n" >>"$TMP/robot.yaml" &&
+	lkprobot check-config -c "$TMP/robot.yaml" | grep -q "1 tree, mail a dry run (to the operator only), 1 subscription, 0 opted out" &&
 	test_set_prereq SETUP
 '
 
@@ -84,7 +86,8 @@ test_expect_success SETUP 'eight new commits, the fifth 30 % slower: bisected fr
 	grep -q "base $(git -C "$TMP/repo" log --format=%H --grep="^change 4\$" | cut -c1-12)" "$TMP/e2" &&
 	[ $(ls "$TMP/spool" | wc -l) = 1 ] &&
 	grep -q "^Subject: \[lkprobot\] $(echo $culprit | cut -c1-10): command.throughput -[23][0-9].[0-9]% regression" "$TMP/spool/1/data" &&
-	[ "$(cat "$TMP/spool/1/rcpt")" = "ops@example.org" ]
+	[ "$(cat "$TMP/spool/1/rcpt")" = "ops@example.org" ] &&
+	grep -q "^Cc: Tree Watch <tree-watch@example.org>" "$TMP/spool/1/data"
 '
 
 test_expect_success SETUP 'nothing new: nothing tested again, no second mail' '

@@ -65,6 +65,15 @@ static void test_reproduce_qemu_commit(void **state)
 	assert_string_equal(a, "lkprobot qemu --tree linux --commit 0123abcd --kernel /boot/vmlinuz --pmem-size 2G "
 			       "--cpus 4 --reuse-boot 3 job.yaml");
 	free(a);
+	/* a kernel built with KCFLAGS (the layout check's): the flags go with the build's other words */
+	r.kconfig = "x86_64-pmem";
+	r.kcflags = "-falign-functions=32";
+	r.skip = skip;
+	a = argv_of(&r);
+	assert_string_equal(a,
+			    "lkprobot qemu --tree linux --commit 0123abcd --kconfig x86_64-pmem --kcflags "
+			    "-falign-functions=32 --pmem-size 2G --cpus 4 job.yaml");
+	free(a);
 	provider_options_free(o);
 	strbuf_release(&err);
 }

@@ -231,11 +231,38 @@ static void test_no_direction(void **state)
 	node_free(job);
 }
 
+/* A run on a kernel built with KCFLAGS (a layout check's): the pasted command builds that kernel again. */
+static void test_reproduce_kcflags(void **state)
+{
+	struct compare_result res;
+	struct node *job = job_of();
+	struct report_input in;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	const char *const argv[] = { "lkprobot", "box",	     "run",  "ga",	  "--tree",
+				     "linux",	 "--commit", COMMIT, "--kcflags", "-falign-functions=32",
+				     "job.yaml" };
+	(void)state;
+
+	drifting(&res, "command.throughput", NULL);
+	input(&in, &res, job);
+	in.command = argv;
+	in.ncommand = sizeof(argv) / sizeof(*argv);
+	assert_int_equal(report_body(&in, &out, &err), 0);
+	assert_non_null(strstr(out.buf,
+			       "lkprobot box run ga --tree linux --commit \"$c\" --kcflags -falign-functions=32 "
+			       "job.yaml -o result commit=\"$c\" || break 2\n"));
+	compare_result_release(&res);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	node_free(job);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_figure),
 		cmocka_unit_test(test_no_direction),
+		cmocka_unit_test(test_reproduce_kcflags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
