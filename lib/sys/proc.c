@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -210,6 +211,34 @@ static int start_stdio(const struct proc *p, struct start_fds *f, struct strbuf 
 }
 
 /* In the child after fork: its group, death signal, fds, directory; then the function or the program. */
+
+/*
+ * Is there a file NAME in a directory of $PATH? execvp answers EACCES, not
+ * ENOENT, for a tool that is nowhere when one directory of PATH cannot be
+ * searched (a user's PATH with root's directories in it): not installed is
+ * what the caller must hear then. Only stat, in the child after fork.
+ */
+static bool on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	size_t n = strlen(name);
+
+	for (const char *d = path ? path : "/bin:/usr/bin"; *d;) {
+		const char *end = strchr(d, ':');
+		size_t len = end ? (size_t)(end - d) : strlen(d);
+		struct stat st;
+		if (len && len + n + 2 <= sizeof(buf)) {
+			memcpy(buf, d, len);
+			buf[len] = '/';
+			memcpy(buf + len + 1, name, n + 1);
+			if (!stat(buf, &st))
+				return true;
+		}
+		d += len + (end ? 1 : 0);
+	}
+	return false;
+}
 static void __attribute__((noreturn)) child_run(const struct proc *p, struct start_fds *f, const int report[2],
 						char **env, pid_t parent_pid)
 {
@@ -246,7 +275,10 @@ static void __attribute__((noreturn)) child_run(const struct proc *p, struct sta
 	signal(SIGPIPE, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	execvpe(p->argv[0], p->argv, env ? env : environ);
-	child_fail(report[1], FAIL_EXEC, errno);
+	int e = errno;
+	if (e == EACCES && !strchr(p->argv[0], '/') && !on_path(p->argv[0]))
+		e = ENOENT;
+	child_fail(report[1], FAIL_EXEC, e);
 }
 
 /* What the child reported before it ran, if it failed: 1 (reaped, err says why), else 0. */

@@ -479,7 +479,15 @@ static void test_proc_monitors(void **state)
 
 		bool whole = !strcmp(names[i], "mpstat") || !strcmp(names[i], "heartbeat"); /* whole seconds */
 		strbuf_addf(&job, "%s:\n  interval: %s\n", names[i], whole ? "1" : "0.5");
-		if (run_monitor(p, job.buf, whole ? 2500 : 1200, &out, &said))
+		int rc = run_monitor(p, job.buf, whole ? 2500 : 1200, &out, &said);
+		if (rc == MONITOR_UNAVAILABLE && strstr(said.buf, "Permission denied") && geteuid()) {
+			/* /proc/slabinfo is root's: unavailable to a user, and said (make check as a user) */
+			strbuf_release(&out);
+			strbuf_release(&said);
+			strbuf_release(&job);
+			continue;
+		}
+		if (rc)
 			fail_msg("%s: %s", names[i], said.buf);
 		stats_samples_init(&ss);
 		if (!strcmp(names[i], "heartbeat")) {

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const perf_profile_options[] = {
@@ -311,6 +312,16 @@ static void perf_profile_argv(const struct run *r, const struct program *p, cons
 	argv[n] = NULL;
 }
 
+/* Why perf may refuse here: a user under perf_event_paranoid >= 2 cannot profile the kernel. */
+static const char *perf_profile_paranoid(void)
+{
+	struct strbuf b = STRBUF_INIT;
+	long level = strbuf_read_file(&b, "/proc/sys/kernel/perf_event_paranoid") < 0 ? -1 : atol(b.buf);
+
+	strbuf_release(&b);
+	return geteuid() && level >= 2 ? " (kernel.perf_event_paranoid is 2 or more: run as root, or lower it)" : "";
+}
+
 static int perf_profile_monitor(struct run *r, const struct program *p, int out_fd)
 {
 	const char *delay_s = run_param(r, p, "delay"), *dur_s = run_param(r, p, "duration");
@@ -333,10 +344,12 @@ static int perf_profile_monitor(struct run *r, const struct program *p, int out_
 	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	rc = monitor_exec(argv, null, MONITOR_EXEC_STOP_SIGINT, &err);
 	close(null);
-	if (rc < 0 || access(data, R_OK)) {
+	struct stat st;
+	if (rc < 0 || stat(data, &st) || !st.st_size) {
+		/* perf refused (perf_event_paranoid, as a user) or found nothing: an empty file, or none */
 		bool missing = rc < 0 && errno == ENOENT;
-		fprintf(stderr, "perf-profile: %s%s\n", rc < 0 ? err.buf : "perf record wrote no data",
-			missing ? " (Debian package linux-perf)" : "");
+		fprintf(stderr, "perf-profile: %s%s%s\n", rc < 0 ? err.buf : "perf record wrote no data",
+			missing ? " (Debian package linux-perf)" : "", perf_profile_paranoid());
 		rc = MONITOR_UNAVAILABLE;
 	} else {
 		rc = perf_profile_report(r, p, data, out_fd);
