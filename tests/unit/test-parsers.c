@@ -137,14 +137,13 @@ static void assert_close(double a, double b)
  * (`<fixture>.lkp`, "key: value" lines): same keys in the same order,
  * same sample counts, values and integer/float kinds.
  */
-static void same_as_lkp(const struct stats_samples *ss, const char *lkp_file)
+static void same_as_lkp_text(const struct stats_samples *ss, const char *lkp_file, const char *lkp_text)
 {
-	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct stats_samples want;
 
-	load(&text, lkp_file);
 	stats_samples_init(&want);
-	if (stats_add_lines(&want, text.buf, &err))
+	if (stats_add_lines(&want, lkp_text, &err))
 		fail_msg("%s: %s", lkp_file, err.buf);
 	for (size_t i = 0; i < want.n && i < ss->n; i++) {
 		const struct stats_series *w = &want.s[i], *g = &ss->s[i];
@@ -163,8 +162,16 @@ static void same_as_lkp(const struct stats_samples *ss, const char *lkp_file)
 	if (want.n != ss->n)
 		fail_msg("%s: %zu series, lkp-tests %zu", lkp_file, ss->n, want.n);
 	stats_samples_release(&want);
-	strbuf_release(&text);
 	strbuf_release(&err);
+}
+
+static void same_as_lkp(const struct stats_samples *ss, const char *lkp_file)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	load(&text, lkp_file);
+	same_as_lkp_text(ss, lkp_file, text.buf);
+	strbuf_release(&text);
 }
 
 /* The numbers of the line starting with `prefix` in a fixture, as text. */
@@ -446,6 +453,101 @@ static void test_fio_parse_same_as_lkp(void **state)
 	parse_ok(fio_parse, "fio-read.json", &ss);
 	same_as_lkp(&ss, "fio-read.json.lkp");
 	stats_samples_release(&ss);
+}
+
+/* Parse each text with fio's parser and combine them as instances 1..n. */
+static void fio_instances(const char *const *texts, size_t n, struct stats_samples *out)
+{
+	struct stats_samples inst[4];
+	long ids[4];
+	struct strbuf err = STRBUF_INIT;
+
+	assert_true(n <= 4);
+	for (size_t i = 0; i < n; i++) {
+		stats_samples_init(&inst[i]);
+		ids[i] = (long)i + 1;
+		if (fio_parse(texts[i], strlen(texts[i]), &inst[i], &err))
+			fail_msg("instance %zu: %s", i + 1, err.buf);
+	}
+	stats_samples_init(out);
+	if (prog("fio")->combine(inst, ids, n, out, &err))
+		fail_msg("combine: %s", err.buf);
+	for (size_t i = 0; i < n; i++)
+		stats_samples_release(&inst[i]);
+	strbuf_release(&err);
+}
+
+/*
+ * nr_instances: two fios at once (iodepth 1 and 4), fio.output.1 and .2,
+ * combined as lkp-tests' parse combines them (RESULT_ROOT with both).
+ */
+static void test_fio_instances_same_as_lkp(void **state)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	struct stats_samples ss, one;
+	(void)state;
+
+	load(&a, "fio-instances.output.1");
+	load(&b, "fio-instances.output.2");
+	fio_instances((const char *const[]){ a.buf, b.buf }, 2, &ss);
+	same_as_lkp(&ss, "fio-instances.lkp");
+	/* iops add up, latencies average, each instance's own under .instanceN */
+	parse_ok(fio_parse, "fio-instances.output.1", &one);
+	assert_close(value(&ss, "read_iops.instance1", 0), value(&one, "read_iops", 0));
+	assert_true(value(&ss, "read_iops", 0) > value(&one, "read_iops", 0));
+	assert_close(value(&ss, "read_clat_mean_ns", 0) * 2,
+		     value(&one, "read_clat_mean_ns", 0) + value(&ss, "read_clat_mean_ns.instance2", 0));
+	stats_samples_release(&one);
+	stats_samples_release(&ss);
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
+/*
+ * lkp-tests' own inputs (spec/fixtures/stats/fio: three fio outputs and a
+ * two-instance result root), read from a checkout when LKP_SRC names one:
+ * our parse equals lkp-tests' N.yaml. Skipped without LKP_SRC.
+ */
+static void test_fio_lkp_spec_fixtures(void **state)
+{
+	static const char *const single[] = { "01", "02", "03" };
+	const char *src = getenv("LKP_SRC");
+	struct strbuf path = STRBUF_INIT, raw = STRBUF_INIT, raw2 = STRBUF_INIT, want = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct stats_samples ss;
+	(void)state;
+
+	if (!src || !*src)
+		skip();
+	for (size_t i = 0; i < ARRAY_SIZE(single); i++) {
+		strbuf_setf(&path, "%s/spec/fixtures/stats/fio/%s", src, single[i]);
+		strbuf_reset(&raw);
+		assert_int_equal(strbuf_read_file(&raw, path.buf), 0);
+		strbuf_addstr(&path, ".yaml");
+		strbuf_reset(&want);
+		assert_int_equal(strbuf_read_file(&want, path.buf), 0);
+		stats_samples_init(&ss);
+		if (fio_parse(raw.buf, raw.len, &ss, &err))
+			fail_msg("%s: %s", path.buf, err.buf);
+		same_as_lkp_text(&ss, path.buf, want.buf);
+		stats_samples_release(&ss);
+	}
+	strbuf_setf(&path, "%s/spec/fixtures/stats/fio/fio-multi-instance/fio.output.1", src);
+	strbuf_reset(&raw);
+	assert_int_equal(strbuf_read_file(&raw, path.buf), 0);
+	path.buf[path.len - 1] = '2';
+	assert_int_equal(strbuf_read_file(&raw2, path.buf), 0);
+	strbuf_setf(&path, "%s/spec/fixtures/stats/fio/fio-multi-instance.yaml", src);
+	strbuf_reset(&want);
+	assert_int_equal(strbuf_read_file(&want, path.buf), 0);
+	fio_instances((const char *const[]){ raw.buf, raw2.buf }, 2, &ss);
+	same_as_lkp_text(&ss, path.buf, want.buf);
+	stats_samples_release(&ss);
+	strbuf_release(&path);
+	strbuf_release(&raw);
+	strbuf_release(&raw2);
+	strbuf_release(&want);
+	strbuf_release(&err);
 }
 
 static void test_fio_parse_rejects(void **state)
@@ -1250,6 +1352,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fio_parse_read_after_notes),
 		cmocka_unit_test(test_fio_parse_randrw),
 		cmocka_unit_test(test_fio_parse_same_as_lkp),
+		cmocka_unit_test(test_fio_instances_same_as_lkp),
+		cmocka_unit_test(test_fio_lkp_spec_fixtures),
 		cmocka_unit_test(test_fio_parse_rejects),
 		cmocka_unit_test(test_time_parse_gnu_time),
 		cmocka_unit_test(test_time_parse_concatenated),

@@ -14,6 +14,9 @@
 
 /* fio_parse.c: fio's --output-format=json output -> fio.* samples. */
 int fio_parse(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
+/* fio.output.1, fio.output.2 ... of nr_instances, combined as lkp-tests does. */
+int fio_combine(const struct stats_samples *inst, const long *ids, size_t n, struct stats_samples *out,
+		struct strbuf *err);
 
 /*
  * time.c: write a test's rusage in the format of GNU `time -v` (what
