@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,6 +33,7 @@
 #include "../../lib/run/program.h"
 #include "../../lib/run/programs/programs.h"
 #include "../../lib/run/run.h"
+#include "../../lib/stats/lkpetc.h"
 #include "../../lib/stats/stats.h"
 #include "../../lib/util/yml.h"
 
@@ -547,6 +549,147 @@ static void test_fio_lkp_spec_fixtures(void **state)
 	strbuf_release(&raw);
 	strbuf_release(&raw2);
 	strbuf_release(&want);
+	strbuf_release(&err);
+}
+
+/* The "key: number" lines of a parser's output (comments and message:/pattern: texts left out). */
+static void numeric_lines(const char *text, struct stats_samples *out)
+{
+	struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
+
+	stats_samples_init(out);
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		const char *sep;
+
+		strbuf_reset(&line);
+		strbuf_add(&line, p, n);
+		p += n + (p[n] == '\n');
+		sep = strstr(line.buf, ": ");
+		if (line.buf[0] == '#' || !sep)
+			continue;
+		line.buf[sep - line.buf] = 0;
+		if (strtod(sep + 2, NULL) == 0 && strcmp(sep + 2, "0") && strcmp(sep + 2, "0.0"))
+			continue;
+		if (stats_add_text(out, line.buf, sep + 2, &err))
+			strbuf_reset(&err); /* a message's text: not a number */
+	}
+	strbuf_release(&err);
+	strbuf_release(&line);
+}
+
+/*
+ * lkp-tests' own kernel logs (spec/fixtures/stats/dmesg/N and kmsg/N, the
+ * kmsg ones read as its boot test on a vm- box reads them, self-tests
+ * included), from a checkout when LKP_SRC names one: the numbers our dmesg
+ * and kmsg parsers give are N.yaml's, key for key. Skipped without LKP_SRC.
+ */
+static void test_klog_lkp_spec_fixtures(void **state)
+{
+	static const char *const progs[] = { "dmesg", "kmsg" };
+	const char *src = getenv("LKP_SRC");
+	struct strbuf path = STRBUF_INIT, raw = STRBUF_INIT, want = STRBUF_INIT, err = STRBUF_INIT;
+	size_t checked = 0;
+	(void)state;
+
+	if (!src || !*src)
+		skip();
+	for (size_t pi = 0; pi < ARRAY_SIZE(progs); pi++) {
+		strbuf_setf(&path, "%s/spec/fixtures/stats/%s", src, progs[pi]);
+		DIR *d = opendir(path.buf);
+		struct dirent *de;
+
+		assert_non_null(d);
+		while ((de = readdir(d))) {
+			struct stats_samples ours, theirs;
+
+			if (de->d_name[0] == '.' || strchr(de->d_name, '.'))
+				continue;
+			strbuf_setf(&path, "%s/spec/fixtures/stats/%s/%s", src, progs[pi], de->d_name);
+			strbuf_reset(&raw);
+			strbuf_reset(&want);
+			assert_int_equal(strbuf_read_file(&raw, path.buf), 0);
+			strbuf_addstr(&path, ".yaml");
+			assert_int_equal(strbuf_read_file(&want, path.buf), 0);
+			stats_samples_init(&ours);
+			if (parser(progs[pi])(raw.buf, raw.len, &ours, &err))
+				fail_msg("%s: %s", path.buf, err.buf);
+			numeric_lines(want.buf, &theirs);
+			for (size_t i = 0; i < theirs.n; i++) {
+				const struct stats_series *a = &theirs.s[i], *b = stats_find(&ours, a->key);
+
+				if (!b)
+					fail_msg("%s: %s missing", path.buf, a->key);
+				if (a->n != b->n || fabs(a->v[0] - b->v[0]) > 1e-9)
+					fail_msg("%s: %s = %g, lkp-tests %g", path.buf, a->key, b->v[0], a->v[0]);
+			}
+			for (size_t i = 0; i < ours.n; i++)
+				if (!stats_find(&theirs, ours.s[i].key))
+					fail_msg("%s: %s is not lkp-tests'", path.buf, ours.s[i].key);
+			stats_samples_release(&ours);
+			stats_samples_release(&theirs);
+			checked++;
+		}
+		closedir(d);
+	}
+	assert_true(checked >= 10);
+	strbuf_release(&path);
+	strbuf_release(&raw);
+	strbuf_release(&want);
+	strbuf_release(&err);
+}
+
+/*
+ * kmsg's boot self-test keys: a unit test of lkp-tests' rules (its
+ * stat_unittest) on lines written in the kernel's format — no kernel built
+ * here runs its boot self-tests; lkp-tests' own capture is checked by
+ * test_klog_lkp_spec_fixtures under LKP_SRC.
+ */
+static void test_kmsg_selftests(void **state)
+{
+	static const char log[] =
+		"[    6.602542][    T1] Testing tracer nop: PASSED\n"
+		"[    6.639444][    T1] prandom: 100 self tests passed\n"
+		"[   65.498946][    T1] test_hexdump: all 1184 tests passed\n"
+		"[   74.723110][    T1] IDA: 147357 of 147357 tests passed\n"
+		"[   75.100000][    T1] test_meminit: all 11 tests in test_pages passed\n"
+		"[   31.298444][    T1] Testing event initcall_finish: OK\n"
+		"[  100.013275][    T1] Running tests again, along with the function tracer\n"
+		"[  101.381916][    T1] Testing event initcall_finish: OK\n"
+		"[  186.735200][    T1] Testing ftrace filter: OK\n"
+		"[  187.000000][    T1] Testing event initcall_finish: OK\n"
+		"[  424.814141][    T1] ### dt-test ### FAIL of_unittest_lifecycle():3294\n"
+		"[  424.814142][    T1] ### dt-test ### pass of_unittest_lifecycle():3294\n"
+		"[  429.000000][    T1] Kernel tests: Boot OK!\n"
+		"[  430.000000][    T1] Testing tracer late: PASSED\n";
+	static const char *const want[] = {
+		"tracer_nop.pass",
+		"test_hexdump.pass",
+		"ida.pass",
+		"test_meminit.test_pages.pass",
+		"event_initcall_finish.pass",
+		"function_tracer.event_initcall_finish.pass",
+		"function_tracer.ftrace_filter.pass",
+		"of-unittest.of_unittest_lifecycle_3294.pass",
+	};
+	struct stats_samples ss;
+	struct strbuf err = STRBUF_INIT;
+	size_t pass = 0;
+	(void)state;
+
+	stats_samples_init(&ss);
+	if (parser("kmsg")(log, strlen(log), &ss, &err))
+		fail_msg("%s", err.buf);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		assert_close(value(&ss, want[i], 0), 1);
+	for (size_t i = 0; i < ss.n; i++)
+		pass += strstr(ss.s[i].key, ".pass") != NULL;
+	/* none for prandom's "self tests", the second plain initcall_finish, the dt-test
+	 * overwritten to pass, or after "Kernel tests: Boot OK" */
+	assert_int_equal(pass, ARRAY_SIZE(want));
+	assert_null(stats_find(&ss, "of-unittest.of_unittest_lifecycle_3294.fail"));
+	assert_null(stats_find(&ss, "tracer_late.pass"));
+	stats_samples_release(&ss);
 	strbuf_release(&err);
 }
 
@@ -1354,6 +1497,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fio_parse_same_as_lkp),
 		cmocka_unit_test(test_fio_instances_same_as_lkp),
 		cmocka_unit_test(test_fio_lkp_spec_fixtures),
+		cmocka_unit_test(test_klog_lkp_spec_fixtures),
+		cmocka_unit_test(test_kmsg_selftests),
 		cmocka_unit_test(test_fio_parse_rejects),
 		cmocka_unit_test(test_time_parse_gnu_time),
 		cmocka_unit_test(test_time_parse_concatenated),
@@ -1382,6 +1527,7 @@ int main(int argc, char **argv)
 	};
 
 	find_fixtures(argv[0]);
+	lkpetc_set_dir("."); /* the source tree's lkp-etc/ (make check runs from the top) */
 	if (argc == 5 && !strcmp(argv[1], "capture"))
 		return capture(argv[2], argv[3], argv[4]);
 	return cmocka_run_group_tests(tests, NULL, NULL);

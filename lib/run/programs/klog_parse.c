@@ -696,6 +696,8 @@ static int klog_parse(const char *text, size_t len, bool dmesg, struct stats_sam
 			omap_add(&stamps, id.buf, ts);
 		free(ts);
 	}
+	if (!dmesg && (ret = klog_selftests(all.v, all.n, out, err)))
+		goto out;
 	if (dmesg && ids.n && (ret = add_stat(out, "boot_failures", "1", err)))
 		goto out;
 	for (size_t i = 0; i < ids.n && !ret; i++)
