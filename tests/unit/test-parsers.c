@@ -693,6 +693,67 @@ static void test_kmsg_selftests(void **state)
 	strbuf_release(&err);
 }
 
+/* Our cut of a kernel log's call traces, each followed by the separator line of the .calltraces fixtures. */
+static void calltraces_text(const char *log, size_t len, struct strbuf *out, struct klog_trace **t, size_t *n)
+{
+	*n = klog_calltraces(log, len, t);
+	for (size_t i = 0; i < *n; i++) {
+		strbuf_add(out, (*t)[i].text.buf, (*t)[i].text.len);
+		strbuf_addstr(out, "=== lkp-tests' get_crash_calltraces: end of one ===\n");
+	}
+}
+
+/*
+ * Call traces: a real guest's WARNING (tests/fixtures/klog) cut as
+ * lkp-tests' get_crash_calltraces cuts it (its output: *.calltraces), the
+ * trace found by the dmesg stat of the whole log. lkp-tests' spec logs,
+ * under LKP_SRC, were compared with Ruby when this was written.
+ */
+static void test_klog_calltraces(void **state)
+{
+	struct strbuf log = STRBUF_INIT, want = STRBUF_INIT, got = STRBUF_INIT, err = STRBUF_INIT;
+	struct stats_samples ss;
+	struct klog_trace *t;
+	size_t n;
+	const char *warn = NULL;
+	char dir[4096], path[8192];
+	(void)state;
+
+	testlib_fixture_dir(dir, sizeof(dir), "klog");
+	snprintf(path, sizeof(path), "%s/dmesg-warning-6.1.0-57", dir);
+	assert_int_equal(strbuf_read_file(&log, path), 0);
+	snprintf(path, sizeof(path), "%s/dmesg-warning-6.1.0-57.calltraces", dir);
+	assert_int_equal(strbuf_read_file(&want, path), 0);
+	calltraces_text(log.buf, log.len, &got, &t, &n);
+	/* the serial console's CRs are dropped (lkp-tests keeps them): a mail quotes the lines */
+	for (size_t i = 0, j = 0; i <= want.len; i++)
+		if (want.buf[i] != '\r')
+			want.buf[j++] = want.buf[i];
+	assert_string_equal(got.buf, want.buf);
+	assert_int_equal(n, 1);
+	stats_samples_init(&ss);
+	assert_int_equal(klog_parse_dmesg(log.buf, log.len, &ss, &err), 0);
+	for (size_t i = 0; i < ss.n; i++)
+		if (!strncmp(ss.s[i].key, "WARNING:", 8))
+			warn = ss.s[i].key;
+	assert_non_null(warn);
+	assert_ptr_equal(klog_trace_of(t, n, warn), &t[0]);
+	assert_null(klog_trace_of(t, n, "BUG:no_such_thing"));
+	klog_traces_release(t, n);
+	/* no trace in a log without one; a cut log keeps what it has */
+	assert_int_equal(klog_calltraces("[ 1.0] hello\n", 13, &t), 0);
+	klog_traces_release(t, 0);
+	n = klog_calltraces(log.buf, (size_t)(strstr(log.buf, "Call Trace:") - log.buf), &t);
+	assert_int_equal(n, 1);
+	assert_null(strstr(t[0].text.buf, "end trace"));
+	klog_traces_release(t, n);
+	stats_samples_release(&ss);
+	strbuf_release(&log);
+	strbuf_release(&want);
+	strbuf_release(&got);
+	strbuf_release(&err);
+}
+
 static void test_fio_parse_rejects(void **state)
 {
 	struct strbuf text = STRBUF_INIT;
@@ -1499,6 +1560,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fio_lkp_spec_fixtures),
 		cmocka_unit_test(test_klog_lkp_spec_fixtures),
 		cmocka_unit_test(test_kmsg_selftests),
+		cmocka_unit_test(test_klog_calltraces),
 		cmocka_unit_test(test_fio_parse_rejects),
 		cmocka_unit_test(test_time_parse_gnu_time),
 		cmocka_unit_test(test_time_parse_concatenated),

@@ -56,6 +56,23 @@ int vm_scalability_parse(const char *text, size_t len, struct stats_samples *out
 int klog_parse_dmesg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
 int klog_parse_kmsg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
 
+/*
+ * klog_trace.c: the call traces of a kernel log, cut as lkp-tests'
+ * get_crash_calltraces cuts them (from a "---[ cut here", BUG:, WARNING:,
+ * INFO:, UBSAN: or "kernel BUG at" line to "---[ end trace", 100 lines at
+ * most, and the decoded code after it), each with the dmesg error ids its
+ * lines give ("WARNING:at_fs/xfs/x.c:#f": the dmesg.* stats' names).
+ */
+struct klog_trace {
+	struct strbuf text; /* its lines, each ending in '\n' */
+	char **ids;
+	size_t nids, alloc_ids;
+};
+size_t klog_calltraces(const char *text, size_t len, struct klog_trace **out);
+/* The first trace whose ids hold `id` (a dmesg stat's name without "dmesg."); NULL: none. */
+const struct klog_trace *klog_trace_of(const struct klog_trace *t, size_t n, const char *id);
+void klog_traces_release(struct klog_trace *t, size_t n);
+
 /* sched_debug.c: Ruby's Array#sum of floats (Kahan-Babuska), which lkp-tests' means use. */
 double programs_ruby_sum(const double *v, size_t n);
 
