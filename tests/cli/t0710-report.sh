@@ -207,7 +207,7 @@ assert \"facts\" not in parts[1].get_content() and \"testcase: fio-basic\" in pa
 test_expect_success 'a kernel WARNING (a captured real guest console, through the dmesg parser) leads the report.s table as a fail:runs row' '
 	D="$TMP/kl/fio-basic/x/vm/debian/kc/gcc-12/c/0" && mkdir -p "$D" &&
 	cp "$SRC/tests/fixtures/klog/dmesg-warning-6.1.0-57" "$D/dmesg" && printf "testcase: fio-basic\nfio:\n" >"$D/job.yaml" &&
-	lkprobot stats "$D" >/dev/null &&
+	expect_exit 1 lkprobot stats "$D" && one_line_error "fio.output: the test left no output" &&
 	mkdir -p "$TMP/kw" && cp -r "$B/base" "$B/new" "$TMP/kw/" &&
 	python3 -c "import json, sys
 st = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
@@ -222,7 +222,19 @@ json.dump(m, open(sys.argv[2], \"w\"))
 	sed -n "/^----------------  ---/,/%stddev/p" "$TMP/kw.txt" >"$TMP/kw.fail" &&
 	sed -n 2p "$TMP/kw.fail" | grep -qx "       fail:runs  %reproduction    fail:runs" &&
 	grep -qx "           :3          100%           3:3     dmesg.WARNING:at/tmp#warn/lkprobot_warn.c:#lkprobot_warn_init\[lkprobot_warn\]" "$TMP/kw.fail" &&
-	python3 "$FIX/check-report.py" "$EX/000_3966eca57aaea84b.txt" "$TMP/kw.txt" fio.write_bw_MBps fio
+	python3 "$FIX/check-report.py" "$EX/000_3966eca57aaea84b.txt" "$TMP/kw.txt" fio.write_bw_MBps fio &&
+	! grep -q "cut here" "$TMP/kw.txt"
+'
+
+test_expect_success 'the new WARNING.s call trace quoted under the table, cut from the run.s console as lkp-tests cuts it' '
+	cp "$SRC/tests/fixtures/klog/dmesg-warning-6.1.0-57" "$TMP/kw/new/0/dmesg" &&
+	lkprobot report --body --base "$TMP/kw/base" --commit "$TMP/kw/new" >"$TMP/kwt.txt" &&
+	tr -d "\r" <"$SRC/tests/fixtures/klog/dmesg-warning-6.1.0-57.calltraces" | sed "/^=== /d" >"$TMP/kwt.want" &&
+	sed -n "/------------\[ cut here \]------------/,/---\[ end trace/p" "$TMP/kwt.txt" >"$TMP/kwt.got" &&
+	diff -u "$TMP/kwt.want" "$TMP/kwt.got" &&
+	sed -n "/^\[O\] bisect-bad  sample$/,/cut here/p" "$TMP/kwt.txt" | grep -q "cut here" &&
+	sed -n "/end trace/,\$p" "$TMP/kwt.txt" | grep -qx "Disclaimer:" &&
+	rm "$TMP/kw/new/0/dmesg"
 '
 
 test_expect_success 'runs under TCG: the report says the numbers are a functional check' '
