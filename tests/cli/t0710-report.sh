@@ -237,6 +237,36 @@ test_expect_success 'the new WARNING.s call trace quoted under the table, cut fr
 	rm "$TMP/kw/new/0/dmesg"
 '
 
+test_expect_success 'perf-profile: the calltrace, children and self rows of what changed close the table, in that order' '
+	mkdir -p "$TMP/pp" && cp -r "$B/base" "$B/new" "$TMP/pp/" &&
+	for f in base-1 base-2 base-3 new-1 new-2 new-3; do
+		d="$TMP/pp/raw/$f/0" && mkdir -p "$d" &&
+		cp "$SRC/tests/fixtures/perf-profile/$f" "$d/perf-profile" &&
+		printf "testcase: fio-basic\nperf-profile:\n" >"$d/job.yaml" &&
+		lkprobot stats --no-store "$d" >/dev/null || return 1
+	done &&
+	python3 -c "import json, sys
+for side in (\"base\", \"new\"):
+    p = sys.argv[1] + \"/\" + side + \"/matrix.json\"
+    m = json.load(open(p))
+    runs = [json.load(open(\"%s/raw/%s-%d/0/stats.json\" % (sys.argv[1], side, i))) for i in (1, 2, 3)]
+    for k in set(k for r in runs for k in r):
+        m[k] = [r.get(k, 0) for r in runs]
+    json.dump(m, open(p, \"w\"))
+" "$TMP/pp" &&
+	lkprobot report --body --base "$TMP/pp/base" --commit "$TMP/pp/new" >"$TMP/pp.txt" &&
+	sed -n "/^----------------  ---/,/^\$/p" "$TMP/pp.txt" | grep "  [a-z]" | sed "s/.*  //" >"$TMP/pp.rows" &&
+	grep -n "^perf-profile\." "$TMP/pp.rows" | sed "s/:.*//" >"$TMP/pp.at" &&
+	[ "$(head -1 "$TMP/pp.at")" -gt 1 ] && [ "$(tail -1 "$TMP/pp.at")" = "$(wc -l <"$TMP/pp.rows")" ] &&
+	[ "$(wc -l <"$TMP/pp.at")" = $(($(tail -1 "$TMP/pp.at") - $(head -1 "$TMP/pp.at") + 1)) ] &&
+	sed -n "s/^perf-profile\.\([a-z]*\)\..*/\1/p" "$TMP/pp.rows" | uniq >"$TMP/pp.kinds" &&
+	printf "calltrace\nchildren\nself\n" | diff - "$TMP/pp.kinds" &&
+	grep -q "^ *17.12 ±  5%  *8e+01  *95.17  *perf-profile.children.cpu-clock.read_zero$" "$TMP/pp.txt" &&
+	grep -q "perf-profile.self.cpu-clock.read_zero$" "$TMP/pp.txt" &&
+	grep -q "perf-profile.calltrace.cpu-clock.read_zero.vfs_read.ksys_read.do_syscall_64.entry_SYSCALL_64_after_hwframe$" "$TMP/pp.txt" &&
+	! grep -q "^ *perf-profile\.[^ ]*$" "$TMP/pp.txt"
+'
+
 test_expect_success 'runs under TCG: the report says the numbers are a functional check' '
 	mkdir -p "$TMP/tcg" && cp -r "$B/base" "$B/new" "$TMP/tcg/" &&
 	printf "facts:\n  accel: \"tcg: an emulated CPU\"\n" >>"$TMP/tcg/new/0/job.yaml" &&
