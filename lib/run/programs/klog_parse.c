@@ -617,7 +617,8 @@ static int add_stat(struct stats_samples *out, const char *key, const char *valu
  * programs/{dmesg,kmsg}/parse: the error ids of the oopses (dmesg) or the
  * printk errors (kmsg) into stats.
  */
-static int klog_parse(const char *text, size_t len, bool dmesg, struct stats_samples *out, struct strbuf *err)
+static int klog_parse_with(struct klog *kp, const char *text, size_t len, bool dmesg, struct stats_samples *out,
+			   struct strbuf *err)
 {
 	struct klog k;
 	struct lines all = { 0 };
@@ -627,7 +628,10 @@ static int klog_parse(const char *text, size_t len, bool dmesg, struct stats_sam
 
 	if (lkpetc_load(err))
 		return -1;
-	klog_init(&k);
+	if (kp)
+		k = *kp;
+	else
+		klog_init(&k);
 	fixup(&k, text, len, &all);
 	if (dmesg) {
 		crash_head(&k, &all, &oops);
@@ -713,17 +717,40 @@ out:
 	omap_release(&ids);
 	omap_release(&stamps);
 	lines_release(&all);
-	klog_release(&k);
+	if (!kp)
+		klog_release(&k);
 	return ret;
 }
 
 int klog_parse_dmesg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
 {
-	return klog_parse(text, len, true, out, err);
+	return klog_parse_with(NULL, text, len, true, out, err);
 }
 
 int klog_parse_kmsg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
 {
-	return klog_parse(text, len, false, out, err);
+	return klog_parse_with(NULL, text, len, false, out, err);
 }
 
+struct klog *klog_open(struct strbuf *err)
+{
+	struct klog *k;
+
+	if (lkpetc_load(err))
+		return NULL;
+	k = xcalloc(1, sizeof(*k));
+	klog_init(k);
+	return k;
+}
+
+int klog_parse_dmesg_with(struct klog *k, const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
+{
+	return klog_parse_with(k, text, len, true, out, err);
+}
+
+void klog_close(struct klog *k)
+{
+	if (k)
+		klog_release(k);
+	free(k);
+}

@@ -96,20 +96,20 @@ static void cut_line(struct cutter *c, const char *line)
 }
 
 /* The error ids the dmesg parser gives for a trace's own lines: its signatures. */
-static void trace_ids(struct klog_trace *t)
+static void trace_ids(struct klog *k, struct klog_trace *t)
 {
 	struct stats_samples ss;
 	struct strbuf err = STRBUF_INIT;
 
 	stats_samples_init(&ss);
-	if (!klog_parse_dmesg(t->text.buf, t->text.len, &ss, &err))
+	if (k && !klog_parse_dmesg_with(k, t->text.buf, t->text.len, &ss, &err))
 		for (size_t i = 0; i < ss.n; i++) {
-			const char *k = ss.s[i].key;
+			const char *key = ss.s[i].key;
 
-			if (!strcmp(k, "boot_failures") || !strncmp(k, "timestamp:", 10))
+			if (!strcmp(key, "boot_failures") || !strncmp(key, "timestamp:", 10))
 				continue;
 			ALLOC_GROW(t->ids, t->nids + 1, t->alloc_ids);
-			t->ids[t->nids++] = xstrdup(k);
+			t->ids[t->nids++] = xstrdup(key);
 		}
 	stats_samples_release(&ss);
 	strbuf_release(&err);
@@ -143,8 +143,12 @@ size_t klog_calltraces(const char *text, size_t len, struct klog_trace **out)
 		p += n + (p[n] == '\n');
 	}
 	regfree(&c.rx);
+	struct strbuf err = STRBUF_INIT;
+	struct klog *k = c.n ? klog_open(&err) : NULL; /* one set of lib/dmesg.rb's regexes for every trace */
 	for (size_t i = 0; i < c.n; i++)
-		trace_ids(&c.v[i]);
+		trace_ids(k, &c.v[i]);
+	klog_close(k);
+	strbuf_release(&err);
 	strbuf_release(&all);
 	strbuf_release(&line);
 	*out = c.v;

@@ -55,6 +55,11 @@ int vm_scalability_parse(const char *text, size_t len, struct stats_samples *out
  */
 int klog_parse_dmesg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
 int klog_parse_kmsg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
+/* The dmesg parser for many texts: lib/dmesg.rb's regexes compiled once (klog_open: NULL and err on failure). */
+struct klog;
+struct klog *klog_open(struct strbuf *err);
+int klog_parse_dmesg_with(struct klog *k, const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
+void klog_close(struct klog *k);
 
 /*
  * klog_trace.c: the call traces of a kernel log, cut as lkp-tests'
