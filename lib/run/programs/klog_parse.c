@@ -608,6 +608,41 @@ static void leaks(const struct klog *k, const struct lines *all, struct omap *oo
 	strbuf_release(&l);
 }
 
+/* grep_printk_errors, the kmsg file's way: the printk errors, a boot's end, sanitizers, leaks */
+static void printk_errors(const struct klog *k, const struct lines *all, struct omap *oops)
+{
+	struct strbuf l = STRBUF_INIT;
+	const struct lkpetc_list *pat = lkpetc_oops();
+	const char *const *deny = lkpetc_kmsg_denylist();
+	for (size_t i = 0; i < all->n; i++) {
+		if (!rx_match(&k->r[R_K_PRINTK], all->v[i], NULL, 0))
+			continue;
+		strbuf_reset(&l);
+		strbuf_addstr(&l, all->v[i]);
+		rx_sub(&l, &k->r[R_K_ANSI], "", true);
+		if (lkpetc_list_match(pat, l.buf))
+			continue;
+		bool denied = false;
+		for (size_t d = 0; deny[d] && !denied; d++)
+			denied = strstr(l.buf, deny[d]) != NULL;
+		if (!denied)
+			omap_add(oops, l.buf, l.buf);
+	}
+	for (size_t i = 0; i < all->n; i++)
+		if (strstr(all->v[i], "Kernel tests: Boot OK"))
+			omap_add(oops, all->v[i], all->v[i]);
+	for (size_t i = 0; i < all->n; i++) {
+		regmatch_t m[1];
+		if (rx_match(&k->r[R_K_SANITIZER], all->v[i], m, 1)) {
+			strbuf_reset(&l);
+			strbuf_addf(&l, "sanitizer.%.*s", (int)(m[0].rm_eo - m[0].rm_so), all->v[i] + m[0].rm_so);
+			omap_add(oops, l.buf, l.buf);
+		}
+	}
+	leaks(k, all, oops);
+	strbuf_release(&l);
+}
+
 static int add_stat(struct stats_samples *out, const char *key, const char *value, struct strbuf *err)
 {
 	return stats_add_text(out, key, value, err);
@@ -633,41 +668,10 @@ static int klog_parse_with(struct klog *kp, const char *text, size_t len, bool d
 	else
 		klog_init(&k);
 	fixup(&k, text, len, &all);
-	if (dmesg) {
+	if (dmesg)
 		crash_head(&k, &all, &oops);
-	} else {
-		/* grep_printk_errors, the kmsg file's way */
-		struct strbuf l = STRBUF_INIT;
-		const struct lkpetc_list *pat = lkpetc_oops();
-		const char *const *deny = lkpetc_kmsg_denylist();
-		for (size_t i = 0; i < all.n; i++) {
-			if (!rx_match(&k.r[R_K_PRINTK], all.v[i], NULL, 0))
-				continue;
-			strbuf_reset(&l);
-			strbuf_addstr(&l, all.v[i]);
-			rx_sub(&l, &k.r[R_K_ANSI], "", true);
-			if (lkpetc_list_match(pat, l.buf))
-				continue;
-			bool denied = false;
-			for (size_t d = 0; deny[d] && !denied; d++)
-				denied = strstr(l.buf, deny[d]) != NULL;
-			if (!denied)
-				omap_add(&oops, l.buf, l.buf);
-		}
-		for (size_t i = 0; i < all.n; i++)
-			if (strstr(all.v[i], "Kernel tests: Boot OK"))
-				omap_add(&oops, all.v[i], all.v[i]);
-		for (size_t i = 0; i < all.n; i++) {
-			regmatch_t m[1];
-			if (rx_match(&k.r[R_K_SANITIZER], all.v[i], m, 1)) {
-				strbuf_reset(&l);
-				strbuf_addf(&l, "sanitizer.%.*s", (int)(m[0].rm_eo - m[0].rm_so), all.v[i] + m[0].rm_so);
-				omap_add(&oops, l.buf, l.buf);
-			}
-		}
-		leaks(&k, &all, &oops);
-		strbuf_release(&l);
-	}
+	else
+		printk_errors(&k, &all, &oops);
 	for (size_t i = all.n; i-- > 0;) {
 		char *ts = stamp(&k.r[R_STAMP_LAST], all.v[i]);
 		if (ts) {
