@@ -171,7 +171,8 @@ void jobopts_env(const struct jobopts *jo, const char *data_dir, struct job_env 
 	env->no_defaults = jo->no_defaults;
 	env->overrides = jo->overrides;
 	env->testbox = jo->testbox;
-	env->compatible = jo->compatible;
+	env->old_order = jo->old_order;
+	env->refine = jo->refine;
 	env->lkp = jo->lkp;
 	env->warn = warn_line;
 }

@@ -21,7 +21,8 @@ struct jobopts {
 	struct node *overrides; /* map, never NULL */
 	const char *testbox;
 	bool no_defaults;
-	bool compatible;
+	bool old_order;	     /* pre-2019 path_params order */
+	bool refine;	     /* split-job --compatible: a dirty job file cleaned */
 	const char *lkp_src; /* --lkp-src, else $LKP_SRC */
 	struct lkpsrc *lkp;  /* opened by jobopts_args() when either is set */
 	char **files;	     /* job files named on the command line */

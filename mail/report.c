@@ -456,6 +456,7 @@ int report_body(const struct report_input *in, struct strbuf *out, struct strbuf
 	strbuf_addstr(out, ">\n\n\n");
 	report_reproduce(out, in, h);
 	body_details(out, in, h);
+	report_traces(out, in);
 	strbuf_addstr(out, "\n\nDisclaimer:\n"
 			   "Results have been estimated from the runs named above and are provided\n"
 			   "for informational purposes only. Any difference in system hardware or software\n"

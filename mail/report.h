@@ -24,6 +24,12 @@ struct report_other {
 	const struct node *params;	/* key -> value */
 };
 
+/* A new oops's or WARNING's call trace, as the kernel log has it (quoted under the table). */
+struct report_trace {
+	const char *metric; /* its dmesg.* row */
+	const char *text;   /* its lines, each ending in '\n' */
+};
+
 struct report_input {
 	const struct compare_result *cmp;	/* the main job: base vs the commit */
 	const char *metric;			/* the metric the report is about (a bisection's); NULL: the headline */
@@ -45,6 +51,8 @@ struct report_input {
 	bool layout_effect; /* the change vanished in aligned builds: no Reported-by asked */
 	const struct report_other *others;
 	size_t nothers;
+	const struct report_trace *traces; /* the new dmesg rows' call traces, first per signature */
+	size_t ntraces;
 	const char *from;			/* the robot's address */
 	const char *const *to;			/* the commit's author, ... */
 	size_t nto;

@@ -5,6 +5,7 @@
  * reproduce.json: a warning) and strict where the user named the input.
  */
 #include "reportjob.h"
+#include "report_int.h"
 #include "recipients.h"
 #include "mailread.h"
 #include "../lib/results/result.h"
@@ -464,6 +465,7 @@ int reportjob_assemble(struct reportjob *rj, const struct reportjob_opts *o, str
 	if (lead_run(rj, o, ngs[lead], err))
 		goto out;
 	other_jobs(rj, o, bgs, ngs, lead);
+	reportjob_traces(rj, &rj->res[lead], ngs[lead]);
 	if (o->tree && commit_info(rj, o, err))
 		goto out;
 	rj->to = xcalloc(o->nto + 1, sizeof(*rj->to));
@@ -502,6 +504,7 @@ void reportjob_release(struct reportjob *rj)
 	for (size_t i = 0; i < rj->in.nothers; i++)
 		free((char *)rj->others[i].testcase);
 	free(rj->others);
+	reportjob_traces_release(rj);
 	for (size_t i = 0; rj->params && i < rj->nres; i++) {
 		node_free(rj->params[i]);
 		free(rj->machines[i]);

@@ -2,7 +2,8 @@
  * reportjob (prefix reportjob_): the pieces of a report mail gathered from
  * what the runs left — the sides of a base and a commit (result roots or
  * the store), every job both ran compared, the one that moved most leading,
- * the others that changed, the lead run's job.yaml, reproduce.sh, recorded
+ * the others that changed, the call traces of the oopses and WARNINGs the
+ * commit brought (report_trace.c), the lead run's job.yaml, reproduce.sh, recorded
  * command (reproduce.json) and kernel config (kernel.config), the commit's
  * subject, author and thread (a Link: trailer's patch, or the store's first
  * report of the commit a Fixes: trailer names). report.c renders what this
@@ -50,6 +51,7 @@ struct reportjob {
 	struct compare_result *res;
 	size_t nres;
 	struct report_other *others;
+	struct report_trace *traces;
 	struct node **params;
 	char **machines;
 	struct node *job, *command_json;

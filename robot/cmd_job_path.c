@@ -29,7 +29,7 @@ struct paths {
 	const struct machine *m;
 	struct lkpsrc *lkp;
 	const char *prefix;
-	bool compatible;
+	bool old_order;
 	bool short_form;
 	struct sset seen;
 };
@@ -50,8 +50,8 @@ static int one_path(const struct node *atomic, void *arg, struct strbuf *err)
 			goto out;
 		}
 		strbuf_addf(&p, "%s/", tc);
-		job_path_params(atomic, ps->lkp, ps->compatible, &p);
-	} else if (job_result_path(atomic, ps->m, ps->lkp, ps->compatible, &p, err)) {
+		job_path_params(atomic, ps->lkp, ps->old_order, &p);
+	} else if (job_result_path(atomic, ps->m, ps->lkp, ps->old_order, &p, err)) {
 		ret = -1;
 		goto out;
 	}
@@ -70,7 +70,7 @@ int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx)
 		JOBOPTS_ROWS(&jo, "the test box (default: this host)"),
 		OPT_STRING('r', "result-root", "DIR", "prefix the paths with DIR (e.g. /lkp/result)", &ps.prefix),
 		OPT_BOOL(0, "path-params", "print only <testcase>/<path_params>", &ps.short_form),
-		OPT_BOOL(0, "compatible", "pre-2019 path_params order (order of appearance)", &jo.compatible),
+		OPT_BOOL(0, "old-order", "pre-2019 path_params order (order of appearance)", &jo.old_order),
 		OPT_END(),
 	};
 	struct job_env env;
@@ -88,7 +88,7 @@ int cmd_job_path(int argc, char **argv, struct lkp_ctx *ctx)
 		goto bad;
 	jo.testbox = m.hostname;
 	ps.m = &m;
-	ps.compatible = jo.compatible;
+	ps.old_order = jo.old_order;
 	ps.lkp = jo.lkp;
 	jobopts_env(&jo, ctx->data_dir, &env);
 	if (jobopts_expand(&jo, &env, one_path, &ps, &err))

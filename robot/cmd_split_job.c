@@ -43,7 +43,7 @@ struct split {
 	struct jobopts *jo;
 	char *base;		/* the current job file's name without .yaml */
 	const char *jobfile;
-	bool compatible;
+	bool old_order;
 	bool dry_run;
 	struct sset names;
 	struct pending *v;
@@ -69,7 +69,7 @@ static int one_atomic(const struct node *atomic, void *arg, struct strbuf *err)
 			sp->base[blen - 5] = '\0';
 		sp->jobfile = file;
 	}
-	job_atomic_name(atomic, sp->base, sp->jo->lkp, sp->compatible, &name);
+	job_atomic_name(atomic, sp->base, sp->jo->lkp, sp->old_order, &name);
 	if (strchr(name.buf, '/')) {
 		/* only commit values reach the name unfiltered, as in lkp-tests */
 		strbuf_setf(err, "%s: atomic job name '%s' would contain '/'; commit values must be plain ids",
@@ -128,14 +128,33 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 	const char *outdir = ".";
 	const struct opt table[] = {
 		OPT_STRING('o', "output", "DIR", "directory for the atomic jobs (default: .; created)", &outdir),
-		JOBOPTS_ROWS(&jo, "test box to add as testbox/tbox_group (default: this host);\n"
-				  "hosts/<tbox_group> is merged when it exists"),
-		{ .kind = OPTK_CALL, .shrt = 'c', .name = "kconfig", .arg = "NAME", .help = "set kconfig", .fn = set_key,
-		  .key = "kconfig", .dst = &jo },
-		{ .kind = OPTK_CALL, .shrt = 'k', .name = "commit", .arg = "SHA", .help = "set commit", .fn = set_key,
-		  .key = "commit", .dst = &jo },
-		OPT_BOOL(0, "compatible", "name files with the pre-2019 path_params order\n(order of appearance instead of sorted)",
-			 &jo.compatible),
+		JOBOPTS_ROWS(&jo,
+			     "test box to add as testbox/tbox_group (default: this host);\n"
+			     "hosts/<tbox_group> is merged when it exists"),
+		{ .kind = OPTK_CALL,
+		  .shrt = 'c',
+		  .name = "kconfig",
+		  .arg = "NAME",
+		  .help = "set kconfig",
+		  .fn = set_key,
+		  .key = "kconfig",
+		  .dst = &jo },
+		{ .kind = OPTK_CALL,
+		  .shrt = 'k',
+		  .name = "commit",
+		  .arg = "SHA",
+		  .help = "set commit",
+		  .fn = set_key,
+		  .key = "commit",
+		  .dst = &jo },
+		OPT_BOOL(0, "compatible",
+			 "refine a scheduled (\"dirty\") job file first, as lkp-tests':\n"
+			 "keep only its job files' own sections (#! jobs/x.yaml),\n"
+			 "not those of includes, hosts and overrides",
+			 &jo.refine),
+		OPT_BOOL(0, "old-order",
+			 "name files with the pre-2019 path_params order\n(order of appearance instead of sorted)",
+			 &jo.old_order),
 		OPT_BOOL('n', "dry-run", "print the atomic job names, write nothing", &sp.dry_run),
 		OPT_END(),
 	};
@@ -155,7 +174,7 @@ int cmd_split_job(int argc, char **argv, struct lkp_ctx *ctx)
 		machine_detect(&local);
 		jo.testbox = local.hostname;
 	}
-	sp.compatible = jo.compatible;
+	sp.old_order = jo.old_order;
 
 	if (!sp.dry_run && fsutil_mkdir_p(outdir)) {
 		say_error(EXIT_USAGE, "%s: cannot create the output directory: %s", outdir, strerror(errno));

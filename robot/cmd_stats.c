@@ -33,8 +33,9 @@ static const char usage_head[] =
 	"\n";
 static const char usage_tail[] =
 	"\n"
-	"exit codes: 0 done, 1 a raw file was rejected by its parser or the store\n"
-	"could not be written, 2 not a result root or usage\n";
+	"exit codes: 0 done, 1 a raw file was rejected by its parser, a test left no\n"
+	"output (the run is incomplete) or the store could not be written, 2 not a\n"
+	"result root or usage\n";
 
 static bool older_names;
 static bool missing_only;	/* --missing: record what the store lacks, forget nothing */

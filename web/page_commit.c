@@ -5,6 +5,7 @@
  * pagekit.h.
  */
 #include "pagekit.h"
+#include "../lib/results/calltrace.h"
 #include "html.h"
 #include "../lib/results/compare.h"
 #include "../lib/results/plot.h"
@@ -98,6 +99,26 @@ static struct node *headline_json(const struct compare_row *h)
 }
 
 /*
+ * A new oops's or WARNING's row: its call trace ("calltrace"), beside the
+ * first of the rows one trace gives (WARNING:, RIP: ...); `seen` the traces given.
+ */
+static void calltrace_row(struct node *x, const struct compare_row *row, const struct group *ng, struct node *seen)
+{
+	char *text = calltrace_new_oops(row, 1) ? calltrace_of(ng, row->metric) : NULL;
+
+	for (size_t i = 0; text && i < seen->n; i++)
+		if (!strcmp(node_str(seen->vals[i]), text)) {
+			free(text);
+			return;
+		}
+	if (!text)
+		return;
+	node_append(x, "calltrace", page_str(text));
+	node_push(seen, page_str(text));
+	free(text);
+}
+
+/*
  * base against commit, both from the store: each job they share, its rows
  * (changed only, unless all) and, when text, the ncompare table and plots.
  */
@@ -142,7 +163,7 @@ static int compare_pair(struct store *s, const char *base, const char *commit, b
 			code = 500;
 			break;
 		}
-		struct node *g = node_new(NODE_MAP), *rows = node_new(NODE_SEQ);
+		struct node *g = node_new(NODE_MAP), *rows = node_new(NODE_SEQ), *traces = node_new(NODE_SEQ);
 		node_append(g, "job", page_str(bg->desc));
 		const struct compare_row *h = compare_headline(&res, true);
 		if (h)
@@ -169,8 +190,10 @@ static int compare_pair(struct store *s, const char *base, const char *commit, b
 			node_append(x, "verdict", page_str(row->verdict > 0 ? "improvement"
 							   : row->verdict < 0 ? "regression" : ""));
 			node_append(x, "p_mwu", page_num(both ? row->p_mwu : NAN));
+			calltrace_row(x, row, ng, traces);
 			node_push(rows, x);
 		}
+		node_free(traces);
 		node_append(g, "rows", rows);
 		strbuf_reset(&text);
 		compare_render_ncompare(&text, &res, *bg->key ? "testcase/path_params/tbox_group/rootfs/kconfig/compiler"
@@ -269,6 +292,12 @@ static void rows_html(struct strbuf *b, const struct node *rows, bool plots, con
 		strbuf_addstr(b, "</td>");
 		html_td(b, *v ? v : !strcmp(page_get(r, "changed"), "true") ? "changed" : "");
 		strbuf_addstr(b, "</tr>\n");
+		if (*page_get(r, "calltrace")) {
+			/* the new oops's call trace, as the report quotes it */
+			strbuf_addstr(b, "<tr class=\"calltrace\"><td colspan=\"8\"><pre>");
+			html_escape(b, page_get(r, "calltrace"));
+			strbuf_addstr(b, "</pre></td></tr>\n");
+		}
 	}
 	strbuf_addstr(b, "</table>\n");
 	free(tc);

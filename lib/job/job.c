@@ -367,6 +367,43 @@ static void override_key(struct lines *ls, const char *key, const struct node *v
 static int splice(struct splicer *sp, const char *path, const struct yml_line *from,
 		  const struct node *opts, struct lines *out, int indent);
 
+/* /^(:|)#! / is a provenance line; /^(:|)#! .*\.yaml(:|)$/ one of a job file's own sections */
+static int marker(const char *s)
+{
+	size_t n;
+
+	s += *s == ':';
+	if (strncmp(s, "#! ", 3))
+		return 0;
+	n = strlen(s);
+	n -= n && s[n - 1] == ':';
+	return n >= 8 && !strncmp(s + n - 5, ".yaml", 5) ? 2 : 1;
+}
+
+/*
+ * split-job --compatible (lkp-tests' refine_job_file): a scheduled, "dirty"
+ * job file keeps what comes before its first provenance line and the
+ * sections of job files ("#! jobs/x.yaml"), not those of includes, hosts
+ * or overrides.
+ */
+static void refine(struct lines *ls)
+{
+	size_t w = 0;
+	bool keep = true;
+
+	for (size_t i = 0; i < ls->n; i++) {
+		if (marker(ls->v[i].text))
+			keep = marker(ls->v[i].text) == 2;
+		if (keep) {
+			ls->v[w++] = ls->v[i];
+			continue;
+		}
+		free(ls->v[i].text);
+		node_unintern(ls->v[i].pos.file);
+	}
+	ls->n = w;
+}
+
 /*
  * lkp-tests keeps a job file's comments that follow an empty line as data:
  * "\n\n# text" becomes the key ":# text" (a Ruby symbol, saved back as
@@ -566,6 +603,8 @@ static int splice(struct splicer *sp, const char *path, const struct yml_line *f
 	}
 	if (read_lines(sp, path, &ls, from))
 		goto out;
+	if (!from && sp->env->refine)
+		refine(&ls);
 	if (!from)
 		comments_as_keys(&ls);
 

@@ -47,7 +47,9 @@ struct job_env {
 	/* Test box to add as testbox/tbox_group/arch, or NULL for none. */
 	const char *testbox;
 	/* Older lkp-tests layout: path_params in order of appearance. */
-	bool compatible;
+	bool old_order;
+	/* A scheduled ("dirty") job file: only its job files' own sections (split-job --compatible). */
+	bool refine;
 	/* Told about things that are allowed but probably not meant; may be NULL. */
 	void (*warn)(const char *msg);
 };
@@ -108,8 +110,7 @@ int job_check(const struct node *job, struct lkpsrc *lk, struct strbuf *err);
  * lkp-tests' path_params of an atomic job ("defaults" when empty), with
  * lk's programs (NULL: lkprobot's table).
  */
-void job_path_params(const struct node *job, struct lkpsrc *lk, bool compatible,
-		     struct strbuf *out);
+void job_path_params(const struct node *job, struct lkpsrc *lk, bool old_order, struct strbuf *out);
 
 /*
  * The parameters that make up path_params, key -> value as text, in the
@@ -119,8 +120,7 @@ void job_path_params(const struct node *job, struct lkpsrc *lk, bool compatible,
 void job_params(const struct node *job, struct lkpsrc *lk, struct node *out);
 
 /* "<base>-<path_params>[-<commit>...][-<rootfs>]", as split-job names files. */
-void job_atomic_name(const struct node *job, const char *base, struct lkpsrc *lk,
-		     bool compatible, struct strbuf *out);
+void job_atomic_name(const struct node *job, const char *base, struct lkpsrc *lk, bool old_order, struct strbuf *out);
 
 struct machine;
 /*
@@ -129,8 +129,8 @@ struct machine;
  * from the machine (lkp-tests' run-local defaults). Returns 0, or -1 with
  * err set when an axis is missing or is not a safe path component.
  */
-int job_result_path(const struct node *job, const struct machine *m, struct lkpsrc *lk,
-		    bool compatible, struct strbuf *out, struct strbuf *err);
+int job_result_path(const struct node *job, const struct machine *m, struct lkpsrc *lk, bool old_order,
+		    struct strbuf *out, struct strbuf *err);
 
 /*
  * The job's boot_params as kernel parameters, each with a space before it

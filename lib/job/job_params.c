@@ -81,14 +81,13 @@ static void params_of(const struct node *job, struct lkpsrc *lk, struct params *
 	job_refs_release(&refs);
 }
 
-void job_path_params(const struct node *job, struct lkpsrc *lk, bool compatible,
-		     struct strbuf *out)
+void job_path_params(const struct node *job, struct lkpsrc *lk, bool old_order, struct strbuf *out)
 {
 	struct params ps = { 0 };
 	struct strbuf raw = STRBUF_INIT, val = STRBUF_INIT;
 
 	params_of(job, lk, &ps);
-	if (!compatible && ps.n)
+	if (!old_order && ps.n)
 		qsort(ps.v, ps.n, sizeof(*ps.v), cmp_param);
 	for (size_t i = 0; i < ps.n; i++) {
 		const struct param *p = &ps.v[i];
@@ -159,11 +158,10 @@ const char *job_get_str(const struct node *job, const char *key)
 	return node_str(node_get(job, key));
 }
 
-void job_atomic_name(const struct node *job, const char *base, struct lkpsrc *lk,
-		     bool compatible, struct strbuf *out)
+void job_atomic_name(const struct node *job, const char *base, struct lkpsrc *lk, bool old_order, struct strbuf *out)
 {
 	strbuf_addf(out, "%s-", base);
-	job_path_params(job, lk, compatible, out);
+	job_path_params(job, lk, old_order, out);
 	for (const char *const *d = job_expand_dims; *d; d++) {
 		const struct node *v = node_get(job, *d);
 		if (strstr(*d, "commit") && ruby_truthy(v)) {

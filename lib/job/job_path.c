@@ -23,8 +23,8 @@ static int add_axis(struct strbuf *out, const char *axis, const char *v, struct 
 	return 0;
 }
 
-int job_result_path(const struct node *job, const struct machine *m, struct lkpsrc *lk,
-		    bool compatible, struct strbuf *out, struct strbuf *err)
+int job_result_path(const struct node *job, const struct machine *m, struct lkpsrc *lk, bool old_order,
+		    struct strbuf *out, struct strbuf *err)
 {
 	struct strbuf pp = STRBUF_INIT, rootfs = STRBUF_INIT;
 	const char *testcase = job_get_str(job, "testcase");
@@ -42,7 +42,7 @@ int job_result_path(const struct node *job, const struct machine *m, struct lkps
 	}
 	if (r)
 		job_rootfs_filename(r, &rootfs);
-	job_path_params(job, lk, compatible, &pp);
+	job_path_params(job, lk, old_order, &pp);
 	if (add_axis(out, "testcase", testcase, err) ||
 	    add_axis(out, "path_params", pp.buf, err) ||
 	    add_axis(out, "tbox_group", group ? group : m->tbox_group, err) ||

@@ -148,15 +148,110 @@ out:
 	return ret;
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The numbers N of the files <raw>.N in the run directory, ascending; how many. */
+static size_t instance_ids(const char *run_dir, const char *raw, long **ids)
+{
+	DIR *d = opendir(run_dir);
+	struct dirent *de;
+	size_t n = 0, alloc = 0, len = strlen(raw);
+
+	*ids = NULL;
+	while (d && (de = readdir(d))) {
+		const char *num = de->d_name + len + 1;
+		size_t digits = strspn(num, "0123456789");
+
+		if (strncmp(de->d_name, raw, len) || de->d_name[len] != '.' || !digits || num[digits] || digits > 9)
+			continue;
+		ALLOC_GROW(*ids, n + 1, alloc);
+		(*ids)[n++] = strtol(num, NULL, 10);
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(*ids, n, sizeof(**ids), cmp_long);
+	return n;
+}
+
+/*
+ * lkp-tests' nr_instances: no <raw> but <raw>.1, <raw>.2 ...: each parsed
+ * alone, then combined by the program. One refused file refuses them all
+ * (a sum over some of the instances would be a wrong number). 1 parsed,
+ * 0 nothing (no such files, or refused: the problem recorded).
+ */
+static int extract_instances(struct extraction *x, const struct program *p, const char *raw)
+{
+	long *ids;
+	size_t n = instance_ids(x->run_dir, raw, &ids), done = 0;
+	struct stats_samples *inst = n ? xcalloc(n, sizeof(*inst)) : NULL, ss;
+	struct strbuf text = STRBUF_INIT, e = STRBUF_INIT, name = STRBUF_INIT;
+	int ret = 0;
+
+	stats_samples_init(&ss);
+	for (; done < n; done++) {
+		char *path = xasprintf("%s/%s.%ld", x->run_dir, raw, ids[done]);
+		int bad;
+
+		strbuf_setf(&name, "%s.%ld", raw, ids[done]);
+		stats_samples_init(&inst[done]);
+		strbuf_reset(&text);
+		bad = fsutil_read_regular(&text, path, RESULT_FILE_MAX, &e) ||
+		      p->parse(text.buf, text.len, &inst[done], &e);
+		free(path);
+		if (bad) {
+			problem(x->problems, name.buf, e.buf);
+			done++;
+			goto out;
+		}
+	}
+	if (n && p->combine(inst, ids, n, &ss, &e)) {
+		problem(x->problems, raw, e.buf);
+		goto out;
+	}
+	struct node *pj = n ? stats_program_json(&ss, p->name) : NULL;
+	if (pj) {
+		node_set(x->made, p->name, pj);
+		ret = 1;
+	}
+out:
+	if (n && !ret)
+		node_push(x->dropped, node_new_scalar(p->name));
+	for (size_t i = 0; i < done; i++)
+		stats_samples_release(&inst[i]);
+	stats_samples_release(&ss);
+	free(inst);
+	free(ids);
+	strbuf_release(&text);
+	strbuf_release(&e);
+	strbuf_release(&name);
+	return ret;
+}
+
 /*
  * A program's own raw file, once a run (NULL, or a group parsed already:
  * nothing): 1 parsed into its group, 0 nothing.
  */
 static int extract_program(struct extraction *x, const struct program *p)
 {
+	const char *raw;
+	char *path;
+	bool missing;
+
 	if (!p || !p->parse || node_get(x->made, p->name))
 		return 0;
-	return extract_one(x, p, p->raw ? p->raw : p->name, p->name);
+	raw = p->raw ? p->raw : p->name;
+	path = xasprintf("%s/%s", x->run_dir, raw);
+	missing = access(path, F_OK) && errno == ENOENT;
+	free(path);
+	if (missing && p->combine)
+		return extract_instances(x, p, raw);
+	return extract_one(x, p, raw, p->name);
 }
 
 /* Every group of the job's programs and the defaults, into x; their reduction into stats. */
@@ -171,8 +266,15 @@ static void extract_all(struct extraction *x, const struct node *job, struct nod
 
 		if (!p || !p->parse || node_get(x->made, p->name))
 			continue;
-		if (!extract_program(x, p) && p->kind == PROGRAM_TEST && !x->missing.len)
+		size_t problems = x->problems ? x->problems->n : 0;
+		if (!extract_program(x, p) && p->kind == PROGRAM_TEST && !x->missing.len) {
 			strbuf_addf(&x->missing, "# missing %s output\nis_incomplete_run: 1\n", p->name);
+			/* said, never a silent incomplete run (a refused file said it already) */
+			if (x->problems && x->problems->n == problems)
+				problem(x->problems, p->raw ? p->raw : p->name,
+					"the test left no output (the run is incomplete: "
+					"last_state.is_incomplete_run)");
+		}
 		if (p->kind == PROGRAM_TEST && timep && timep->parse) {
 			/* <test>.time -> <test>.time.*, and the whole job's time.* */
 			char *raw = xasprintf("%s.time", p->name);
@@ -217,6 +319,20 @@ static int extraction_write(struct extraction *x, const struct node *stats, stru
 	return ret;
 }
 
+/* An older lkprobot's name whose number lives on under another: perf-stat.total.<event> is sum.<event> now. */
+static bool renamed(const struct node *stats, const char *name)
+{
+	struct strbuf k = STRBUF_INIT;
+	bool found = false;
+
+	if (!strncmp(name, "perf-stat.total.", 16)) {
+		strbuf_setf(&k, "perf-stat.sum.%s", name + 16);
+		found = node_get(stats, k.buf) != NULL;
+	}
+	strbuf_release(&k);
+	return found;
+}
+
 /*
  * Would the new stats lose a number the old ones have (its raw file gone
  * or refused since)? The older metric names count as kept: they are made
@@ -230,7 +346,7 @@ static int check_nothing_lost(const char *run_dir, const struct node *old, const
 
 	stats_add_older_names(with_older);
 	for (size_t i = 0; old && old->type == NODE_MAP && i < old->n; i++) {
-		if (node_get(with_older, old->keys[i]))
+		if (node_get(with_older, old->keys[i]) || renamed(with_older, old->keys[i]))
 			continue;
 		if (n++ < 3) {
 			strbuf_addstr(&lost, n > 1 ? ", " : "");

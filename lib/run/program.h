@@ -75,6 +75,14 @@ struct program {
 		     struct strbuf *err);
 	/* Raw file in the result root that parse reads (default: the name). */
 	const char *raw;
+	/*
+	 * Several instances of the test (lkp-tests' nr_instances): when the
+	 * raw file is missing and <raw>.1, <raw>.2 ... are there, each is
+	 * parsed alone into inst[i] (ids[i] its number, ascending) and this
+	 * makes the program's samples of them; NULL: no such files are read.
+	 */
+	int (*combine)(const struct stats_samples *inst, const long *ids, size_t n, struct stats_samples *out,
+		       struct strbuf *err);
 	/* Debian packages the program needs on the test box (NULL-terminated). */
 	const char *const *debs;
 	/* Tests: what the reports say of them ("test-description:", "test-url:"). */

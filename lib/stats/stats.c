@@ -201,13 +201,24 @@ struct node *stats_program_json(const struct stats_samples *ss, const char *grou
 }
 
 static const char *const independent_prefixes[] = {
-	"perf-stat.overall.", "perf-stat.ps.", "perf-stat.total.", "pmu-tools.",
-	"time.file_system_inputs", "time.file_system_outputs",
-	"time.involuntary_context_switches", "time.major_page_faults",
-	"time.minor_page_faults", "time.percent_of_cpu_this_job_got",
-	"time.socket_messages_received", "time.socket_messages_sent",
-	"time.swaps", "time.system_time", "time.user_time",
-	"time.voluntary_context_switches", NULL,
+	"perf-stat.overall.",
+	"perf-stat.ps.",
+	"perf-stat.sum.",
+	"perf-stat.total.",
+	"pmu-tools.",
+	"time.file_system_inputs",
+	"time.file_system_outputs",
+	"time.involuntary_context_switches",
+	"time.major_page_faults",
+	"time.minor_page_faults",
+	"time.percent_of_cpu_this_job_got",
+	"time.socket_messages_received",
+	"time.socket_messages_sent",
+	"time.swaps",
+	"time.system_time",
+	"time.user_time",
+	"time.voluntary_context_switches",
+	NULL,
 };
 
 static const char *const event_prefixes[] = {
@@ -425,8 +436,9 @@ void stats_add_older_names(struct node *stats)
 		} else if (!strncmp(name, "perf-stat.overall.", 18)) {
 			strbuf_setf(&k, "perf-stat.%s", name + 18);
 			node_set(stats, k.buf, node_dup(stats->vals[i]));
-		} else if (!strncmp(name, "perf-stat.total.", 16)) {
-			strbuf_setf(&k, "perf-stat.%s", name + 16);
+		} else if (!strncmp(name, "perf-stat.sum.", 14)) {
+			/* lkprobot's sums: the event totals reports printed before 2019 */
+			strbuf_setf(&k, "perf-stat.%s", name + 14);
 			if (node_index(stats, k.buf) < 0)
 				node_set(stats, k.buf, node_dup(stats->vals[i]));
 		}

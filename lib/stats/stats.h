@@ -11,7 +11,7 @@
  * key appearing late is left-padded with 0; a series that is 0 at its first
  * and last sample and sums to 0 is dropped; when every series but some is one
  * sample longer, the last record is incomplete and cut. Reduction: a single
- * sample is itself; "independent counters" (perf-stat.overall./ps./total.,
+ * sample is itself; "independent counters" (perf-stat.overall./ps./total./sum.,
  * time.* counters) sum; "event counters" (interrupts., softirq., cpuidle.,
  * proc-vmstat.pg*, ...) are last minus first; everything else is the mean.
  * Integers stay integers and floats floats ('.' in the text), as lkp-tests.

@@ -85,7 +85,7 @@ box boxes db result-root reason kernel tree commit kconfig cache runs set no-def
 build tree commit kconfig cache jobs rebuild
 compare classic field json stats all more show-noise perf-profile db floor result-root
 install dry-run testbox set no-defaults lkp-src
-job-path result-root path-params testbox set no-defaults lkp-src compatible
+job-path result-root path-params testbox set no-defaults lkp-src old-order
 outbox config db result-root wait
 programs lkp-src
 qemu result-root kernel modules runs cache pmem-size memory cpus boot-timeout db no-store append job-timeout reuse-boot tree commit kconfig accel testbox set no-defaults lkp-src
@@ -96,7 +96,7 @@ run result-root runs loop-disks fs-root timeout-margin db no-store compatible-na
 run-commit provider tree commit status cache kconfig accel db via constraint partition sbatch-arg pending-timeout max-boxes box boxes
 serve config once listen json accel
 show-job testbox set no-defaults lkp-src
-split-job output kconfig commit dry-run testbox set no-defaults lkp-src compatible
+split-job output kconfig commit dry-run testbox set no-defaults lkp-src compatible old-order
 stats reindex missing db no-store compatible-names
 EOF
 

@@ -53,9 +53,22 @@ test_expect_success 'key=value and -s overrides change the names and are marked'
 	grep -A1 -x "#! user overrides" "$TMP/ov"/*.yaml | grep -qx "cpufreq_governor: performance"
 '
 
-test_expect_success '--compatible names files in the order of appearance' '
-	lkprobot split-job -n --compatible -t lkp-hsw-ep6 jobs/fio-basic/fio-basic-2pmem-xfs-dax-randwrite-2M-sync.yaml >"$TMP/c" &&
+test_expect_success '--old-order names files in the order of appearance (pre-2019 lkp-tests)' '
+	lkprobot split-job -n --old-order -t lkp-hsw-ep6 jobs/fio-basic/fio-basic-2pmem-xfs-dax-randwrite-2M-sync.yaml >"$TMP/c" &&
 	grep -qx "fio-basic-2pmem-xfs-dax-randwrite-2M-sync-2pmem-xfs-dax-200s-50%-tb-randwrite-2M-sync-200G-performance.yaml" "$TMP/c"
+'
+
+test_expect_success '--compatible cleans a scheduled (dirty) job to its job file.s sections, as lkp-tests: the new box.s host keys, not the old box.s' '
+	dirty=$(ls tests/fixtures/lkp-split/dirty/fio-basic-*.yaml) &&
+	grep -qx "#! hosts/lkp-hsw-d01" "$dirty" &&
+	lkprobot split-job --compatible -t lkp-hsw-ep6 -o "$TMP/cl" "$dirty" >/dev/null &&
+	ls "$TMP/cl" >"$TMP/cl.names" && diff -u tests/fixtures/lkp-split/dirty/compatible-lkp-hsw-ep6.names "$TMP/cl.names" &&
+	f="$TMP/cl/$(cat "$TMP/cl.names")" &&
+	grep -qx "#! hosts/lkp-hsw-ep6" "$f" && grep -qx "model: Haswell-EP" "$f" && grep -qx "nr_cpu: 56" "$f" &&
+	! grep -q "lkp-hsw-d01\|^model: Haswell$\|^nr_cpu: 8$\|ST4000NM0035" "$f" &&
+	grep -qx "tbox_group: lkp-hsw-ep6" "$f" &&
+	lkprobot split-job -t lkp-hsw-ep6 -o "$TMP/dl" "$dirty" >/dev/null &&
+	grep -qx "#! hosts/lkp-hsw-d01" "$TMP"/dl/*.yaml && grep -qx "nr_cpu: 8" "$TMP"/dl/*.yaml
 '
 
 test_expect_success '-c and -k set kconfig and commit; commit is part of the name' '

@@ -2,8 +2,8 @@
 # job-path gives lkp-tests' result paths; the three example reports' paths.
 . "$(dirname "$0")/lib.sh"
 
-test_expect_success 'example 1 (2017, fio randwrite): the older order with --compatible' '
-	p=$(lkprobot job-path --compatible -t lkp-hsw-ep6 \
+test_expect_success 'example 1 (2017, fio randwrite): the older order with --old-order' '
+	p=$(lkprobot job-path --old-order -t lkp-hsw-ep6 \
 		jobs/fio-basic/fio-basic-2pmem-xfs-dax-randwrite-2M-sync.yaml \
 		commit=2e12109d1c32c810088820478d21b5b7cd87a805 kconfig=x86_64-rhel-7.2 \
 		compiler=gcc-6 rootfs=debian-x86_64-2016-08-31.cgz) &&
@@ -16,7 +16,7 @@ test_expect_success 'example 2 (2020, fio read libaio): sorted path_params' '
 '
 
 test_expect_success 'example 3 (2017, vm-scalability swap-w-seq)' '
-	p=$(lkprobot job-path --path-params --compatible -t lkp-hsw-ep4 jobs/vm-scalability/vm-scalability-swap-w-seq-1pmem.yaml) &&
+	p=$(lkprobot job-path --path-params --old-order -t lkp-hsw-ep4 jobs/vm-scalability/vm-scalability-swap-w-seq-1pmem.yaml) &&
 	[ "$p" = "vm-scalability/never-never-16-1pmem-swap-w-seq-96G-96G-performance" ]
 '
 

@@ -131,7 +131,7 @@ test_expect_success '--compatible-names adds the older names next to the current
 s=json.load(open(sys.argv[1]))
 assert abs(s[\"fio.write_clat_mean_us\"] - s[\"fio.write_clat_mean_ns\"]/1000) < 1e-9
 assert \"fio.write_clat_99%_us\" in s
-assert \"perf-stat.task-clock\" in s and s[\"perf-stat.task-clock\"] == s[\"perf-stat.total.task-clock\"]
+assert \"perf-stat.task-clock\" in s and s[\"perf-stat.task-clock\"] == s[\"perf-stat.sum.task-clock\"]
 " "$R/stats.json"
 '
 

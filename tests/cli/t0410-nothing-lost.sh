@@ -21,6 +21,23 @@ test_expect_success 'stats on a run whose raw files are gone: the old stats kept
 	! grep -q is_incomplete_run "$R/stats.json" && [ ! -e "$R/last_state" ]
 '
 
+test_expect_success 'stats of nr_instances: fio.output.1 and .2 combined as lkp-tests does; no output at all is said, exit 1' '
+	I="$TMP/I/fio-basic/p/vm/debian/defconfig/gcc-12/c0/0" && mkdir -p "$I" &&
+	printf "suite: fio-basic\ntestcase: fio-basic\nnr_instances: 2\nfio:\n" >"$I/job.yaml" &&
+	cp tests/fixtures/tools/fio-instances.output.1 "$I/fio.output.1" &&
+	cp tests/fixtures/tools/fio-instances.output.2 "$I/fio.output.2" &&
+	lkprobot stats --no-store "$I" >/dev/null &&
+	python3 -c "import json,sys
+s=json.load(open(sys.argv[1]))
+assert abs(s[\"fio.read_iops\"] - s[\"fio.read_iops.instance1\"] - s[\"fio.read_iops.instance2\"]) < 1e-6, s
+assert \"last_state.is_incomplete_run\" not in s
+" "$I/stats.json" &&
+	rm "$I/fio.output.1" "$I/fio.output.2" "$I/stats.json" "$I/fio.json" &&
+	expect_exit 1 lkprobot stats --no-store "$I" &&
+	one_line_error "fio.output: the test left no output \(the run is incomplete: last_state.is_incomplete_run\)" &&
+	grep -q "\"last_state.is_incomplete_run\": 1" "$I/stats.json"
+'
+
 # a 4 MB tmpfs of its own under $TMP/full; full.sh runs in its mount namespace
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	test_set_prereq ROOT

@@ -207,7 +207,7 @@ assert \"facts\" not in parts[1].get_content() and \"testcase: fio-basic\" in pa
 test_expect_success 'a kernel WARNING (a captured real guest console, through the dmesg parser) leads the report.s table as a fail:runs row' '
 	D="$TMP/kl/fio-basic/x/vm/debian/kc/gcc-12/c/0" && mkdir -p "$D" &&
 	cp "$SRC/tests/fixtures/klog/dmesg-warning-6.1.0-57" "$D/dmesg" && printf "testcase: fio-basic\nfio:\n" >"$D/job.yaml" &&
-	lkprobot stats "$D" >/dev/null &&
+	expect_exit 1 lkprobot stats "$D" && one_line_error "fio.output: the test left no output" &&
 	mkdir -p "$TMP/kw" && cp -r "$B/base" "$B/new" "$TMP/kw/" &&
 	python3 -c "import json, sys
 st = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
@@ -222,7 +222,49 @@ json.dump(m, open(sys.argv[2], \"w\"))
 	sed -n "/^----------------  ---/,/%stddev/p" "$TMP/kw.txt" >"$TMP/kw.fail" &&
 	sed -n 2p "$TMP/kw.fail" | grep -qx "       fail:runs  %reproduction    fail:runs" &&
 	grep -qx "           :3          100%           3:3     dmesg.WARNING:at/tmp#warn/lkprobot_warn.c:#lkprobot_warn_init\[lkprobot_warn\]" "$TMP/kw.fail" &&
-	python3 "$FIX/check-report.py" "$EX/000_3966eca57aaea84b.txt" "$TMP/kw.txt" fio.write_bw_MBps fio
+	python3 "$FIX/check-report.py" "$EX/000_3966eca57aaea84b.txt" "$TMP/kw.txt" fio.write_bw_MBps fio &&
+	! grep -q "cut here" "$TMP/kw.txt"
+'
+
+test_expect_success 'the new WARNING.s call trace quoted under the table, cut from the run.s console as lkp-tests cuts it' '
+	cp "$SRC/tests/fixtures/klog/dmesg-warning-6.1.0-57" "$TMP/kw/new/0/dmesg" &&
+	lkprobot report --body --base "$TMP/kw/base" --commit "$TMP/kw/new" >"$TMP/kwt.txt" &&
+	tr -d "\r" <"$SRC/tests/fixtures/klog/dmesg-warning-6.1.0-57.calltraces" | sed "/^=== /d" >"$TMP/kwt.want" &&
+	sed -n "/------------\[ cut here \]------------/,/---\[ end trace/p" "$TMP/kwt.txt" >"$TMP/kwt.got" &&
+	diff -u "$TMP/kwt.want" "$TMP/kwt.got" &&
+	sed -n "/^\[O\] bisect-bad  sample$/,/cut here/p" "$TMP/kwt.txt" | grep -q "cut here" &&
+	sed -n "/end trace/,\$p" "$TMP/kwt.txt" | grep -qx "Disclaimer:" &&
+	rm "$TMP/kw/new/0/dmesg"
+'
+
+test_expect_success 'perf-profile: the calltrace, children and self rows of what changed close the table, in that order' '
+	mkdir -p "$TMP/pp" && cp -r "$B/base" "$B/new" "$TMP/pp/" &&
+	for f in base-1 base-2 base-3 new-1 new-2 new-3; do
+		d="$TMP/pp/raw/$f/0" && mkdir -p "$d" &&
+		cp "$SRC/tests/fixtures/perf-profile/$f" "$d/perf-profile" &&
+		printf "testcase: fio-basic\nperf-profile:\n" >"$d/job.yaml" &&
+		lkprobot stats --no-store "$d" >/dev/null || return 1
+	done &&
+	python3 -c "import json, sys
+for side in (\"base\", \"new\"):
+    p = sys.argv[1] + \"/\" + side + \"/matrix.json\"
+    m = json.load(open(p))
+    runs = [json.load(open(\"%s/raw/%s-%d/0/stats.json\" % (sys.argv[1], side, i))) for i in (1, 2, 3)]
+    for k in set(k for r in runs for k in r):
+        m[k] = [r.get(k, 0) for r in runs]
+    json.dump(m, open(p, \"w\"))
+" "$TMP/pp" &&
+	lkprobot report --body --base "$TMP/pp/base" --commit "$TMP/pp/new" >"$TMP/pp.txt" &&
+	sed -n "/^----------------  ---/,/^\$/p" "$TMP/pp.txt" | grep "  [a-z]" | sed "s/.*  //" >"$TMP/pp.rows" &&
+	grep -n "^perf-profile\." "$TMP/pp.rows" | sed "s/:.*//" >"$TMP/pp.at" &&
+	[ "$(head -1 "$TMP/pp.at")" -gt 1 ] && [ "$(tail -1 "$TMP/pp.at")" = "$(wc -l <"$TMP/pp.rows")" ] &&
+	[ "$(wc -l <"$TMP/pp.at")" = $(($(tail -1 "$TMP/pp.at") - $(head -1 "$TMP/pp.at") + 1)) ] &&
+	sed -n "s/^perf-profile\.\([a-z]*\)\..*/\1/p" "$TMP/pp.rows" | uniq >"$TMP/pp.kinds" &&
+	printf "calltrace\nchildren\nself\n" | diff - "$TMP/pp.kinds" &&
+	grep -q "^ *17.12 ±  5%  *8e+01  *95.17  *perf-profile.children.cpu-clock.read_zero$" "$TMP/pp.txt" &&
+	grep -q "perf-profile.self.cpu-clock.read_zero$" "$TMP/pp.txt" &&
+	grep -q "perf-profile.calltrace.cpu-clock.read_zero.vfs_read.ksys_read.do_syscall_64.entry_SYSCALL_64_after_hwframe$" "$TMP/pp.txt" &&
+	! grep -q "^ *perf-profile\.[^ ]*$" "$TMP/pp.txt"
 '
 
 test_expect_success 'runs under TCG: the report says the numbers are a functional check' '

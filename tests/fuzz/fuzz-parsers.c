@@ -2,11 +2,13 @@
  * Fuzz every raw-output parser of the program table (fio's JSON,
  * vm-scalability, vmstat, perf-stat, turbostat, time, interrupts, meminfo,
  * proc-vmstat, ...): each input goes through all of them, then through the
- * reduction to stats.json, as `lkprobot stats` does with a raw file.
+ * reduction to stats.json, as `lkprobot stats` does with a raw file;
+ * and, as a kernel log, through the cut of its call traces (a report's).
  * Seeds: tests/fixtures/{tools,perf-stat,vm-scalability}.
  */
 #include "fuzzlib.h"
 #include "../../lib/run/program.h"
+#include "../../lib/run/programs/programs.h"
 #include "../../lib/stats/stats.h"
 #include "../../lib/util/json.h"
 
@@ -34,5 +36,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		strbuf_release(&err);
 		strbuf_release(&out);
 	}
+	struct klog_trace *t;
+	size_t n = klog_calltraces((const char *)data, size, &t);
+	if (n)
+		(void)klog_trace_of(t, n, t[n - 1].nids ? t[n - 1].ids[0] : "x");
+	klog_traces_release(t, n);
 	return 0;
 }

@@ -22,7 +22,7 @@ failed=0
 for bin in "$@"; do
 	name=$(basename "$bin" | sed 's/^fuzz-//')
 	case $name in
-	parsers) seeds="tests/fixtures/tools tests/fixtures/perf-stat tests/fixtures/vm-scalability" ;;
+	parsers) seeds="tests/fixtures/tools tests/fixtures/perf-stat tests/fixtures/vm-scalability tests/fixtures/klog" ;;
 	json|compare) seeds="tests/fixtures/tools tests/fixtures/perf-stat" ;;
 	job) seeds="jobs" ;;
 	series) seeds="tests/fixtures/series" ;;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,6 +33,7 @@
 #include "../../lib/run/program.h"
 #include "../../lib/run/programs/programs.h"
 #include "../../lib/run/run.h"
+#include "../../lib/stats/lkpetc.h"
 #include "../../lib/stats/stats.h"
 #include "../../lib/util/yml.h"
 
@@ -137,14 +139,13 @@ static void assert_close(double a, double b)
  * (`<fixture>.lkp`, "key: value" lines): same keys in the same order,
  * same sample counts, values and integer/float kinds.
  */
-static void same_as_lkp(const struct stats_samples *ss, const char *lkp_file)
+static void same_as_lkp_text(const struct stats_samples *ss, const char *lkp_file, const char *lkp_text)
 {
-	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct stats_samples want;
 
-	load(&text, lkp_file);
 	stats_samples_init(&want);
-	if (stats_add_lines(&want, text.buf, &err))
+	if (stats_add_lines(&want, lkp_text, &err))
 		fail_msg("%s: %s", lkp_file, err.buf);
 	for (size_t i = 0; i < want.n && i < ss->n; i++) {
 		const struct stats_series *w = &want.s[i], *g = &ss->s[i];
@@ -163,8 +164,16 @@ static void same_as_lkp(const struct stats_samples *ss, const char *lkp_file)
 	if (want.n != ss->n)
 		fail_msg("%s: %zu series, lkp-tests %zu", lkp_file, ss->n, want.n);
 	stats_samples_release(&want);
-	strbuf_release(&text);
 	strbuf_release(&err);
+}
+
+static void same_as_lkp(const struct stats_samples *ss, const char *lkp_file)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	load(&text, lkp_file);
+	same_as_lkp_text(ss, lkp_file, text.buf);
+	strbuf_release(&text);
 }
 
 /* The numbers of the line starting with `prefix` in a fixture, as text. */
@@ -446,6 +455,303 @@ static void test_fio_parse_same_as_lkp(void **state)
 	parse_ok(fio_parse, "fio-read.json", &ss);
 	same_as_lkp(&ss, "fio-read.json.lkp");
 	stats_samples_release(&ss);
+}
+
+/* Parse each text with fio's parser and combine them as instances 1..n. */
+static void fio_instances(const char *const *texts, size_t n, struct stats_samples *out)
+{
+	struct stats_samples inst[4];
+	long ids[4];
+	struct strbuf err = STRBUF_INIT;
+
+	assert_true(n <= 4);
+	for (size_t i = 0; i < n; i++) {
+		stats_samples_init(&inst[i]);
+		ids[i] = (long)i + 1;
+		if (fio_parse(texts[i], strlen(texts[i]), &inst[i], &err))
+			fail_msg("instance %zu: %s", i + 1, err.buf);
+	}
+	stats_samples_init(out);
+	if (prog("fio")->combine(inst, ids, n, out, &err))
+		fail_msg("combine: %s", err.buf);
+	for (size_t i = 0; i < n; i++)
+		stats_samples_release(&inst[i]);
+	strbuf_release(&err);
+}
+
+/*
+ * nr_instances: two fios at once (iodepth 1 and 4), fio.output.1 and .2,
+ * combined as lkp-tests' parse combines them (RESULT_ROOT with both).
+ */
+static void test_fio_instances_same_as_lkp(void **state)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	struct stats_samples ss, one;
+	(void)state;
+
+	load(&a, "fio-instances.output.1");
+	load(&b, "fio-instances.output.2");
+	fio_instances((const char *const[]){ a.buf, b.buf }, 2, &ss);
+	same_as_lkp(&ss, "fio-instances.lkp");
+	/* iops add up, latencies average, each instance's own under .instanceN */
+	parse_ok(fio_parse, "fio-instances.output.1", &one);
+	assert_close(value(&ss, "read_iops.instance1", 0), value(&one, "read_iops", 0));
+	assert_true(value(&ss, "read_iops", 0) > value(&one, "read_iops", 0));
+	assert_close(value(&ss, "read_clat_mean_ns", 0) * 2,
+		     value(&one, "read_clat_mean_ns", 0) + value(&ss, "read_clat_mean_ns.instance2", 0));
+	stats_samples_release(&one);
+	stats_samples_release(&ss);
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
+/*
+ * lkp-tests' own inputs (spec/fixtures/stats/fio: three fio outputs and a
+ * two-instance result root), read from a checkout when LKP_SRC names one:
+ * our parse equals lkp-tests' N.yaml. Skipped without LKP_SRC.
+ */
+static void test_fio_lkp_spec_fixtures(void **state)
+{
+	static const char *const single[] = { "01", "02", "03" };
+	const char *src = getenv("LKP_SRC");
+	struct strbuf path = STRBUF_INIT, raw = STRBUF_INIT, raw2 = STRBUF_INIT, want = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct stats_samples ss;
+	(void)state;
+
+	if (!src || !*src)
+		skip();
+	for (size_t i = 0; i < ARRAY_SIZE(single); i++) {
+		strbuf_setf(&path, "%s/spec/fixtures/stats/fio/%s", src, single[i]);
+		strbuf_reset(&raw);
+		assert_int_equal(strbuf_read_file(&raw, path.buf), 0);
+		strbuf_addstr(&path, ".yaml");
+		strbuf_reset(&want);
+		assert_int_equal(strbuf_read_file(&want, path.buf), 0);
+		stats_samples_init(&ss);
+		if (fio_parse(raw.buf, raw.len, &ss, &err))
+			fail_msg("%s: %s", path.buf, err.buf);
+		same_as_lkp_text(&ss, path.buf, want.buf);
+		stats_samples_release(&ss);
+	}
+	strbuf_setf(&path, "%s/spec/fixtures/stats/fio/fio-multi-instance/fio.output.1", src);
+	strbuf_reset(&raw);
+	assert_int_equal(strbuf_read_file(&raw, path.buf), 0);
+	path.buf[path.len - 1] = '2';
+	assert_int_equal(strbuf_read_file(&raw2, path.buf), 0);
+	strbuf_setf(&path, "%s/spec/fixtures/stats/fio/fio-multi-instance.yaml", src);
+	strbuf_reset(&want);
+	assert_int_equal(strbuf_read_file(&want, path.buf), 0);
+	fio_instances((const char *const[]){ raw.buf, raw2.buf }, 2, &ss);
+	same_as_lkp_text(&ss, path.buf, want.buf);
+	stats_samples_release(&ss);
+	strbuf_release(&path);
+	strbuf_release(&raw);
+	strbuf_release(&raw2);
+	strbuf_release(&want);
+	strbuf_release(&err);
+}
+
+/* The "key: number" lines of a parser's output (comments and message:/pattern: texts left out). */
+static void numeric_lines(const char *text, struct stats_samples *out)
+{
+	struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
+
+	stats_samples_init(out);
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		const char *sep;
+
+		strbuf_reset(&line);
+		strbuf_add(&line, p, n);
+		p += n + (p[n] == '\n');
+		sep = strstr(line.buf, ": ");
+		if (line.buf[0] == '#' || !sep)
+			continue;
+		line.buf[sep - line.buf] = 0;
+		if (strtod(sep + 2, NULL) == 0 && strcmp(sep + 2, "0") && strcmp(sep + 2, "0.0"))
+			continue;
+		if (stats_add_text(out, line.buf, sep + 2, &err))
+			strbuf_reset(&err); /* a message's text: not a number */
+	}
+	strbuf_release(&err);
+	strbuf_release(&line);
+}
+
+/*
+ * lkp-tests' own kernel logs (spec/fixtures/stats/dmesg/N and kmsg/N, the
+ * kmsg ones read as its boot test on a vm- box reads them, self-tests
+ * included), from a checkout when LKP_SRC names one: the numbers our dmesg
+ * and kmsg parsers give are N.yaml's, key for key. Skipped without LKP_SRC.
+ */
+static void test_klog_lkp_spec_fixtures(void **state)
+{
+	static const char *const progs[] = { "dmesg", "kmsg" };
+	const char *src = getenv("LKP_SRC");
+	struct strbuf path = STRBUF_INIT, raw = STRBUF_INIT, want = STRBUF_INIT, err = STRBUF_INIT;
+	size_t checked = 0;
+	(void)state;
+
+	if (!src || !*src)
+		skip();
+	for (size_t pi = 0; pi < ARRAY_SIZE(progs); pi++) {
+		strbuf_setf(&path, "%s/spec/fixtures/stats/%s", src, progs[pi]);
+		DIR *d = opendir(path.buf);
+		struct dirent *de;
+
+		assert_non_null(d);
+		while ((de = readdir(d))) {
+			struct stats_samples ours, theirs;
+
+			if (de->d_name[0] == '.' || strchr(de->d_name, '.'))
+				continue;
+			strbuf_setf(&path, "%s/spec/fixtures/stats/%s/%s", src, progs[pi], de->d_name);
+			strbuf_reset(&raw);
+			strbuf_reset(&want);
+			assert_int_equal(strbuf_read_file(&raw, path.buf), 0);
+			strbuf_addstr(&path, ".yaml");
+			assert_int_equal(strbuf_read_file(&want, path.buf), 0);
+			stats_samples_init(&ours);
+			if (parser(progs[pi])(raw.buf, raw.len, &ours, &err))
+				fail_msg("%s: %s", path.buf, err.buf);
+			numeric_lines(want.buf, &theirs);
+			for (size_t i = 0; i < theirs.n; i++) {
+				const struct stats_series *a = &theirs.s[i], *b = stats_find(&ours, a->key);
+
+				if (!b)
+					fail_msg("%s: %s missing", path.buf, a->key);
+				if (a->n != b->n || fabs(a->v[0] - b->v[0]) > 1e-9)
+					fail_msg("%s: %s = %g, lkp-tests %g", path.buf, a->key, b->v[0], a->v[0]);
+			}
+			for (size_t i = 0; i < ours.n; i++)
+				if (!stats_find(&theirs, ours.s[i].key))
+					fail_msg("%s: %s is not lkp-tests'", path.buf, ours.s[i].key);
+			stats_samples_release(&ours);
+			stats_samples_release(&theirs);
+			checked++;
+		}
+		closedir(d);
+	}
+	assert_true(checked >= 10);
+	strbuf_release(&path);
+	strbuf_release(&raw);
+	strbuf_release(&want);
+	strbuf_release(&err);
+}
+
+/*
+ * kmsg's boot self-test keys: a unit test of lkp-tests' rules (its
+ * stat_unittest) on lines written in the kernel's format — no kernel built
+ * here runs its boot self-tests; lkp-tests' own capture is checked by
+ * test_klog_lkp_spec_fixtures under LKP_SRC.
+ */
+static void test_kmsg_selftests(void **state)
+{
+	static const char log[] =
+		"[    6.602542][    T1] Testing tracer nop: PASSED\n"
+		"[    6.639444][    T1] prandom: 100 self tests passed\n"
+		"[   65.498946][    T1] test_hexdump: all 1184 tests passed\n"
+		"[   74.723110][    T1] IDA: 147357 of 147357 tests passed\n"
+		"[   75.100000][    T1] test_meminit: all 11 tests in test_pages passed\n"
+		"[   31.298444][    T1] Testing event initcall_finish: OK\n"
+		"[  100.013275][    T1] Running tests again, along with the function tracer\n"
+		"[  101.381916][    T1] Testing event initcall_finish: OK\n"
+		"[  186.735200][    T1] Testing ftrace filter: OK\n"
+		"[  187.000000][    T1] Testing event initcall_finish: OK\n"
+		"[  424.814141][    T1] ### dt-test ### FAIL of_unittest_lifecycle():3294\n"
+		"[  424.814142][    T1] ### dt-test ### pass of_unittest_lifecycle():3294\n"
+		"[  429.000000][    T1] Kernel tests: Boot OK!\n"
+		"[  430.000000][    T1] Testing tracer late: PASSED\n";
+	static const char *const want[] = {
+		"tracer_nop.pass",
+		"test_hexdump.pass",
+		"ida.pass",
+		"test_meminit.test_pages.pass",
+		"event_initcall_finish.pass",
+		"function_tracer.event_initcall_finish.pass",
+		"function_tracer.ftrace_filter.pass",
+		"of-unittest.of_unittest_lifecycle_3294.pass",
+	};
+	struct stats_samples ss;
+	struct strbuf err = STRBUF_INIT;
+	size_t pass = 0;
+	(void)state;
+
+	stats_samples_init(&ss);
+	if (parser("kmsg")(log, strlen(log), &ss, &err))
+		fail_msg("%s", err.buf);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		assert_close(value(&ss, want[i], 0), 1);
+	for (size_t i = 0; i < ss.n; i++)
+		pass += strstr(ss.s[i].key, ".pass") != NULL;
+	/* none for prandom's "self tests", the second plain initcall_finish, the dt-test
+	 * overwritten to pass, or after "Kernel tests: Boot OK" */
+	assert_int_equal(pass, ARRAY_SIZE(want));
+	assert_null(stats_find(&ss, "of-unittest.of_unittest_lifecycle_3294.fail"));
+	assert_null(stats_find(&ss, "tracer_late.pass"));
+	stats_samples_release(&ss);
+	strbuf_release(&err);
+}
+
+/* Our cut of a kernel log's call traces, each followed by the separator line of the .calltraces fixtures. */
+static void calltraces_text(const char *log, size_t len, struct strbuf *out, struct klog_trace **t, size_t *n)
+{
+	*n = klog_calltraces(log, len, t);
+	for (size_t i = 0; i < *n; i++) {
+		strbuf_add(out, (*t)[i].text.buf, (*t)[i].text.len);
+		strbuf_addstr(out, "=== lkp-tests' get_crash_calltraces: end of one ===\n");
+	}
+}
+
+/*
+ * Call traces: a real guest's WARNING (tests/fixtures/klog) cut as
+ * lkp-tests' get_crash_calltraces cuts it (its output: *.calltraces), the
+ * trace found by the dmesg stat of the whole log. lkp-tests' spec logs,
+ * under LKP_SRC, were compared with Ruby when this was written.
+ */
+static void test_klog_calltraces(void **state)
+{
+	struct strbuf log = STRBUF_INIT, want = STRBUF_INIT, got = STRBUF_INIT, err = STRBUF_INIT;
+	struct stats_samples ss;
+	struct klog_trace *t;
+	size_t n;
+	const char *warn = NULL;
+	char dir[4096], path[8192];
+	(void)state;
+
+	testlib_fixture_dir(dir, sizeof(dir), "klog");
+	snprintf(path, sizeof(path), "%s/dmesg-warning-6.1.0-57", dir);
+	assert_int_equal(strbuf_read_file(&log, path), 0);
+	snprintf(path, sizeof(path), "%s/dmesg-warning-6.1.0-57.calltraces", dir);
+	assert_int_equal(strbuf_read_file(&want, path), 0);
+	calltraces_text(log.buf, log.len, &got, &t, &n);
+	/* the serial console's CRs are dropped (lkp-tests keeps them): a mail quotes the lines */
+	for (size_t i = 0, j = 0; i <= want.len; i++)
+		if (want.buf[i] != '\r')
+			want.buf[j++] = want.buf[i];
+	assert_string_equal(got.buf, want.buf);
+	assert_int_equal(n, 1);
+	stats_samples_init(&ss);
+	assert_int_equal(klog_parse_dmesg(log.buf, log.len, &ss, &err), 0);
+	for (size_t i = 0; i < ss.n; i++)
+		if (!strncmp(ss.s[i].key, "WARNING:", 8))
+			warn = ss.s[i].key;
+	assert_non_null(warn);
+	assert_ptr_equal(klog_trace_of(t, n, warn), &t[0]);
+	assert_null(klog_trace_of(t, n, "BUG:no_such_thing"));
+	klog_traces_release(t, n);
+	/* no trace in a log without one; a cut log keeps what it has */
+	assert_int_equal(klog_calltraces("[ 1.0] hello\n", 13, &t), 0);
+	klog_traces_release(t, 0);
+	n = klog_calltraces(log.buf, (size_t)(strstr(log.buf, "Call Trace:") - log.buf), &t);
+	assert_int_equal(n, 1);
+	assert_null(strstr(t[0].text.buf, "end trace"));
+	klog_traces_release(t, n);
+	stats_samples_release(&ss);
+	strbuf_release(&log);
+	strbuf_release(&want);
+	strbuf_release(&got);
+	strbuf_release(&err);
 }
 
 static void test_fio_parse_rejects(void **state)
@@ -1250,6 +1556,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fio_parse_read_after_notes),
 		cmocka_unit_test(test_fio_parse_randrw),
 		cmocka_unit_test(test_fio_parse_same_as_lkp),
+		cmocka_unit_test(test_fio_instances_same_as_lkp),
+		cmocka_unit_test(test_fio_lkp_spec_fixtures),
+		cmocka_unit_test(test_klog_lkp_spec_fixtures),
+		cmocka_unit_test(test_kmsg_selftests),
+		cmocka_unit_test(test_klog_calltraces),
 		cmocka_unit_test(test_fio_parse_rejects),
 		cmocka_unit_test(test_time_parse_gnu_time),
 		cmocka_unit_test(test_time_parse_concatenated),
@@ -1278,6 +1589,7 @@ int main(int argc, char **argv)
 	};
 
 	find_fixtures(argv[0]);
+	lkpetc_set_dir("."); /* the source tree's lkp-etc/ (make check runs from the top) */
 	if (argc == 5 && !strcmp(argv[1], "capture"))
 		return capture(argv[2], argv[3], argv[4]);
 	return cmocka_run_group_tests(tests, NULL, NULL);

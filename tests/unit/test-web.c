@@ -23,6 +23,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "testlib.h"
+#include "../../lib/run/programs/programs.h"
+#include "../../lib/stats/lkpetc.h"
 #include "../../lib/store/store.h"
 #include "../../lib/util/node.h"
 #include "../../lib/util/strbuf.h"
@@ -371,6 +374,78 @@ static void test_compare_missing_and_pvalues(void **state)
 	web_response_release(&rs);
 }
 
+/*
+ * A WARNING new in the commit's runs: its call trace (cut from the run's
+ * console, a real guest's: tests/fixtures/klog) beside its dmesg row, once
+ * however many rows the trace gives, escaped; in the JSON too.
+ */
+static void test_compare_calltrace(void **state)
+{
+	struct site *st = *state;
+	const char *keys[] = { "base", "commit" }, *vals[] = { "ccccccc", "ddddddd" };
+	struct strbuf log = STRBUF_INIT, err = STRBUF_INIT;
+	struct stats_samples ss;
+	struct web_response rs;
+	char dir[4096], path[8192];
+	struct store *s = store_open(st->db, &err);
+
+	assert_non_null(s);
+	testlib_fixture_dir(dir, sizeof(dir), "klog");
+	snprintf(path, sizeof(path), "%s/dmesg-warning-6.1.0-57", dir);
+	assert_int_equal(strbuf_read_file(&log, path), 0);
+	stats_samples_init(&ss);
+	if (klog_parse_dmesg(log.buf, log.len, &ss, &err))
+		fail_msg("%s", err.buf);
+	for (int c = 0; c < 2; c++)
+		for (int i = 0; i < 3; i++) {
+			char rr[256], sha[41];
+			struct node *stats = node_new(NODE_MAP);
+
+			memset(sha, c ? 'd' : 'c', 40);
+			sha[40] = 0;
+			snprintf(rr, sizeof(rr), "%s/command/defaults/box/%s/%d", st->root, sha, i);
+			node_set(stats, "command.throughput", node_new_scalar("100"));
+			for (size_t k = 0; c && k < ss.n; k++)
+				if (strncmp(ss.s[k].key, "timestamp:", 10)) {
+					char *key = xasprintf("dmesg.%s", ss.s[k].key);
+					node_set(stats, key, node_new_scalar("1"));
+					free(key);
+				}
+			struct store_run r = { .result_root = rr,
+					       .run_no = i,
+					       .testcase = "command",
+					       .path_params = "defaults",
+					       .job_yaml = "testcase: command\n",
+					       .commit = sha,
+					       .tbox_group = "box",
+					       .job_state = "finished",
+					       .stats = stats };
+			assert_int_equal(store_record_run(s, &r, &err), 0);
+			node_free(stats);
+			if (c) {
+				char *cmd = xasprintf("mkdir -p '%s' && cp '%s' '%s/dmesg'", rr, path, rr);
+				assert_int_equal(system(cmd), 0);
+				free(cmd);
+			}
+		}
+	store_close(s);
+	assert_int_equal(ask(st, "GET", "/compare", 2, keys, vals, NULL, &rs), 200);
+	const char *b = rs.body.buf, *tr = strstr(b, "<tr class=\"calltrace\"><td colspan=\"8\"><pre>");
+	assert_non_null(tr);
+	assert_null(strstr(tr + 1, "<tr class=\"calltrace\">")); /* WARNING: and RIP: rows, one trace */
+	assert_non_null(strstr(tr, "------------[ cut here ]------------"));
+	assert_non_null(strstr(tr, "lkprobot_warn_init+0x11/0x1000 [lkprobot_warn]"));
+	assert_non_null(strstr(tr, "&lt;TASK&gt;"));
+	assert_non_null(strstr(tr, "---[ end trace 0000000000000000 ]---\n</pre>"));
+	web_response_release(&rs);
+	assert_int_equal(ask(st, "GET", "/api/compare", 2, keys, vals, NULL, &rs), 200);
+	assert_non_null(strstr(rs.body.buf, "\"calltrace\": \"[   27.451586] ------------[ cut here ]"));
+	web_response_release(&rs);
+	stats_samples_release(&ss);
+	strbuf_release(&log);
+	strbuf_release(&err);
+}
+
 static void test_commit_prefixes(void **state)
 {
 	struct site *st = *state;
@@ -544,11 +619,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_static_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compare_missing_and_pvalues, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compare_calltrace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_prefixes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listen, setup, teardown),
 		cmocka_unit_test(test_html_pvalue),
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_mailread),
 	};
+	lkpetc_set_dir("."); /* the source tree's lkp-etc/ (make check runs from the top) */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

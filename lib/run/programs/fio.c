@@ -303,6 +303,7 @@ const struct program program_fio = {
 	.run = fio_run,
 	.parse = fio_parse,
 	.raw = "fio.output",
+	.combine = fio_combine,
 	.debs = fio_debs,
 	.metrics = fio_metrics,
 };

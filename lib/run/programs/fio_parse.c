@@ -12,6 +12,12 @@
  * text, so integers stay integers. Lines before the first line starting
  * with '{' (fio's notes and warnings) are skipped; truncated JSON or a
  * missing field is an error.
+ *
+ * Several instances (nr_instances: fio.output.1, fio.output.2 ...), as
+ * lkp-tests combines them: for each key of the first instance, the sum of
+ * the instances' values for workload, *_iops and *_bw_MBps, the mean for
+ * the rest (latencies, percentages); then every instance's own values as
+ * <key>.instance<N>.
  */
 #include "../../util/json.h"
 #include "../../stats/stats.h"
@@ -203,5 +209,47 @@ int fio_parse(const char *text, size_t len, struct stats_samples *out, struct st
 out:
 	node_free(root);
 	strbuf_release(&e);
+	return ret;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+int fio_combine(const struct stats_samples *inst, const long *ids, size_t n, struct stats_samples *out,
+		struct strbuf *err)
+{
+	struct strbuf key = STRBUF_INIT;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && n && i < inst[0].n; i++) {
+		const char *k = inst[0].s[i].key;
+		bool additive = !strcmp(k, "workload") || ends_with(k, "_iops") || ends_with(k, "_bw_MBps");
+		bool is_float = !additive;
+		double sum = 0;
+		size_t m = 0;
+
+		for (size_t j = 0; j < n; j++) {
+			const struct stats_series *se = stats_find(&inst[j], k);
+
+			if (!se || !se->n)
+				continue;
+			sum += se->v[se->n - 1];
+			is_float |= se->is_float;
+			m++;
+		}
+		ret = stats_add(out, k, additive ? sum : sum / (double)m, is_float, err);
+	}
+	for (size_t j = 0; !ret && j < n; j++)
+		for (size_t i = 0; !ret && i < inst[j].n; i++) {
+			const struct stats_series *se = &inst[j].s[i];
+
+			strbuf_setf(&key, "%s.instance%ld", se->key, ids[j]);
+			ret = stats_add(out, key.buf, se->v[se->n - 1], se->is_float, err);
+		}
+	strbuf_release(&key);
 	return ret;
 }

@@ -49,7 +49,9 @@ const struct program program_kmsg = {
 	.version = PROGRAM_VERSION,
 	.name = "kmsg",
 	.kind = PROGRAM_MONITOR,
-	.summary = "the kernel log during the run (dmesg --follow --decode): printk errors as failure stats",
+	.summary =
+		"the kernel log during the run (dmesg --follow --decode): printk errors and boot self-tests as stats "
+		"(needs util-linux)",
 	.monitor = kmsg_monitor,
 	.parse = klog_parse_kmsg,
 	.debs = (const char *const[]){ "util-linux", NULL },
@@ -168,7 +170,7 @@ const struct program program_boot_time = {
 	.version = PROGRAM_VERSION,
 	.name = "boot-time",
 	.kind = PROGRAM_MONITOR,
-	.summary = "the boot's stages from the kernel log, and the uptime when the run starts",
+	.summary = "the boot's stages from the kernel log (dmesg), and /proc/uptime when the run starts",
 	.monitor = boot_time_monitor,
 	.parse = boot_time_parse,
 };
@@ -211,7 +213,7 @@ const struct program program_uptime = {
 	.version = PROGRAM_VERSION,
 	.name = "uptime",
 	.kind = PROGRAM_MONITOR,
-	.summary = "uptime and idle time when the test is over",
+	.summary = "/proc/uptime when the test is over: uptime and idle seconds",
 	.monitor = uptime_monitor,
 	.parse = lines_parse,
 };

@@ -4,6 +4,7 @@
  *   klog.c           the programs: dmesg, kmsg, boot-time, uptime, last_state
  *   klog_parse.c     the dmesg and kmsg stats: lines, oopses, error ids
  *   klog_patterns.c  lib/dmesg.rb's regexes, as text
+ *   klog_selftest.c  the boot self-tests' results (kmsg)
  */
 #ifndef LKP_KLOG_INT_H
 #define LKP_KLOG_INT_H
@@ -42,5 +43,11 @@ extern const char *const klog_rx_src[R_COUNT];
 /* handle_simple_patterns: how many and their Ruby source */
 #define KLOG_NSIMPLE 26
 extern const char *const *const klog_simple_src;
+
+struct stats_samples;
+struct strbuf;
+
+/* stat_unittest: the kernel's boot self-tests in the log's lines as <case>.pass samples; 0 or -1 (err). */
+int klog_selftests(char *const *lines, size_t n, struct stats_samples *out, struct strbuf *err);
 
 #endif

@@ -608,6 +608,41 @@ static void leaks(const struct klog *k, const struct lines *all, struct omap *oo
 	strbuf_release(&l);
 }
 
+/* grep_printk_errors, the kmsg file's way: the printk errors, a boot's end, sanitizers, leaks */
+static void printk_errors(const struct klog *k, const struct lines *all, struct omap *oops)
+{
+	struct strbuf l = STRBUF_INIT;
+	const struct lkpetc_list *pat = lkpetc_oops();
+	const char *const *deny = lkpetc_kmsg_denylist();
+	for (size_t i = 0; i < all->n; i++) {
+		if (!rx_match(&k->r[R_K_PRINTK], all->v[i], NULL, 0))
+			continue;
+		strbuf_reset(&l);
+		strbuf_addstr(&l, all->v[i]);
+		rx_sub(&l, &k->r[R_K_ANSI], "", true);
+		if (lkpetc_list_match(pat, l.buf))
+			continue;
+		bool denied = false;
+		for (size_t d = 0; deny[d] && !denied; d++)
+			denied = strstr(l.buf, deny[d]) != NULL;
+		if (!denied)
+			omap_add(oops, l.buf, l.buf);
+	}
+	for (size_t i = 0; i < all->n; i++)
+		if (strstr(all->v[i], "Kernel tests: Boot OK"))
+			omap_add(oops, all->v[i], all->v[i]);
+	for (size_t i = 0; i < all->n; i++) {
+		regmatch_t m[1];
+		if (rx_match(&k->r[R_K_SANITIZER], all->v[i], m, 1)) {
+			strbuf_reset(&l);
+			strbuf_addf(&l, "sanitizer.%.*s", (int)(m[0].rm_eo - m[0].rm_so), all->v[i] + m[0].rm_so);
+			omap_add(oops, l.buf, l.buf);
+		}
+	}
+	leaks(k, all, oops);
+	strbuf_release(&l);
+}
+
 static int add_stat(struct stats_samples *out, const char *key, const char *value, struct strbuf *err)
 {
 	return stats_add_text(out, key, value, err);
@@ -617,7 +652,8 @@ static int add_stat(struct stats_samples *out, const char *key, const char *valu
  * programs/{dmesg,kmsg}/parse: the error ids of the oopses (dmesg) or the
  * printk errors (kmsg) into stats.
  */
-static int klog_parse(const char *text, size_t len, bool dmesg, struct stats_samples *out, struct strbuf *err)
+static int klog_parse_with(struct klog *kp, const char *text, size_t len, bool dmesg, struct stats_samples *out,
+			   struct strbuf *err)
 {
 	struct klog k;
 	struct lines all = { 0 };
@@ -627,43 +663,15 @@ static int klog_parse(const char *text, size_t len, bool dmesg, struct stats_sam
 
 	if (lkpetc_load(err))
 		return -1;
-	klog_init(&k);
+	if (kp)
+		k = *kp;
+	else
+		klog_init(&k);
 	fixup(&k, text, len, &all);
-	if (dmesg) {
+	if (dmesg)
 		crash_head(&k, &all, &oops);
-	} else {
-		/* grep_printk_errors, the kmsg file's way */
-		struct strbuf l = STRBUF_INIT;
-		const struct lkpetc_list *pat = lkpetc_oops();
-		const char *const *deny = lkpetc_kmsg_denylist();
-		for (size_t i = 0; i < all.n; i++) {
-			if (!rx_match(&k.r[R_K_PRINTK], all.v[i], NULL, 0))
-				continue;
-			strbuf_reset(&l);
-			strbuf_addstr(&l, all.v[i]);
-			rx_sub(&l, &k.r[R_K_ANSI], "", true);
-			if (lkpetc_list_match(pat, l.buf))
-				continue;
-			bool denied = false;
-			for (size_t d = 0; deny[d] && !denied; d++)
-				denied = strstr(l.buf, deny[d]) != NULL;
-			if (!denied)
-				omap_add(&oops, l.buf, l.buf);
-		}
-		for (size_t i = 0; i < all.n; i++)
-			if (strstr(all.v[i], "Kernel tests: Boot OK"))
-				omap_add(&oops, all.v[i], all.v[i]);
-		for (size_t i = 0; i < all.n; i++) {
-			regmatch_t m[1];
-			if (rx_match(&k.r[R_K_SANITIZER], all.v[i], m, 1)) {
-				strbuf_reset(&l);
-				strbuf_addf(&l, "sanitizer.%.*s", (int)(m[0].rm_eo - m[0].rm_so), all.v[i] + m[0].rm_so);
-				omap_add(&oops, l.buf, l.buf);
-			}
-		}
-		leaks(&k, &all, &oops);
-		strbuf_release(&l);
-	}
+	else
+		printk_errors(&k, &all, &oops);
 	for (size_t i = all.n; i-- > 0;) {
 		char *ts = stamp(&k.r[R_STAMP_LAST], all.v[i]);
 		if (ts) {
@@ -696,6 +704,8 @@ static int klog_parse(const char *text, size_t len, bool dmesg, struct stats_sam
 			omap_add(&stamps, id.buf, ts);
 		free(ts);
 	}
+	if (!dmesg && (ret = klog_selftests(all.v, all.n, out, err)))
+		goto out;
 	if (dmesg && ids.n && (ret = add_stat(out, "boot_failures", "1", err)))
 		goto out;
 	for (size_t i = 0; i < ids.n && !ret; i++)
@@ -711,17 +721,40 @@ out:
 	omap_release(&ids);
 	omap_release(&stamps);
 	lines_release(&all);
-	klog_release(&k);
+	if (!kp)
+		klog_release(&k);
 	return ret;
 }
 
 int klog_parse_dmesg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
 {
-	return klog_parse(text, len, true, out, err);
+	return klog_parse_with(NULL, text, len, true, out, err);
 }
 
 int klog_parse_kmsg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
 {
-	return klog_parse(text, len, false, out, err);
+	return klog_parse_with(NULL, text, len, false, out, err);
 }
 
+struct klog *klog_open(struct strbuf *err)
+{
+	struct klog *k;
+
+	if (lkpetc_load(err))
+		return NULL;
+	k = xcalloc(1, sizeof(*k));
+	klog_init(k);
+	return k;
+}
+
+int klog_parse_dmesg_with(struct klog *k, const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
+{
+	return klog_parse_with(k, text, len, true, out, err);
+}
+
+void klog_close(struct klog *k)
+{
+	if (k)
+		klog_release(k);
+	free(k);
+}

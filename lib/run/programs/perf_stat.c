@@ -429,7 +429,9 @@ const struct program program_perf_stat = {
 	.version = PROGRAM_VERSION,
 	.name = "perf-stat",
 	.kind = PROGRAM_MONITOR,
-	.summary = "system-wide hardware and software event counts per interval",
+	.summary =
+		"perf_event_open every second, system-wide: counts, rates, ratios (root or perf_event_paranoid <= 0; a "
+		"PMU for hardware events)",
 	.options = perf_stat_options,
 	.monitor = perf_stat_monitor,
 	.parse = perf_stat_parse,

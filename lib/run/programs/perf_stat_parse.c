@@ -4,28 +4,29 @@
  * interval records, then the per-second rates and derived ratios. The
  * monitor that writes this output is perf_stat.c.
  *
- * Parser (real perf output or ours, also perf's older space-separated
- * form and --per-socket "S0,<cpus>," lines): lines within 10 ms form one
- * interval record; per record `time` and `i.<event>` = count / interval
- * seconds, then the `i.` derived ratios; the last record is dropped as in
- * lkp-tests (it may be cut short); at the end `ps.<event>` = total / run
- * seconds, `total.<event>` and `overall.<ratio>`. Ratios, from summed
- * counts: <x>-miss-rate% = misses * 100 / (<x>s + misses), else /
- * <x>-references, else / <x>-instructions; ipc, cpi; instructions-per-
- * iTLB-miss; cycles-between-cache-misses; MPKI = cache-misses /
- * instructions * 1000. A ratio whose inputs were not counted is absent.
- * Deliberate differences from lkp-tests' parse:
+ * Real perf output or ours, perf's `-x ,` form and its older space-separated
+ * one, --per-socket "S0,<cpus>," lines. Lines within 10 ms form one interval
+ * record; per record `time`, `i.<key>` = count / interval seconds, the `i.`
+ * derived ratios, and `i.metric.<Unit>`: the sum of the record's metric
+ * values whose unit is one upper-case word (perf's GHz, K/sec, M/sec, or a -M
+ * metric's name), as lkp-tests sums them. The last record is dropped (it may
+ * be cut short). At the end `ps.<key>` = total / the stamp of the second to
+ * last line (lkp-tests' run time: the dropped record's end), `total.
+ * instructions` and `overall.<ratio>`; and lkprobot's own `sum.<key>`, the
+ * counts of the records counted (the `perf-stat.<event>` of older reports).
+ * A key is the event, or in the space-separated form the word after the
+ * count (the unit: cpu-clock and task-clock both count as `msec`), as
+ * lkp-tests names them. Ratios, from summed counts: <x>-miss-rate% = misses
+ * * 100 / (<x>s + misses), else / <x>-references, else / <x>-instructions;
+ * ipc, cpi; instructions-per-iTLB-miss; cycles-between-cache-misses; MPKI =
+ * cache-misses / instructions * 1000. A ratio whose inputs were not counted
+ * is absent. Where lkp-tests differs:
  *   - "<not supported>" / "<not counted>" lines give no sample (lkp-tests
- *     emits 0); perf_stat_unsupported() lists those events;
- *   - run seconds = end of the last record counted (lkp-tests divides by
- *     the time of the dropped last record too: ps.* 1/N too low for N
- *     intervals);
- *   - total.<event> for every event (lkp-tests: instructions only);
- *   - perf's own shadow-metric units (GHz, K/sec, M/sec, ...) are not
- *     taken for `-M` metric names (lkp-tests emits i.metric.K/sec, the sum
- *     of unrelated rates); real metric names (CPI, ...) give i.metric.<Name>;
- *   - the space-separated form keeps unit and event apart (lkp-tests names
- *     the clock events "msec");
+ *     emits 0, which its dump-stat drops or back-fills the same);
+ *     perf_stat_unsupported() lists those events;
+ *   - a line that is no perf line (too few fields, a count or run time that
+ *     is no number, time going back) is an error, where lkp-tests skips it
+ *     or stops;
  *   - uncore UNC_M_*_INSERTS latency/throughput and the stats_part_begin/
  *     end window are not implemented.
  */
@@ -95,9 +96,11 @@ struct pline {
 	double time;
 	const char *socket;	/* "S0" (--per-socket) or NULL */
 	const char *count;	/* number text, "<not supported>" or "<not counted>" */
-	const char *unit;	/* "" when none */
+	const char *key;	/* lkp-tests' key: the event; the unit in the space form */
 	const char *event;	/* cpu_core/cpu-cycles/ made cpu-cycles */
-	const char *mval, *munit;	/* metric columns; NULL when absent */
+	bool bytes;		/* the unit is "Bytes" */
+	const char *metric;	/* an upper-case unit or metric name (GHz, K/sec, CPI), or NULL */
+	double mval;		/* its value */
 };
 
 static bool is_number(const char *s, double *v)
@@ -116,6 +119,14 @@ static bool is_number(const char *s, double *v)
 	return true;
 }
 
+/* Ruby's String#to_f: the number the text starts with, else 0 */
+static double to_f(const char *s)
+{
+	double d = strtod(s, NULL);
+
+	return isfinite(d) ? d : 0;
+}
+
 /* lkp-tests' /^\s*\d+\.\d+\W+/ (end of line counts: it is then truncated) */
 static bool is_data_line(const char *s)
 {
@@ -132,9 +143,20 @@ static bool is_data_line(const char *s)
 	return !isalnum((unsigned char)*s) && *s != '_';
 }
 
+/* lkp-tests' metric unit: /^[A-Z][^ ]+$/ (GHz, K/sec, M/sec, CPI; not "/sec") */
+static const char *metric_unit(const char *s)
+{
+	if (!s || !isupper((unsigned char)s[0]) || !s[1] || strchr(s, ' '))
+		return NULL;
+	return s;
+}
+
 #define MAX_FIELDS 32
 
-/* Split `line` (modified) into fields after the time stamp. */
+/*
+ * Split `line` (modified) into the fields after the time stamp: at commas
+ * when it has one (perf -x ,), else at blanks as Ruby's split does.
+ */
 static size_t split_fields(char *line, char **f, bool *csv)
 {
 	size_t n = 0;
@@ -155,10 +177,8 @@ static size_t split_fields(char *line, char **f, bool *csv)
 		}
 		return n;
 	}
-	/* space-separated: the stamp is the first token */
-	while (*p == ' ' || *p == '\t')
-		p++;
-	p += strcspn(p, " \t");
+	p += strspn(p, " \t");
+	p += strcspn(p, " \t"); /* the stamp */
 	for (;;) {
 		while (*p == ' ' || *p == '\t')
 			*p++ = 0;
@@ -166,23 +186,91 @@ static size_t split_fields(char *line, char **f, bool *csv)
 			break;
 		if (n < MAX_FIELDS)
 			f[n++] = p;
-		if (!strncmp(p, "<not supported>", 15) || !strncmp(p, "<not counted>", 13))
-			p = strchr(p, '>') + 1;
-		else
-			p += strcspn(p, " \t");
-		if (*p)
-			*p++ = 0;
+		p += strcspn(p, " \t");
 	}
 	return n;
 }
 
+/* hybrid CPUs: cpu_atom/cpu-cycles/ is cpu-cycles (lkp-tests) */
+static char *hybrid_event(char *ev)
+{
+	char *slash = strrchr(ev, '/'), *open;
+
+	if (!slash || slash == ev)
+		return ev;
+	for (open = slash - 1; open >= ev && *open != '/'; open--)
+		;
+	if (open < ev)
+		return ev;
+	*slash = 0;
+	return open + 1;
+}
+
+/* perf -x , : count,unit,event,run,percent[,metric value,metric unit] */
+static int csv_line(char **f, size_t n, size_t k, bool terminated, struct pline *pl, struct strbuf *why)
+{
+	size_t ruby_n = n;
+
+	if (n < k + 5) {
+		strbuf_setf(why, "%zu fields where perf writes count,unit,event,run,percent", n - (n < k ? n : k));
+		return -1;
+	}
+	if (!is_number(f[k + 3], NULL) || !is_number(f[k + 4], NULL)) {
+		strbuf_setf(why, "run time '%s' or percentage '%s' is not a number", f[k + 3], f[k + 4]);
+		return -1;
+	}
+	/* Ruby's split drops trailing empty fields; a line keeps its "\n" */
+	while (!terminated && ruby_n && !*f[ruby_n - 1])
+		ruby_n--;
+	if (ruby_n < 7)
+		return 0; /* lkp-tests skips a line without its metric columns */
+	pl->count = f[k];
+	pl->bytes = !strcmp(f[k + 1], "Bytes");
+	pl->event = pl->key = hybrid_event(f[k + 2]);
+	if (n > k + 6 && (pl->metric = metric_unit(f[k + 6])))
+		pl->mval = to_f(f[k + 5]);
+	return 1;
+}
+
+/* the older space-separated form: count [unit] event run percent [metric...] */
+static int space_line(char **f, size_t n, size_t k, struct pline *pl, struct strbuf *why)
+{
+	size_t e;
+
+	if (n >= k + 2 && !strcmp(f[k], "<not") && (!strcmp(f[k + 1], "supported>") || !strcmp(f[k + 1], "counted>"))) {
+		/* Ruby splits it in two words; lkp-tests counts 0 for "supported>" */
+		pl->count = !strcmp(f[k + 1], "counted>") ? "<not counted>" : "<not supported>";
+		k++;
+	} else {
+		pl->count = f[k];
+	}
+	if (n >= k + 4 && is_number(f[k + 2], NULL)) {
+		e = k + 1;
+	} else if (n >= k + 5 && is_number(f[k + 3], NULL)) {
+		e = k + 2;
+	} else {
+		strbuf_setf(why, "not count [unit] event run percent");
+		return -1;
+	}
+	if (!is_number(f[e + 2], NULL)) {
+		strbuf_setf(why, "percentage '%s' is not a number", f[e + 2]);
+		return -1;
+	}
+	pl->event = hybrid_event(f[e]);
+	pl->key = f[k + 1]; /* lkp-tests: the word after the count ("msec") */
+	pl->bytes = !strcmp(pl->key, "Bytes");
+	if (n > k + 5 && (pl->metric = metric_unit(f[k + 5])))
+		pl->mval = to_f(f[k + 4]);
+	return 1;
+}
+
 /* 1 data line, 0 not one (text, header, empty stamp), -1 malformed (why set). */
-static int parse_line(char *line, struct pline *pl, struct strbuf *why)
+static int parse_line(char *line, bool terminated, struct pline *pl, struct strbuf *why)
 {
 	char *f[MAX_FIELDS];
 	bool csv;
 	size_t n, k = 0;
-	char *ev, *slash;
+	int r;
 
 	memset(pl, 0, sizeof(*pl));
 	if (!is_data_line(line))
@@ -206,69 +294,17 @@ static int parse_line(char *line, struct pline *pl, struct strbuf *why)
 	    (csv && n >= 5 && f[0][0] == 'S' && isdigit((unsigned char)f[0][1]) && !*f[2] &&
 	     !*f[4]))
 		return 0;
-	if (n && f[0][0] == 'S' && isdigit((unsigned char)f[0][1])) {
+	if (f[0][0] == 'S' && isdigit((unsigned char)f[0][1])) {
 		pl->socket = f[0];
 		k = 2;
 	}
-	if (csv) {
-		if (n < k + 5) {
-			strbuf_setf(why, "%zu fields where perf writes count,unit,event,run,percent",
-				    n - (n < k ? n : k));
-			return -1;
-		}
-		pl->count = f[k];
-		pl->unit = f[k + 1];
-		ev = f[k + 2];
-		if (!is_number(f[k + 3], NULL) || !is_number(f[k + 4], NULL)) {
-			strbuf_setf(why, "run time '%s' or percentage '%s' is not a number", f[k + 3],
-				    f[k + 4]);
-			return -1;
-		}
-		if (n > k + 5)
-			pl->mval = f[k + 5];
-		if (n > k + 6)
-			pl->munit = f[k + 6];
-	} else {
-		size_t e;
-
-		if (n >= k + 4 && is_number(f[k + 2], NULL)) {
-			pl->unit = "";
-			e = k + 1;
-		} else if (n >= k + 5 && is_number(f[k + 3], NULL)) {
-			pl->unit = f[k + 1];
-			e = k + 2;
-		} else {
-			strbuf_setf(why, "not count [unit] event run percent");
-			return -1;
-		}
-		pl->count = f[k];
-		ev = f[e];
-		if (!is_number(f[e + 2], NULL)) {
-			strbuf_setf(why, "percentage '%s' is not a number", f[e + 2]);
-			return -1;
-		}
-		if (n > e + 3)
-			pl->mval = f[e + 3];
-		if (n == e + 5)
-			pl->munit = f[e + 4];
-	}
-	if (!*ev) {
+	r = csv ? csv_line(f, n, k, terminated, pl, why) : space_line(f, n, k, pl, why);
+	if (r <= 0)
+		return r;
+	if (!*pl->event) {
 		strbuf_setf(why, "no event name");
 		return -1;
 	}
-	/* hybrid CPUs: cpu_atom/cpu-cycles/ is cpu-cycles (lkp-tests) */
-	slash = strrchr(ev, '/');
-	if (slash && slash > ev) {
-		char *open = slash - 1;
-
-		while (open >= ev && *open != '/')
-			open--;
-		if (open >= ev) {
-			*slash = 0;
-			ev = open + 1;
-		}
-	}
-	pl->event = ev;
 	if (strcmp(pl->count, "<not supported>") && strcmp(pl->count, "<not counted>") &&
 	    !is_number(pl->count, NULL)) {
 		strbuf_setf(why, "count '%s' is not a number", pl->count);
@@ -284,7 +320,7 @@ struct pstate {
 	bool have_rec;
 	double rec_time;	/* time of the record's last line */
 	double prev_time;	/* time of the previous record (0: start) */
-	double end_time;	/* time of the last record counted */
+	double line_before;	/* time of the line before the last (lkp-tests' run time) */
 	size_t counted;		/* records counted */
 	char **events;		/* the -e list of the raw file's header, if any */
 	size_t nevents, alloc_events;
@@ -298,13 +334,16 @@ static int emit(struct pstate *ps, const char *prefix, const char *name, const c
 	return stats_add(ps->out, ps->key.buf, v, true, ps->err);
 }
 
-static bool ends_with(const char *s, const char *suffix, size_t *stem)
+/* lkp-tests' /(.*)<pat>/: the key holds pat; stem = what comes before its last one */
+static bool ends_with(const char *s, const char *pat, size_t *stem)
 {
-	size_t n = strlen(s), m = strlen(suffix);
+	const char *last = NULL;
 
-	if (n < m || strcmp(s + n - m, suffix))
+	for (const char *p = strstr(s, pat); p; p = strstr(p + 1, pat))
+		last = p;
+	if (!last)
 		return false;
-	*stem = n - m;
+	*stem = (size_t)(last - s);
 	return true;
 }
 
@@ -402,7 +441,6 @@ static int flush_record(struct pstate *ps, size_t lineno)
 			return -1;
 	for (size_t i = 0; i < ps->rec.n; i++)
 		kv_add(&ps->total, ps->rec.a[i].key, ps->rec.a[i].v);
-	ps->end_time = ps->rec_time;
 	ps->prev_time = ps->rec_time;
 	ps->counted++;
 	kv_reset(&ps->rec);
@@ -444,21 +482,10 @@ static void header_events(struct pstate *ps, const char *line)
 	}
 }
 
-static bool metric_name(const char *s)
-{
-	/* -M metric names (CPI, Load_Miss_Real_Latency); not perf's own units */
-	if (!s || !isupper((unsigned char)*s) || !strcmp(s, "GHz"))
-		return false;
-	for (; *s; s++)
-		if (isspace((unsigned char)*s) || *s == '/')
-			return false;
-	return true;
-}
-
 static int add_line(struct pstate *ps, struct pline *pl, size_t lineno)
 {
 	struct strbuf key = STRBUF_INIT;
-	double v, mv;
+	double v;
 
 	if (ps->nevents) {
 		bool known = false;
@@ -478,30 +505,53 @@ static int add_line(struct pstate *ps, struct pline *pl, size_t lineno)
 	}
 	if (ps->have_rec && pl->time - ps->rec_time > 0.01 && flush_record(ps, lineno))
 		return -1;
+	ps->line_before = ps->have_rec ? ps->rec_time : 0;
 	ps->have_rec = true;
 	ps->rec_time = pl->time;
 	if (!is_number(pl->count, &v))
 		return 0;	/* <not supported>, <not counted>: nothing */
 
-	strbuf_addstr(&key, pl->event);
+	strbuf_addstr(&key, pl->key);
 	if (strstr(key.buf, "_IMC"))
 		strbuf_setlen(&key, (size_t)(strstr(key.buf, "_IMC") - key.buf));
-	if (!strcmp(pl->unit, "Bytes"))
+	if (pl->bytes)
 		strbuf_addstr(&key, "_Bytes");
 	kv_add(&ps->rec, key.buf, v);
 	if (pl->socket) {
 		strbuf_setf(&ps->key, "%s.%s", pl->socket, key.buf);
 		kv_add(&ps->rec, ps->key.buf, v);
 	}
-	if (metric_name(pl->munit) && pl->mval && is_number(pl->mval, &mv)) {
+	if (pl->metric) {
 		if (pl->socket)
-			strbuf_setf(&ps->key, "%s.metric.%s", pl->socket, pl->munit);
+			strbuf_setf(&ps->key, "%s.metric.%s", pl->socket, pl->metric);
 		else
-			strbuf_setf(&ps->key, "metric.%s", pl->munit);
-		kv_add(&ps->metrics, ps->key.buf, mv);
+			strbuf_setf(&ps->key, "metric.%s", pl->metric);
+		kv_add(&ps->metrics, ps->key.buf, pl->mval);
 	}
 	strbuf_release(&key);
 	return 0;
+}
+
+/*
+ * The last record is dropped (lkp-tests: its interval has not run out), yet
+ * lkp-tests' run time is the stamp of the line before the last one: the
+ * dropped record's end when it has two lines or more. ps.* divide by it, as
+ * lkp-tests' do; sum.* are lkprobot's: the counts of the records counted.
+ */
+static int emit_totals(struct pstate *ps)
+{
+	int ret = 0;
+	double instr = kv_get(&ps->total, "instructions");
+
+	for (size_t i = 0; i < ps->total.n && !ret; i++)
+		ret = emit(ps, "ps.", ps->total.a[i].key, "", ps->total.a[i].v / ps->line_before);
+	if (!ret && instr != 0)
+		ret = emit(ps, "total.", "instructions", "", instr);
+	if (!ret)
+		ret = derive(ps, &ps->total, "overall.");
+	for (size_t i = 0; i < ps->total.n && !ret; i++)
+		ret = emit(ps, "sum.", ps->total.a[i].key, "", ps->total.a[i].v);
+	return ret;
 }
 
 /* The lines of text[0..len), each copied NUL-terminated into `line`. */
@@ -509,6 +559,7 @@ struct line_iter {
 	const char *p, *end;
 	size_t lineno;
 	struct strbuf line;
+	bool terminated; /* the line ended with a newline */
 };
 
 static bool next_line(struct line_iter *it)
@@ -521,6 +572,7 @@ static bool next_line(struct line_iter *it)
 	strbuf_reset(&it->line);
 	strbuf_add(&it->line, it->p, nl ? (size_t)(nl - it->p) : (size_t)(it->end - it->p));
 	it->p = nl ? nl + 1 : it->end;
+	it->terminated = nl != NULL;
 	it->lineno++;
 	return true;
 }
@@ -528,7 +580,7 @@ static bool next_line(struct line_iter *it)
 int perf_stat_parse(const char *text, size_t len, struct stats_samples *out,
 		    struct strbuf *err)
 {
-	struct line_iter it = { text, text + len, 0, STRBUF_INIT };
+	struct line_iter it = { text, text + len, 0, STRBUF_INIT, false };
 	struct pstate ps;
 	struct strbuf why = STRBUF_INIT;
 	int ret = 0;
@@ -546,7 +598,7 @@ int perf_stat_parse(const char *text, size_t len, struct stats_samples *out,
 			ret = -1;
 			break;
 		}
-		r = parse_line(it.line.buf, &pl, &why);
+		r = parse_line(it.line.buf, it.terminated, &pl, &why);
 		if (r < 0) {
 			strbuf_setf(err, "perf-stat: line %zu: %s (truncated or not perf stat -x , -I output)",
 				    it.lineno, why.buf);
@@ -557,15 +609,8 @@ int perf_stat_parse(const char *text, size_t len, struct stats_samples *out,
 			ret = add_line(&ps, &pl, it.lineno);
 		}
 	}
-	/* the last record is dropped (lkp-tests: its interval has not run out) */
-	if (!ret && ps.counted && ps.end_time > 0) {
-		for (size_t i = 0; i < ps.total.n && !ret; i++)
-			ret = emit(&ps, "ps.", ps.total.a[i].key, "", ps.total.a[i].v / ps.end_time);
-		for (size_t i = 0; i < ps.total.n && !ret; i++)
-			ret = emit(&ps, "total.", ps.total.a[i].key, "", ps.total.a[i].v);
-		if (!ret)
-			ret = derive(&ps, &ps.total, "overall.");
-	}
+	if (!ret && ps.counted && ps.line_before > 0)
+		ret = emit_totals(&ps);
 	for (size_t i = 0; i < ps.nevents; i++)
 		free(ps.events[i]);
 	free(ps.events);
@@ -580,7 +625,7 @@ int perf_stat_parse(const char *text, size_t len, struct stats_samples *out,
 
 int perf_stat_unsupported(const char *text, struct strbuf *list)
 {
-	struct line_iter it = { text, text + strlen(text), 0, STRBUF_INIT };
+	struct line_iter it = { text, text + strlen(text), 0, STRBUF_INIT, false };
 	struct strbuf why = STRBUF_INIT;
 	struct kvlist seen = { 0 };	/* event -> 1 unsupported, 2 counted, 3 not counted yet */
 	int n = 0;
@@ -590,7 +635,7 @@ int perf_stat_unsupported(const char *text, struct strbuf *list)
 		struct kv *kv;
 		double state;
 
-		if (parse_line(it.line.buf, &pl, &why) != 1)
+		if (parse_line(it.line.buf, it.terminated, &pl, &why) != 1)
 			continue;
 		state = !strcmp(pl.count, "<not supported>") ? 1
 			: !strcmp(pl.count, "<not counted>") ? 3 : 2;

@@ -14,6 +14,9 @@
 
 /* fio_parse.c: fio's --output-format=json output -> fio.* samples. */
 int fio_parse(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
+/* fio.output.1, fio.output.2 ... of nr_instances, combined as lkp-tests does. */
+int fio_combine(const struct stats_samples *inst, const long *ids, size_t n, struct stats_samples *out,
+		struct strbuf *err);
 
 /*
  * time.c: write a test's rusage in the format of GNU `time -v` (what
@@ -52,6 +55,28 @@ int vm_scalability_parse(const char *text, size_t len, struct stats_samples *out
  */
 int klog_parse_dmesg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
 int klog_parse_kmsg(const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
+/* The dmesg parser for many texts: lib/dmesg.rb's regexes compiled once (klog_open: NULL and err on failure). */
+struct klog;
+struct klog *klog_open(struct strbuf *err);
+int klog_parse_dmesg_with(struct klog *k, const char *text, size_t len, struct stats_samples *out, struct strbuf *err);
+void klog_close(struct klog *k);
+
+/*
+ * klog_trace.c: the call traces of a kernel log, cut as lkp-tests'
+ * get_crash_calltraces cuts them (from a "---[ cut here", BUG:, WARNING:,
+ * INFO:, UBSAN: or "kernel BUG at" line to "---[ end trace", 100 lines at
+ * most, and the decoded code after it), each with the dmesg error ids its
+ * lines give ("WARNING:at_fs/xfs/x.c:#f": the dmesg.* stats' names).
+ */
+struct klog_trace {
+	struct strbuf text; /* its lines, each ending in '\n' */
+	char **ids;
+	size_t nids, alloc_ids;
+};
+size_t klog_calltraces(const char *text, size_t len, struct klog_trace **out);
+/* The first trace whose ids hold `id` (a dmesg stat's name without "dmesg."); NULL: none. */
+const struct klog_trace *klog_trace_of(const struct klog_trace *t, size_t n, const char *id);
+void klog_traces_release(struct klog_trace *t, size_t n);
 
 /* sched_debug.c: Ruby's Array#sum of floats (Kahan-Babuska), which lkp-tests' means use. */
 double programs_ruby_sum(const double *v, size_t n);

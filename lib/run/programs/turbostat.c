@@ -210,7 +210,9 @@ const struct program program_turbostat = {
 	.version = PROGRAM_VERSION,
 	.name = "turbostat",
 	.kind = PROGRAM_MONITOR,
-	.summary = "CPU frequency, C-states and RAPL power over the test",
+	.summary =
+		"turbostat over the test: CPU frequency, C-states and RAPL power (needs x86, the msr driver, "
+		"linux-cpupower)",
 	.monitor = turbostat_monitor,
 	.parse = turbostat_parse,
 	.debs = turbostat_debs,
