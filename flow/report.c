@@ -10,8 +10,10 @@
 #include "../mail/mailrules.h"
 #include "../mail/mime.h"
 #include "../mail/outbox.h"
+#include "../mail/mailread.h"
 #include "../mail/report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,9 +59,67 @@ out:
 	return v;
 }
 
+/* Each address of list as its addr-spec, a line each, onto out. */
+static void add_specs(struct strbuf *out, const char *const *list, size_t n)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		char *spec = mime_addr_spec(list[i], &e);
+		if (spec)
+			strbuf_addf(out, "%s\n", spec);
+		free(spec);
+	}
+	strbuf_release(&e);
+}
+
+/*
+ * The report's row in the store (once by its Message-ID): the culprit and
+ * its parent, the job, the change the mail gave and who got it. A report
+ * queued before is found again as it was. 0, or -1 with err set.
+ */
+static int record_report(struct store *s, const struct report_request *rq, const struct report_input *in,
+			 const struct mail_plan *plan, const struct strbuf *msg, const char *id, int64_t qid,
+			 const struct report_outcome *out, struct strbuf *err)
+{
+	const struct compare_row *h = report_headline(in->cmp, in->metric);
+	struct strbuf rcpts = STRBUF_INIT;
+	char *subject = mailread_header(msg->buf, msg->len, "Subject");
+	const char *desc = in->test_desc ? in->test_desc : "", *slash = strrchr(desc, '/');
+	char *testcase = slash ? xstrndup(desc, (size_t)(slash - desc)) : xstrdup(desc);
+
+	add_specs(&rcpts, plan->to, plan->nto);
+	add_specs(&rcpts, plan->cc, plan->ncc);
+	add_specs(&rcpts, (const char *const *)plan->envelope, plan->nenvelope);
+	struct store_report r = { .message_id = id,
+				  .tree = rq->tree_name,
+				  .branch = rq->branch,
+				  .culprit = in->commit,
+				  .parent = in->base_commit,
+				  .job = rq->job,
+				  .testcase = testcase,
+				  .machine = slash ? slash + 1 : NULL,
+				  .metric = out->decided ? out->metric : NULL,
+				  .kind = rq->kind > 0	 ? "improvement"
+					  : rq->kind < 0 ? "regression"
+							 : NULL,
+				  .subject = subject,
+				  .rcpts = rcpts.buf,
+				  .change = h ? h->decision.change : NAN,
+				  .lo = h ? h->decision.lo : NAN,
+				  .hi = h ? h->decision.hi : NAN,
+				  .bisection = rq->bisection,
+				  .outbox = qid };
+	int64_t rid = store_report_add(s, &r, (int64_t)time(NULL), err);
+	strbuf_release(&rcpts);
+	free(subject);
+	free(testcase);
+	return rid < 0 ? -1 : 0;
+}
+
 /* Queued (once by Message-ID) and delivered: the verdict, the mail's state from the store. */
-static void queue_deliver(const struct report_request *rq, const struct mail_plan *plan, const char *from,
-			  const struct strbuf *msg, const char *id, struct report_outcome *out)
+static void queue_deliver(const struct report_request *rq, const struct report_input *in, const struct mail_plan *plan,
+			  const char *from, const struct strbuf *msg, const char *id, struct report_outcome *out)
 {
 	const struct mailconf *mc = rq->mc;
 	const struct reportjob_opts *w = &rq->what;
@@ -76,6 +136,10 @@ static void queue_deliver(const struct report_request *rq, const struct mail_pla
 	}
 	if (outbox_queue(s, id, from_spec, (const char *const *)plan->envelope, plan->nenvelope, msg->buf, msg->len,
 			 &qid, &dup, &err)) {
+		verdict(out, REPORT_FAILED, err.buf);
+		goto out;
+	}
+	if (record_report(s, rq, in, plan, msg, id, dup ? 0 : qid, out, &err)) {
 		verdict(out, REPORT_FAILED, err.buf);
 		goto out;
 	}
@@ -213,7 +277,7 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 		verdict(out, v, err.buf);
 		goto out;
 	}
-	queue_deliver(rq, &plan, in.from, &msg, id.buf, out);
+	queue_deliver(rq, &in, &plan, in.from, &msg, id.buf, out);
 out:
 	mail_plan_release(&plan);
 	reportjob_release(&rj);

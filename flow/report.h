@@ -36,6 +36,9 @@ struct report_request {
 	const char *base_line;		/* a series' "base: ..." line after url: (NULL: none) */
 	const char *const *also_cc;	/* Cc as well (a series' list and mails' people), NULL-terminated or NULL */
 	const char *const *conf_floors; /* serve.change_floor, "GLOB=PCT" each (NULL-terminated, or NULL) */
+	/* the report's row in the store (its home: replies and follow-ups find it there) */
+	const char *tree_name, *branch, *job; /* the service's tree and branch, the job file (NULL: unknown) */
+	long long bisection;		      /* the bisection that named the culprit (0: none) */
 };
 
 enum report_verdict {

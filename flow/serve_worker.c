@@ -210,8 +210,8 @@ static void free_strv(char **v)
  * goes), what became of it in j. kind: +1 an improvement, -1 a regression,
  * 0 neither. Returns the verdict.
  */
-static enum report_verdict send_report(const struct head_test *ht, const struct bisect_result *r, int kind,
-				       struct job_outcome *j)
+static enum report_verdict send_report(const struct head_test *ht, const char *job, const struct bisect_result *r,
+				       int kind, struct job_outcome *j)
 {
 	const struct serve_conf *c = ht->c;
 	struct strbuf note = STRBUF_INIT, checks = STRBUF_INIT;
@@ -253,7 +253,11 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 					     .layout_effect = r->layout.status == CHECK_REFUTES,
 					     .also_cc = (const char *const *)also_cc,
 					     .base_line = ht->base_line,
-					     .conf_floors = (const char *const *)c->floors };
+					     .conf_floors = (const char *const *)c->floors,
+					     .tree_name = ht->tree,
+					     .branch = ht->branch,
+					     .job = job,
+					     .bisection = r->id };
 		flow_report_send(&rq, &out);
 		if (rq.log)
 			fclose(rq.log);
@@ -395,7 +399,7 @@ static enum head_status test_job(const struct head_test *ht, const char *job, en
 	}
 	/* found, or of an ambiguous set the one commit that can be tested, confirmed (bisect names it) */
 	bool named = have && (r.status == BISECTION_FOUND || r.status == BISECTION_AMBIGUOUS) && r.named;
-	if (named && send_report(ht, &r, change_kind(&r), j) == REPORT_BAD)
+	if (named && send_report(ht, job, &r, change_kind(&r), j) == REPORT_BAD)
 		status = HEAD_FAILED;
 	bisect_result_release(&r);
 	strbuf_release(&why);
