@@ -25,6 +25,23 @@ static void verdict(struct report_outcome *out, enum report_verdict v, const cha
 	strbuf_addstr(&out->why, why);
 }
 
+int flow_mail_sign(const struct mailconf *mc, time_t date, const struct strbuf *msg, struct strbuf *out,
+		   struct strbuf *err)
+{
+	if (mc->dkim_key) {
+		struct dkim_key *key;
+		struct dkim_params dp = { .domain = mc->dkim_domain, .selector = mc->dkim_selector, .time = date };
+		if (dkim_key_load(&key, mc->dkim_key, err))
+			return 1;
+		int r = dkim_sign(key, &dp, msg->buf, msg->len, out, err);
+		dkim_key_free(key);
+		if (r)
+			return -1;
+	}
+	strbuf_add(out, msg->buf, msg->len);
+	return 0;
+}
+
 /* The message rendered for SMTP and DKIM-signed into signed_msg; its Message-ID into id. */
 static enum report_verdict render_signed(struct report_input *in, const struct mailconf *mc, struct strbuf *signed_msg,
 					 struct strbuf *id, struct strbuf *err)
@@ -35,26 +52,10 @@ static enum report_verdict render_signed(struct report_input *in, const struct m
 	in->lf = false;
 	in->message_id_out = id;
 	int r = report_render(in, &msg, err);
-	if (r) {
+	if (r)
 		v = r > 0 ? REPORT_NOTHING : REPORT_BAD;
-		goto out;
-	}
-	if (mc->dkim_key) {
-		struct dkim_key *key;
-		struct dkim_params dp = { .domain = mc->dkim_domain, .selector = mc->dkim_selector, .time = in->date };
-		if (dkim_key_load(&key, mc->dkim_key, err)) {
-			v = REPORT_BAD;
-			goto out;
-		}
-		int r2 = dkim_sign(key, &dp, msg.buf, msg.len, signed_msg, err);
-		dkim_key_free(key);
-		if (r2) {
-			v = REPORT_FAILED;
-			goto out;
-		}
-	}
-	strbuf_add(signed_msg, msg.buf, msg.len);
-out:
+	else if ((r = flow_mail_sign(mc, in->date, &msg, signed_msg, err)))
+		v = r > 0 ? REPORT_BAD : REPORT_FAILED;
 	strbuf_release(&msg);
 	return v;
 }

@@ -72,6 +72,14 @@ struct report_input;
 void report_request_input(const struct report_request *rq, const char *from, const char *domain,
 			  struct report_input *in);
 
+/*
+ * msg (a rendered message, CRLF) DKIM-signed when mc says so (mail.dkim),
+ * appended to out. 0; 1 the key cannot be read, -1 it cannot be signed
+ * (err set).
+ */
+int flow_mail_sign(const struct mailconf *mc, time_t date, const struct strbuf *msg, struct strbuf *out,
+		   struct strbuf *err);
+
 /* Send the report rq asks for; out filled in every case (report_outcome_release()). */
 void flow_report_send(const struct report_request *rq, struct report_outcome *out);
 void report_outcome_release(struct report_outcome *out);

@@ -30,6 +30,7 @@ struct tree_conf {
 /* A mailing list the service watches: its archive, the tree and branch its patches apply to. */
 struct list_conf {
 	char *name, *archive, *tree, *branch;
+	char *maildir;		    /* a Maildir instead of an archive (then archive is a copy of it) */
 	char *address;		    /* the list's mail address: Cc of its series' reports (NULL: none) */
 	char *url;		    /* the archive's public address: each applied patch's Link: trailer */
 	const struct tree_conf *tc; /* the tree of serve.trees named by tree */
@@ -60,6 +61,9 @@ struct serve_conf {
 	char *series_repo;    /* the robot's own bare repository of applied series */
 	char *series_url;     /* where readers fetch it (git clone URL); NULL: the reports link the bisection */
 	long series_wait;     /* seconds a series missing parts waits after its newest mail */
+	char *maildir;	      /* the robot's own mailbox: replies to its reports (NULL: none) */
+	char **maintainers;   /* whose commands are taken for any report (NULL-terminated) */
+	size_t nmaintainers;
 	const char *data_dir; /* lkprobot's jobs/ and hosts/ (the caller's, not the file's) */
 };
 

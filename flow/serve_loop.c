@@ -8,6 +8,7 @@
  * serve.h.
  */
 #include "serve_int.h"
+#include "triage.h"
 #include "../lib/sys/proc.h"
 #include "../lib/util/json.h"
 #include "../lib/util/say.h"
@@ -290,7 +291,8 @@ int serve_one_pass(const struct serve_conf *c, const char *config, struct store 
 	double looked = 0;
 	int ret = 0;
 
-	if (serve_poll_trees(c, s, err) || serve_poll_lists(c, s, err) || store_head_rows(s, true, &p.todo, err))
+	if (serve_poll_trees(c, s, err) || serve_poll_lists(c, s, err) || triage_poll_maildir(c, s, err) ||
+	    triage_act(c, config, s, err) || store_head_rows(s, true, &p.todo, err))
 		return -1;
 	p.done = xcalloc(p.todo.n + 1, sizeof(bool));
 	p.ws = xcalloc(p.todo.n + 1, sizeof(*p.ws));

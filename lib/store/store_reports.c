@@ -73,7 +73,8 @@ const char *const store_reports_sql[ST_NR] = {
 		"UPDATE report_commands SET status = ?2, answer = ifnull(?3, answer), result = ifnull(?4, result),"
 		" updated = ?5 WHERE id = ?1",
 	[ST_CMD_TODO] =
-		"SELECT id, mail, n, report, sender, command, args, status, answer, result FROM report_commands"
+		"SELECT id, mail, n, report, sender, command, args, status, answer, result, created FROM "
+		"report_commands"
 		" WHERE status IN ('queued', 'acting') ORDER BY id",
 	[ST_CMD_LIST] =
 		"SELECT id, mail, n, report, sender, command, args, status, answer, result, created, updated"
@@ -315,7 +316,7 @@ static const char *const cmd_keys[] = { "id",	"mail",	  "n",	    "report", "send
 
 int store_commands_todo(struct store *s, struct node **out, struct strbuf *err)
 {
-	return store_list(s, ST_CMD_TODO, cmd_keys, 10, "list the commands to do", out, err);
+	return store_list(s, ST_CMD_TODO, cmd_keys, 11, "list the commands to do", out, err);
 }
 
 int store_commands(struct store *s, int64_t report, struct node **out, struct strbuf *err)
