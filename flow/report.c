@@ -74,6 +74,25 @@ static void add_specs(struct strbuf *out, const char *const *list, size_t n)
 	strbuf_release(&e);
 }
 
+/* The MAINTAINERS sections of the recipients' reasons ("maintainer of LIBNVDIMM (M:)"), a line each. */
+static void add_sections(struct strbuf *out, const struct recipients *people)
+{
+	static const char *const kinds[] = { "maintainer of ", "reviewer of ", "list of " };
+
+	for (size_t i = 0; i < people->n; i++)
+		for (size_t k = 0; k < 3; k++)
+			for (const char *p = people->v[i].why; p && (p = strstr(p, kinds[k]));) {
+				p += strlen(kinds[k]);
+				const char *end = strstr(p, " (");
+				if (!end)
+					break;
+				char *one = xasprintf("\n%.*s\n", (int)(end - p), p), *line = one + 1;
+				if (!strstr(out->buf, one) && strncmp(out->buf, line, strlen(line)))
+					strbuf_addstr(out, line);
+				free(one);
+			}
+}
+
 /*
  * The report's row in the store (once by its Message-ID): the culprit and
  * its parent, the job, the change the mail gave and who got it. A report
@@ -84,7 +103,7 @@ static int record_report(struct store *s, const struct report_request *rq, const
 			 const struct report_outcome *out, struct strbuf *err)
 {
 	const struct compare_row *h = report_headline(in->cmp, in->metric);
-	struct strbuf rcpts = STRBUF_INIT;
+	struct strbuf rcpts = STRBUF_INIT, sections = STRBUF_INIT;
 	char *subject = mailread_header(msg->buf, msg->len, "Subject");
 	const char *desc = in->test_desc ? in->test_desc : "", *slash = strrchr(desc, '/');
 	char *testcase = slash ? xstrndup(desc, (size_t)(slash - desc)) : xstrdup(desc);
@@ -92,6 +111,7 @@ static int record_report(struct store *s, const struct report_request *rq, const
 	add_specs(&rcpts, plan->to, plan->nto);
 	add_specs(&rcpts, plan->cc, plan->ncc);
 	add_specs(&rcpts, (const char *const *)plan->envelope, plan->nenvelope);
+	add_sections(&sections, &plan->people);
 	struct store_report r = { .message_id = id,
 				  .tree = rq->tree_name,
 				  .branch = rq->branch,
@@ -106,6 +126,7 @@ static int record_report(struct store *s, const struct report_request *rq, const
 							 : NULL,
 				  .subject = subject,
 				  .rcpts = rcpts.buf,
+				  .sections = sections.len ? sections.buf : NULL,
 				  .change = h ? h->decision.change : NAN,
 				  .lo = h ? h->decision.lo : NAN,
 				  .hi = h ? h->decision.hi : NAN,
@@ -113,6 +134,7 @@ static int record_report(struct store *s, const struct report_request *rq, const
 				  .outbox = qid };
 	int64_t rid = store_report_add(s, &r, (int64_t)time(NULL), err);
 	strbuf_release(&rcpts);
+	strbuf_release(&sections);
 	free(subject);
 	free(testcase);
 	return rid < 0 ? -1 : 0;

@@ -217,6 +217,17 @@ static int start_heads(struct pass *p, struct strbuf *err)
 	return 0;
 }
 
+/* A measured head's branch: its open reports followed up (triage.h). 0, or -1 with err set (the store). */
+static int followup(struct pass *p, size_t k, struct strbuf *err)
+{
+	for (size_t i = 0; i < p->todo.n; i++) {
+		const struct store_head *h = &p->todo.v[i];
+		if (h->id == p->ws[k].id)
+			return triage_followup(p->c, p->config, p->s, h->tree, h->branch, h->head, p->bases[k], err);
+	}
+	return 0;
+}
+
 /* Wait a little, record what ended; stop what is cancelled. 0, or -1 with err set. */
 static int collect_heads(struct pass *p, struct strbuf *err)
 {
@@ -246,10 +257,11 @@ static int collect_heads(struct pass *p, struct strbuf *err)
 		}
 		head_outcome_result_json(&result, &h);
 		int set = head_set(p->s, w->id, head_status_name(h.status), result.buf, err);
+		bool measured = h.status == HEAD_DONE;
 		head_outcome_release(&h);
 		strbuf_release(&pe);
 		strbuf_release(&result);
-		if (set < 0)
+		if (set < 0 || (measured && followup(p, k, err)))
 			return -1;
 	}
 	return 0;

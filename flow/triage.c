@@ -18,6 +18,7 @@
 #include "../mail/series.h"
 #include "../web/web.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -431,6 +432,9 @@ static int act_one(const struct serve_conf *c, const struct mailconf *mc, struct
 				     .id_time = (time_t)num_of(cmd, "created") };
 	ret = row ? triage_answer(c, mc, s, &ans, &mid, err) : 0;
 	free(seed);
+	/* fault injection for the tests: killed (kill -9) between the answer queued and the command done */
+	if (!ret && getenv("LKPROBOT_FAULT") && !strcmp(getenv("LKPROBOT_FAULT"), "after-answer"))
+		raise(SIGKILL);
 	if (!ret) {
 		serve_say("report %lld: '#lkprobot %s' of %s from %s answered%s%s: %s", (long long)a.rid, a.verb,
 			  a.mail, a.sender, mid.len ? " by " : "", mid.buf, a.text.buf);

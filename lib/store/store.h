@@ -404,6 +404,7 @@ int store_series_list(struct store *s, const char *list, struct node **out, stru
 struct store_report {
 	const char *message_id, *tree, *branch, *culprit, *parent, *job, *testcase, *machine, *metric, *kind;
 	const char *subject, *rcpts;
+	const char *sections; /* the MAINTAINERS sections whose people got it, one a line (NULL: none) */
 	double change, lo, hi;
 	int64_t bisection, outbox;
 };

@@ -15,7 +15,7 @@
 const char store_reports_schema[] =
 	"CREATE TABLE reports (id INTEGER PRIMARY KEY, message_id TEXT NOT NULL UNIQUE, tree TEXT, branch TEXT,"
 	" culprit TEXT NOT NULL, parent TEXT, job TEXT, testcase TEXT, machine TEXT, metric TEXT, change REAL,"
-	" lo REAL, hi REAL, kind TEXT, bisection INTEGER, outbox INTEGER, subject TEXT, rcpts TEXT,"
+	" lo REAL, hi REAL, kind TEXT, bisection INTEGER, outbox INTEGER, subject TEXT, rcpts TEXT, sections TEXT,"
 	" state TEXT NOT NULL DEFAULT 'new', fixed_at TEXT, dup_of INTEGER, created INTEGER NOT NULL,"
 	" updated INTEGER NOT NULL) STRICT;\n"
 	"CREATE INDEX reports_culprit ON reports(culprit);\n"
@@ -29,19 +29,20 @@ const char store_reports_schema[] =
 
 #define REPORT_COLS \
 	"id, message_id, tree, branch, culprit, parent, job, testcase, machine, metric, change, lo, hi, kind," \
-	" bisection, outbox, subject, rcpts, state, fixed_at, dup_of, created, updated"
+	" bisection, outbox, subject, rcpts, sections, state, fixed_at, dup_of, created, updated"
 
-static const char *const report_keys[] = { "id",    "message_id", "tree",      "branch",  "culprit", "parent",
-					   "job",   "testcase",	  "machine",   "metric",  "change",  "lo",
-					   "hi",    "kind",	  "bisection", "outbox",  "subject", "rcpts",
-					   "state", "fixed_at",	  "dup_of",    "created", "updated" };
+static const char *const report_keys[] = { "id",       "message_id", "tree",	  "branch", "culprit", "parent",
+					   "job",      "testcase",   "machine",	  "metric", "change",  "lo",
+					   "hi",       "kind",	     "bisection", "outbox", "subject", "rcpts",
+					   "sections", "state",	     "fixed_at",  "dup_of", "created", "updated" };
 
 /* The statements of this file, by id (store_int.h). */
 const char *const store_reports_sql[ST_NR] = {
 	[ST_REPORT_ADD] =
 		"INSERT INTO reports(message_id, tree, branch, culprit, parent, job, testcase, machine, metric, change,"
-		" lo, hi, kind, bisection, outbox, subject, rcpts, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-		" ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18) ON CONFLICT(message_id) DO UPDATE"
+		" lo, hi, kind, bisection, outbox, subject, rcpts, sections, created, updated) VALUES (?1, ?2, ?3, ?4,"
+		" ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?19, ?18, ?18) ON CONFLICT(message_id) "
+		"DO UPDATE"
 		" SET outbox = ifnull(outbox, ?15) RETURNING id",
 	[ST_REPORT_GET] = "SELECT " REPORT_COLS " FROM reports WHERE id = ?1",
 	[ST_REPORT_BY_MID] = "SELECT id FROM reports WHERE message_id = ?1",
@@ -108,6 +109,7 @@ int64_t store_report_add(struct store *s, const struct store_report *r, int64_t 
 		store_bind_text(q, 16, r->subject);
 		store_bind_text(q, 17, r->rcpts);
 		sqlite3_bind_int64(q, 18, now);
+		store_bind_text(q, 19, r->sections);
 		id = store_returned_id(store_step_id(s, q, err), err);
 	}
 	if (id < 0)
