@@ -224,6 +224,39 @@ void report_request_input(const struct report_request *rq, const char *from, con
 	in->date = rq->date;
 }
 
+/* How many reports of the test on this machine to look back on for the accuracy line. */
+#define REPORT_ACCURACY_LAST 20
+
+/*
+ * The accuracy record's line (after the caller's note, if any): of the
+ * last reports of this test on this machine that were triaged, how many
+ * were confirmed — only when there are some.
+ */
+static void accuracy_note(const struct reportjob_opts *w, const struct report_input *in, struct strbuf *note)
+{
+	const char *desc = in->test_desc ? in->test_desc : "", *slash = strrchr(desc, '/');
+	char *dbpath = store_default_path(w->db, w->result_dir), *testcase = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = slash ? store_open(dbpath, &err) : NULL;
+	long n = 0, k = 0;
+
+	if (s) {
+		testcase = xstrndup(desc, (size_t)(slash - desc));
+		if (store_report_triaged(s, testcase, slash + 1, REPORT_ACCURACY_LAST, &n, &k, &err))
+			n = 0;
+		store_close(s);
+	}
+	if (n > 0)
+		strbuf_addf(note,
+			    "%s%sOf the last %ld report%s of this test on this machine that were triaged, %ld %s "
+			    "confirmed.",
+			    in->note ? in->note : "", in->note ? " " : "", n, n == 1 ? "" : "s", k,
+			    k == 1 ? "was" : "were");
+	free(testcase);
+	free(dbpath);
+	strbuf_release(&err);
+}
+
 static size_t count_strv(const char *const *v)
 {
 	size_t n = 0;
@@ -238,7 +271,7 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 	const struct mailconf *mc = rq->mc;
 	struct reportjob rj = { 0 };
 	struct reportjob_opts w = rq->what;
-	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, id = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, id = STRBUF_INIT, note = STRBUF_INIT;
 	struct mail_plan plan;
 	const struct mail_case mcase = { .mc = mc,
 					 .tree = w.tree,
@@ -295,6 +328,9 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 		in.nextra = 1;
 	}
 	report_request_input(rq, mc->from, mc->domain, &in);
+	accuracy_note(&w, &in, &note);
+	if (note.len)
+		in.note = note.buf;
 	enum report_verdict v = render_signed(&in, mc, &msg, &id, &err);
 	if (v != REPORT_QUEUED) {
 		verdict(out, v, err.buf);
@@ -307,6 +343,7 @@ out:
 	strbuf_release(&err);
 	strbuf_release(&msg);
 	strbuf_release(&id);
+	strbuf_release(&note);
 }
 
 void report_outcome_release(struct report_outcome *out)

@@ -108,6 +108,11 @@ test_expect_success SETUP 'a head that undoes the regression: the report followe
 	once "$TMP/e6" && grep -q "^exit 0$" "$TMP/e6" &&
 	head=$(git -C "$TMP/repo" rev-parse HEAD | cut -c1-12) &&
 	grep -q "report 1: fixed at $head (\"speed: back\"): replied" "$TMP/e6" &&
+	# the accuracy record: the new report (the improvement) says it, the first one had nothing to say
+	o2=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT outbox FROM reports WHERE id = 2") &&
+	lkprobot outbox -c "$TMP/robot.yaml" show "$o2" | tr -d "\r" | tr "\n" " " >"$TMP/mail3" &&
+	grep -q "Of the last 1 report of this test on this machine that were triaged, 1 was confirmed." "$TMP/mail3" &&
+	! lkprobot outbox -c "$TMP/robot.yaml" show 1 | grep -q "Of the last" &&
 	expect "state_of 1" fixed && test "$(answers_to "$(cat "$TMP/mid1")")" = 1 &&
 	once "$TMP/e7" && test "$(answers_to "$(cat "$TMP/mid1")")" = 1
 '
@@ -148,6 +153,10 @@ assert [h[\"state\"] for h in r[\"history\"]] == [\"acknowledged\", \"fixed\"], 
 	test "$(curl -s "http://127.0.0.1:$wport/api/regressions?state=new")" = "[]" &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$wport/api/regressions?state=bogus")" = 400 &&
 	curl -s "http://127.0.0.1:$wport/regressions" | grep -q "change 4" &&
+	curl -s "http://127.0.0.1:$wport/api/overview" | "$PY" -c "import json, sys
+acc = json.load(sys.stdin)[\"accuracy\"]
+assert [(a[\"reports\"], a[\"confirmed\"], a[\"invalid\"]) for a in acc] == [(2, 2, 0)], acc" &&
+	curl -s "http://127.0.0.1:$wport/" | grep -q "Accuracy of the reports" &&
 	out=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT outbox FROM reports WHERE id = 1") &&
 	curl -s "http://127.0.0.1:$wport/reports/$out" | grep -q "Triage" &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" -X POST "http://127.0.0.1:$wport/api/regressions/1/reopen")" = 403 &&
