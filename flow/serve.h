@@ -58,11 +58,11 @@ struct serve_conf {
 	size_t ntrees;
 	struct list_conf *lists; /* serve.lists; none: the service watches trees only */
 	size_t nlists;
-	char *series_repo;    /* the robot's own bare repository of applied series */
-	char *series_url;     /* where readers fetch it (git clone URL); NULL: the reports link the bisection */
-	long series_wait;     /* seconds a series missing parts waits after its newest mail */
-	char *maildir;	      /* the robot's own mailbox: replies to its reports (NULL: none) */
-	char **maintainers;   /* whose commands are taken for any report (NULL-terminated) */
+	char *series_repo;  /* the robot's own bare repository of applied series */
+	char *series_url;   /* where readers fetch it (git clone URL); NULL: the reports link the bisection */
+	long series_wait;   /* seconds a series missing parts waits after its newest mail */
+	char *maildir;	    /* the robot's own mailbox: replies to its reports (NULL: none) */
+	char **maintainers; /* whose commands are taken for any report (NULL-terminated) */
 	size_t nmaintainers;
 	const char *data_dir; /* lkprobot's jobs/ and hosts/ (the caller's, not the file's) */
 };

@@ -204,6 +204,31 @@ static void free_strv(char **v)
 	free(v);
 }
 
+/* The job's outcome names the bisection's culprit. */
+static void name_culprit(struct job_outcome *j, const struct bisect_result *r)
+{
+	j->named = true;
+	memcpy(j->culprit, r->culprit, sizeof(j->culprit));
+}
+
+/* A report a mail rule held back: recorded, with why. */
+static void held(const struct head_test *ht, const struct bisect_result *r, int kind, const struct report_outcome *out,
+		 struct job_outcome *j)
+{
+	name_culprit(j, r);
+	if (out->held_by && strcmp(out->held_by, "hold-improvements")) {
+		/* held by another rule (the revert restores nothing) */
+		serve_say("%s %.12s: report held: %s", ht->tree, r->culprit, out->why.buf);
+		j->kind = kind > 0 ? "improvement" : kind < 0 ? "regression" : NULL;
+		j->report = JOB_REPORT_HELD;
+		j->report_why = xstrdup(out->why.buf);
+	} else {
+		serve_say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", ht->tree,
+			  r->culprit, r->metric);
+		j->kind = "improvement";
+	}
+}
+
 /*
  * The culprit's report sent through the report flow (the same decision
  * bisect took says whether it is worth a mail; the mail rules whether it
@@ -268,20 +293,8 @@ static enum report_verdict send_report(const struct head_test *ht, const char *j
 		set_change(j, out.metric, &out.decision);
 	j->revert = check_status_name(r->revert.status);
 	j->layout = check_status_name(r->layout.status);
-	if (out.verdict == REPORT_HELD && out.held_by && strcmp(out.held_by, "hold-improvements")) {
-		/* held by another rule (the revert restores nothing): recorded, with why */
-		serve_say("%s %.12s: report held: %s", ht->tree, r->culprit, out.why.buf);
-		j->kind = kind > 0 ? "improvement" : kind < 0 ? "regression" : NULL;
-		j->named = true;
-		memcpy(j->culprit, r->culprit, sizeof(j->culprit));
-		j->report = JOB_REPORT_HELD;
-		j->report_why = xstrdup(out.why.buf);
-	} else if (out.verdict == REPORT_HELD) {
-		serve_say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", ht->tree,
-			  r->culprit, r->metric);
-		j->kind = "improvement";
-		j->named = true;
-		memcpy(j->culprit, r->culprit, sizeof(j->culprit));
+	if (out.verdict == REPORT_HELD) {
+		held(ht, r, kind, &out, j);
 	} else {
 		bool sent = out.verdict == REPORT_QUEUED || out.verdict == REPORT_DUPLICATE ||
 			    out.verdict == REPORT_REFUSED;
@@ -292,8 +305,7 @@ static enum report_verdict send_report(const struct head_test *ht, const char *j
 		/* a regression or improvement only when it is reported: the same decision said so */
 		if (kind && sent)
 			j->kind = kind > 0 ? "improvement" : "regression";
-		j->named = true;
-		memcpy(j->culprit, r->culprit, sizeof(j->culprit));
+		name_culprit(j, r);
 		j->report = out.verdict == REPORT_REFUSED ? JOB_REPORT_DELIVERY_FAILED
 			    : sent			  ? JOB_REPORT_QUEUED
 			    : out.verdict == REPORT_BAD	  ? JOB_REPORT_ERROR
