@@ -148,7 +148,7 @@ test_expect_success SETUP 'an improvement: bisected and recorded as one; with re
 	grep -q "an improvement of command.throughput, recorded, not mailed" "$TMP/e6" &&
 	lkprobot status -c "$TMP/robot.yaml" | grep -q "job.yaml: improvement, culprit $(echo $culprit | cut -c1-12): command.throughput [0-9.]*% (99.8% interval [-+0-9.]*% to [-+0-9.]*%), recorded, not mailed$" &&
 	# no report of the improvement; the regression it undoes may be followed up in its thread (fixed at
-	# the head) when the head's runs and the culprit's parent's already decide "no change" (t1075 checks that)
+	# the head) when the runs of the head and of the culprit parent already decide "no change" (t1075 checks it)
 	head=$(git -C "$TMP/repo" rev-parse HEAD | cut -c1-12) &&
 	if grep -q "report [0-9]*: fixed at $head (\"change 24\"): replied" "$TMP/e6"; then
 		[ $(ls "$TMP/spool" | wc -l) = $((spool_before + 1)) ] &&
