@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct compare_floors;
 struct store;
 
 struct tree_conf {
@@ -86,6 +87,8 @@ void serve_conf_series_url(struct serve_conf *c, const char *base);
  */
 int serve_conf_check_jobs(const struct serve_conf *c, struct strbuf *err);
 void serve_conf_release(struct serve_conf *c);
+/* The serve: section's change_floor added to f (checked when the configuration was read). */
+void serve_conf_floors(const struct serve_conf *c, struct compare_floors *f);
 /* The serve: section's keys, its trees' and the providers' settings as markdown ('lkprobot help config'). */
 void serve_conf_doc(struct strbuf *out);
 

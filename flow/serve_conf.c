@@ -10,6 +10,7 @@
 #include "serve.h"
 #include "../lib/store/store.h"
 #include "../lib/kernel/git.h"
+#include "../lib/results/compare.h"
 #include "../lib/util/conf.h"
 #include "../lib/job/engine.h"
 #include "../lib/job/job.h"
@@ -197,6 +198,16 @@ void serve_conf_doc(struct strbuf *out)
 		      "A tree's provider takes its settings in the tree, or in `serve:` for all its\n"
 		      "trees (where the table says); another provider's key in a tree is an error.\n\n");
 	provider_conf_doc(out);
+}
+
+void serve_conf_floors(const struct serve_conf *c, struct compare_floors *f)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	for (size_t k = 0; k < c->nfloors; k++)
+		if (compare_floors_add(f, c->floors[k], &e))
+			strbuf_reset(&e); /* checked when the configuration was read */
+	strbuf_release(&e);
 }
 
 void serve_conf_release(struct serve_conf *c)

@@ -9,6 +9,7 @@
 #include "bisect.h"
 #include "jobopts.h"
 #include "report.h"
+#include "triage.h"
 #include "../lib/results/compare.h"
 #include "../lib/sys/proc.h"
 #include "../lib/util/say.h"
@@ -49,17 +50,6 @@ struct bisect_child {
 	const char *job;
 };
 
-/* The serve: section's change_floor, as the bisection's floors. */
-static void conf_floors(const struct serve_conf *c, struct compare_floors *f)
-{
-	struct strbuf e = STRBUF_INIT;
-
-	for (size_t k = 0; k < c->nfloors; k++)
-		if (compare_floors_add(f, c->floors[k], &e))
-			strbuf_reset(&e); /* checked when the configuration was read */
-	strbuf_release(&e);
-}
-
 /*
  * The bisect child: the job's bisection between the head's base and the
  * head, its result on stdout in its JSON form — a failed one's short form
@@ -77,7 +67,7 @@ static int bisect_child_main(void *arg)
 	enum flow_status rc = FLOW_BAD;
 
 	jobopts_init(&jo);
-	conf_floors(c, &floors);
+	serve_conf_floors(c, &floors);
 	if (jobopts_add(&jo, (char *)bc->job, &err) || jobopts_lkp_src(&jo, &err)) {
 		res = (struct bisect_result){ .status = BISECTION_FAILED, .why = xstrdup(err.buf) };
 	} else {
@@ -418,6 +408,21 @@ static enum head_status test_job(const struct head_test *ht, const char *job, en
 	return status;
 }
 
+/*
+ * A measured head's branch: its open reports followed up (triage.h), here
+ * in the head's worker, as their runs may need more rounds.
+ */
+static void followup(const struct serve_conf *c, const char *config, const struct store_head *h, const char *base)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = store_open(c->db, &err);
+
+	if (!s || triage_followup(c, config, s, h->tree, h->branch, h->head, base, &err))
+		serve_say("%s %.12s: the reports' follow-up waits for the next head: %s", h->tree, h->head, err.buf);
+	store_close(s);
+	strbuf_release(&err);
+}
+
 void serve_test_head(const struct serve_conf *c, const char *config, const struct store_head *h, const char *base,
 		     struct head_outcome *out)
 {
@@ -438,6 +443,8 @@ void serve_test_head(const struct serve_conf *c, const char *config, const struc
 				h->head, base, h->first_seen,	     thread,	 base_line };
 	for (size_t j = 0; j < t->njobs && !proc_stop_signal; j++)
 		out->status = test_job(&ht, t->jobs[j], out->status, out);
+	if (out->status == HEAD_DONE && !proc_stop_signal)
+		followup(c, config, h, base);
 	free(thread);
 	free(base_line);
 	if (have_mc)

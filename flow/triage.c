@@ -212,7 +212,11 @@ static void answer_body(const struct triage_answer *a, struct strbuf *b)
 	}
 	if (a->quote)
 		strbuf_addch(b, '\n');
-	strbuf_addf(b, "%s\n\nThanks,\nlkprobot\n", a->body);
+	size_t n = strlen(a->body);
+
+	while (n && a->body[n - 1] == '\n')
+		n--;
+	strbuf_addf(b, "%.*s\n\nThanks,\nlkprobot\n", (int)n, a->body);
 }
 
 int triage_answer(const struct serve_conf *c, const struct mailconf *mc, struct store *s, const struct triage_answer *a,
@@ -274,6 +278,7 @@ out:
 /* A command being acted on: what it needs, and its answer's text. */
 struct act {
 	const struct serve_conf *c;
+	const struct mailconf *mc;
 	struct store *s;
 	const struct node *cmd, *report;
 	int64_t id, rid;
@@ -386,7 +391,7 @@ static int act_on(struct act *a, struct strbuf *err)
 		return act_fixed_by(a, err);
 	if (!strcmp(v, "dup"))
 		return act_dup(a, err);
-	triage_run_check(a->c, a->report, v, a->args, a->id, &a->text);
+	triage_run_check(a->c, a->mc, a->report, a->cmd, &a->text);
 	return 0;
 }
 
@@ -400,11 +405,15 @@ static void quote_of(const struct act *a, struct strbuf *q)
 		strbuf_addf(q, " %s", a->args);
 }
 
-/* One command: acting, acted on, answered, done. 0, or -1 with err set. */
+/*
+ * One command: acting, acted on (lost: its check's worker died, why),
+ * answered, done. 0; 1 stopped while it was acted on (it stays acting, to
+ * do again); -1 with err set.
+ */
 static int act_one(const struct serve_conf *c, const struct mailconf *mc, struct store *s, const struct node *cmd,
-		   struct strbuf *err)
+		   const char *lost, struct strbuf *err)
 {
-	struct act a = { .c = c, .s = s, .cmd = cmd, .text = STRBUF_INIT };
+	struct act a = { .c = c, .mc = mc, .s = s, .cmd = cmd, .text = STRBUF_INIT };
 	struct strbuf q = STRBUF_INIT, mid = STRBUF_INIT;
 	struct node *row = NULL;
 	int ret = -1;
@@ -419,8 +428,15 @@ static int act_one(const struct serve_conf *c, const struct mailconf *mc, struct
 	    (a.rid && store_report_get(s, a.rid, &row, err) < 0))
 		goto out;
 	a.report = row;
-	if (act_on(&a, err))
+	if (lost)
+		strbuf_addf(&a.text, "The %s could not be made: %s. Send the command again to try once more.", a.verb,
+			    lost);
+	else if (act_on(&a, err))
 		goto out;
+	if (proc_stop_signal) {
+		ret = 1; /* the service stops: what was measured is left for the next one */
+		goto out;
+	}
 	quote_of(&a, &q);
 	char *seed = xasprintf("answer %s %s", a.mail, node_str(node_get(cmd, "n")));
 	struct triage_answer ans = { .report = row,
@@ -468,8 +484,38 @@ int triage_act(const struct serve_conf *c, const char *config, struct store *s, 
 		return 0;
 	}
 	for (size_t i = 0; i < todo->n && !ret && !proc_stop_signal; i++)
-		ret = act_one(c, &mc, s, todo->vals[i], err);
+		if (!triage_is_check(todo->vals[i])) /* the pass's check workers' */
+			ret = act_one(c, &mc, s, todo->vals[i], NULL, err);
 	mailconf_release(&mc);
 	node_free(todo);
+	return ret < 0 ? -1 : 0;
+}
+
+int triage_check_main(const struct serve_conf *c, const char *config, const struct node *cmd, struct strbuf *err)
+{
+	struct store *s = store_open(c->db, err);
+	struct mailconf mc;
+	int ret = 1;
+
+	if (s && !mailconf_load(&mc, config, err)) {
+		ret = act_one(c, &mc, s, cmd, NULL, err) ? 1 : 0;
+		mailconf_release(&mc);
+	}
+	store_close(s);
+	return ret;
+}
+
+int triage_check_lost(const struct serve_conf *c, const char *config, struct store *s, const struct node *cmd,
+		      const char *why, struct strbuf *err)
+{
+	struct mailconf mc;
+
+	if (mailconf_load(&mc, config, err)) {
+		serve_say("the replies' commands wait: %s", err->buf);
+		strbuf_reset(err);
+		return 0;
+	}
+	int ret = act_one(c, &mc, s, cmd, why, err) < 0 ? -1 : 0;
+	mailconf_release(&mc);
 	return ret;
 }

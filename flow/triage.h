@@ -10,6 +10,7 @@
 #ifndef LKP_FLOW_TRIAGE_H
 #define LKP_FLOW_TRIAGE_H
 
+#include "bisect_result.h"
 #include "../lib/util/node.h"
 #include "../lib/util/strbuf.h"
 
@@ -19,6 +20,7 @@
 
 struct serve_conf;
 struct store;
+struct tree_conf;
 struct mailconf;
 
 /* The triage states, in their order. */
@@ -71,11 +73,59 @@ int triage_answer(const struct serve_conf *c, const struct mailconf *mc, struct 
 int triage_followup(const struct serve_conf *c, const char *config, struct store *s, const char *tree,
 		    const char *branch, const char *head, const char *base, struct strbuf *err);
 /*
- * #lkprobot test and recheck (triage_check.c): the report's job run again
- * on a patched culprit, or on the culprit and its parent, by the bisection
- * machinery with the same metric and decision; the answer's text into out.
+ * #lkprobot test and recheck (triage_run.c), run in a worker of their own
+ * (serve_loop.c): is the command (a row of store_commands_todo) one, of a
+ * report? They are left queued by triage_act for the service's pass.
  */
-void triage_run_check(const struct serve_conf *c, const struct node *report, const char *verb, const char *args,
-		      int64_t cmd_id, struct strbuf *out);
+int triage_is_check(const struct node *cmd);
+/*
+ * A check's worker: the command acted on and answered once, as
+ * triage_act does, in a store of its own. 0; 1 when it was stopped (the
+ * service's stop: the command stays to do) or failed (err says why).
+ */
+int triage_check_main(const struct serve_conf *c, const char *config, const struct node *cmd, struct strbuf *err);
+/*
+ * A check whose worker ended without answering (it died): answered once
+ * with why, and done, so that a command that kills its worker is not
+ * started again and again. 0, or -1 with err set.
+ */
+int triage_check_lost(const struct serve_conf *c, const char *config, struct store *s, const struct node *cmd,
+		      const char *why, struct strbuf *err);
+/*
+ * The check's measuring and its answer's text into out: recheck — the
+ * report's culprit and its parent run again in interleaved rounds of their
+ * own, and for a provider that builds kernels the layout check (both
+ * rebuilt with -falign-functions=N); test — the command's patch (or what
+ * its <git-url> <branch-or-commit> brings) applied on the culprit in
+ * series_repo, run against the culprit, with Tested-by: when the reported
+ * change is gone. Each by the bisection's decision on the report's metric
+ * and job.
+ */
+void triage_run_check(const struct serve_conf *c, const struct mailconf *mc, const struct node *report,
+		      const struct node *cmd, struct strbuf *out);
+
+/* Two commits compared by flow_pair, in a child of their own. */
+struct triage_pair {
+	const struct tree_conf *t; /* the tree's provider, kconfig and settings */
+	const char *repo;	   /* where the commits are (NULL: t->path) */
+	const char *job, *good, *bad, *metric;
+	bool fresh; /* only rounds made now count */
+	int align;  /* the layout check's -falign-functions=N (0: none) */
+};
+/*
+ * Run it in a child, in a process group of its own that a stop of the
+ * service ends (as the heads' bisections run): 0 with *res
+ * (bisect_result_release), -1 with why when the child gave no result.
+ */
+int triage_pair_run(const struct serve_conf *c, const struct triage_pair *q, struct bisect_result *res,
+		    struct strbuf *why);
+/*
+ * A recheck's pair for report (a row of the store's reports) of tree t:
+ * its culprit against its parent, in rounds of their own, with the layout
+ * check at the tree's layout_check N — or 0-day's 32 when the tree has
+ * none or off: a recheck asks for it (a provider that builds no kernel
+ * makes none).
+ */
+void triage_recheck_pair(const struct node *report, const struct tree_conf *t, struct triage_pair *q);
 
 #endif

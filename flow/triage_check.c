@@ -16,22 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The serve: section's change_floor, as the decision's floors (checked when the configuration was read). */
-static void conf_floors(const struct serve_conf *c, struct compare_floors *f)
-{
-	struct strbuf e = STRBUF_INIT;
-
-	for (size_t k = 0; k < c->nfloors; k++)
-		if (compare_floors_add(f, c->floors[k], &e))
-			strbuf_reset(&e);
-	strbuf_release(&e);
-}
-
 /*
  * Is the report's change gone at commit: the metric compared between the
  * culprit's parent and commit on their runs in the store, by the same
  * decision (within the floor)? 1 gone (the decision's line in why), 0
- * still there or not known, -1 it cannot be compared (why says why).
+ * still there or not known, 2 the runs are not sure, -1 it cannot be
+ * compared (why says why).
  */
 static int change_gone(const struct serve_conf *c, const struct node *report, const char *commit, struct strbuf *why)
 {
@@ -46,20 +36,59 @@ static int change_gone(const struct serve_conf *c, const struct node *report, co
 				    .floors = &floors };
 	int gone = 0;
 
-	conf_floors(c, &floors);
+	serve_conf_floors(c, &floors);
 	int rc = o.base && metric ? reportjob_assemble(&rj, &o, why) : -1;
 	for (size_t i = 0; rc == 1 && i < rj.nres; i++)
 		for (size_t k = 0; k < rj.res[i].nrows; k++) {
 			const struct compare_row *row = &rj.res[i].rows[k];
 			if (strcmp(row->metric, metric))
 				continue;
-			gone = row->decision.verdict == DECIDE_SAME ? 1 : 0;
+			gone = row->decision.verdict == DECIDE_SAME	? 1
+			       : row->decision.verdict == DECIDE_UNSURE ? 2
+									: 0;
 			strbuf_setf(why, "%s", row->decision.why);
 		}
 	if (rc >= 0)
 		reportjob_release(&rj);
 	compare_floors_release(&floors);
 	return rc < 0 ? -1 : gone;
+}
+
+/*
+ * The stored runs of the culprit's parent and the head not sure: both run
+ * in more interleaved rounds, by the same decision, as many as a
+ * bisection's confirmation may take, until it is sure either way (or at
+ * that bound). 1 gone, 0 not (the decision's line in why), -1 (why).
+ */
+static int measured_gone(const struct serve_conf *c, const struct tree_conf *t, const struct node *report,
+			 const char *head, struct strbuf *why)
+{
+	struct triage_pair q = { .t = t,
+				 .job = node_str(node_get(report, "job")),
+				 .good = node_str(node_get(report, "parent")),
+				 .bad = head,
+				 .metric = node_str(node_get(report, "metric")) };
+	struct bisect_result r;
+	int ret = -1;
+
+	if (!q.job)
+		return 0;
+	serve_say("report %s: not sure on the stored runs whether its change is gone at %.12s (%s): more rounds",
+		  node_str(node_get(report, "id")), head, why->buf);
+	strbuf_reset(why);
+	if (!triage_pair_run(c, &q, &r, why)) {
+		if (r.status == BISECTION_FAILED) {
+			strbuf_setf(why, "%s", r.why ? r.why : "");
+		} else {
+			ret = r.confirm.verdict == DECIDE_SAME;
+			strbuf_setf(why, "%s", r.confirm.why);
+		}
+	}
+	bisect_result_release(&r);
+	if (ret < 0)
+		serve_say("report %s: its follow-up at %.12s could not be measured: %s",
+			  node_str(node_get(report, "id")), head, why->buf);
+	return ret;
 }
 
 /* A commit of the range base..head whose message says it reverts culprit (into id); 1 found, 0 none. */
@@ -128,20 +157,22 @@ static int fixed_at(const struct serve_conf *c, const struct mailconf *mc, struc
 }
 
 /* One open report at head: gone or reverted, followed up. 0, or -1 with err set (the store). */
-static int follow_one(const struct serve_conf *c, const struct mailconf *mc, struct store *s, struct gitrepo *r,
-		      const struct node *report, const char *head, const char *base, struct strbuf *err)
+static int follow_one(const struct serve_conf *c, const struct tree_conf *t, const struct mailconf *mc, struct store *s,
+		      struct gitrepo *r, const struct node *report, const char *head, const char *base,
+		      struct strbuf *err)
 {
 	const char *culprit = node_str(node_get(report, "culprit"));
 	struct strbuf e = STRBUF_INIT, how = STRBUF_INIT;
 	char rev[41];
-	int ret = 0;
+	int ret = 0, gone;
 
 	if (!culprit || !strcmp(culprit, head) || gitrepo_is_ancestor(r, culprit, head, &e) != 1)
 		goto out;
 	if (reverted_in(r, base, head, culprit, rev)) {
 		strbuf_addf(&how, "%.12s reverts the culprit %.12s.", rev, culprit);
 		ret = fixed_at(c, mc, s, report, r, rev, how.buf, err);
-	} else if (change_gone(c, report, head, &e) == 1) {
+	} else if ((gone = change_gone(c, report, head, &e)) == 1 ||
+		   (gone == 2 && measured_gone(c, t, report, head, &e) == 1)) {
 		strbuf_addf(&how, "%s at %.12s against the culprit's parent %.12s: %s",
 			    node_str(node_get(report, "metric")), head, node_str(node_get(report, "parent")), e.buf);
 		ret = fixed_at(c, mc, s, report, r, head, how.buf, err);
@@ -166,7 +197,7 @@ int triage_followup(const struct serve_conf *c, const char *config, struct store
 		return t && branch && head ? -1 : 0;
 	if (open->n && !gitrepo_open(&r, t->path, &e) && !mailconf_load(&mc, config, &e)) {
 		for (size_t i = 0; i < open->n && !ret; i++)
-			ret = follow_one(c, &mc, s, r, open->vals[i], head, base, err);
+			ret = follow_one(c, t, &mc, s, r, open->vals[i], head, base, err);
 		mailconf_release(&mc);
 	} else if (open->n) {
 		serve_say("%s %s: the reports' follow-up waits: %s", tree, branch, e.buf);
@@ -176,11 +207,4 @@ int triage_followup(const struct serve_conf *c, const char *config, struct store
 	node_free(open);
 	strbuf_release(&e);
 	return ret;
-}
-
-void triage_run_check(const struct serve_conf *c, const struct node *report, const char *verb, const char *args,
-		      int64_t cmd_id, struct strbuf *out)
-{
-	(void)c, (void)report, (void)args, (void)cmd_id;
-	strbuf_addf(out, "'#lkprobot %s' is not done by this robot yet; nothing was run.", verb);
 }

@@ -45,6 +45,16 @@ answers_to() {
 		lkprobot outbox -c "$TMP/robot.yaml" show "$id" | tr -d "\r" | sed "/^$/q" | grep -q "^In-Reply-To: $1$" && echo "$id"
 	done | wc -l
 }
+# answer_of MID: the text of the outbox's mail replying to Message-ID MID (its body decoded as the reader sees it)
+answer_of() {
+	for id in $(lkprobot outbox -c "$TMP/robot.yaml" | sed -n "s/^\([0-9][0-9]*\) .*/\1/p"); do
+		lkprobot outbox -c "$TMP/robot.yaml" show "$id" | tr -d "\r" | sed "1{/^# /d}" >"$TMP/answer.eml"
+		sed "/^$/q" "$TMP/answer.eml" | grep -q "^In-Reply-To: $1$" && "$PY" -c "import email, sys
+m = email.message_from_binary_file(open(sys.argv[1], \"rb\"))
+print(m.get_payload(decode=True).decode())" "$TMP/answer.eml"
+	done
+	: the last mail need not be the answer
+}
 # expect WHAT VALUE: WHAT's output is VALUE (said when not)
 expect() {
 	got=$(eval "$1") && [ "$got" = "$2" ] || { echo "$1: $got, not $2"; return 1; }
@@ -101,6 +111,63 @@ test_expect_success SETUP 'a typo: answered with what was understood, nothing do
 	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot invlid flaky" &&
 	once "$TMP/e5" && grep -q "^exit 0$" "$TMP/e5" && expect "state_of 1" acknowledged &&
 	grep -q "did you mean .#lkprobot invalid flaky." "$TMP/e5" && expect "answers_to \"<reply3@example.org>\"" 1
+'
+
+test_expect_success SETUP '#lkprobot recheck: culprit and parent run again in rounds of their own, the table in the thread' '
+	culprit=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT culprit FROM reports WHERE id = 1") &&
+	parent=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT parent FROM reports WHERE id = 1") &&
+	runs=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(*) FROM runs") &&
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "It would be nice to double check this.
+
+#lkprobot recheck" && once "$TMP/e6r" && grep -q "^exit 0$" "$TMP/e6r" &&
+	grep -q "report 1: rechecking $(echo $culprit | cut -c1-12) against $(echo $parent | cut -c1-12)" "$TMP/e6r" &&
+	answer_of "<reply$(cat "$TMP/n")@example.org>" >"$TMP/recheck.txt" && cat "$TMP/recheck.txt" &&
+	grep -q "^> #lkprobot recheck$" "$TMP/recheck.txt" &&
+	grep -q "ran the culprit $(echo $culprit | cut -c1-12) and its parent $(echo $parent | cut -c1-12) again" "$TMP/recheck.txt" &&
+	grep -q "^regression still exists:$" "$TMP/recheck.txt" &&
+	grep -q "^$(echo $parent | cut -c1-16)  $(echo $culprit | cut -c1-26)  testcase/testparams/testbox$" "$TMP/recheck.txt" &&
+	grep -q "^ *[0-9]* *-[23][0-9]% *[0-9]* *GEO-MEAN command.throughput$" "$TMP/recheck.txt" &&
+	grep -q "The layout check: the local provider builds no kernel" "$TMP/recheck.txt" &&
+	# rounds of their own: at least 5 new runs of each, though the bisection had confirmed them already
+	test $(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(*) FROM runs") -ge $((runs + 10)) &&
+	expect "state_of 1" acknowledged && expect "answers_to \"<reply$(cat "$TMP/n")@example.org>\"" 1
+'
+
+test_expect_success SETUP '#lkprobot test with a patch: applied on the culprit in the robot s repository, Tested-by' '
+	cd "$TMP/repo" && echo 100 >speed && git diff >"$TMP/fix.patch" && git checkout -q speed && cd "$SRC" &&
+	grep -q "^+100$" "$TMP/fix.patch" &&
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "Could you test the patch below?
+
+#lkprobot test
+
+$(cat "$TMP/fix.patch")" && once "$TMP/e6t" && grep -q "^exit 0$" "$TMP/e6t" &&
+	answer_of "<reply$(cat "$TMP/n")@example.org>" >"$TMP/test.txt" && cat "$TMP/test.txt" &&
+	grep -q "applied the patch of dev@example.org on the culprit" "$TMP/test.txt" &&
+	grep -q "the regression is gone.$" "$TMP/test.txt" &&
+	grep -q "^Tested-by: kernel test robot <lkp@example.org>$" "$TMP/test.txt" &&
+	grep -q "GEO-MEAN command.throughput$" "$TMP/test.txt" &&
+	git --git-dir="$TMP/series.git" rev-parse -q --verify "refs/lkprobot/tested/$(sqlite3 "$TMP/res/lkprobot.db" "SELECT max(id) FROM report_commands")" &&
+	expect "state_of 1" acknowledged
+'
+
+test_expect_success SETUP '#lkprobot test <git-url> <branch>: what it brings tested; no such branch, or one that does not apply: said' '
+	git clone -q "$TMP/repo" "$TMP/fixes" && cd "$TMP/fixes" &&
+	git config user.email dev@example.org && git config user.name "A Developer" &&
+	git checkout -q -b nofix HEAD && echo "not the fix" >README && git add README && git commit -qm "README" &&
+	git checkout -q -b bad HEAD~3 && echo 5 >speed && git commit -qam "speed: elsewhere" && cd "$SRC" &&
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test file://$TMP/fixes nofix" &&
+	n1=$(cat "$TMP/n") &&
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test file://$TMP/fixes nosuchbranch" &&
+	n2=$(cat "$TMP/n") &&
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test file://$TMP/fixes bad" &&
+	n3=$(cat "$TMP/n") && once "$TMP/e6u" && grep -q "^exit 0$" "$TMP/e6u" &&
+	answer_of "<reply$n1@example.org>" >"$TMP/test2.txt" && cat "$TMP/test2.txt" &&
+	grep -q "applied file://$TMP/fixes nofix ([0-9a-f]*: what it brings since its merge base with the culprit) on the culprit" "$TMP/test2.txt" &&
+	grep -q "the regression is not gone.$" "$TMP/test2.txt" && ! grep -q "Tested-by" "$TMP/test2.txt" &&
+	answer_of "<reply$n2@example.org>" >"$TMP/test3.txt" && cat "$TMP/test3.txt" &&
+	grep -q "Nothing was tested: file://$TMP/fixes has no branch or commit nosuchbranch." "$TMP/test3.txt" &&
+	answer_of "<reply$n3@example.org>" >"$TMP/test4.txt" && cat "$TMP/test4.txt" &&
+	grep -q "Nothing was tested: file://$TMP/fixes bad ([0-9a-f]*: what it brings since its merge base with the culprit): speed does not apply on [0-9a-f]*." "$TMP/test4.txt"
 '
 
 test_expect_success SETUP 'a head that undoes the regression: the report followed up in its thread, fixed' '
