@@ -156,6 +156,19 @@ static int fixed_at(const struct serve_conf *c, const struct mailconf *mc, struc
 	return ret;
 }
 
+/* Was the report made by a bisection that ended at head (the head just tested found it: nothing to follow up)? */
+static bool made_at(struct store *s, const struct node *report, const char *head)
+{
+	const char *id = node_str(node_get(report, "bisection"));
+	struct store_bisection b = { 0 };
+	struct strbuf e = STRBUF_INIT;
+	bool yes = id && !store_bisection_get(s, strtoll(id, NULL, 10), &b, &e) && b.bad && !strcmp(b.bad, head);
+
+	store_bisection_release(&b);
+	strbuf_release(&e);
+	return yes;
+}
+
 /* One open report at head: gone or reverted, followed up. 0, or -1 with err set (the store). */
 static int follow_one(const struct serve_conf *c, const struct tree_conf *t, const struct mailconf *mc, struct store *s,
 		      struct gitrepo *r, const struct node *report, const char *head, const char *base,
@@ -166,7 +179,8 @@ static int follow_one(const struct serve_conf *c, const struct tree_conf *t, con
 	char rev[41];
 	int ret = 0, gone;
 
-	if (!culprit || !strcmp(culprit, head) || gitrepo_is_ancestor(r, culprit, head, &e) != 1)
+	if (!culprit || !strcmp(culprit, head) || made_at(s, report, head) ||
+	    gitrepo_is_ancestor(r, culprit, head, &e) != 1)
 		goto out;
 	if (reverted_in(r, base, head, culprit, rev)) {
 		strbuf_addf(&how, "%.12s reverts the culprit %.12s.", rev, culprit);
