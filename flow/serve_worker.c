@@ -44,22 +44,24 @@ static int align_of(const char *v)
 	return v && strcmp(v, "off") ? atoi(v) : 0;
 }
 
-/* What a bisect child is asked: a job of the head. */
-struct bisect_child {
-	const struct head_test *ht;
+/* A measuring child: the job of tree t, read into a request that fn completes and runs. */
+struct measure_child {
+	const struct serve_conf *c;
+	const struct tree_conf *t;
 	const char *job;
+	serve_measure_fn fn;
+	void *arg;
 };
 
 /*
- * The bisect child: the job's bisection between the head's base and the
- * head, its result on stdout in its JSON form — a failed one's short form
- * too when it could not even start (bad input: why says why).
+ * The child: its result on stdout in the bisection result's JSON form — a
+ * failed one's short form too when it could not even start (bad input:
+ * why says why).
  */
-static int bisect_child_main(void *arg)
+static int measure_child_main(void *arg)
 {
-	const struct bisect_child *bc = arg;
-	const struct head_test *ht = bc->ht;
-	const struct serve_conf *c = ht->c;
+	const struct measure_child *mc = arg;
+	const struct serve_conf *c = mc->c;
 	struct jobopts jo;
 	struct compare_floors floors = { 0 };
 	struct bisect_result res;
@@ -68,25 +70,20 @@ static int bisect_child_main(void *arg)
 
 	jobopts_init(&jo);
 	serve_conf_floors(c, &floors);
-	if (jobopts_add(&jo, (char *)bc->job, &err) || jobopts_lkp_src(&jo, &err)) {
+	if (jobopts_add(&jo, (char *)mc->job, &err) || jobopts_lkp_src(&jo, &err)) {
 		res = (struct bisect_result){ .status = BISECTION_FAILED, .why = xstrdup(err.buf) };
 	} else {
-		struct bisect_request req = { .tree = ht->t->path,
-					      .good = ht->base,
-					      .bad = ht->head,
-					      .provider = ht->t->provider,
-					      .opts = ht->t->opts,
-					      .kconfig = ht->t->kconfig,
+		struct bisect_request req = { .tree = mc->t->path,
+					      .provider = mc->t->provider,
+					      .opts = mc->t->opts,
+					      .kconfig = mc->t->kconfig,
 					      .result_dir = c->result_root,
 					      .db = c->db,
 					      .cache = c->cache,
 					      .data_dir = c->data_dir,
-					      .layout_align = align_of(ht->t->layout_check),
 					      .jo = &jo,
 					      .floors = &floors };
-		/* a head with no base (a branch's first, a root commit) is measured on its own */
-		rc = *ht->base ? flow_bisect(&req, &res, &err) : flow_measure(&req, SERVE_BASELINE_RUNS, &res, &err);
-		if (rc != FLOW_OK) {
+		if ((rc = mc->fn(&req, mc->arg, &res, &err)) != FLOW_OK) {
 			free(res.why);
 			res.why = xstrdup(err.buf);
 			say_error(rc, "%s", err.buf);
@@ -95,28 +92,21 @@ static int bisect_child_main(void *arg)
 	bisect_result_json(&out, &res);
 	fwrite(out.buf, 1, out.len, stdout);
 	fflush(stdout);
-	int code = rc == FLOW_OK && res.status == BISECTION_FOUND ? 0 : rc == FLOW_BAD ? 2 : 1;
 	bisect_result_release(&res);
 	compare_floors_release(&floors);
 	jobopts_release(&jo);
 	strbuf_release(&err);
 	strbuf_release(&out);
-	return code;
+	return rc == FLOW_OK ? 0 : rc == FLOW_BAD ? 2 : 1;
 }
 
-/*
- * Bisect a job of the head in a child: in a process group of its own,
- * which a stop of the service ends (SIGTERM, then SIGKILL after a grace),
- * and killed when the worker dies, so that a restarted service never
- * finds an orphan working in the checkout it is about to use. Its result
- * into *res (bisect_result_release); 0, or -1 with why when it gave none.
- */
-static int run_bisect(const struct head_test *ht, const char *job, struct bisect_result *res, struct strbuf *why)
+int serve_measure(const struct serve_conf *c, const struct tree_conf *t, const char *job, serve_measure_fn fn,
+		  void *arg, const char *what, struct bisect_result *res, struct strbuf *why)
 {
-	struct bisect_child bc = { ht, job };
+	struct measure_child mc = { c, t, job, fn, arg };
 	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
-	struct proc p = { .fn = bisect_child_main,
-			  .arg = &bc,
+	struct proc p = { .fn = measure_child_main,
+			  .arg = &mc,
 			  .in = PROC_NULL,
 			  .out = PROC_CAPTURE,
 			  .capture = &out,
@@ -125,23 +115,42 @@ static int run_bisect(const struct head_test *ht, const char *job, struct bisect
 			  .stop = &proc_stop_signal,
 			  .grace = 30 };
 
-	if (*ht->base)
-		serve_say("%s %.12s..%.12s: %s", ht->tree, ht->base, ht->head, job);
-	else
-		serve_say("%s %.12s: %s: the branch's first head, with no parent: measured on its own", ht->tree,
-			  ht->head, job);
 	*res = (struct bisect_result){ 0 };
 	int rc = proc_run(&p, &e);
 	proc_kill_group(&p, 5);
 	int ret = out.len && !bisect_result_parse(out.buf, out.len, res, &e) ? 0 : -1;
 	if (ret) {
 		char buf[32];
-		strbuf_setf(why, "the bisection ended (%s) without a result%s%s",
+		strbuf_setf(why, "%s ended (%s) without a result%s%s", what,
 			    rc < 0 ? "not started" : proc_status_text(rc, buf), e.len ? ": " : "", e.buf);
 	}
 	strbuf_release(&out);
 	strbuf_release(&e);
 	return ret;
+}
+
+/* A head's bisection between its base and itself (measured on its own when it has no base). */
+static enum flow_status bisect_head(struct bisect_request *req, void *arg, struct bisect_result *res,
+				    struct strbuf *err)
+{
+	const struct head_test *ht = arg;
+
+	req->good = ht->base;
+	req->bad = ht->head;
+	req->layout_align = align_of(ht->t->layout_check);
+	/* a head with no base (a branch's first, a root commit) is measured on its own */
+	return *ht->base ? flow_bisect(req, res, err) : flow_measure(req, SERVE_BASELINE_RUNS, res, err);
+}
+
+/* Bisect a job of the head in a measuring child. Its result into *res; 0, or -1 with why when it gave none. */
+static int run_bisect(const struct head_test *ht, const char *job, struct bisect_result *res, struct strbuf *why)
+{
+	if (*ht->base)
+		serve_say("%s %.12s..%.12s: %s", ht->tree, ht->base, ht->head, job);
+	else
+		serve_say("%s %.12s: %s: the branch's first head, with no parent: measured on its own", ht->tree,
+			  ht->head, job);
+	return serve_measure(ht->c, ht->t, job, bisect_head, (void *)ht, "the bisection", res, why);
 }
 
 /*

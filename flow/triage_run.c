@@ -8,16 +8,11 @@
  */
 #include "triage.h"
 #include "bisect.h"
-#include "jobopts.h"
 #include "serve_int.h"
 #include "../lib/kernel/git.h"
-#include "../lib/results/compare.h"
-#include "../lib/sys/proc.h"
 #include "../mail/mailconf.h"
-#include "../mail/mime.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,85 +32,23 @@ int triage_is_check(const struct node *cmd)
 
 /* ---- two commits compared in a child ---- */
 
-struct pair_child {
-	const struct serve_conf *c;
-	const struct triage_pair *q;
-};
-
-/* The child: flow_pair, its result on stdout in the bisection result's JSON form. */
-static int pair_child_main(void *arg)
+static enum flow_status pair_fn(struct bisect_request *req, void *arg, struct bisect_result *res, struct strbuf *err)
 {
-	const struct pair_child *pc = arg;
-	const struct triage_pair *q = pc->q;
-	const struct serve_conf *c = pc->c;
-	struct jobopts jo;
-	struct compare_floors floors = { 0 };
-	struct bisect_result res;
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	enum flow_status rc = FLOW_BAD;
+	const struct triage_pair *q = arg;
 
-	jobopts_init(&jo);
-	serve_conf_floors(c, &floors);
-	if (jobopts_add(&jo, (char *)q->job, &err) || jobopts_lkp_src(&jo, &err)) {
-		res = (struct bisect_result){ .status = BISECTION_FAILED, .why = xstrdup(err.buf) };
-	} else {
-		struct bisect_request req = { .tree = q->repo ? q->repo : q->t->path,
-					      .good = q->good,
-					      .bad = q->bad,
-					      .metric = q->metric,
-					      .provider = q->t->provider,
-					      .opts = q->t->opts,
-					      .kconfig = q->t->kconfig,
-					      .result_dir = c->result_root,
-					      .db = c->db,
-					      .cache = c->cache,
-					      .data_dir = c->data_dir,
-					      .layout_align = q->align,
-					      .jo = &jo,
-					      .floors = &floors };
-		if ((rc = flow_pair(&req, q->fresh, &res, &err)) != FLOW_OK) {
-			free(res.why);
-			res.why = xstrdup(err.buf);
-		}
-	}
-	bisect_result_json(&out, &res);
-	fwrite(out.buf, 1, out.len, stdout);
-	fflush(stdout);
-	bisect_result_release(&res);
-	compare_floors_release(&floors);
-	jobopts_release(&jo);
-	strbuf_release(&err);
-	strbuf_release(&out);
-	return rc == FLOW_OK ? 0 : rc == FLOW_BAD ? 2 : 1;
+	if (q->repo)
+		req->tree = q->repo;
+	req->good = q->good;
+	req->bad = q->bad;
+	req->metric = q->metric;
+	req->layout_align = q->align;
+	return flow_pair(req, q->fresh, res, err);
 }
 
 int triage_pair_run(const struct serve_conf *c, const struct triage_pair *q, struct bisect_result *res,
 		    struct strbuf *why)
 {
-	struct pair_child pc = { c, q };
-	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
-	struct proc p = { .fn = pair_child_main,
-			  .arg = &pc,
-			  .in = PROC_NULL,
-			  .out = PROC_CAPTURE,
-			  .capture = &out,
-			  .pgroup = true,
-			  .death_sig = SIGKILL,
-			  .stop = &proc_stop_signal,
-			  .grace = 30 };
-
-	*res = (struct bisect_result){ 0 };
-	int rc = proc_run(&p, &e);
-	proc_kill_group(&p, 5);
-	int ret = out.len && !bisect_result_parse(out.buf, out.len, res, &e) ? 0 : -1;
-	if (ret) {
-		char buf[32];
-		strbuf_setf(why, "the comparison ended (%s) without a result%s%s",
-			    rc < 0 ? "not started" : proc_status_text(rc, buf), e.len ? ": " : "", e.buf);
-	}
-	strbuf_release(&out);
-	strbuf_release(&e);
-	return ret;
+	return serve_measure(c, q->t, q->job, pair_fn, (void *)q, "the comparison", res, why);
 }
 
 /* ---- recheck ---- */
