@@ -23,7 +23,7 @@ wport=$((20000 + ($$ + 76) % 20000))
 export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02 HOME="$TMP/home" PI_CONFIG="$TMP/pi-config"
 LSAN_OPTIONS="suppressions=$SRC/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
-test_at_exit 'stop_pid "$(cat "$TMP/smtpd.pid" 2>/dev/null)"; spid=$(cat "$TMP/spid" 2>/dev/null); [ -z "$spid" ] || { stop_pid "$spid"; stop_session KILL "$spid"; }'
+test_at_exit 'stop_pid "$(cat "$TMP/smtpd.pid" 2>/dev/null)"; for f in spid kpid; do spid=$(cat "$TMP/$f" 2>/dev/null); [ -z "$spid" ] || { stop_pid "$spid"; stop_session KILL "$spid"; }; done'
 test_log "$TMP/smtpd.log" "$TMP/e[0-9]*" "$TMP/web.log"
 
 # reply FROM IN-REPLY-TO BODY: a reply to a report, over SMTP to the robot's Maildir
@@ -113,13 +113,19 @@ test_expect_success SETUP 'a typo: answered with what was understood, nothing do
 	grep -q "did you mean .#lkprobot invalid flaky." "$TMP/e5" && expect "answers_to \"<reply3@example.org>\"" 1
 '
 
-test_expect_success SETUP '#lkprobot recheck: culprit and parent run again in rounds of their own, the table in the thread' '
+test_expect_success SETUP '#lkprobot recheck: culprit and parent run again in rounds of their own (the service killed in the middle: once), the table in the thread' '
 	culprit=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT culprit FROM reports WHERE id = 1") &&
 	parent=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT parent FROM reports WHERE id = 1") &&
-	runs=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(*) FROM runs") &&
 	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "It would be nice to double check this.
 
-#lkprobot recheck" && once "$TMP/e6r" && grep -q "^exit 0$" "$TMP/e6r" &&
+#lkprobot recheck" &&
+	# kill -9 to the service alone while its check worker measures: the worker and its runs die with it
+	{ BENCH_SLEEP=0.2 setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" 2>"$TMP/e6k" & echo $! >"$TMP/kpid"; } &&
+	for i in $(seq 1 300); do grep -q "report 1: rechecking" "$TMP/e6k" && break; sleep 0.1; done &&
+	sleep 1 && kill -KILL "$(cat "$TMP/kpid")" && cat "$TMP/e6k" && wait_session_gone "$(cat "$TMP/kpid")" &&
+	grep -q "report 1: rechecking" "$TMP/e6k" && expect "answers_to \"<reply$(cat "$TMP/n")@example.org>\"" 0 &&
+	runs=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT count(*) FROM runs") &&
+	once "$TMP/e6r" && grep -q "^exit 0$" "$TMP/e6r" &&
 	grep -q "report 1: rechecking $(echo $culprit | cut -c1-12) against $(echo $parent | cut -c1-12)" "$TMP/e6r" &&
 	answer_of "<reply$(cat "$TMP/n")@example.org>" >"$TMP/recheck.txt" && cat "$TMP/recheck.txt" &&
 	grep -q "^> #lkprobot recheck$" "$TMP/recheck.txt" &&
