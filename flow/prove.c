@@ -365,8 +365,8 @@ enum flow_status bisect_pair(struct bsession *s, struct bisect_result *res, stru
 	c->why = xasprintf("%.12s against %.12s: %s", s->bad_id, d->good, c->d.why);
 	if (c->status != CHECK_UNSURE)
 		layout_table(d, res, c);
-	/* a code layout to tell from the change only when there is a change */
-	if (c->status == CHECK_CONFIRMS)
+	/* asked for (a recheck: not a test, not a follow-up, whatever the job's layout_check), and a change to check */
+	if (s->a.layout_align && c->status == CHECK_CONFIRMS)
 		prove_layout(s, res);
 	else if (s->a.layout_align)
 		check_say(&res->layout, CHECK_NOT_MADE, "no change to check in other kernel builds");
