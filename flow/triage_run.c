@@ -10,9 +10,11 @@
 #include "bisect.h"
 #include "serve_int.h"
 #include "../lib/kernel/git.h"
+#include "../lib/sys/proc.h"
 #include "../mail/mailconf.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +125,54 @@ static int is_patch(const char *text)
 	return !strncmp(text, "diff --git ", 11) || strstr(text, "\ndiff --git ") || !strncmp(text, "--- ", 4);
 }
 
+#define TRIAGE_FETCH_TIMEOUT 600 /* s a test's fetch may take: a server that never answers ends it */
+
+struct fetch_child {
+	const char *repo, *url, *spec;
+};
+
+static int fetch_child_main(void *arg)
+{
+	const struct fetch_child *fc = arg;
+	struct gitrepo *r = NULL;
+	struct strbuf e = STRBUF_INIT;
+	int rc = gitrepo_open_bare(&r, fc->repo, &e) || gitrepo_fetch(r, fc->url, fc->spec, &e);
+
+	if (rc)
+		fprintf(stderr, "%s\n", e.buf);
+	if (r)
+		gitrepo_close(r);
+	strbuf_release(&e);
+	return rc;
+}
+
+/* url's refs by spec into the bare repository repo, in a child bounded by TRIAGE_FETCH_TIMEOUT. 0, or -1 with why. */
+static int fetch_bounded(const char *repo, const char *url, const char *spec, struct strbuf *why)
+{
+	struct fetch_child fc = { repo, url, spec };
+	struct strbuf out = STRBUF_INIT;
+	struct proc p = { .fn = fetch_child_main,
+			  .arg = &fc,
+			  .in = PROC_NULL,
+			  .out = PROC_CAPTURE,
+			  .err = PROC_TO_OUT,
+			  .capture = &out,
+			  .capture_max = 4096,
+			  .pgroup = true,
+			  .death_sig = SIGKILL,
+			  .timeout = TRIAGE_FETCH_TIMEOUT,
+			  .stop = &proc_stop_signal };
+	int rc = proc_run(&p, why);
+
+	strbuf_rtrim(&out);
+	if (p.timed_out)
+		strbuf_setf(why, "no answer in %d s", TRIAGE_FETCH_TIMEOUT);
+	else if (rc > 0)
+		strbuf_setf(why, "%s", out.len ? out.buf : "the fetch failed");
+	strbuf_release(&out);
+	return rc ? -1 : 0;
+}
+
 /*
  * What "<git-url> <branch-or-commit>" brings, fetched into r, as a diff on
  * culprit (what into what). 0, 1 it cannot be had (why), -1 (why).
@@ -140,7 +190,7 @@ static int fetched_diff(struct gitrepo *r, const char *args, long long id, const
 	}
 	char *spec = xasprintf("+refs/heads/*:refs/lkprobot/fetched/%lld/*", id);
 	char *local = xasprintf("refs/lkprobot/fetched/%lld/%s", id, ref);
-	if (gitrepo_fetch(r, url, spec, &e))
+	if (fetch_bounded(gitrepo_path(r), url, spec, &e))
 		strbuf_setf(why, "%s cannot be fetched: %s", url, e.buf);
 	else if (gitrepo_resolve(r, local, tip, &e) && gitrepo_resolve(r, ref, tip, &e))
 		strbuf_setf(why, "%s has no branch or commit %s", url, ref);
@@ -175,7 +225,7 @@ static int patched_commit(const struct serve_conf *c, const struct tree_conf *t,
 	if (gitrepo_open_bare(&r, c->series_repo, why))
 		return -1;
 	char *spec = xasprintf("+refs/heads/*:refs/lkprobot/trees/%s/*", t->name);
-	if (strcmp(t->path, c->series_repo) && gitrepo_fetch(r, t->path, spec, &e)) {
+	if (strcmp(t->path, c->series_repo) && fetch_bounded(c->series_repo, t->path, spec, &e)) {
 		strbuf_setf(why, "the tree %s cannot be fetched into %s: %s", t->name, c->series_repo, e.buf);
 		goto out;
 	}

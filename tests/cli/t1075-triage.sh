@@ -156,7 +156,7 @@ $(cat "$TMP/fix.patch")" && once "$TMP/e6t" && grep -q "^exit 0$" "$TMP/e6t" &&
 	expect "state_of 1" acknowledged
 '
 
-test_expect_success SETUP '#lkprobot test <git-url> <branch>: what it brings tested; no such branch, or one that does not apply: said' '
+test_expect_success SETUP '#lkprobot test <git-url> <branch>: what it brings tested; no such branch, one that does not apply, a url that cannot be fetched: said' '
 	git clone -q "$TMP/repo" "$TMP/fixes" && cd "$TMP/fixes" &&
 	git config user.email dev@example.org && git config user.name "A Developer" &&
 	git checkout -q -b nofix HEAD && echo "not the fix" >README && git add README && git commit -qm "README" &&
@@ -166,14 +166,18 @@ test_expect_success SETUP '#lkprobot test <git-url> <branch>: what it brings tes
 	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test file://$TMP/fixes nosuchbranch" &&
 	n2=$(cat "$TMP/n") &&
 	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test file://$TMP/fixes bad" &&
-	n3=$(cat "$TMP/n") && once "$TMP/e6u" && grep -q "^exit 0$" "$TMP/e6u" &&
+	n3=$(cat "$TMP/n") &&
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test file://$TMP/nowhere master" &&
+	n4=$(cat "$TMP/n") && once "$TMP/e6u" && grep -q "^exit 0$" "$TMP/e6u" &&
 	answer_of "<reply$n1@example.org>" >"$TMP/test2.txt" && cat "$TMP/test2.txt" &&
 	grep -q "applied file://$TMP/fixes nofix ([0-9a-f]*: what it brings since its merge base with the culprit) on the culprit" "$TMP/test2.txt" &&
 	grep -q "the regression is not gone.$" "$TMP/test2.txt" && ! grep -q "Tested-by" "$TMP/test2.txt" &&
 	answer_of "<reply$n2@example.org>" >"$TMP/test3.txt" && cat "$TMP/test3.txt" &&
 	grep -q "Nothing was tested: file://$TMP/fixes has no branch or commit nosuchbranch." "$TMP/test3.txt" &&
 	answer_of "<reply$n3@example.org>" >"$TMP/test4.txt" && cat "$TMP/test4.txt" &&
-	grep -q "Nothing was tested: file://$TMP/fixes bad ([0-9a-f]*: what it brings since its merge base with the culprit): speed does not apply on [0-9a-f]*." "$TMP/test4.txt"
+	grep -q "Nothing was tested: file://$TMP/fixes bad ([0-9a-f]*: what it brings since its merge base with the culprit): speed does not apply on [0-9a-f]*." "$TMP/test4.txt" &&
+	answer_of "<reply$n4@example.org>" >"$TMP/test5.txt" && cat "$TMP/test5.txt" &&
+	grep -q "Nothing was tested: file://$TMP/nowhere cannot be fetched: .*nowhere" "$TMP/test5.txt"
 '
 
 test_expect_success SETUP 'a head that undoes the regression: the report followed up in its thread (more rounds: the store lost runs), fixed' '
