@@ -493,9 +493,13 @@ int triage_act(const struct serve_conf *c, const char *config, struct store *s, 
 
 int triage_check_main(const struct serve_conf *c, const char *config, const struct node *cmd, struct strbuf *err)
 {
-	struct store *s = store_open(c->db, err);
 	struct mailconf mc;
 	int ret = 1;
+
+	/* fault injection for the tests: a check's worker that dies by itself (not by the service's stop) */
+	if (getenv("LKPROBOT_FAULT") && !strcmp(getenv("LKPROBOT_FAULT"), "check-dies"))
+		raise(SIGKILL);
+	struct store *s = store_open(c->db, err);
 
 	if (s && !mailconf_load(&mc, config, err)) {
 		ret = act_one(c, &mc, s, cmd, NULL, err) ? 1 : 0;

@@ -113,6 +113,16 @@ test_expect_success SETUP 'a typo: answered with what was understood, nothing do
 	grep -q "did you mean .#lkprobot invalid flaky." "$TMP/e5" && expect "answers_to \"<reply3@example.org>\"" 1
 '
 
+test_expect_success SETUP 'a check whose worker dies by itself: answered once with why, not started again' '
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot recheck" &&
+	{ LKPROBOT_FAULT=check-dies lkprobot serve -c "$TMP/robot.yaml" --once >"$TMP/e5d" 2>&1; echo "exit $?" >>"$TMP/e5d"; } &&
+	cat "$TMP/e5d" && grep -q "^exit 0$" "$TMP/e5d" &&
+	grep -q "#lkprobot recheck of <reply$(cat "$TMP/n")@example.org>: its worker ended (killed by signal 9) without an answer" "$TMP/e5d" &&
+	answer_of "<reply$(cat "$TMP/n")@example.org>" >"$TMP/lost.txt" && cat "$TMP/lost.txt" &&
+	grep -q "^The recheck could not be made: its worker ended (killed by signal 9) without an answer. Send the command again" "$TMP/lost.txt" &&
+	once "$TMP/e5e" && ! grep -q "rechecking" "$TMP/e5e" && expect "answers_to \"<reply$(cat "$TMP/n")@example.org>\"" 1
+'
+
 test_expect_success SETUP '#lkprobot recheck: culprit and parent run again in rounds of their own (the service killed in the middle: once), the table in the thread' '
 	culprit=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT culprit FROM reports WHERE id = 1") &&
 	parent=$(sqlite3 "$TMP/res/lkprobot.db" "SELECT parent FROM reports WHERE id = 1") &&
