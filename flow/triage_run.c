@@ -188,6 +188,12 @@ static int fetched_diff(struct gitrepo *r, const char *args, long long id, const
 		strbuf_setf(why, "give a patch, or '#lkprobot test <git-url> <branch-or-commit>'");
 		return 1;
 	}
+	/* a reply names a server, never a path of the robot's machine (whose objects series_repo would serve) */
+	if (strncmp(url, "git://", 6) && strncmp(url, "http://", 7) && strncmp(url, "https://", 8) &&
+	    strncmp(url, "ssh://", 6)) {
+		strbuf_setf(why, "%s is no git server's address (git://, http://, https://, ssh://)", url);
+		return 1;
+	}
 	char *spec = xasprintf("+refs/heads/*:refs/lkprobot/fetched/%lld/*", id);
 	char *local = xasprintf("refs/lkprobot/fetched/%lld/%s", id, ref);
 	if (fetch_bounded(gitrepo_path(r), url, spec, &e))

@@ -6,8 +6,12 @@
 # ack, a forged one from an address not on the report (ignored, logged), a
 # typo (answered with what was understood), invalid, dup, fixed-by, one
 # whose service is killed (kill -9) after it queued the answer and whose
-# mail is read again (answered once); a head that undoes the regression is
-# followed up in the report's thread and the report marked fixed. The
+# mail is read again (answered once); recheck (the culprit and its parent
+# again in rounds of their own, its service killed in the middle once) and
+# test (a patch inline; a branch served by git daemon; what fails said),
+# measured in check workers; a head that undoes the regression is followed
+# up in the report's thread (more rounds when the store cannot tell) and the
+# report marked fixed. The
 # states in status --json, on /api/regressions and the report page, set
 # from the dashboard with its token.
 # wall-clock limit: 300 s
@@ -20,11 +24,12 @@ test_need_cmd public-inbox-mda public-inbox
 PY=/usr/bin/python3
 port=$((20000 + ($$ + 75) % 20000))
 wport=$((20000 + ($$ + 76) % 20000))
+gport=$((20000 + ($$ + 77) % 20000))
 export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02 HOME="$TMP/home" PI_CONFIG="$TMP/pi-config"
 LSAN_OPTIONS="suppressions=$SRC/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
-test_at_exit 'stop_pid "$(cat "$TMP/smtpd.pid" 2>/dev/null)"; for f in spid kpid; do spid=$(cat "$TMP/$f" 2>/dev/null); [ -z "$spid" ] || { stop_pid "$spid"; stop_session KILL "$spid"; }; done'
-test_log "$TMP/smtpd.log" "$TMP/e[0-9]*" "$TMP/web.log"
+test_at_exit 'stop_pid "$(cat "$TMP/smtpd.pid" 2>/dev/null)"; stop_pid "$(cat "$TMP/gitd.pid" 2>/dev/null)"; for f in spid kpid; do spid=$(cat "$TMP/$f" 2>/dev/null); [ -z "$spid" ] || { stop_pid "$spid"; stop_session KILL "$spid"; }; done'
+test_log "$TMP/smtpd.log" "$TMP/e[0-9]*" "$TMP/web.log" "$TMP/gitd.log"
 
 # reply FROM IN-REPLY-TO BODY: a reply to a report, over SMTP to the robot's Maildir
 # (each test runs in a subshell: the count is kept in a file; the last one: $(cat "$TMP/n"))
@@ -166,28 +171,36 @@ $(cat "$TMP/fix.patch")" && once "$TMP/e6t" && grep -q "^exit 0$" "$TMP/e6t" &&
 	expect "state_of 1" acknowledged
 '
 
-test_expect_success SETUP '#lkprobot test <git-url> <branch>: what it brings tested; no such branch, one that does not apply, a url that cannot be fetched: said' '
+test_expect_success SETUP '#lkprobot test <git-url> <branch>: (git daemon) what it brings tested; no such branch, one that does not apply, a server that has none, a local path: said' '
 	git clone -q "$TMP/repo" "$TMP/fixes" && cd "$TMP/fixes" &&
 	git config user.email dev@example.org && git config user.name "A Developer" &&
 	git checkout -q -b nofix HEAD && echo "not the fix" >README && git add README && git commit -qm "README" &&
 	git checkout -q -b bad HEAD~3 && echo 5 >speed && git commit -qam "speed: elsewhere" && cd "$SRC" &&
-	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test file://$TMP/fixes nofix" &&
+	{ git daemon --export-all --base-path="$TMP" --listen=127.0.0.1 --port=$gport --reuseaddr "$TMP/fixes" \
+		>"$TMP/gitd.log" 2>&1 & echo $! >"$TMP/gitd.pid"; } &&
+	for i in $(seq 1 100); do git ls-remote "git://127.0.0.1:$gport/fixes" >/dev/null 2>&1 && break; sleep 0.1; done &&
+	G="git://127.0.0.1:$gport/fixes" &&
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test $G nofix" &&
 	n1=$(cat "$TMP/n") &&
-	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test file://$TMP/fixes nosuchbranch" &&
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test $G nosuchbranch" &&
 	n2=$(cat "$TMP/n") &&
-	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test file://$TMP/fixes bad" &&
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test $G bad" &&
 	n3=$(cat "$TMP/n") &&
-	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test file://$TMP/nowhere master" &&
-	n4=$(cat "$TMP/n") && once "$TMP/e6u" && grep -q "^exit 0$" "$TMP/e6u" &&
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test git://127.0.0.1:$gport/nowhere master" &&
+	n4=$(cat "$TMP/n") &&
+	reply "A Developer <dev@example.org>" "$(cat "$TMP/mid1")" "#lkprobot test file://$TMP/fixes nofix" &&
+	n5=$(cat "$TMP/n") && once "$TMP/e6u" && grep -q "^exit 0$" "$TMP/e6u" &&
 	answer_of "<reply$n1@example.org>" >"$TMP/test2.txt" && cat "$TMP/test2.txt" &&
-	grep -q "applied file://$TMP/fixes nofix ([0-9a-f]*: what it brings since its merge base with the culprit) on the culprit" "$TMP/test2.txt" &&
+	grep -q "applied $G nofix ([0-9a-f]*: what it brings since its merge base with the culprit) on the culprit" "$TMP/test2.txt" &&
 	grep -q "the regression is not gone.$" "$TMP/test2.txt" && ! grep -q "Tested-by" "$TMP/test2.txt" &&
 	answer_of "<reply$n2@example.org>" >"$TMP/test3.txt" && cat "$TMP/test3.txt" &&
-	grep -q "Nothing was tested: file://$TMP/fixes has no branch or commit nosuchbranch." "$TMP/test3.txt" &&
+	grep -q "Nothing was tested: $G has no branch or commit nosuchbranch." "$TMP/test3.txt" &&
 	answer_of "<reply$n3@example.org>" >"$TMP/test4.txt" && cat "$TMP/test4.txt" &&
-	grep -q "Nothing was tested: file://$TMP/fixes bad ([0-9a-f]*: what it brings since its merge base with the culprit): speed does not apply on [0-9a-f]*." "$TMP/test4.txt" &&
+	grep -q "Nothing was tested: $G bad ([0-9a-f]*: what it brings since its merge base with the culprit): speed does not apply on [0-9a-f]*." "$TMP/test4.txt" &&
 	answer_of "<reply$n4@example.org>" >"$TMP/test5.txt" && cat "$TMP/test5.txt" &&
-	grep -q "Nothing was tested: file://$TMP/nowhere cannot be fetched: .*nowhere" "$TMP/test5.txt"
+	grep -q "Nothing was tested: git://127.0.0.1:$gport/nowhere cannot be fetched: " "$TMP/test5.txt" &&
+	answer_of "<reply$n5@example.org>" >"$TMP/test6.txt" && cat "$TMP/test6.txt" &&
+	grep -q "Nothing was tested: file://$TMP/fixes is no git server.s address (git://, http://, https://, ssh://)." "$TMP/test6.txt"
 '
 
 test_expect_success SETUP 'a head that undoes the regression: the report followed up in its thread (more rounds: the store lost runs), fixed' '
