@@ -68,7 +68,7 @@ void triage_recheck_pair(const struct node *report, const struct tree_conf *t, s
 				   .align = n > 0 ? n : BISECT_LAYOUT_ALIGN };
 }
 
-/* What became of the report's change in a comparison of its culprit's kind: "still exists", "is gone". */
+/* The report's change when culprit and parent ran again: "still exists", "is gone", ...; NULL: not sure. */
 static const char *fate(const struct bisect_result *r, double reported)
 {
 	if (r->again.status == CHECK_REFUTES)
