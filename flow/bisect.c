@@ -513,3 +513,21 @@ enum flow_status flow_measure(const struct bisect_request *req, size_t runs, str
 		rc = session_measure(&s, runs, res, err);
 	return session_end(&s, rc, res, err);
 }
+
+enum flow_status flow_pair(const struct bisect_request *req, bool fresh, struct bisect_result *res, struct strbuf *err)
+{
+	struct bsession s = { .a = *req, .lock_fd = -1, .fresh = fresh };
+	enum flow_status rc;
+
+	s.a.resume = 0;
+	*res = (struct bisect_result){ .p = NAN, .change = NAN, .ends_change = NAN };
+	if (!req->metric || !req->good) {
+		strbuf_setf(err, "two commits are compared on a metric: %s", req->metric ? "no base" : "no metric");
+		res->status = BISECTION_FAILED;
+		return FLOW_BAD;
+	}
+	rc = session_job(&s, err) ? FLOW_BAD : session_store(&s, err);
+	if (!rc && !(rc = session_provider(&s, err)))
+		rc = bisect_pair(&s, res, err);
+	return session_end(&s, rc, res, err);
+}

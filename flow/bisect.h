@@ -67,4 +67,21 @@ enum flow_status flow_bisect(const struct bisect_request *req, struct bisect_res
 enum flow_status flow_measure(const struct bisect_request *req, size_t runs, struct bisect_result *res,
 			      struct strbuf *err);
 
+/*
+ * Compare two commits of req->tree — req->bad against req->good, on
+ * req->metric (required) — in interleaved rounds by the decision a
+ * bisection confirms its culprit with, nothing recorded as a bisection:
+ * a report's recheck, a patch tested on its culprit, a report's
+ * follow-up. fresh: only the rounds made now count (the commits' earlier
+ * ones are left out: measured again); else the rounds they share in the
+ * store count too. With req->layout_align and a provider that builds
+ * kernels, the layout check of the pair too (res->layout). FLOW_OK with
+ * res named (culprit: bad, parent: good), res->confirm the decision and
+ * res->again its figures and table, res->status found (changed),
+ * not-reproduced (the same) or not-sure; FLOW_FAIL when it could not be
+ * made (res->untestable: the end that cannot be tested, why its first
+ * error line); FLOW_BAD on bad input. Release res in every case.
+ */
+enum flow_status flow_pair(const struct bisect_request *req, bool fresh, struct bisect_result *res, struct strbuf *err);
+
 #endif

@@ -38,9 +38,12 @@ struct bsession {
 	long long id;
 	int lock_fd;
 	bool measure; /* flow_measure: one commit, no bisection recorded */
+	bool fresh;   /* flow_pair: only the rounds its comparisons make count */
 };
 
 /* The revert and layout checks of the culprit the session named, into res (prove.c). */
 void bisect_prove(struct bsession *s, struct bisect_result *res);
+/* flow_pair's comparison of the range's bad end against its good end, and its layout check (prove.c). */
+enum flow_status bisect_pair(struct bsession *s, struct bisect_result *res, struct strbuf *err);
 
 #endif

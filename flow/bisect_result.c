@@ -28,6 +28,8 @@ void bisect_result_release(struct bisect_result *res)
 	free(res->layout.why);
 	free(res->layout.kcflags);
 	free(res->layout.table);
+	free(res->again.why);
+	free(res->again.table);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -159,6 +161,10 @@ void bisect_result_json(struct strbuf *out, const struct bisect_result *r)
 		check_json(out, "revert", &r->revert);
 		strbuf_addstr(out, ", ");
 		check_json(out, "layout", &r->layout);
+	}
+	if (r->again.status != CHECK_NOT_MADE) {
+		strbuf_addstr(out, ", ");
+		check_json(out, "again", &r->again);
 	}
 	strbuf_addstr(out, "}\n");
 }
@@ -325,6 +331,8 @@ int bisect_result_parse(const char *text, size_t len, struct bisect_result *r, s
 		get_check(node_get(js, "revert"), &r->revert);
 	if (node_get(js, "layout"))
 		get_check(node_get(js, "layout"), &r->layout);
+	if (node_get(js, "again"))
+		get_check(node_get(js, "again"), &r->again);
 	node_free(js);
 	return 0;
 }
@@ -347,8 +355,9 @@ int bisect_checks_parse(const char *text, size_t len, struct bisect_result *r, s
 
 void bisect_layout_table(struct strbuf *t, const struct layout_figures *f)
 {
-	strbuf_addf(t, "We recompiled the kernels with option \"%s\", and the\n%s %s:\n\n", f->kcflags,
-		    f->worse ? "regression" : "improvement", f->gone ? "is gone" : "still exists");
+	if (f->kcflags)
+		strbuf_addf(t, "We recompiled the kernels with option \"%s\", and the\n%s %s:\n\n", f->kcflags,
+			    f->worse ? "regression" : "improvement", f->gone ? "is gone" : "still exists");
 	strbuf_addf(t, "%.16s  %.26s  testcase/testparams/testbox\n", f->parent, f->culprit);
 	strbuf_addstr(t,
 		      "----------------  --------------------------  ---------------------------\n"

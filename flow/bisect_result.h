@@ -90,6 +90,12 @@ struct bisect_result {
 	enum bisection_end untestable; /* failed: the end that cannot be tested */
 	bool fault; /* failed on a fault of the machine that may pass (a full disk, the store held) */
 	struct bisection_check revert, layout; /* of a named culprit */
+	/*
+	 * flow_pair: the bad end (culprit) against the good one (parent) in
+	 * rounds of their own — confirms: changed, refutes: the same, not-sure
+	 * (not-made: no pair was compared); its table the layout's form.
+	 */
+	struct bisection_check again;
 };
 
 /* Free what res holds and zero it. */
@@ -108,7 +114,7 @@ void bisect_checks_json(struct strbuf *out, const struct bisect_result *res);
 int bisect_checks_parse(const char *text, size_t len, struct bisect_result *r, struct strbuf *err);
 /* What the layout check's table shows (bisect_layout_table). */
 struct layout_figures {
-	const char *kcflags;
+	const char *kcflags;	      /* NULL: no rebuild, the table alone (its caller says what it shows) */
 	bool worse, gone;	      /* a regression (else an improvement); gone in the aligned builds */
 	const char *parent, *culprit; /* full ids */
 	double base, change, commit;  /* the parent's mean, the decision's change (percent), the culprit's */
@@ -118,7 +124,8 @@ struct layout_figures {
 /*
  * 0-day's compact table of a rebuild with aligned functions (the second
  * example's "We recompiled the kernels with option ..."): the header of
- * parent and culprit, the job's row, the metric's GEO-MEAN.
+ * parent and culprit, the job's row, the metric's GEO-MEAN. Without
+ * kcflags the table alone (two commits run again, a patch tested).
  */
 void bisect_layout_table(struct strbuf *out, const struct layout_figures *f);
 

@@ -5,6 +5,7 @@
 #include "lists.h"
 #include "../lib/kernel/git.h"
 #include "../lib/store/store.h"
+#include "../mail/maildir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -66,14 +67,18 @@ struct reading {
 	int epoch;
 	size_t nmails;
 	char last[GITREPO_HEXSZ + 1];
+	lists_mail_fn each; /* every new mail is handed to it too (NULL: none) */
+	void *each_arg;
+	struct strbuf *err;
 };
 
-static void add_mail(struct reading *rd, const char *id, const char *data, size_t len)
+/* A mail added to the set; where: an archive's "epoch:commit" (id, of rd's epoch) or a Maildir's "cur/NAME". */
+static void add_mail(struct reading *rd, const char *id, const char *where, const char *data, size_t len)
 {
 	struct series_mail *m = xcalloc(1, sizeof(*m));
 
 	series_mail_parse(data, len, m);
-	m->where = xasprintf("%d:%s", rd->epoch, id);
+	m->where = where ? xstrdup(where) : xasprintf("%d:%s", rd->epoch, id);
 	series_set_add(rd->set, m);
 	rd->nmails++;
 }
@@ -82,9 +87,46 @@ static int one_mail(const char *id, const char *data, size_t len, void *arg)
 {
 	struct reading *rd = arg;
 
-	add_mail(rd, id, data, len);
+	if (rd->each && data) {
+		char *where = xasprintf("%d:%s", rd->epoch, id);
+		int rc = rd->each(data, len, where, rd->each_arg, rd->err);
+		free(where);
+		if (rc)
+			return -1;
+	}
+	add_mail(rd, id, NULL, data, len);
 	snprintf(rd->last, sizeof(rd->last), "%s", id);
 	return 0;
+}
+
+/* A Maildir's new mail: handed on, added to the set (where: "cur/NAME", where it is once read). */
+static int maildir_mail(const char *where, const char *msg, size_t len, void *arg, struct strbuf *err)
+{
+	struct reading *rd = arg;
+
+	if (rd->each && rd->each(msg, len, where, rd->each_arg, err))
+		return -1;
+	add_mail(rd, NULL, where, msg, len);
+	return 0;
+}
+
+int lists_mail_at(const char *dir, const char *where, struct strbuf *msg, struct strbuf *err)
+{
+	const char *colon = strchr(where, ':');
+	struct gitrepo *r = NULL;
+
+	if (!strncmp(where, "cur/", 4))
+		return maildir_read(dir, where, SERIES_MAX_MAIL, msg, err);
+	if (!colon) {
+		strbuf_setf(err, "'%s': not where a mail of a list is", where);
+		return -1;
+	}
+	char *path = xasprintf("%s/git/%.*s.git", dir, (int)(colon - where), where);
+	int ret = gitrepo_open(&r, path, err) || gitrepo_read(r, colon + 1, "m", msg, err) ? -1 : 0;
+	if (r)
+		gitrepo_close(r);
+	free(path);
+	return ret;
 }
 
 /* The mails of list's waiting series, from where the store says they are, read again into rd's set. */
@@ -104,16 +146,13 @@ static void reread_waiting(const char *dir, struct store *st, const char *list, 
 			size_t n = strcspn(p, " ");
 			char *one = xstrndup(p, n), *colon = strchr(one, ':');
 			p += n + (p[n] == ' ');
-			struct gitrepo *r = NULL;
-			char *repo = colon ? xasprintf("%s/git/%.*s.git", dir, (int)(colon - one), one) : NULL;
 			struct strbuf m = STRBUF_INIT;
-			if (repo && !gitrepo_open(&r, repo, &err) && !gitrepo_read(r, colon + 1, "m", &m, &err)) {
+			if (!lists_mail_at(dir, one, &m, &err)) {
 				rd->epoch = atoi(one);
-				add_mail(rd, colon + 1, m.buf, m.len);
+				add_mail(rd, colon && strncmp(one, "cur/", 4) ? colon + 1 : NULL,
+					 strncmp(one, "cur/", 4) ? NULL : one, m.buf, m.len);
 			}
-			gitrepo_close(r);
 			strbuf_release(&m);
-			free(repo);
 			free(one);
 		}
 	}
@@ -152,15 +191,23 @@ out:
 	return ret;
 }
 
-int lists_read(const char *dir, struct store *st, const char *list, struct series_set *set, size_t *nmails, int64_t now,
-	       struct strbuf *err)
+int lists_read_each(const char *dir, struct store *st, const char *list, struct series_set *set, size_t *nmails,
+		    int64_t now, lists_mail_fn each, void *arg, struct strbuf *err)
 {
-	struct reading rd = { .set = set };
+	struct reading rd = { .set = set, .each = each, .each_arg = arg, .err = err };
 	int *ep;
 	size_t n;
 	int ret = 0;
 
 	*nmails = 0;
+	if (maildir_is(dir)) {
+		size_t skipped;
+		if (st)
+			reread_waiting(dir, st, list, &rd);
+		ret = maildir_each(dir, SERIES_MAX_MAIL, maildir_mail, &rd, &skipped, err) < 0 ? -1 : 0;
+		*nmails = rd.nmails;
+		return ret;
+	}
 	if (epochs(dir, &ep, &n, err))
 		return -1;
 	if (st)
@@ -174,6 +221,12 @@ int lists_read(const char *dir, struct store *st, const char *list, struct serie
 	free(ep);
 	*nmails = rd.nmails;
 	return ret;
+}
+
+int lists_read(const char *dir, struct store *st, const char *list, struct series_set *set, size_t *nmails, int64_t now,
+	       struct strbuf *err)
+{
+	return lists_read_each(dir, st, list, set, nmails, now, NULL, NULL, err);
 }
 
 char *lists_parts(const struct series *s)

@@ -29,6 +29,22 @@ struct store;
 int lists_read(const char *dir, struct store *st, const char *list, struct series_set *set, size_t *nmails, int64_t now,
 	       struct strbuf *err);
 
+/*
+ * A new mail of a list as it is read (where: the archive's "epoch:commit",
+ * or a Maildir's "cur/NAME"): 0 go on, -1 stop with err set (the reading
+ * fails, and the mail is read again the next time).
+ */
+typedef int (*lists_mail_fn)(const char *msg, size_t len, const char *where, void *arg, struct strbuf *err);
+/*
+ * lists_read, each new mail (not those of waiting series read again) handed
+ * to each as well — the replies among them. dir may also be a Maildir
+ * (new/ and cur/): its new mails are read and moved to cur/.
+ */
+int lists_read_each(const char *dir, struct store *st, const char *list, struct series_set *set, size_t *nmails,
+		    int64_t now, lists_mail_fn each, void *arg, struct strbuf *err);
+/* The mail at where (as lists_mail_fn names it) of the list at dir, into msg. 0, or -1 with err set. */
+int lists_mail_at(const char *dir, const char *where, struct strbuf *msg, struct strbuf *err);
+
 /* Is dir a public-inbox v2 archive (git/N.git epochs)? 0, or -1 with one line in err saying what to give. */
 int lists_check_archive(const char *dir, struct strbuf *err);
 

@@ -39,24 +39,74 @@ static void check_say(struct bisection_check *c, enum check_status st, const cha
 	c->why = strbuf_detach(&b);
 }
 
-/* The mean of commit i's samples of the metric (NAN: none). */
-static double mean_of(struct driver *d, size_t i)
+/* The mean of commit i's samples of the metric as o has them (NAN: none). */
+static double mean_of(const struct bisect_oracle *o, size_t i)
 {
-	struct bisect_oracle o;
 	const double *v;
 	const uint64_t *r;
 	size_t n = 0;
 	struct strbuf e = STRBUF_INIT;
 	double sum = 0;
 
-	bisect_driver_oracle(d, &o);
-	int rc = o.samples(o.ctx, i, &v, &r, &n, &e);
+	int rc = o->samples(o->ctx, i, &v, &r, &n, &e);
 	strbuf_release(&e);
 	if (rc || !n)
 		return NAN;
 	for (size_t k = 0; k < n; k++)
 		sum += v[k];
 	return sum / (double)n;
+}
+
+/*
+ * Rounds of their own (a recheck): an oracle that passes a comparison's
+ * batches on and shows it only the samples of the rounds they made, so
+ * that the commits' earlier rounds (the bisection's) are not counted again.
+ */
+struct fresh {
+	struct bisect_oracle in;
+	uint64_t *ids; /* the rounds made through it */
+	size_t n;
+	double *v;
+	uint64_t *r;
+};
+
+static int fresh_run(void *ctx, const struct bisect_batch *b, struct strbuf *err)
+{
+	struct fresh *f = ctx;
+
+	f->ids = xrealloc(f->ids, (f->n + b->n + 1) * sizeof(*f->ids));
+	for (size_t k = 0; k < b->n; k++)
+		f->ids[f->n++] = b->runs[k].round_id;
+	return f->in.run(f->in.ctx, b, err);
+}
+
+static int fresh_samples(void *ctx, size_t i, const double **v, const uint64_t **r, size_t *n, struct strbuf *err)
+{
+	struct fresh *f = ctx;
+	const double *iv;
+	const uint64_t *ir;
+	size_t in = 0;
+	int rc = f->in.samples(f->in.ctx, i, &iv, &ir, &in, err);
+
+	if (rc)
+		return rc;
+	free(f->v);
+	free(f->r);
+	f->v = xcalloc(in + 1, sizeof(*f->v));
+	f->r = xcalloc(in + 1, sizeof(*f->r));
+	*n = 0;
+	for (size_t k = 0; k < in && ir; k++) {
+		bool ours = false;
+		for (size_t q = 0; ir[k] && q < f->n && !ours; q++)
+			ours = f->ids[q] == ir[k];
+		if (ours) {
+			f->v[*n] = iv[k];
+			f->r[(*n)++] = ir[k];
+		}
+	}
+	*v = f->v;
+	*r = f->r;
+	return 0;
 }
 
 /*
@@ -69,6 +119,7 @@ static int compare_on(struct bsession *s, struct driver *d, size_t i, size_t j, 
 {
 	struct bisect_oracle o;
 	struct bisect_opts bo = { 0 };
+	struct fresh f = { 0 };
 	size_t builds = d->builds, runs = d->runs, batches = 0;
 	uint64_t seed = 0;
 
@@ -76,6 +127,10 @@ static int compare_on(struct bsession *s, struct driver *d, size_t i, size_t j, 
 	if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed) || !seed)
 		seed = d->rng ^ ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
 	bisect_driver_oracle(d, &o);
+	if (s->fresh) {
+		f.in = o;
+		o = (struct bisect_oracle){ .run = fresh_run, .samples = fresh_samples, .ctx = &f };
+	}
 	bo.metric = compare_metric_spec(s->a.floors, d->metric);
 	bo.seed = seed;
 	bool futile = false;
@@ -85,9 +140,12 @@ static int compare_on(struct bsession *s, struct driver *d, size_t i, size_t j, 
 	c->runs = d->runs - runs;
 	if (!rc) {
 		c->decided = true;
-		c->base_mean = mean_of(d, i);
-		c->commit_mean = mean_of(d, j);
+		c->base_mean = mean_of(&o, i);
+		c->commit_mean = mean_of(&o, j);
 	}
+	free(f.ids);
+	free(f.v);
+	free(f.r);
 	return rc;
 }
 
@@ -189,7 +247,7 @@ static int layout_driver(struct bsession *s, const struct bisect_result *res, st
 	return 0;
 }
 
-/* The layout check's figures in 0-day's table, into c->table. */
+/* A check's figures in 0-day's compact table (the layout's, or the pair's run again), into c->table. */
 static void layout_table(const struct driver *d2, const struct bisect_result *res, struct bisection_check *c)
 {
 	struct strbuf t = STRBUF_INIT, path = STRBUF_INIT, e = STRBUF_INIT;
@@ -274,4 +332,45 @@ void bisect_prove(struct bsession *s, struct bisect_result *res)
 	/* what the checks cost is the bisection's too */
 	res->builds = s->d.builds + res->layout.builds;
 	res->runs += res->revert.runs + res->layout.runs;
+}
+
+enum flow_status bisect_pair(struct bsession *s, struct bisect_result *res, struct strbuf *err)
+{
+	struct driver *d = &s->d;
+	struct bisection_check *c = &res->again;
+	size_t n = s->range.n;
+
+	d->metric = s->a.metric;
+	int rc = compare_on(s, d, n, n - 1, c, err);
+	if (rc > 0) {
+		size_t i = d->untestable[n - 1] ? n - 1 : n;
+		strbuf_setf(err, "%.12s cannot be tested: %s", commit_of(d, i),
+			    d->why_untestable[i] ? d->why_untestable[i] : "it does not build or run");
+	}
+	if (rc)
+		return FLOW_FAIL;
+	snprintf(res->culprit, sizeof(res->culprit), "%s", s->bad_id);
+	snprintf(res->parent, sizeof(res->parent), "%s", d->good);
+	res->known = res->named = res->confirmed = true;
+	res->confirm = c->d;
+	res->change = c->d.change;
+	res->metric = xstrdup(d->metric);
+	res->why = xstrdup(c->d.why);
+	res->status = c->d.verdict == DECIDE_CHANGED ? BISECTION_FOUND
+		      : c->d.verdict == DECIDE_SAME  ? BISECTION_NOT_REPRODUCED
+						     : BISECTION_NOT_SURE;
+	c->status = c->d.verdict == DECIDE_CHANGED ? CHECK_CONFIRMS
+		    : c->d.verdict == DECIDE_SAME  ? CHECK_REFUTES
+						   : CHECK_UNSURE;
+	c->why = xasprintf("%.12s against %.12s: %s", s->bad_id, d->good, c->d.why);
+	if (c->status != CHECK_UNSURE)
+		layout_table(d, res, c);
+	/* asked for (a recheck: not a test, not a follow-up, whatever the job's layout_check), and a change to check */
+	if (s->a.layout_align && c->status == CHECK_CONFIRMS)
+		prove_layout(s, res);
+	else if (s->a.layout_align)
+		check_say(&res->layout, CHECK_NOT_MADE, "no change to check in other kernel builds");
+	res->builds = d->builds + res->layout.builds;
+	res->runs = c->runs + res->layout.runs;
+	return FLOW_OK;
 }

@@ -10,8 +10,10 @@
 #include "../mail/mailrules.h"
 #include "../mail/mime.h"
 #include "../mail/outbox.h"
+#include "../mail/mailread.h"
 #include "../mail/report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,22 +25,21 @@ static void verdict(struct report_outcome *out, enum report_verdict v, const cha
 	strbuf_addstr(&out->why, why);
 }
 
-/* msg DKIM-signed (when mail.dkim_key says so) into signed_msg: REPORT_QUEUED, or BAD (the key) / FAILED with err. */
-static enum report_verdict sign(const struct mailconf *mc, time_t date, const struct strbuf *msg,
-				struct strbuf *signed_msg, struct strbuf *err)
+int flow_mail_sign(const struct mailconf *mc, time_t date, const struct strbuf *msg, struct strbuf *out,
+		   struct strbuf *err)
 {
 	if (mc->dkim_key) {
 		struct dkim_key *key;
 		struct dkim_params dp = { .domain = mc->dkim_domain, .selector = mc->dkim_selector, .time = date };
 		if (dkim_key_load(&key, mc->dkim_key, err))
-			return REPORT_BAD;
-		int r = dkim_sign(key, &dp, msg->buf, msg->len, signed_msg, err);
+			return 1;
+		int r = dkim_sign(key, &dp, msg->buf, msg->len, out, err);
 		dkim_key_free(key);
 		if (r)
-			return REPORT_FAILED;
+			return -1;
 	}
-	strbuf_add(signed_msg, msg->buf, msg->len);
-	return REPORT_QUEUED;
+	strbuf_add(out, msg->buf, msg->len);
+	return 0;
 }
 
 /* The message rendered for SMTP and DKIM-signed into signed_msg; its Message-ID into id. */
@@ -51,14 +52,97 @@ static enum report_verdict render_signed(struct report_input *in, const struct m
 	in->lf = false;
 	in->message_id_out = id;
 	int r = report_render(in, &msg, err);
-	v = r ? (r > 0 ? REPORT_NOTHING : REPORT_BAD) : sign(mc, in->date, &msg, signed_msg, err);
+	if (r)
+		v = r > 0 ? REPORT_NOTHING : REPORT_BAD;
+	else if ((r = flow_mail_sign(mc, in->date, &msg, signed_msg, err)))
+		v = r > 0 ? REPORT_BAD : REPORT_FAILED;
 	strbuf_release(&msg);
 	return v;
 }
 
+/* Each address of list as its addr-spec, a line each, onto out. */
+static void add_specs(struct strbuf *out, const char *const *list, size_t n)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		char *spec = mime_addr_spec(list[i], &e);
+		if (spec)
+			strbuf_addf(out, "%s\n", spec);
+		free(spec);
+	}
+	strbuf_release(&e);
+}
+
+/* The MAINTAINERS sections of the recipients' reasons ("maintainer of LIBNVDIMM (M:)"), a line each. */
+static void add_sections(struct strbuf *out, const struct recipients *people)
+{
+	static const char *const kinds[] = { "maintainer of ", "reviewer of ", "list of " };
+
+	for (size_t i = 0; i < people->n; i++)
+		for (size_t k = 0; k < 3; k++)
+			for (const char *p = people->v[i].why; p && (p = strstr(p, kinds[k]));) {
+				p += strlen(kinds[k]);
+				const char *end = strstr(p, " (");
+				if (!end)
+					break;
+				char *one = xasprintf("\n%.*s\n", (int)(end - p), p), *line = one + 1;
+				if (!strstr(out->buf, one) && strncmp(out->buf, line, strlen(line)))
+					strbuf_addstr(out, line);
+				free(one);
+			}
+}
+
+/*
+ * The report's row in the store (once by its Message-ID): the culprit and
+ * its parent, the job, the change the mail gave and who got it. A report
+ * queued before is found again as it was. 0, or -1 with err set.
+ */
+static int record_report(struct store *s, const struct report_request *rq, const struct report_input *in,
+			 const struct mail_plan *plan, const struct strbuf *msg, const char *id, int64_t qid,
+			 const struct report_outcome *out, struct strbuf *err)
+{
+	const struct compare_row *h = report_headline(in->cmp, in->metric);
+	struct strbuf rcpts = STRBUF_INIT, sections = STRBUF_INIT;
+	char *subject = mailread_header(msg->buf, msg->len, "Subject");
+	const char *desc = in->test_desc ? in->test_desc : "", *slash = strrchr(desc, '/');
+	char *testcase = slash ? xstrndup(desc, (size_t)(slash - desc)) : xstrdup(desc);
+
+	add_specs(&rcpts, plan->to, plan->nto);
+	add_specs(&rcpts, plan->cc, plan->ncc);
+	add_specs(&rcpts, (const char *const *)plan->envelope, plan->nenvelope);
+	add_sections(&sections, &plan->people);
+	struct store_report r = { .message_id = id,
+				  .tree = rq->tree_name,
+				  .branch = rq->branch,
+				  .culprit = in->commit,
+				  .parent = in->base_commit,
+				  .job = rq->job,
+				  .testcase = testcase,
+				  .machine = slash ? slash + 1 : NULL,
+				  .metric = out->decided ? out->metric : NULL,
+				  .kind = rq->kind > 0	 ? "improvement"
+					  : rq->kind < 0 ? "regression"
+							 : NULL,
+				  .subject = subject,
+				  .rcpts = rcpts.buf,
+				  .sections = sections.len ? sections.buf : NULL,
+				  .change = h ? h->decision.change : NAN,
+				  .lo = h ? h->decision.lo : NAN,
+				  .hi = h ? h->decision.hi : NAN,
+				  .bisection = rq->bisection,
+				  .outbox = qid };
+	int64_t rid = store_report_add(s, &r, (int64_t)time(NULL), err);
+	strbuf_release(&rcpts);
+	strbuf_release(&sections);
+	free(subject);
+	free(testcase);
+	return rid < 0 ? -1 : 0;
+}
+
 /* Queued (once by Message-ID) and delivered: the verdict, the mail's state from the store. */
-static void queue_deliver(const struct report_request *rq, const struct mail_plan *plan, const char *from,
-			  const struct strbuf *msg, const char *id, struct report_outcome *out)
+static void queue_deliver(const struct report_request *rq, const struct report_input *in, const struct mail_plan *plan,
+			  const char *from, const struct strbuf *msg, const char *id, struct report_outcome *out)
 {
 	const struct mailconf *mc = rq->mc;
 	const struct reportjob_opts *w = &rq->what;
@@ -75,6 +159,10 @@ static void queue_deliver(const struct report_request *rq, const struct mail_pla
 	}
 	if (outbox_queue(s, id, from_spec, (const char *const *)plan->envelope, plan->nenvelope, msg->buf, msg->len,
 			 &qid, &dup, &err)) {
+		verdict(out, REPORT_FAILED, err.buf);
+		goto out;
+	}
+	if (record_report(s, rq, in, plan, msg, id, dup ? 0 : qid, out, &err)) {
 		verdict(out, REPORT_FAILED, err.buf);
 		goto out;
 	}
@@ -136,6 +224,39 @@ void report_request_input(const struct report_request *rq, const char *from, con
 	in->date = rq->date;
 }
 
+/* How many reports of the test on this machine to look back on for the accuracy line. */
+#define REPORT_ACCURACY_LAST 20
+
+/*
+ * The accuracy record's line (after the caller's note, if any): of the
+ * last reports of this test on this machine that were triaged, how many
+ * were confirmed — only when there are some.
+ */
+static void accuracy_note(const struct reportjob_opts *w, const struct report_input *in, struct strbuf *note)
+{
+	const char *desc = in->test_desc ? in->test_desc : "", *slash = strrchr(desc, '/');
+	char *dbpath = store_default_path(w->db, w->result_dir), *testcase = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = slash ? store_open(dbpath, &err) : NULL;
+	long n = 0, k = 0;
+
+	if (s) {
+		testcase = xstrndup(desc, (size_t)(slash - desc));
+		if (store_report_triaged(s, testcase, slash + 1, REPORT_ACCURACY_LAST, &n, &k, &err))
+			n = 0;
+		store_close(s);
+	}
+	if (n > 0)
+		strbuf_addf(note,
+			    "%s%sOf the last %ld report%s of this test on this machine that were triaged, %ld %s "
+			    "confirmed.",
+			    in->note ? in->note : "", in->note ? " " : "", n, n == 1 ? "" : "s", k,
+			    k == 1 ? "was" : "were");
+	free(testcase);
+	free(dbpath);
+	strbuf_release(&err);
+}
+
 static size_t count_strv(const char *const *v)
 {
 	size_t n = 0;
@@ -150,7 +271,7 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 	const struct mailconf *mc = rq->mc;
 	struct reportjob rj = { 0 };
 	struct reportjob_opts w = rq->what;
-	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, id = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, id = STRBUF_INIT, note = STRBUF_INIT;
 	struct mail_plan plan;
 	const struct mail_case mcase = { .mc = mc,
 					 .tree = w.tree,
@@ -214,18 +335,22 @@ void flow_report_send(const struct report_request *rq, struct report_outcome *ou
 		in.nextra = 1;
 	}
 	report_request_input(rq, mc->from, mc->domain, &in);
+	accuracy_note(&w, &in, &note);
+	if (note.len)
+		in.note = note.buf;
 	enum report_verdict v = render_signed(&in, mc, &msg, &id, &err);
 	if (v != REPORT_QUEUED) {
 		verdict(out, v, err.buf);
 		goto out;
 	}
-	queue_deliver(rq, &plan, in.from, &msg, id.buf, out);
+	queue_deliver(rq, &in, &plan, in.from, &msg, id.buf, out);
 out:
 	mail_plan_release(&plan);
 	reportjob_release(&rj);
 	strbuf_release(&err);
 	strbuf_release(&msg);
 	strbuf_release(&id);
+	strbuf_release(&note);
 }
 
 void report_outcome_release(struct report_outcome *out)
@@ -264,7 +389,11 @@ static enum report_verdict notice_render(const struct notice_request *rq, struct
 					.extra_headers = (const char *const *)&plan->dry_run,
 					.nextra = plan->dry_run ? 1 : 0,
 					.body = body.buf };
-	enum report_verdict v = mime_render(&m, &msg, err) ? REPORT_BAD : sign(mc, now, &msg, signed_msg, err);
+	enum report_verdict v = REPORT_BAD;
+	if (!mime_render(&m, &msg, err)) {
+		int r = flow_mail_sign(mc, now, &msg, signed_msg, err);
+		v = r > 0 ? REPORT_BAD : r < 0 ? REPORT_FAILED : REPORT_QUEUED;
+	}
 	strbuf_release(&msg);
 	strbuf_release(&body);
 	return v;

@@ -37,6 +37,9 @@ struct report_request {
 	const char *base_line;		/* a series' "base: ..." line after url: (NULL: none) */
 	const char *const *also_cc;	/* Cc as well (a series' list and mails' people), NULL-terminated or NULL */
 	const char *const *conf_floors; /* serve.change_floor, "GLOB=PCT" each (NULL-terminated, or NULL) */
+	/* the report's row in the store (its home: replies and follow-ups find it there) */
+	const char *tree_name, *branch, *job; /* the service's tree and branch, the job file (NULL: unknown) */
+	long long bisection;		      /* the bisection that named the culprit (0: none) */
 };
 
 enum report_verdict {
@@ -91,6 +94,14 @@ struct notice_request {
 };
 /* REPORT_QUEUED, REPORT_DUPLICATE (queued before), REPORT_BAD or REPORT_FAILED; why: one line in every case. */
 enum report_verdict flow_notice_queue(const struct notice_request *rq, struct strbuf *why);
+
+/*
+ * msg (a rendered message, CRLF) DKIM-signed when mc says so (mail.dkim),
+ * appended to out. 0; 1 the key cannot be read, -1 it cannot be signed
+ * (err set).
+ */
+int flow_mail_sign(const struct mailconf *mc, time_t date, const struct strbuf *msg, struct strbuf *out,
+		   struct strbuf *err);
 
 /* Send the report rq asks for; out filled in every case (report_outcome_release()). */
 void flow_report_send(const struct report_request *rq, struct report_outcome *out);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct compare_floors;
 struct store;
 
 struct tree_conf {
@@ -30,6 +31,7 @@ struct tree_conf {
 /* A mailing list the service watches: its archive, the tree and branch its patches apply to. */
 struct list_conf {
 	char *name, *archive, *tree, *branch;
+	char *maildir;		    /* a Maildir instead of an archive (then archive is a copy of it) */
 	char *address;		    /* the list's mail address: Cc of its series' reports (NULL: none) */
 	char *url;		    /* the archive's public address: each applied patch's Link: trailer */
 	bool mail_not_applied;	    /* mail a series' author a notice when it does not apply */
@@ -58,9 +60,12 @@ struct serve_conf {
 	size_t ntrees;
 	struct list_conf *lists; /* serve.lists; none: the service watches trees only */
 	size_t nlists;
-	char *series_repo;    /* the robot's own bare repository of applied series */
-	char *series_url;     /* where readers fetch it (git clone URL); NULL: the reports link the bisection */
-	long series_wait;     /* seconds a series missing parts waits after its newest mail */
+	char *series_repo;  /* the robot's own bare repository of applied series */
+	char *series_url;   /* where readers fetch it (git clone URL); NULL: the reports link the bisection */
+	long series_wait;   /* seconds a series missing parts waits after its newest mail */
+	char *maildir;	    /* the robot's own mailbox: replies to its reports (NULL: none) */
+	char **maintainers; /* whose commands are taken for any report (NULL-terminated) */
+	size_t nmaintainers;
 	const char *data_dir; /* lkprobot's jobs/ and hosts/ (the caller's, not the file's) */
 };
 
@@ -83,6 +88,8 @@ void serve_conf_series_url(struct serve_conf *c, const char *base);
  */
 int serve_conf_check_jobs(const struct serve_conf *c, struct strbuf *err);
 void serve_conf_release(struct serve_conf *c);
+/* The serve: section's change_floor added to f (checked when the configuration was read). */
+void serve_conf_floors(const struct serve_conf *c, struct compare_floors *f);
 /* The serve: section's keys, its trees' and the providers' settings as markdown ('lkprobot help config'). */
 void serve_conf_doc(struct strbuf *out);
 

@@ -10,12 +10,14 @@
 #include "serve.h"
 #include "../lib/store/store.h"
 #include "../lib/kernel/git.h"
+#include "../lib/results/compare.h"
 #include "../lib/util/conf.h"
 #include "../lib/job/engine.h"
 #include "../lib/job/job.h"
 #include "jobopts.h"
 #include "lists.h"
 #include "../web/web.h"
+#include "../mail/maildir.h"
 #include "../mail/mime.h"
 
 #include <errno.h>
@@ -116,6 +118,13 @@ static const struct conf_key serve_keys[] = {
 	{ "series_wait", CONF_NUMBER, S(series_wait), .def = "3600", .min = 0, .max = LONG_MAX,
 	  .what = "must be a number of seconds",
 	  .help = "how long a series missing parts waits after its newest mail" },
+	{ "maildir", CONF_STRING, S(maildir), .form = "a directory",
+	  .help = "the robot's own mailbox, a Maildir (new mail in PATH/new as an MDA delivers it): replies to its "
+		  "reports "
+		  "are read there at every pass, their #lkprobot commands acted on" },
+	{ "maintainers", CONF_LIST, S(maintainers), .flags = CONF_ONE_OK | CONF_COUNTED,
+	  .count_off = offsetof(struct serve_conf, nmaintainers),
+	  .help = "addresses whose #lkprobot commands are taken for any report (else only the report's To and Cc)" },
 	{ .type = CONF_OTHERS, .match = serve_provider_key, .help = "the providers' settings for all their trees" },
 	{ 0 },
 };
@@ -150,8 +159,14 @@ static const struct conf_key tree_keys[] = {
 static const struct conf_key list_keys[] = {
 	{ "name", CONF_STRING, L(name), .flags = CONF_REQUIRED,
 	  .help = "the list's name (letters, digits, . _ -): its series in the store and on the dashboard" },
-	{ "archive", CONF_STRING, L(archive), .flags = CONF_REQUIRED, .form = "a directory",
-	  .help = "its public-inbox v2 archive (git/0.git, git/1.git ...), read with libgit2 at every poll" },
+	{ "archive", CONF_STRING, L(archive), .form = "a directory",
+	  .help = "its public-inbox v2 archive (git/0.git, git/1.git ...), read with libgit2 at every poll (a list has "
+		  "an "
+		  "archive or a maildir)" },
+	{ "maildir", CONF_STRING, L(maildir), .form = "a directory",
+	  .help = "instead of an archive: a Maildir the list's mail is delivered to (new/ read at every poll, each "
+		  "mail "
+		  "moved to cur/ once read)" },
 	{ "tree", CONF_STRING, L(tree), .flags = CONF_REQUIRED,
 	  .help = "the tree of serve.trees (its name) the list's patches apply to" },
 	{ "url", CONF_STRING, L(url), .def = "https://lore.kernel.org/r", .check = clone_url_check,
@@ -186,6 +201,16 @@ void serve_conf_doc(struct strbuf *out)
 		      "A tree's provider takes its settings in the tree, or in `serve:` for all its\n"
 		      "trees (where the table says); another provider's key in a tree is an error.\n\n");
 	provider_conf_doc(out);
+}
+
+void serve_conf_floors(const struct serve_conf *c, struct compare_floors *f)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	for (size_t k = 0; k < c->nfloors; k++)
+		if (compare_floors_add(f, c->floors[k], &e))
+			strbuf_reset(&e); /* checked when the configuration was read */
+	strbuf_release(&e);
 }
 
 void serve_conf_release(struct serve_conf *c)
@@ -381,7 +406,15 @@ static int list_load(const struct serve_conf *c, struct list_conf *lc, const cha
 	if (strspn(lc->name, ok) != strlen(lc->name) || *lc->name == '.')
 		return conf_error(err, file, node_get(l, "name"), SERVE, "lists.name",
 				  "a list's name is letters, digits, '.', '_' and '-'");
-	if (lists_check_archive(lc->archive, &e)) {
+	if (!lc->archive == !lc->maildir)
+		return conf_error(err, file, l, SERVE, "lists.archive",
+				  "a list needs either its public-inbox archive (archive:) or a Maildir (maildir:)");
+	if (lc->maildir && !maildir_is(lc->maildir))
+		return conf_error(err, file, node_get(l, "maildir"), SERVE, "lists.maildir",
+				  "is not a Maildir (new/ and cur/ in it); give the Maildir the list is delivered to");
+	if (lc->maildir)
+		lc->archive = xstrdup(lc->maildir); /* the list's mails are read from there */
+	else if (lists_check_archive(lc->archive, &e)) {
 		conf_error(err, file, node_get(l, "archive"), SERVE, "lists.archive", e.buf);
 		strbuf_release(&e);
 		return -1;
@@ -500,6 +533,13 @@ int serve_conf_load(struct serve_conf *c, const char *file, struct strbuf *err)
 			goto out;
 	if (lists_load(c, file, s, err))
 		goto out;
+	if (c->maildir && !maildir_is(c->maildir)) {
+		char *why = xasprintf("'%s' is not a Maildir (new/ and cur/ in it; mkdir -p %s/new %s/cur %s/tmp)",
+				      c->maildir, c->maildir, c->maildir, c->maildir);
+		conf_error(err, file, node_get(s, "maildir"), SERVE, "maildir", why);
+		free(why);
+		goto out;
+	}
 	ret = 0;
 out:
 	node_free(doc);

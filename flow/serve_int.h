@@ -6,6 +6,7 @@
 #ifndef LKP_SERVE_INT_H
 #define LKP_SERVE_INT_H
 
+#include "bisect.h"
 #include "serve.h"
 #include "serve_head.h"
 #include "../lib/store/store.h"
@@ -44,5 +45,22 @@ void serve_head_base(const struct serve_conf *c, struct store *s, const struct s
 /* Test head h against base, in the head's worker: what it gave into *out (head_outcome_release). */
 void serve_test_head(const struct serve_conf *c, const char *config, const struct store_head *h, const char *base,
 		     struct head_outcome *out);
+
+/*
+ * Measure in a child of the service — a head's bisection, a check's
+ * comparison: in a process group of its own, which a stop of the service
+ * ends (SIGTERM, then SIGKILL after a grace), and killed when its parent
+ * dies, so that a restarted service never finds an orphan working in the
+ * checkout it is about to use. The child reads job for tree t into a
+ * request (t's provider, settings and kconfig; the service's result root,
+ * store, cache and data; serve.change_floor), which fn completes and runs;
+ * its result comes back in the bisection result's JSON form into *res
+ * (bisect_result_release). 0, or -1 with why ("<what> ended (...) without
+ * a result") when it gave none.
+ */
+typedef enum flow_status (*serve_measure_fn)(struct bisect_request *req, void *arg, struct bisect_result *res,
+					     struct strbuf *err);
+int serve_measure(const struct serve_conf *c, const struct tree_conf *t, const char *job, serve_measure_fn fn,
+		  void *arg, const char *what, struct bisect_result *res, struct strbuf *why);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "serve_int.h"
 #include "lists.h"
+#include "triage.h"
 #include "../lib/store/store.h"
 #include "../lib/kernel/git.h"
 #include "../mail/mailconf.h"
@@ -287,6 +288,23 @@ static int record_refused(const struct list_conf *l, const struct series_set *se
 	return ret;
 }
 
+/* A list's new mail: its replies' commands taken (triage.h). */
+struct take_arg {
+	const struct serve_conf *c;
+	const struct list_conf *l;
+	struct store *st;
+};
+
+static int take_reply(const char *msg, size_t len, const char *where, void *arg, struct strbuf *err)
+{
+	const struct take_arg *ta = arg;
+	char *w = xasprintf("%s %s", ta->l->name, where);
+	int rc = triage_take(ta->c, ta->st, msg, len, w, err);
+
+	free(w);
+	return rc;
+}
+
 int serve_poll_lists(const struct serve_conf *c, struct store *st, struct strbuf *err)
 {
 	for (size_t i = 0; i < c->nlists; i++) {
@@ -297,7 +315,8 @@ int serve_poll_lists(const struct serve_conf *c, struct store *st, struct strbuf
 		int64_t now = (int64_t)time(NULL);
 		int ret = 0;
 
-		if (lists_read(l->archive, st, l->name, &set, &nmails, now, err)) {
+		struct take_arg ta = { c, l, st };
+		if (lists_read_each(l->archive, st, l->name, &set, &nmails, now, take_reply, &ta, err)) {
 			serve_say("%s: %s (skipped this time)", l->name, err->buf);
 			strbuf_reset(err);
 		} else {
@@ -382,18 +401,13 @@ static void add_header_addrs(const char *h, char ***v, size_t *n)
 	}
 }
 
-/* The To: and Cc: of the mail at where ("epoch:commit" of archive) when it is the cover or patch index. */
+/* The To: and Cc: of the mail at where (of the list at archive) when it is the cover or patch index. */
 static void mail_people(const char *archive, const char *where, int index, char ***v, size_t *n)
 {
-	struct strbuf path = STRBUF_INIT, msg = STRBUF_INIT, err = STRBUF_INIT;
-	const char *colon = strchr(where, ':');
-	struct gitrepo *r = NULL;
+	struct strbuf msg = STRBUF_INIT, err = STRBUF_INIT;
 	struct series_mail m = { 0 };
 
-	if (!colon)
-		return;
-	strbuf_addf(&path, "%s/git/%.*s.git", archive, (int)(colon - where), where);
-	if (!gitrepo_open(&r, path.buf, &err) && !gitrepo_read(r, colon + 1, "m", &msg, &err)) {
+	if (!lists_mail_at(archive, where, &msg, &err)) {
 		series_mail_parse(msg.buf, msg.len, &m);
 		if (m.kind == SERIES_COVER || (m.kind == SERIES_PATCH && m.index == index))
 			for (int h = 0; h < 2; h++) {
@@ -406,9 +420,6 @@ static void mail_people(const char *archive, const char *where, int index, char 
 	} else {
 		serve_say("%s: %s: %s (its people are not copied)", archive, where, err.buf);
 	}
-	if (r)
-		gitrepo_close(r);
-	strbuf_release(&path);
 	strbuf_release(&msg);
 	strbuf_release(&err);
 }
@@ -471,27 +482,19 @@ out:
 	return v;
 }
 
-/* Does the mail at where (of archive) carry a base-commit: that base (a full id) starts with? */
+/* Does the mail at where (of the list at archive) carry a base-commit: that base (a full id) starts with? */
 static bool names_base(const char *archive, const char *where, const char *base)
 {
-	struct strbuf path = STRBUF_INIT, msg = STRBUF_INIT, err = STRBUF_INIT;
-	const char *colon = strchr(where, ':');
-	struct gitrepo *r = NULL;
+	struct strbuf msg = STRBUF_INIT, err = STRBUF_INIT;
 	struct series_mail m = { 0 };
 	bool yes = false;
 
-	if (!colon)
-		return false;
-	strbuf_addf(&path, "%s/git/%.*s.git", archive, (int)(colon - where), where);
-	if (!gitrepo_open(&r, path.buf, &err) && !gitrepo_read(r, colon + 1, "m", &msg, &err)) {
+	if (!lists_mail_at(archive, where, &msg, &err)) {
 		series_mail_parse(msg.buf, msg.len, &m);
 		yes = m.base_commit && strlen(m.base_commit) >= 7 &&
 		      !strncmp(base, m.base_commit, strlen(m.base_commit));
 		series_mail_release(&m);
 	}
-	if (r)
-		gitrepo_close(r);
-	strbuf_release(&path);
 	strbuf_release(&msg);
 	strbuf_release(&err);
 	return yes;

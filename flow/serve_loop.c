@@ -8,6 +8,7 @@
  * serve.h.
  */
 #include "serve_int.h"
+#include "triage.h"
 #include "../lib/sys/proc.h"
 #include "../lib/util/json.h"
 #include "../lib/util/say.h"
@@ -35,6 +36,7 @@
 struct worker {
 	struct proc p;
 	struct strbuf out;
+	const struct node *cmd; /* a check's worker (#lkprobot test, recheck): its command; NULL: a head's */
 	int64_t id;
 	const struct tree_conf *t;
 	const char *branch;
@@ -47,6 +49,7 @@ struct worker_arg {
 	const struct serve_conf *c;
 	const char *config, *base;
 	const struct store_head *h;
+	const struct node *cmd;
 };
 
 static int worker_main(void *arg)
@@ -67,6 +70,20 @@ static int worker_main(void *arg)
 	head_outcome_release(&h);
 	strbuf_release(&out);
 	return msg ? 0 : 1;
+}
+
+/* A check's worker: the command acted on and answered (triage.h); its status says whether it was. */
+static int check_main(void *arg)
+{
+	const struct worker_arg *a = arg;
+	struct strbuf err = STRBUF_INIT;
+
+	dup2(2, 1);
+	int rc = triage_check_main(a->c, a->config, a->cmd, &err);
+	if (rc && err.len)
+		serve_say("%s", err.buf);
+	strbuf_release(&err);
+	return rc;
 }
 
 #define WORKER_GRACE 60 /* s from SIGTERM to SIGKILL: longer than its bisect child's own grace */
@@ -110,6 +127,8 @@ struct pass {
 	struct store *s;
 	struct store_heads todo; /* the heads to do, in the queue's order */
 	bool *done;		 /* ... started (or cancelled) */
+	struct node *checks;	 /* the check commands to do (triage_is_check), oldest first */
+	bool *cdone;		 /* ... started */
 	struct worker *ws;
 	struct worker_arg *args;
 	char **bases;
@@ -157,6 +176,31 @@ static int head_set(struct store *s, int64_t id, const char *status, const char 
 	return r;
 }
 
+/* A worker started for p's arg k (a head's, or a check's with arg->cmd): 0, or -1 with err set. */
+static int start_worker(struct pass *p, int (*fn)(void *), int64_t id, const struct tree_conf *t, const char *branch,
+			bool here, struct strbuf *err)
+{
+	struct worker *w = &p->ws[p->nw++];
+
+	w->id = id;
+	w->t = t;
+	w->branch = branch;
+	w->here = here;
+	w->cmd = p->args[p->nw - 1].cmd;
+	/* a fork of the service: its handlers too (SIGTERM stops its bisection) */
+	w->p = (struct proc){ .fn = fn,
+			      .arg = &p->args[p->nw - 1],
+			      .keep_signals = true,
+			      .in = PROC_NULL,
+			      .out = PROC_CAPTURE,
+			      .capture = &w->out,
+			      .death_sig = SIGKILL };
+	if (proc_start(&w->p, err))
+		return -1;
+	p->running++;
+	return 0;
+}
+
 /* Head i under test: marked testing (unless cancelled), its base chosen, its worker started. 0, or -1. */
 static int start_head(struct pass *p, size_t i, const struct tree_conf *t, bool here, struct strbuf *err)
 {
@@ -174,46 +218,84 @@ static int start_head(struct pass *p, size_t i, const struct tree_conf *t, bool 
 	struct strbuf base = STRBUF_INIT;
 	serve_head_base(p->c, p->s, h, &base);
 	p->bases[p->nw] = strbuf_detach(&base);
-	p->args[p->nw] = (struct worker_arg){ p->c, p->config, p->bases[p->nw], h };
-	struct worker *w = &p->ws[p->nw++];
-	w->id = id;
-	w->t = t;
-	w->branch = h->branch;
-	w->here = here;
-	/* a fork of the service: its handlers too (SIGTERM stops its bisection) */
-	w->p = (struct proc){ .fn = worker_main,
-			      .arg = &p->args[p->nw - 1],
-			      .keep_signals = true,
-			      .in = PROC_NULL,
-			      .out = PROC_CAPTURE,
-			      .capture = &w->out,
-			      .death_sig = SIGKILL };
-	if (proc_start(&w->p, err))
-		return -1;
-	p->running++;
+	p->args[p->nw] = (struct worker_arg){ p->c, p->config, p->bases[p->nw], h, NULL };
+	return start_worker(p, worker_main, id, t, h->branch, here, err);
+}
+
+/* Does a worker run on this machine (a provider that is not a farm's)? */
+static bool here_busy(const struct pass *p)
+{
+	bool busy = false;
+
+	for (size_t k = 0; k < p->nw; k++)
+		busy |= p->ws[k].here && p->ws[k].p.pid && !p->ws[k].p.ended;
+	return busy;
+}
+
+/*
+ * The checks (#lkprobot test, recheck) that may start, oldest first, after
+ * the heads: one at a time here, as heads are, several on a farm. 0, or -1
+ * with err set (the store).
+ */
+static int start_checks(struct pass *p, bool busy, struct strbuf *err)
+{
+	for (size_t i = 0;
+	     p->checks && i < p->checks->n && !proc_stop_signal && p->running < (size_t)p->c->max_bisections; i++) {
+		const struct node *cmd = p->checks->vals[i];
+		struct node *report = NULL;
+		if (p->cdone[i])
+			continue;
+		if (store_report_get(p->s, strtoll(node_str(node_get(cmd, "report")), NULL, 10), &report, err) < 0)
+			return -1;
+		const char *tree = node_str(node_get(report, "tree"));
+		const struct tree_conf *t = serve_tree_named(p->c, tree ? tree : "");
+		bool here = !t || !(t->ops->caps & PROVIDER_PARALLEL);
+		node_free(report);
+		if (here && busy)
+			continue;
+		p->cdone[i] = true;
+		p->bases[p->nw] = NULL;
+		p->args[p->nw] = (struct worker_arg){ p->c, p->config, NULL, NULL, cmd };
+		if (start_worker(p, check_main, 0, t, NULL, here, err))
+			return -1;
+		busy |= here;
+	}
 	return 0;
 }
 
-/* Start what may start, in the queue's order. 0, or -1 with err set. */
+/* Start what may start, in the queue's order, then the checks. 0, or -1 with err set. */
 static int start_heads(struct pass *p, struct strbuf *err)
 {
-	bool here_busy = false;
+	bool busy = here_busy(p);
 
-	for (size_t k = 0; k < p->nw; k++)
-		here_busy |= p->ws[k].here && p->ws[k].p.pid && !p->ws[k].p.ended;
 	for (size_t i = 0; i < p->todo.n && !proc_stop_signal && p->running < (size_t)p->c->max_bisections; i++) {
 		const struct store_head *h = &p->todo.v[i];
 		const char *tree = h->tree, *branch = h->branch;
 		const struct tree_conf *t = serve_tree_named(p->c, tree ? tree : "");
 		bool here = !t || !(t->ops->caps & PROVIDER_PARALLEL);
-		if (p->done[i] || (here && here_busy) || !branch_free(p, i, t, tree, branch))
+		if (p->done[i] || (here && busy) || !branch_free(p, i, t, tree, branch))
 			continue; /* done, this machine busy, or an earlier head of the branch first */
 		size_t was = p->running;
 		if (start_head(p, i, t, here, err))
 			return -1;
-		here_busy |= here && p->running > was;
+		busy |= here && p->running > was;
 	}
-	return 0;
+	return start_checks(p, busy, err);
+}
+
+/* A check's worker ended: a command it did not answer (it died) answered once with why. 0, or -1 (the store). */
+static int check_ended(struct pass *p, const struct worker *w, int rc, struct strbuf *err)
+{
+	char buf[32], *why;
+
+	if (!rc)
+		return 0;
+	why = xasprintf("its worker ended (%s) without an answer", proc_status_text(rc, buf));
+	serve_say("#lkprobot %s of %s: %s", node_str(node_get(w->cmd, "command")), node_str(node_get(w->cmd, "mail")),
+		  why);
+	int ret = triage_check_lost(p->c, p->config, p->s, w->cmd, why, err);
+	free(why);
+	return ret;
 }
 
 /* Wait a little, record what ended; stop what is cancelled. 0, or -1 with err set. */
@@ -236,6 +318,11 @@ static int collect_heads(struct pass *p, struct strbuf *err)
 		p->running--;
 		if (proc_stop_signal && !w->cancelled)
 			continue; /* interrupted: it stays to do, and the next service goes on from the runs made */
+		if (w->cmd) {
+			if (check_ended(p, w, rc, err))
+				return -1;
+			continue;
+		}
 		struct head_outcome h = { 0 };
 		struct strbuf pe = STRBUF_INIT, result = STRBUF_INIT;
 		if (head_outcome_parse(w->out.buf, w->out.len, &h, &pe)) {
@@ -272,16 +359,35 @@ static void pass_end(struct pass *p)
 	free(p->args);
 	free(p->bases);
 	free(p->done);
+	free(p->cdone);
+	node_free(p->checks);
 	store_heads_release(&p->todo);
 }
 
+/* The check commands to do, of all the commands queued or acting. 0, or -1 with err set. */
+static int checks_todo(struct pass *p, struct strbuf *err)
+{
+	struct node *todo = NULL;
+
+	if (store_commands_todo(p->s, &todo, err))
+		return -1;
+	p->checks = node_new(NODE_SEQ);
+	for (size_t i = 0; i < todo->n; i++)
+		if (triage_is_check(todo->vals[i]))
+			node_push(p->checks, node_dup(todo->vals[i]));
+	node_free(todo);
+	return 0;
+}
+
 /*
- * One pass: the trees polled, then every head to do tested — several at
- * once (up to max_bisections) when their providers run on a farm (they
- * share its boxes: each bisection asks for its fair share), at most one
- * at a time whose provider runs here, and the heads of one branch in
- * their order (a head's base is the last head tested before it). Then
- * the outbox delivered.
+ * One pass: the trees, lists and Maildir polled, the replies' commands
+ * acted on, then every head to do tested — several at once (up to
+ * max_bisections) when their providers run on a farm (they share its
+ * boxes: each bisection asks for its fair share), at most one at a time
+ * whose provider runs here, and the heads of one branch in their order (a
+ * head's base is the last head tested before it) — and the checks asked
+ * for in replies (test, recheck) run in workers alike. Then the outbox
+ * delivered.
  */
 int serve_one_pass(const struct serve_conf *c, const char *config, struct store *s, struct strbuf *err)
 {
@@ -290,12 +396,19 @@ int serve_one_pass(const struct serve_conf *c, const char *config, struct store 
 	double looked = 0;
 	int ret = 0;
 
-	if (serve_poll_trees(c, s, err) || serve_poll_lists(c, s, err) || store_head_rows(s, true, &p.todo, err))
+	if (serve_poll_trees(c, s, err) || serve_poll_lists(c, s, err) || triage_poll_maildir(c, s, err) ||
+	    triage_act(c, config, s, err) || store_head_rows(s, true, &p.todo, err))
 		return -1;
-	p.done = xcalloc(p.todo.n + 1, sizeof(bool));
-	p.ws = xcalloc(p.todo.n + 1, sizeof(*p.ws));
-	p.args = xcalloc(p.todo.n + 1, sizeof(*p.args));
-	p.bases = xcalloc(p.todo.n + 1, sizeof(char *));
+	if (checks_todo(&p, err)) {
+		store_heads_release(&p.todo);
+		return -1;
+	}
+	size_t n = p.todo.n + p.checks->n + 1;
+	p.done = xcalloc(n, sizeof(bool));
+	p.cdone = xcalloc(n, sizeof(bool));
+	p.ws = xcalloc(n, sizeof(*p.ws));
+	p.args = xcalloc(n, sizeof(*p.args));
+	p.bases = xcalloc(n, sizeof(char *));
 	for (;;) {
 		if ((ret = start_heads(&p, err)) || !p.running || (ret = collect_heads(&p, err)))
 			break;

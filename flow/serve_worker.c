@@ -9,6 +9,7 @@
 #include "bisect.h"
 #include "jobopts.h"
 #include "report.h"
+#include "triage.h"
 #include "../lib/results/compare.h"
 #include "../lib/sys/proc.h"
 #include "../lib/util/say.h"
@@ -43,33 +44,24 @@ static int align_of(const char *v)
 	return v && strcmp(v, "off") ? atoi(v) : 0;
 }
 
-/* What a bisect child is asked: a job of the head. */
-struct bisect_child {
-	const struct head_test *ht;
+/* A measuring child: the job of tree t, read into a request that fn completes and runs. */
+struct measure_child {
+	const struct serve_conf *c;
+	const struct tree_conf *t;
 	const char *job;
+	serve_measure_fn fn;
+	void *arg;
 };
 
-/* The serve: section's change_floor, as the bisection's floors. */
-static void conf_floors(const struct serve_conf *c, struct compare_floors *f)
-{
-	struct strbuf e = STRBUF_INIT;
-
-	for (size_t k = 0; k < c->nfloors; k++)
-		if (compare_floors_add(f, c->floors[k], &e))
-			strbuf_reset(&e); /* checked when the configuration was read */
-	strbuf_release(&e);
-}
-
 /*
- * The bisect child: the job's bisection between the head's base and the
- * head, its result on stdout in its JSON form — a failed one's short form
- * too when it could not even start (bad input: why says why).
+ * The child: its result on stdout in the bisection result's JSON form — a
+ * failed one's short form too when it could not even start (bad input:
+ * why says why).
  */
-static int bisect_child_main(void *arg)
+static int measure_child_main(void *arg)
 {
-	const struct bisect_child *bc = arg;
-	const struct head_test *ht = bc->ht;
-	const struct serve_conf *c = ht->c;
+	const struct measure_child *mc = arg;
+	const struct serve_conf *c = mc->c;
 	struct jobopts jo;
 	struct compare_floors floors = { 0 };
 	struct bisect_result res;
@@ -77,26 +69,21 @@ static int bisect_child_main(void *arg)
 	enum flow_status rc = FLOW_BAD;
 
 	jobopts_init(&jo);
-	conf_floors(c, &floors);
-	if (jobopts_add(&jo, (char *)bc->job, &err) || jobopts_lkp_src(&jo, &err)) {
+	serve_conf_floors(c, &floors);
+	if (jobopts_add(&jo, (char *)mc->job, &err) || jobopts_lkp_src(&jo, &err)) {
 		res = (struct bisect_result){ .status = BISECTION_FAILED, .why = xstrdup(err.buf) };
 	} else {
-		struct bisect_request req = { .tree = ht->t->path,
-					      .good = ht->base,
-					      .bad = ht->head,
-					      .provider = ht->t->provider,
-					      .opts = ht->t->opts,
-					      .kconfig = ht->t->kconfig,
+		struct bisect_request req = { .tree = mc->t->path,
+					      .provider = mc->t->provider,
+					      .opts = mc->t->opts,
+					      .kconfig = mc->t->kconfig,
 					      .result_dir = c->result_root,
 					      .db = c->db,
 					      .cache = c->cache,
 					      .data_dir = c->data_dir,
-					      .layout_align = align_of(ht->t->layout_check),
 					      .jo = &jo,
 					      .floors = &floors };
-		/* a head with no base (a branch's first, a root commit) is measured on its own */
-		rc = *ht->base ? flow_bisect(&req, &res, &err) : flow_measure(&req, SERVE_BASELINE_RUNS, &res, &err);
-		if (rc != FLOW_OK) {
+		if ((rc = mc->fn(&req, mc->arg, &res, &err)) != FLOW_OK) {
 			free(res.why);
 			res.why = xstrdup(err.buf);
 			say_error(rc, "%s", err.buf);
@@ -105,28 +92,21 @@ static int bisect_child_main(void *arg)
 	bisect_result_json(&out, &res);
 	fwrite(out.buf, 1, out.len, stdout);
 	fflush(stdout);
-	int code = rc == FLOW_OK && res.status == BISECTION_FOUND ? 0 : rc == FLOW_BAD ? 2 : 1;
 	bisect_result_release(&res);
 	compare_floors_release(&floors);
 	jobopts_release(&jo);
 	strbuf_release(&err);
 	strbuf_release(&out);
-	return code;
+	return rc == FLOW_OK ? 0 : rc == FLOW_BAD ? 2 : 1;
 }
 
-/*
- * Bisect a job of the head in a child: in a process group of its own,
- * which a stop of the service ends (SIGTERM, then SIGKILL after a grace),
- * and killed when the worker dies, so that a restarted service never
- * finds an orphan working in the checkout it is about to use. Its result
- * into *res (bisect_result_release); 0, or -1 with why when it gave none.
- */
-static int run_bisect(const struct head_test *ht, const char *job, struct bisect_result *res, struct strbuf *why)
+int serve_measure(const struct serve_conf *c, const struct tree_conf *t, const char *job, serve_measure_fn fn,
+		  void *arg, const char *what, struct bisect_result *res, struct strbuf *why)
 {
-	struct bisect_child bc = { ht, job };
+	struct measure_child mc = { c, t, job, fn, arg };
 	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
-	struct proc p = { .fn = bisect_child_main,
-			  .arg = &bc,
+	struct proc p = { .fn = measure_child_main,
+			  .arg = &mc,
 			  .in = PROC_NULL,
 			  .out = PROC_CAPTURE,
 			  .capture = &out,
@@ -135,23 +115,42 @@ static int run_bisect(const struct head_test *ht, const char *job, struct bisect
 			  .stop = &proc_stop_signal,
 			  .grace = 30 };
 
-	if (*ht->base)
-		serve_say("%s %.12s..%.12s: %s", ht->tree, ht->base, ht->head, job);
-	else
-		serve_say("%s %.12s: %s: the branch's first head, with no parent: measured on its own", ht->tree,
-			  ht->head, job);
 	*res = (struct bisect_result){ 0 };
 	int rc = proc_run(&p, &e);
 	proc_kill_group(&p, 5);
 	int ret = out.len && !bisect_result_parse(out.buf, out.len, res, &e) ? 0 : -1;
 	if (ret) {
 		char buf[32];
-		strbuf_setf(why, "the bisection ended (%s) without a result%s%s",
+		strbuf_setf(why, "%s ended (%s) without a result%s%s", what,
 			    rc < 0 ? "not started" : proc_status_text(rc, buf), e.len ? ": " : "", e.buf);
 	}
 	strbuf_release(&out);
 	strbuf_release(&e);
 	return ret;
+}
+
+/* A head's bisection between its base and itself (measured on its own when it has no base). */
+static enum flow_status bisect_head(struct bisect_request *req, void *arg, struct bisect_result *res,
+				    struct strbuf *err)
+{
+	const struct head_test *ht = arg;
+
+	req->good = ht->base;
+	req->bad = ht->head;
+	req->layout_align = align_of(ht->t->layout_check);
+	/* a head with no base (a branch's first, a root commit) is measured on its own */
+	return *ht->base ? flow_bisect(req, res, err) : flow_measure(req, SERVE_BASELINE_RUNS, res, err);
+}
+
+/* Bisect a job of the head in a measuring child. Its result into *res; 0, or -1 with why when it gave none. */
+static int run_bisect(const struct head_test *ht, const char *job, struct bisect_result *res, struct strbuf *why)
+{
+	if (*ht->base)
+		serve_say("%s %.12s..%.12s: %s", ht->tree, ht->base, ht->head, job);
+	else
+		serve_say("%s %.12s: %s: the branch's first head, with no parent: measured on its own", ht->tree,
+			  ht->head, job);
+	return serve_measure(ht->c, ht->t, job, bisect_head, (void *)ht, "the bisection", res, why);
 }
 
 /*
@@ -204,6 +203,31 @@ static void free_strv(char **v)
 	free(v);
 }
 
+/* The job's outcome names the bisection's culprit. */
+static void name_culprit(struct job_outcome *j, const struct bisect_result *r)
+{
+	j->named = true;
+	memcpy(j->culprit, r->culprit, sizeof(j->culprit));
+}
+
+/* A report a mail rule held back: recorded, with why. */
+static void held(const struct head_test *ht, const struct bisect_result *r, int kind, const struct report_outcome *out,
+		 struct job_outcome *j)
+{
+	name_culprit(j, r);
+	if (out->held_by && strcmp(out->held_by, "hold-improvements")) {
+		/* held by another rule (the revert restores nothing) */
+		serve_say("%s %.12s: report held: %s", ht->tree, r->culprit, out->why.buf);
+		j->kind = kind > 0 ? "improvement" : kind < 0 ? "regression" : NULL;
+		j->report = JOB_REPORT_HELD;
+		j->report_why = xstrdup(out->why.buf);
+	} else {
+		serve_say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", ht->tree,
+			  r->culprit, r->metric);
+		j->kind = "improvement";
+	}
+}
+
 /*
  * The culprit's report sent through the report flow (the same decision
  * bisect took says whether it is worth a mail; the mail rules whether it
@@ -211,8 +235,8 @@ static void free_strv(char **v)
  * 0 neither. Its url: line says where the commit is (the tree's address and
  * branch), else the bisection's page. Returns the verdict.
  */
-static enum report_verdict send_report(const struct head_test *ht, const struct bisect_result *r, int kind,
-				       struct job_outcome *j)
+static enum report_verdict send_report(const struct head_test *ht, const char *job, const struct bisect_result *r,
+				       int kind, struct job_outcome *j)
 {
 	const struct serve_conf *c = ht->c;
 	struct strbuf note = STRBUF_INIT, checks = STRBUF_INIT;
@@ -254,7 +278,11 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 					     .layout_effect = r->layout.status == CHECK_REFUTES,
 					     .also_cc = (const char *const *)also_cc,
 					     .base_line = ht->base_line,
-					     .conf_floors = (const char *const *)c->floors };
+					     .conf_floors = (const char *const *)c->floors,
+					     .tree_name = ht->tree,
+					     .branch = ht->branch,
+					     .job = job,
+					     .bisection = r->id };
 		flow_report_send(&rq, &out);
 		if (rq.log)
 			fclose(rq.log);
@@ -265,20 +293,8 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 		set_change(j, out.metric, &out.decision);
 	j->revert = check_status_name(r->revert.status);
 	j->layout = check_status_name(r->layout.status);
-	if (out.verdict == REPORT_HELD && out.held_by && strcmp(out.held_by, "hold-improvements")) {
-		/* held by another rule (the revert restores nothing): recorded, with why */
-		serve_say("%s %.12s: report held: %s", ht->tree, r->culprit, out.why.buf);
-		j->kind = kind > 0 ? "improvement" : kind < 0 ? "regression" : NULL;
-		j->named = true;
-		memcpy(j->culprit, r->culprit, sizeof(j->culprit));
-		j->report = JOB_REPORT_HELD;
-		j->report_why = xstrdup(out.why.buf);
-	} else if (out.verdict == REPORT_HELD) {
-		serve_say("%s %.12s: an improvement of %s, recorded, not mailed (report_improvements: false)", ht->tree,
-			  r->culprit, r->metric);
-		j->kind = "improvement";
-		j->named = true;
-		memcpy(j->culprit, r->culprit, sizeof(j->culprit));
+	if (out.verdict == REPORT_HELD) {
+		held(ht, r, kind, &out, j);
 	} else {
 		bool sent = out.verdict == REPORT_QUEUED || out.verdict == REPORT_DUPLICATE ||
 			    out.verdict == REPORT_REFUSED;
@@ -289,8 +305,7 @@ static enum report_verdict send_report(const struct head_test *ht, const struct 
 		/* a regression or improvement only when it is reported: the same decision said so */
 		if (kind && sent)
 			j->kind = kind > 0 ? "improvement" : "regression";
-		j->named = true;
-		memcpy(j->culprit, r->culprit, sizeof(j->culprit));
+		name_culprit(j, r);
 		j->report = out.verdict == REPORT_REFUSED ? JOB_REPORT_DELIVERY_FAILED
 			    : sent			  ? JOB_REPORT_QUEUED
 			    : out.verdict == REPORT_BAD	  ? JOB_REPORT_ERROR
@@ -396,11 +411,26 @@ static enum head_status test_job(const struct head_test *ht, const char *job, en
 	}
 	/* found, or of an ambiguous set the one commit that can be tested, confirmed (bisect names it) */
 	bool named = have && (r.status == BISECTION_FOUND || r.status == BISECTION_AMBIGUOUS) && r.named;
-	if (named && send_report(ht, &r, change_kind(&r), j) == REPORT_BAD)
+	if (named && send_report(ht, job, &r, change_kind(&r), j) == REPORT_BAD)
 		status = HEAD_FAILED;
 	bisect_result_release(&r);
 	strbuf_release(&why);
 	return status;
+}
+
+/*
+ * A measured head's branch: its open reports followed up (triage.h), here
+ * in the head's worker, as their runs may need more rounds.
+ */
+static void followup(const struct serve_conf *c, const char *config, const struct store_head *h, const char *base)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = store_open(c->db, &err);
+
+	if (!s || triage_followup(c, config, s, h->tree, h->branch, h->head, base, &err))
+		serve_say("%s %.12s: the reports' follow-up waits for the next head: %s", h->tree, h->head, err.buf);
+	store_close(s);
+	strbuf_release(&err);
 }
 
 void serve_test_head(const struct serve_conf *c, const char *config, const struct store_head *h, const char *base,
@@ -423,6 +453,8 @@ void serve_test_head(const struct serve_conf *c, const char *config, const struc
 				h->head, base, h->first_seen,	     thread,	 base_line };
 	for (size_t j = 0; j < t->njobs && !proc_stop_signal; j++)
 		out->status = test_job(&ht, t->jobs[j], out->status, out);
+	if (out->status == HEAD_DONE && !proc_stop_signal)
+		followup(c, config, h, base);
 	free(thread);
 	free(base_line);
 	if (have_mc)

@@ -4,7 +4,7 @@
  * each job's outcome (the bisection's verdict, the culprit, the report's
  * mail as the outbox has it now: queued, sent, failed); or as JSON
  * (--json: each head's result as data, each report's delivery state added
- * as "mail").
+ * as "mail", its triage state as "state").
  */
 #include "cmd.h"
 #include "../flow/serve_head.h"
@@ -133,8 +133,23 @@ static void result_words(const char *r, const struct node *outbox, struct strbuf
 	strbuf_release(&err);
 }
 
-/* --json: each result as data, and each report's mail with its delivery state ("mail"). */
-static void status_json(struct node *heads, const struct node *outbox)
+/* The triage state of the newest report of culprit (its store row), onto job j as "state" and "report_id". */
+static void add_state(struct store *s, struct node *j, const char *culprit)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct node *rows = NULL;
+
+	if (culprit && strlen(culprit) >= 7 && !store_reports_of_commit(s, culprit, &rows, &err) && rows->n) {
+		const struct node *r = rows->vals[rows->n - 1];
+		node_set(j, "state", node_dup(node_get(r, "state")));
+		node_set(j, "report_id", node_dup(node_get(r, "id")));
+	}
+	node_free(rows);
+	strbuf_release(&err);
+}
+
+/* --json: each result as data, each report's mail with its delivery state ("mail") and its triage state. */
+static void status_json(struct store *s, struct node *heads, const struct node *outbox)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 
@@ -151,6 +166,8 @@ static void status_json(struct node *heads, const struct node *outbox)
 				st->quoted = 1;
 				node_set(rj->vals[k], "mail", st);
 			}
+			if (mailed)
+				add_state(s, rj->vals[k], node_str(node_get(rj->vals[k], "culprit")));
 		}
 		node_set(heads->vals[i], "result", rj ? rj : node_new(NODE_NULL));
 		strbuf_reset(&err);
@@ -233,7 +250,7 @@ int serve_status(struct store *s, bool json, const char *limit, const char *afte
 	    (json ? store_heads_page(s, from, n, &heads, &err) : store_head_rows(s, false, &rows, &err))) {
 		ret = say_error(EXIT_FAIL, "%s", err.buf);
 	} else if (json) {
-		status_json(heads, outbox);
+		status_json(s, heads, outbox);
 	} else {
 		status_text(&rows, outbox);
 		series_text(s);

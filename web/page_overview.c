@@ -127,6 +127,9 @@ static int overview_data(struct page_ctx *c, const struct page_args *a, struct n
 	node_append(out, "mails_total", page_num((double)mails->n));
 	node_append(out, "machines", machines);
 	node_append(out, "boxes", boxes);	/* the ssh provider's real boxes: in service or not */
+	struct node *acc = NULL;
+	node_append(out, "accuracy", store_report_accuracy(c->s, &acc, err) ? node_new(NODE_SEQ) : acc);
+	strbuf_reset(err);
 	if (env->ninventories)
 		farm_now(env, out);
 	return 200;
@@ -225,6 +228,28 @@ static void html_machines(const struct node *machines, struct strbuf *b)
 	strbuf_addstr(b, "</table>\n");
 }
 
+/* The accuracy record: per test and machine, what the triage made of the reports. */
+static void html_accuracy(const struct node *acc, struct strbuf *b)
+{
+	if (!acc || !acc->n)
+		return;
+	strbuf_addstr(
+		b,
+		"<h2>Accuracy of the reports</h2>\n<p class=\"note\">From their triage states (<a "
+		"href=\"/regressions\">regressions</a>): confirmed is acknowledged, fixed or won't fix; corrected "
+		"a duplicate of another report.</p>\n<table><tr><th>test</th><th>machine</th><th>reports</th>"
+		"<th>confirmed</th><th>invalid</th><th>corrected</th><th>not triaged</th></tr>\n");
+	for (size_t i = 0; i < acc->n; i++) {
+		const struct node *r = acc->vals[i];
+		const char *cols[] = { "testcase", "machine", "reports", "confirmed", "invalid", "corrected", "new" };
+		strbuf_addstr(b, "<tr>");
+		for (size_t k = 0; k < 7; k++)
+			html_td(b, page_get(r, cols[k]));
+		strbuf_addstr(b, "</tr>\n");
+	}
+	strbuf_addstr(b, "</table>\n");
+}
+
 static void overview_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
 {
 	struct strbuf *b = &doc->body;
@@ -275,6 +300,7 @@ static void overview_html(const struct page_env *env, const struct node *d, stru
 	page_bisections_html(b, node_get(d, "bisections"));
 	strbuf_addf(b, "<h2>Report mails (%s)</h2>\n", page_get(d, "mails_total"));
 	page_mails_html(b, node_get(d, "mails"), false);
+	html_accuracy(node_get(d, "accuracy"), b);
 	html_farm(d, b);
 	html_machines(node_get(d, "machines"), b);
 }

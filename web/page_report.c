@@ -30,6 +30,29 @@ static int read_mail(struct store *s, const char *rest, struct store_mail *m, st
 	return 200;
 }
 
+/* The report's triage (when the mail is one of the reports): its state, history and the replies' commands. */
+static void triage_data(struct page_ctx *c, const char *message_id, struct node *out)
+{
+	struct strbuf e = STRBUF_INIT;
+	struct node *row = NULL, *h = NULL, *cmds = NULL;
+	int64_t id = message_id ? store_report_by_message(c->s, message_id, &e) : 0;
+
+	if (id > 0 && !store_report_get(c->s, id, &row, &e) && !store_report_history(c->s, id, &h, &e) &&
+	    !store_commands(c->s, id, &cmds, &e)) {
+		struct node *t = node_new(NODE_MAP);
+		node_append(t, "id", page_num((double)id));
+		node_append(t, "state", page_str(page_get(row, "state")));
+		node_append(t, "history", h);
+		node_append(t, "commands", cmds);
+		node_append(out, "triage", t);
+		h = cmds = NULL;
+	}
+	node_free(row);
+	node_free(h);
+	node_free(cmds);
+	strbuf_release(&e);
+}
+
 /* /reports/<id> */
 static int report_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
@@ -91,6 +114,7 @@ static int report_data(struct page_ctx *c, const struct page_args *a, struct nod
 				node_push(bs, page_num(page_getnum(bis->vals[i], "id")));
 		node_append(out, "bisections", bs);
 	}
+	triage_data(c, m.message_id, out);
 	mailread_release(&mr);
 	store_mail_release(&m);
 	return 200;
@@ -178,6 +202,54 @@ static void kv(struct strbuf *b, const char *what, const char *value)
 	strbuf_addstr(b, "</tr>");
 }
 
+/* The triage: the state (with the forms that set it), its history, the replies' commands. */
+static void triage_html(const struct page_env *env, const struct node *t, struct strbuf *b)
+{
+	const struct node *h = node_get(t, "history"), *cmds = node_get(t, "commands");
+	static const char *const verbs[] = { "ack", "fixed", "invalid", "wontfix", "reopen" };
+
+	strbuf_addstr(b, "<h2 id=\"triage\">Triage</h2>\n<p>");
+	page_badge(b, page_get(t, "state"), NULL);
+	strbuf_addf(b, " <a href=\"/regressions#r%s\">report %s</a></p>\n", page_get(t, "id"), page_get(t, "id"));
+	for (size_t i = 0; env->actions && i < sizeof(verbs) / sizeof(*verbs); i++)
+		page_action_form(b, "regressions", (long long)page_getnum(t, "id"), verbs[i]);
+	if (h && h->n) {
+		strbuf_addstr(
+			b,
+			"<table><tr><th>when</th><th>state</th><th>was</th><th>who</th><th>why</th><th>from</th></tr>");
+		for (size_t i = 0; i < h->n; i++) {
+			strbuf_addstr(b, "<tr>");
+			html_td_time(b, page_getnum(h->vals[i], "at"));
+			const char *cols[] = { "state", "was", "who", "why", "source" };
+			for (size_t k = 0; k < 5; k++)
+				html_td(b, page_get(h->vals[i], cols[k]));
+			strbuf_addstr(b, "</tr>");
+		}
+		strbuf_addstr(b, "</table>\n");
+	}
+	if (cmds && cmds->n) {
+		strbuf_addstr(
+			b, "<table><tr><th>command</th><th>from</th><th>mail</th><th>status</th><th>answer</th></tr>");
+		for (size_t i = 0; i < cmds->n; i++) {
+			const struct node *x = cmds->vals[i];
+			const char *args = page_get(x, "args");
+			struct strbuf line = STRBUF_INIT;
+			strbuf_addf(&line, "#lkprobot %s", page_get(x, "command"));
+			if (*args && strncmp(args, "diff --git ", 11))
+				strbuf_addf(&line, " %s", args);
+			strbuf_addstr(b, "<tr>");
+			html_td(b, line.buf);
+			html_td(b, page_get(x, "sender"));
+			html_td(b, page_get(x, "mail"));
+			html_td(b, page_get(x, "status"));
+			html_td(b, page_get(x, "result"));
+			strbuf_addstr(b, "</tr>");
+			strbuf_release(&line);
+		}
+		strbuf_addstr(b, "</table>\n");
+	}
+}
+
 static void report_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
 {
 	struct strbuf *b = &doc->body;
@@ -208,6 +280,8 @@ static void report_html(const struct page_env *env, const struct node *d, struct
 	strbuf_addstr(b, "</table>\n");
 	if (env->actions && strcmp(status, "sent") && strcmp(status, "sending"))
 		page_action_form(b, "reports", (long long)page_getnum(d, "id"), "resend");
+	if (node_get(d, "triage"))
+		triage_html(env, node_get(d, "triage"), b);
 	strbuf_addstr(b, "<pre class=\"mail\">");
 	linkified(b, page_get(d, "body"));
 	strbuf_addstr(b, "</pre>\n");

@@ -158,6 +158,9 @@ void page_mails_html(struct strbuf *b, const struct node *mails, bool newest_fir
 /* A token form for an action (POST /api/WHAT/ID/LABEL). */
 void page_action_form(struct strbuf *b, const char *what, long long id, const char *label);
 
+/* The triage state a dashboard verb sets (POST /api/regressions/ID/VERB: ack, fixed, invalid, wontfix, reopen); NULL: none. */
+const char *page_regression_state(const char *verb);
+
 /* The href of a metric's history: /history?testcase=..&path_params=..&metric=..[&tree=..]. */
 void page_history_href(struct strbuf *b, const char *testcase, const char *path_params, const char *metric,
 		       const char *tree);

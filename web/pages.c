@@ -17,6 +17,7 @@
 /* clang-format off */
 #define PAGES(X) \
 	X(page_def_overview) \
+	X(page_def_regressions) \
 	X(page_def_bisections) \
 	X(page_def_bisection) \
 	X(page_def_reports) \

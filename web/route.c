@@ -239,11 +239,29 @@ static bool action_path(const char *path, char what[16], char idtext[32], char v
 	if (sscanf(path, "%15[a-z]/%31[^/]/%15[a-z]%n", what, idtext, verb, &end) != 3 || path[end])
 		return false;
 	return (!strcmp(what, "heads") && (!strcmp(verb, "retest") || !strcmp(verb, "cancel"))) ||
-	       (!strcmp(what, "reports") && !strcmp(verb, "resend"));
+	       (!strcmp(what, "reports") && !strcmp(verb, "resend")) ||
+	       (!strcmp(what, "regressions") && page_regression_state(verb));
+}
+
+/* A report's triage state set from the dashboard (the body's why= says why): 0, 1 no such report, -1. */
+static int triage_action(struct store *s, long long id, const char *verb, const char *body, int64_t now,
+			 struct strbuf *err)
+{
+	char *why = body ? form_value(body, "why") : NULL;
+	struct store_triage t = { .report = id,
+				  .state = page_regression_state(verb),
+				  .who = "the dashboard",
+				  .why = why && *why ? why : NULL,
+				  .source = "dashboard" };
+	int rc = store_report_triage(s, &t, now, err);
+
+	free(why);
+	return rc;
 }
 
 /*
- * POST /api/heads/ID/retest|cancel, /api/reports/ID/resend: with the token
+ * POST /api/heads/ID/retest|cancel, /api/reports/ID/resend,
+ * /api/regressions/ID/ack|fixed|invalid|wontfix|reopen: with the token
  * as "Authorization: Bearer TOKEN" (answered with JSON) or a form's token=
  * field (answered with a redirect to the page it came from).
  */
@@ -273,6 +291,8 @@ static void action(const struct web *w, const struct web_request *rq, const char
 				rc = store_head_retest(s, id, now, &err);
 			else if (!strcmp(verb, "cancel"))
 				rc = store_head_cancel(s, id, now, &err);
+			else if (!strcmp(what, "regressions"))
+				rc = triage_action(s, id, verb, rq->body, now, &err);
 			else
 				rc = store_outbox_retry(s, id, now, &err);
 			store_close(s);
@@ -287,7 +307,9 @@ static void action(const struct web *w, const struct web_request *rq, const char
 			/* from a form: back to the page, which shows the new state */
 			rs->status = 303;
 			rs->type = TYPE_TEXT;
-			rs->location = !strcmp(what, "reports") ? xasprintf("/reports/%lld", id) : xstrdup("/");
+			rs->location = !strcmp(what, "reports")	      ? xasprintf("/reports/%lld", id)
+				       : !strcmp(what, "regressions") ? xasprintf("/regressions#r%lld", id)
+								      : xstrdup("/");
 		}
 	}
 	free(form);
@@ -303,9 +325,10 @@ static void api_index(struct web_response *rs)
 	pages_index(&rs->body, false);
 	strbuf_addstr(&rs->body, "], \"files\": [\"/runs/PATH\"");
 	pages_index(&rs->body, true);
-	strbuf_addstr(&rs->body,
-		      "], \"actions\": [\"POST /api/heads/ID/retest\", \"POST /api/heads/ID/cancel\", "
-		      "\"POST /api/reports/ID/resend\"]}\n");
+	strbuf_addstr(
+		&rs->body,
+		"], \"actions\": [\"POST /api/heads/ID/retest\", \"POST /api/heads/ID/cancel\", "
+		"\"POST /api/reports/ID/resend\", \"POST /api/regressions/ID/ack|fixed|invalid|wontfix|reopen\"]}\n");
 	rs->status = 200;
 	rs->type = TYPE_JSON;
 }

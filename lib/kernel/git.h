@@ -189,6 +189,13 @@ struct gitrepo_author {
  */
 int gitrepo_apply(struct gitrepo *r, const char *parent, const char *diff, size_t len, const struct gitrepo_author *a,
 		  const char *message, char out[GITREPO_HEXSZ + 1], struct strbuf *err);
+/*
+ * What tip brings since its merge base with onto, as one diff in git's
+ * format (`git diff $(git merge-base onto tip) tip`), appended to out: a
+ * branch's changes, to apply on onto. 0 (nothing appended: it brings
+ * nothing), 1 when the two share no history, -1 with err set.
+ */
+int gitrepo_diff_since(struct gitrepo *r, const char *onto, const char *tip, struct strbuf *out, struct strbuf *err);
 /* Point ref (refs/heads/...) at id, made or moved; a name git refuses is an error. 0, or -1 with err. */
 int gitrepo_set_ref(struct gitrepo *r, const char *ref, const char *id, struct strbuf *err);
 /*

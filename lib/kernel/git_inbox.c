@@ -313,6 +313,44 @@ int gitrepo_apply(struct gitrepo *r, const char *parent, const char *diff, size_
 	return ret;
 }
 
+int gitrepo_diff_since(struct gitrepo *r, const char *onto, const char *tip, struct strbuf *out, struct strbuf *err)
+{
+	git_commit *a = NULL, *b = NULL, *base = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *d = NULL;
+	git_diff_options opts;
+	git_buf buf = { 0 };
+	git_oid mb;
+	int ret = -1;
+
+	if (gitrepo_lookup_commit(r, onto, &a, err) || gitrepo_lookup_commit(r, tip, &b, err))
+		goto out;
+	int rc = gitrepo_g2.git_merge_base(&mb, r->repo, gitrepo_g2.git_commit_id(a), gitrepo_g2.git_commit_id(b));
+	if (rc == GIT_ENOTFOUND) {
+		strbuf_setf(err, "%.12s and %.12s share no history", onto, tip);
+		ret = 1;
+	} else if (rc || gitrepo_g2.git_commit_lookup(&base, r->repo, &mb) || gitrepo_g2.git_commit_tree(&ta, base) ||
+		   gitrepo_g2.git_commit_tree(&tb, b)) {
+		gitrepo_fail(err, "cannot find what %.12s brings on %.12s", tip, onto);
+	} else if (gitrepo_g2.git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION) ||
+		   gitrepo_g2.git_diff_tree_to_tree(&d, r->repo, ta, tb, &opts) ||
+		   gitrepo_g2.git_diff_to_buf(&buf, d, GIT_DIFF_FORMAT_PATCH)) {
+		gitrepo_fail(err, "cannot diff %.12s against its merge base with %.12s", tip, onto);
+	} else {
+		strbuf_add(out, buf.ptr ? buf.ptr : "", buf.size);
+		ret = 0;
+	}
+out:
+	gitrepo_g2.git_buf_dispose(&buf);
+	gitrepo_g2.git_diff_free(d);
+	gitrepo_g2.git_tree_free(ta);
+	gitrepo_g2.git_tree_free(tb);
+	gitrepo_g2.git_commit_free(base);
+	gitrepo_g2.git_commit_free(b);
+	gitrepo_g2.git_commit_free(a);
+	return ret;
+}
+
 int gitrepo_set_ref(struct gitrepo *r, const char *ref, const char *id, struct strbuf *err)
 {
 	git_reference *out = NULL;

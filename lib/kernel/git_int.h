@@ -108,7 +108,10 @@
 	X(git_reference_foreach_glob) \
 	X(git_reference_name_to_id) \
 	X(git_object_lookup) \
-	X(git_object_id)
+	X(git_object_id) \
+	X(git_merge_base) \
+	X(git_diff_to_buf) \
+	X(git_buf_dispose)
 /* clang-format on */
 struct gitrepo_g2 {
 	GIT2_API(DYNLIB_SLOT)

@@ -215,6 +215,7 @@ static const struct migration migrations[] = {
 	{ "the reason a bisection ended", migration_6 },
 	{ "the checks of a bisection's culprit", migration_7 },
 	{ "mailing lists: their archives' epochs and series", migration_8 },
+	{ "reports, their triage history and their replies' commands", store_reports_schema },
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION,
@@ -252,7 +253,7 @@ static const char *const stmt_sql_tx[ST_NR] = {
 
 static const char *const *const stmt_tables[] = {
 	stmt_sql_tx,	 store_runs_sql,  store_bisect_sql, store_outbox_sql,
-	store_heads_sql, store_boxes_sql, store_lists_sql,
+	store_heads_sql, store_boxes_sql, store_lists_sql,  store_reports_sql,
 };
 
 /* The SQL of a statement: in the one table that has it. */

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 /* How long a write waits for another process's write to finish. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -389,5 +389,77 @@ struct store_series {
 int64_t store_series_put(struct store *s, const struct store_series *ser, int64_t now, struct strbuf *err);
 /* The series of list (NULL: of every list), oldest first, as a sequence of maps of their columns. */
 int store_series_list(struct store *s, const char *list, struct node **out, struct strbuf *err);
+
+/* ---- reports, their triage and their replies' commands (store_reports.c) ---- */
+
+/*
+ * A report mailed (schema version 9): one row a report mail, by its
+ * Message-ID, with what it said (the culprit, its parent, the job, the
+ * metric's change and interval), where it went (rcpts: the addr-specs of
+ * its To, Cc and envelope, one a line) and its triage state — new,
+ * acknowledged, fixed, invalid, wont-fix, duplicate — whose every change
+ * is a line of its history. Strings are the caller's; NAN numbers and 0
+ * ids are unknown.
+ */
+struct store_report {
+	const char *message_id, *tree, *branch, *culprit, *parent, *job, *testcase, *machine, *metric, *kind;
+	const char *subject, *rcpts;
+	const char *sections; /* the MAINTAINERS sections whose people got it, one a line (NULL: none) */
+	double change, lo, hi;
+	int64_t bisection, outbox;
+};
+/* Record it (once by Message-ID: a second time keeps the first): its id, or -1 with err set. */
+int64_t store_report_add(struct store *s, const struct store_report *r, int64_t now, struct strbuf *err);
+/* Report id as a map of its columns (NULL ones left out): 0, 1 none (*out NULL), -1 with err set. */
+int store_report_get(struct store *s, int64_t id, struct node **out, struct strbuf *err);
+/* The id of the report whose Message-ID is message_id ("<a@b>"): the id, 0 none, -1 with err set. */
+int64_t store_report_by_message(struct store *s, const char *message_id, struct strbuf *err);
+/* The reports whose culprit starts with prefix (on the culprit's index), oldest first, as maps. */
+int store_reports_of_commit(struct store *s, const char *prefix, struct node **out, struct strbuf *err);
+/* Every report, newest first, as maps. */
+int store_reports(struct store *s, struct node **out, struct strbuf *err);
+/* The reports of tree's branch still open (new, acknowledged), oldest first, as maps. */
+int store_reports_open(struct store *s, const char *tree, const char *branch, struct node **out, struct strbuf *err);
+/* A change of a report's state: who made it, why, from where (a mail's Message-ID, "dashboard", ...). */
+struct store_triage {
+	int64_t report;
+	const char *state, *who, *why, *source;
+	const char *fixed_at; /* fixed: the commit (NULL: not known) */
+	int64_t dup_of;	      /* duplicate: of that report (0: none) */
+};
+/* The state set and its line of history, in one transaction: 0, 1 no such report, -1 with err set. */
+int store_report_triage(struct store *s, const struct store_triage *t, int64_t now, struct strbuf *err);
+/* Its history, oldest first: state, was, who, why, source, at. */
+int store_report_history(struct store *s, int64_t id, struct node **out, struct strbuf *err);
+/*
+ * The accuracy record: per testcase and machine (tbox_group), reports,
+ * confirmed (acknowledged, fixed, wont-fix), invalid, corrected
+ * (duplicate: another report had it) and new (not triaged).
+ */
+int store_report_accuracy(struct store *s, struct node **out, struct strbuf *err);
+/* Of the last `last` triaged reports of testcase on machine: how many (*n), and confirmed. 0, or -1. */
+int store_report_triaged(struct store *s, const char *testcase, const char *machine, int last, long *n, long *confirmed,
+			 struct strbuf *err);
+
+/*
+ * A command of a reply to a report, by the reply's Message-ID and its place
+ * in it (n): recorded before it is acted on (status queued, or ignored
+ * with why in result), then acting, then done with its answer's
+ * Message-ID.
+ */
+struct store_command {
+	const char *mail, *sender, *command, *args, *status;
+	int n;
+	int64_t report;
+};
+/* Record it: its id, 0 when it is known already (nothing added), -1 with err set. */
+int64_t store_command_add(struct store *s, const struct store_command *c, int64_t now, struct strbuf *err);
+/* Its status, answer and result (NULL: kept). 0, or -1 with err set. */
+int store_command_set(struct store *s, int64_t id, const char *status, const char *answer, const char *result,
+		      int64_t now, struct strbuf *err);
+/* The commands queued or acting, oldest first: id, mail, n, report, sender, command, args, status, answer, result. */
+int store_commands_todo(struct store *s, struct node **out, struct strbuf *err);
+/* The commands of report (0: of every report), oldest first, with created and updated. */
+int store_commands(struct store *s, int64_t report, struct node **out, struct strbuf *err);
 
 #endif

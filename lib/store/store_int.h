@@ -93,6 +93,22 @@ enum stmt_id {
 	ST_EPOCH_SET,
 	ST_SERIES_PUT,
 	ST_SERIES_LIST,
+	/* reports, their triage and the commands of their replies (store_reports.c) */
+	ST_REPORT_ADD,
+	ST_REPORT_GET,
+	ST_REPORT_BY_MID,
+	ST_REPORT_OF_COMMIT,
+	ST_REPORT_LIST,
+	ST_REPORT_OPEN,
+	ST_REPORT_STATE,
+	ST_REPORT_HIST_ADD,
+	ST_REPORT_HIST,
+	ST_REPORT_ACCURACY,
+	ST_REPORT_TRIAGED,
+	ST_CMD_ADD,
+	ST_CMD_SET,
+	ST_CMD_TODO,
+	ST_CMD_LIST,
 	ST_NR
 };
 
@@ -102,6 +118,9 @@ extern const char *const store_outbox_sql[ST_NR];
 extern const char *const store_heads_sql[ST_NR];
 extern const char *const store_boxes_sql[ST_NR];
 extern const char *const store_lists_sql[ST_NR];
+extern const char *const store_reports_sql[ST_NR];
+/* The reports' tables (a migration of store.c's, its SQL in store_reports.c). */
+extern const char store_reports_schema[];
 
 struct store {
 	sqlite3 *db;

@@ -19,7 +19,9 @@
 #include "../../flow/bisect.h"
 #include "../../flow/runstore.h"
 #include "../../lib/store/store.h"
+#include "../../flow/serve.h"
 #include "../../flow/serve_head.h"
+#include "../../flow/triage.h"
 #include "../../lib/results/compare.h"
 #include "../../mail/mailconf.h"
 #include "../../mail/mailrules.h"
@@ -338,6 +340,101 @@ static void test_layout_table(void **state)
 	strbuf_release(&t);
 }
 
+/* Without a rebuild's KCFLAGS the table alone: its caller says what it shows (a recheck, a patch tested). */
+static void test_compact_table(void **state)
+{
+	(void)state;
+	struct strbuf t = STRBUF_INIT;
+	const struct layout_figures f = { .worse = true,
+					  .parent = C1,
+					  .culprit = C2,
+					  .base = 100,
+					  .change = -30.2,
+					  .commit = 70,
+					  .job = "command/make-sh_bench.sh/vm",
+					  .metric = "command.throughput" };
+
+	bisect_layout_table(&t, &f);
+	assert_string_equal(t.buf,
+			    "1111111111111111  22222222222222222222222222  testcase/testparams/testbox\n"
+			    "----------------  --------------------------  ---------------------------\n"
+			    "         %stddev      change         %stddev\n"
+			    "             \\          |                \\  \n"
+			    "       100             -30%         70        command/make-sh_bench.sh/vm\n"
+			    "       100             -30%         70        GEO-MEAN command.throughput\n");
+	strbuf_release(&t);
+}
+
+/* flow_pair's result (a recheck, a test, a follow-up's rounds): its "again" check read back as written. */
+static void test_pair_json(void **state)
+{
+	(void)state;
+	struct bisect_result r, back = { 0 };
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, err = STRBUF_INIT;
+
+	found(&r);
+	r.again = (struct bisection_check){
+		.status = CHECK_REFUTES, .decided = true, .base_mean = 100, .commit_mean = 99.5, .runs = 10
+	};
+	r.again.d = decision(DECIDE_SAME, -0.5, "within the 5% floor");
+	r.again.why = strdup(C2 " against " C1 ": within the 5% floor");
+	r.again.table = strdup("the table\n");
+	bisect_result_json(&a, &r);
+	assert_non_null(strstr(a.buf, "\"again\": {\"status\": \"refutes\", \"why\": \"" C2 " against " C1));
+	assert_int_equal(bisect_result_parse(a.buf, a.len, &back, &err), 0);
+	assert_int_equal(back.again.status, CHECK_REFUTES);
+	assert_int_equal(back.again.d.verdict, DECIDE_SAME);
+	assert_string_equal(back.again.table, "the table\n");
+	assert_true(back.again.base_mean == 100 && back.again.commit_mean == 99.5);
+	bisect_result_json(&b, &back);
+	assert_string_equal(a.buf, b.buf);
+	/* no pair compared: no key */
+	bisect_result_release(&back);
+	found(&back);
+	strbuf_reset(&b);
+	bisect_result_json(&b, &back);
+	assert_null(strstr(b.buf, "\"again\""));
+	bisect_result_release(&r);
+	bisect_result_release(&back);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&err);
+}
+
+/*
+ * What a recheck asks for: the report's culprit against its parent, on its
+ * job and metric, in rounds of its own, with the layout check at the tree's
+ * N — 0-day's 32 when the tree has none or opts its bisections out.
+ */
+static void test_recheck_request(void **state)
+{
+	(void)state;
+	struct node *report = node_new(NODE_MAP);
+	struct tree_conf t = { .name = "linux", .path = "/src/linux" };
+	struct triage_pair q;
+
+	node_set(report, "culprit", node_new_scalar(C2));
+	node_set(report, "parent", node_new_scalar(C1));
+	node_set(report, "job", node_new_scalar("/jobs/fio.yaml"));
+	node_set(report, "metric", node_new_scalar("fio.read_iops"));
+	triage_recheck_pair(report, &t, &q);
+	assert_ptr_equal(q.t, &t);
+	assert_null(q.repo);
+	assert_string_equal(q.good, C1);
+	assert_string_equal(q.bad, C2);
+	assert_string_equal(q.job, "/jobs/fio.yaml");
+	assert_string_equal(q.metric, "fio.read_iops");
+	assert_true(q.fresh);
+	assert_int_equal(q.align, 32);
+	t.layout_check = "64";
+	triage_recheck_pair(report, &t, &q);
+	assert_int_equal(q.align, 64);
+	t.layout_check = "off";
+	triage_recheck_pair(report, &t, &q);
+	assert_int_equal(q.align, 32);
+	node_free(report);
+}
+
 /* A run dir of rt: job.yaml, and stats.json when complete. */
 static void run_dir(const char *rt, int no, bool complete)
 {
@@ -399,6 +496,8 @@ int main(void)
 		cmocka_unit_test(test_bisect_json_round_trip), cmocka_unit_test(test_bisect_json_failed),
 		cmocka_unit_test(test_head_outcome),	       cmocka_unit_test(test_mail_rules),
 		cmocka_unit_test(test_layout_table),	       cmocka_unit_test(test_record_missing_in),
+		cmocka_unit_test(test_compact_table),	       cmocka_unit_test(test_pair_json),
+		cmocka_unit_test(test_recheck_request),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

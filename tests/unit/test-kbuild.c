@@ -293,6 +293,40 @@ static void test_gitrepo_commit_info(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * What a commit brings since its merge base with another, as one diff:
+ * applied on that other, its files are the commit's (a #lkprobot test of
+ * <git-url> <branch>); a commit the other already has brings nothing.
+ */
+static void test_gitrepo_diff_since(void **state)
+{
+	struct gitrepo *r;
+	struct strbuf err = STRBUF_INIT, diff = STRBUF_INIT, f = STRBUF_INIT;
+	const struct gitrepo_author a = { "Ada Tester", "ada@example.org", 1700000000, 0 };
+	char id[41];
+	(void)state;
+
+	assert_int_equal(gitrepo_open(&r, repo, &err), 0);
+	assert_int_equal(gitrepo_diff_since(r, c1, c2, &diff, &err), 0);
+	assert_non_null(strstr(diff.buf, "diff --git a/b.c b/b.c\n"));
+	assert_non_null(strstr(diff.buf, "+int b = 2;\n"));
+	assert_int_equal(gitrepo_apply(r, c1, diff.buf, diff.len, &a, "test\n", id, &err), 0);
+	assert_int_equal(gitrepo_read(r, id, "b.c", &f, &err), 0);
+	assert_string_equal(f.buf, "int b = 2;\n");
+	strbuf_reset(&f);
+	assert_int_equal(gitrepo_read(r, id, "new.c", &f, &err), 0);
+	assert_int_equal(gitrepo_read(r, id, "doc/readme", &f, &err), 1);
+	strbuf_reset(&diff);
+	assert_int_equal(gitrepo_diff_since(r, c2, c1, &diff, &err), 0);
+	assert_int_equal(diff.len, 0);
+	assert_int_equal(gitrepo_diff_since(r, c1, "no-such-branch", &diff, &err), -1);
+	assert_non_null(strstr(err.buf, "cannot resolve 'no-such-branch'"));
+	gitrepo_close(r);
+	strbuf_release(&err);
+	strbuf_release(&diff);
+	strbuf_release(&f);
+}
+
 static void test_gitrepo_hash_is_git_blob_id(void **state)
 {
 	char id[41];
@@ -846,6 +880,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gitrepo_resolve_revisions),
 		cmocka_unit_test(test_gitrepo_commit_info),
+		cmocka_unit_test(test_gitrepo_diff_since),
 		cmocka_unit_test(test_gitrepo_hash_is_git_blob_id),
 		cmocka_unit_test(test_gitrepo_checkout_rewrites_only_changed_files),
 		cmocka_unit_test(test_kbuild_build_cache_keys_and_hits),

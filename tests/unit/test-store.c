@@ -258,7 +258,10 @@ static void test_store_open_creates_schema_v1(void **state)
 	assert_int_equal(access(f->db, F_OK), 0);
 	db = raw_open(f->db);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 8);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 9);
+	assert_true(raw_has_table(db, "reports"));
+	assert_true(raw_has_table(db, "report_history"));
+	assert_true(raw_has_table(db, "report_commands"));
 	assert_true(raw_has_table(db, "heads"));
 	assert_true(raw_has_table(db, "series"));
 	assert_true(raw_has_table(db, "list_epochs"));
@@ -1133,6 +1136,87 @@ static void test_store_box_service(void **state)
 	store_close(s);
 }
 
+/* A report recorded once by its Message-ID, found by it and by its commit, its state changed with history. */
+static void test_store_reports_triage(void **state)
+{
+	struct fixture *f = *state;
+	struct store *s = open_ok(f->db);
+	struct strbuf err = STRBUF_INIT;
+	struct node *row, *list;
+	struct store_report r = { .message_id = "<a@b>",
+				  .tree = "linux",
+				  .branch = "master",
+				  .culprit = "abcdef12",
+				  .parent = "00112233",
+				  .testcase = "command/defaults",
+				  .machine = "vm",
+				  .metric = "command.throughput",
+				  .change = -30.5,
+				  .lo = -31,
+				  .hi = -29,
+				  .outbox = 7 };
+	long n, k;
+
+	int64_t id = store_report_add(s, &r, 10, &err);
+	assert_true(id > 0);
+	assert_int_equal(store_report_add(s, &r, 11, &err), id); /* the same Message-ID: the same report */
+	assert_int_equal(store_report_by_message(s, "<a@b>", &err), id);
+	assert_int_equal(store_report_by_message(s, "<c@d>", &err), 0);
+	assert_int_equal(store_reports_of_commit(s, "abcd", &list, &err), 0);
+	assert_int_equal(list->n, 1);
+	node_free(list);
+	assert_int_equal(store_reports_of_commit(s, "abce", &list, &err), 0);
+	assert_int_equal(list->n, 0);
+	node_free(list);
+	assert_int_equal(store_report_get(s, id, &row, &err), 0);
+	assert_string_equal(node_str(node_get(row, "state")), "new");
+	assert_string_equal(node_str(node_get(row, "change")), "-30.5");
+	node_free(row);
+	struct store_triage t = { .report = id,
+				  .state = "fixed",
+				  .who = "dev@example.org",
+				  .why = "fixed-by 1234",
+				  .source = "<reply@x>",
+				  .fixed_at = "1234" };
+	assert_int_equal(store_report_triage(s, &t, 12, &err), 0);
+	t.report = id + 1;
+	assert_int_equal(store_report_triage(s, &t, 12, &err), 1);
+	assert_int_equal(store_report_get(s, id, &row, &err), 0);
+	assert_string_equal(node_str(node_get(row, "state")), "fixed");
+	assert_string_equal(node_str(node_get(row, "fixed_at")), "1234");
+	node_free(row);
+	assert_int_equal(store_report_history(s, id, &list, &err), 0);
+	assert_int_equal(list->n, 1);
+	assert_string_equal(node_str(node_get(list->vals[0], "was")), "new");
+	assert_string_equal(node_str(node_get(list->vals[0], "who")), "dev@example.org");
+	node_free(list);
+	assert_int_equal(store_report_triaged(s, "command/defaults", "vm", 20, &n, &k, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(k, 1);
+	assert_int_equal(store_reports_open(s, "linux", "master", &list, &err), 0);
+	assert_int_equal(list->n, 0);
+	node_free(list);
+	/* a command once by its mail and place */
+	struct store_command c = { .mail = "<reply@x>",
+				   .n = 1,
+				   .report = id,
+				   .sender = "dev@example.org",
+				   .command = "invalid",
+				   .status = "queued" };
+	int64_t cid = store_command_add(s, &c, 13, &err);
+	assert_true(cid > 0);
+	assert_int_equal(store_command_add(s, &c, 14, &err), 0);
+	assert_int_equal(store_command_set(s, cid, "done", "<answer@y>", NULL, 15, &err), 0);
+	assert_int_equal(store_commands_todo(s, &list, &err), 0);
+	assert_int_equal(list->n, 0);
+	node_free(list);
+	assert_int_equal(store_commands(s, id, &list, &err), 0);
+	assert_string_equal(node_str(node_get(list->vals[0], "answer")), "<answer@y>");
+	node_free(list);
+	strbuf_release(&err);
+	store_close(s);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -1161,6 +1245,7 @@ int main(void)
 		T(test_store_open_fresh_file_races),
 		T(test_store_outbox_lifecycle),
 		T(test_store_box_service),
+		T(test_store_reports_triage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
