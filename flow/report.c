@@ -47,7 +47,7 @@ static enum report_verdict render_signed(struct report_input *in, const struct m
 					 struct strbuf *id, struct strbuf *err)
 {
 	struct strbuf msg = STRBUF_INIT;
-	enum report_verdict v;
+	enum report_verdict v = REPORT_QUEUED;
 
 	in->lf = false;
 	in->message_id_out = id;

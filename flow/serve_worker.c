@@ -279,7 +279,6 @@ static enum report_verdict send_report(const struct head_test *ht, const char *j
 					     .also_cc = (const char *const *)also_cc,
 					     .base_line = ht->base_line,
 					     .conf_floors = (const char *const *)c->floors,
-					     .tree_name = ht->tree,
 					     .branch = ht->branch,
 					     .job = job,
 					     .bisection = r->id };
