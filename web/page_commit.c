@@ -118,7 +118,7 @@ static int compare_pair(struct store *s, const char *base, const char *commit, b
 		const struct group *bg = &sides[0].g[gi], *ng = side_match(&sides[1], &sides[0], bg);
 		if (!ng)
 			continue;
-		const struct node *mats[2] = { bg->matrix, ng->matrix };
+		const struct matrix *mats[2] = { bg->matrix, ng->matrix };
 		const char *labels[2] = { sides[0].label, sides[1].label };
 		const struct group *grs[2] = { bg, ng };
 		const uint64_t *rounds[2];
@@ -136,7 +136,7 @@ static int compare_pair(struct store *s, const char *base, const char *commit, b
 		sides_rounds(grs, 2, rounds, nrounds);	/* runs of one round are compared as pairs */
 		co.rounds = rounds;
 		co.nrounds = nrounds;
-		int rc = compare_matrices(mats, labels, 2, &co, &res, err);
+		int rc = compare_tables(mats, labels, 2, &co, &res, err);
 		compare_floors_release(&floors);
 		if (rc) {
 			code = 500;
