@@ -311,4 +311,6 @@ const struct page_def page_def_bisection = {
 	.rest = "ID",
 	.data = bisection_data,
 	.html = bisection_html,
+	.reads = STORE_READS(STORE_TOPIC_BISECTIONS) | STORE_READS(STORE_TOPIC_HEADS) |
+		 STORE_READS(STORE_TOPIC_OUTBOX) | STORE_READS(STORE_TOPIC_RUNS),
 };

@@ -629,6 +629,8 @@ const struct page_def page_def_commit = {
 	.rest = "COMMIT",
 	.data = commit_data,
 	.html = commit_html,
+	.reads = STORE_READS(STORE_TOPIC_RUNS) | STORE_READS(STORE_TOPIC_HEADS) | STORE_READS(STORE_TOPIC_BISECTIONS) |
+		 STORE_READS(STORE_TOPIC_OUTBOX),
 };
 
 const struct page_def page_def_compare = {
@@ -636,4 +638,6 @@ const struct page_def page_def_compare = {
 	.query = "?base=COMMIT&commit=COMMIT",
 	.data = compare_data,
 	.html = compare_html,
+	.reads = STORE_READS(STORE_TOPIC_RUNS) | STORE_READS(STORE_TOPIC_HEADS) | STORE_READS(STORE_TOPIC_BISECTIONS) |
+		 STORE_READS(STORE_TOPIC_OUTBOX),
 };

@@ -45,6 +45,7 @@ const struct page_def page_def_bisections = {
 	.key = "id",
 	.data = bisections_data,
 	.html = bisections_html,
+	.reads = STORE_READS(STORE_TOPIC_BISECTIONS) | STORE_READS(STORE_TOPIC_HEADS) | STORE_READS(STORE_TOPIC_OUTBOX),
 };
 
 static int mails_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
@@ -72,6 +73,7 @@ const struct page_def page_def_reports = {
 	.key = "id",
 	.data = mails_data,
 	.html = mails_html,
+	.reads = STORE_READS(STORE_TOPIC_OUTBOX),
 };
 
 const struct page_def page_def_outbox = {
@@ -79,6 +81,7 @@ const struct page_def page_def_outbox = {
 	.list = true,
 	.key = "id",
 	.data = mails_data,
+	.reads = STORE_READS(STORE_TOPIC_OUTBOX),
 };
 
 static int heads_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
@@ -104,6 +107,7 @@ const struct page_def page_def_heads = {
 	.list = true,
 	.key = "id",
 	.data = heads_data,
+	.reads = STORE_READS(STORE_TOPIC_HEADS) | STORE_READS(STORE_TOPIC_BISECTIONS) | STORE_READS(STORE_TOPIC_OUTBOX),
 };
 
 static int machines_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
@@ -123,6 +127,7 @@ const struct page_def page_def_machines = {
 	.list = true,
 	.key = "name",
 	.data = machines_data,
+	.reads = STORE_READS(STORE_TOPIC_RUNS) | STORE_READS(STORE_TOPIC_BOXES),
 };
 
 /* A mailing list's series as the store records them: subject, version, author, state, why, branch, base, head. */
@@ -148,4 +153,5 @@ const struct page_def page_def_series = {
 	.list = true,
 	.query = "?list=NAME",
 	.data = series_data,
+	.reads = STORE_READS(STORE_TOPIC_SERIES),
 };

@@ -233,4 +233,5 @@ const struct page_def page_def_report = {
 	.data = report_data,
 	.html = report_html,
 	.file = attachment,
+	.reads = STORE_READS(STORE_TOPIC_OUTBOX) | STORE_READS(STORE_TOPIC_BISECTIONS),
 };

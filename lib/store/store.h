@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 /* How long a write waits for another process's write to finish. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -389,5 +389,26 @@ struct store_series {
 int64_t store_series_put(struct store *s, const struct store_series *ser, int64_t now, struct strbuf *err);
 /* The series of list (NULL: of every list), oldest first, as a sequence of maps of their columns. */
 int store_series_list(struct store *s, const char *list, struct node **out, struct strbuf *err);
+
+/*
+ * What changed, by topic: a counter a topic that every write to its
+ * tables moves on (the store's triggers: whoever writes, whichever
+ * process). A reader that kept what it made from a topic knows it is
+ * still right while the topic's counter is the same (the dashboard's
+ * pages: web/cache). One bit a topic.
+ */
+enum store_topic {
+	STORE_TOPIC_RUNS,	/* runs (their stats), machines */
+	STORE_TOPIC_HEADS,	/* heads */
+	STORE_TOPIC_BISECTIONS, /* bisections */
+	STORE_TOPIC_OUTBOX,	/* outbox */
+	STORE_TOPIC_BOXES,	/* boxes */
+	STORE_TOPIC_SERIES,	/* series, list_epochs */
+	STORE_NTOPICS
+};
+#define STORE_READS(t) (1u << (t))
+#define STORE_READS_ALL ((1u << STORE_NTOPICS) - 1)
+/* Each topic's counter now, v[STORE_NTOPICS]. 0, or -1 with err set. */
+int store_changes(struct store *s, int64_t *v, struct strbuf *err);
 
 #endif

@@ -93,6 +93,8 @@ enum stmt_id {
 	ST_EPOCH_SET,
 	ST_SERIES_PUT,
 	ST_SERIES_LIST,
+	/* what changed (store_changes.c) */
+	ST_CHANGES,
 	ST_NR
 };
 
@@ -102,6 +104,7 @@ extern const char *const store_outbox_sql[ST_NR];
 extern const char *const store_heads_sql[ST_NR];
 extern const char *const store_boxes_sql[ST_NR];
 extern const char *const store_lists_sql[ST_NR];
+extern const char *const store_changes_sql[ST_NR];
 
 struct store {
 	sqlite3 *db;
