@@ -382,10 +382,12 @@ static int commit_data(struct page_ctx *c, const struct page_args *a, struct nod
 		return code;
 	}
 	struct store_query q = { .commit = commit };
-	struct node *runs;
-	const struct node *heads = page_heads(c, err), *bis = heads ? page_bisections(c, err) : NULL;
+	struct node *runs, *heads = NULL;
+	/* the heads it is (or is the base of), asked by the commit: not every head read */
+	const struct node *bis = store_heads_about(c->s, commit, &heads, err) ? NULL : page_bisections(c, err);
 	const struct node *mails = bis ? page_mails(c, err) : NULL;
 	if (!mails || store_list_runs(c->s, &q, &runs, err)) {
+		node_free(heads);
 		strbuf_release(&full);
 		return 500;
 	}
@@ -443,6 +445,7 @@ static int commit_data(struct page_ctx *c, const struct page_args *a, struct nod
 		strbuf_setf(err, "no commit %s in the watched trees, and no run, head or bisection of it in the store", name);
 		code = 404;
 	}
+	node_free(heads);
 	strbuf_release(&full);
 	return code;
 }

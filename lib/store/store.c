@@ -262,6 +262,12 @@ static const char migration_9[] =
 	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n"
 	"CREATE TRIGGER changes_list_epochs_delete AFTER DELETE ON list_epochs BEGIN"
 	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n";
+/* Version 10: the heads asked by what a page shows — by commit (head, base), by branch, the unfinished ones. */
+static const char migration_10[] =
+	"CREATE INDEX heads_head ON heads(head, base);\n"
+	"CREATE INDEX heads_base ON heads(base);\n"
+	"CREATE INDEX heads_branch ON heads(tree, branch, id);\n"
+	"CREATE INDEX heads_status ON heads(status);\n";
 
 static const struct migration migrations[] = {
 	{ "runs, stats, machines, commits and jobs", migration_1 },
@@ -273,6 +279,7 @@ static const struct migration migrations[] = {
 	{ "the checks of a bisection's culprit", migration_7 },
 	{ "mailing lists: their archives' epochs and series", migration_8 },
 	{ "what changed, by topic", migration_9 },
+	{ "the heads by commit, branch and state", migration_10 },
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION,

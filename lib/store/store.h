@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 /* How long a write waits for another process's write to finish. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -292,6 +292,20 @@ int store_head_set_base(struct store *s, int64_t id, const char *base, int64_t n
 int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err);
 /* At most limit heads with an id above after, oldest first, as store_heads() gives them. 0, or -1 with err set. */
 int store_heads_page(struct store *s, int64_t after, long limit, struct node **out, struct strbuf *err);
+/*
+ * What a page shows of the heads, asked by what it shows (indexed: the
+ * cost does not grow with the heads of other commits), as store_heads()
+ * gives them: the heads whose head or base is commit (a full id), oldest
+ * first; those of base..head (a bisection's good and bad), oldest first;
+ * the last `limit` heads of a tree's branch, newest first; and each
+ * branch with heads, {tree, branch, total, newest (its last head's id)},
+ * counted on the index.
+ */
+int store_heads_about(struct store *s, const char *commit, struct node **out, struct strbuf *err);
+int store_heads_between(struct store *s, const char *base, const char *head, struct node **out, struct strbuf *err);
+int store_heads_of_branch(struct store *s, const char *tree, const char *branch, long limit, struct node **out,
+			  struct strbuf *err);
+int store_heads_branches(struct store *s, struct node **out, struct strbuf *err);
 
 /* A head's row, typed (strings owned; NULL when the column is). */
 struct store_head {

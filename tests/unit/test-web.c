@@ -212,6 +212,45 @@ static void test_paged_lists(void **state)
 		assert_non_null(strstr(rs.body.buf, bad[i][0]));
 		web_response_release(&rs);
 	}
+	/* the overview: the branch's newest 20 heads (asked of the store by branch), all counted */
+	assert_int_equal(ask(st, "GET", "/api/overview", 0, NULL, NULL, NULL, &rs), 200);
+	struct node *ov = json_parse(rs.body.buf, rs.body.len, "overview", &err);
+	assert_non_null(ov);
+	const struct node *g = node_get(ov, "branches")->vals[0];
+	assert_int_equal(node_get(g, "heads")->n, 20);
+	assert_string_equal(node_str(node_get(node_get(g, "heads")->vals[0], "id")), "1200");
+	assert_string_equal(node_str(node_get(g, "total")), "1200");
+	assert_string_equal(node_str(node_get(ov, "heads_total")), "1200");
+	node_free(ov);
+	web_response_release(&rs);
+	/* /reports newest first (its first page the newest mails); /outbox, the queue, oldest first */
+	s = store_open(st->db, &err);
+	assert_non_null(s);
+	for (int i = 0; i < 600; i++) {
+		char id[32];
+		snprintf(id, sizeof(id), "<m%d@x>", i);
+		assert_true(store_outbox_add(s, id, "a@x", "b@x", "Subject: s\n\nbody\n", 17, 1700000000 + i, &err) >
+			    0);
+	}
+	store_close(s);
+	assert_int_equal(ask(st, "GET", "/api/reports", 0, NULL, NULL, NULL, &rs), 200);
+	ids = ids_of(&rs);
+	assert_true(!strncmp(ids, "600 599 598 ", 12));
+	assert_non_null(strstr(ids, " 102 101"));
+	assert_null(strstr(ids, " 100"));
+	free(ids);
+	web_response_release(&rs);
+	const char *back[] = { "3", "101" };
+	assert_int_equal(ask(st, "GET", "/api/reports", 2, keys, back, NULL, &rs), 200);
+	ids = ids_of(&rs);
+	assert_string_equal(ids, "100 99 98");
+	free(ids);
+	web_response_release(&rs);
+	assert_int_equal(ask(st, "GET", "/api/outbox", 1, keys, page, NULL, &rs), 200);
+	ids = ids_of(&rs);
+	assert_string_equal(ids, "1 2 3");
+	free(ids);
+	web_response_release(&rs);
 	/* a list paged in memory: after names a row it has */
 	const char *after[] = { "after" }, *none[] = { "7" };
 	assert_int_equal(ask(st, "GET", "/api/bisections", 1, after, none, NULL, NULL), 400);
