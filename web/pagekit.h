@@ -75,12 +75,6 @@ struct page_def {
 	const char *query; /* its query arguments, as the API index shows them; NULL: none */
 	const char *nav;   /* its title in the navigation bar; NULL: not there */
 	bool live;	   /* shows the providers' boxes now (env->inventories): never kept in the cache */
-	/*
-	 * What of the store it reads: STORE_READS(STORE_TOPIC_...) bits (0:
-	 * all). Its kept copy (web/cache) stays while those topics are
-	 * unchanged, whatever else the store takes in.
-	 */
-	unsigned reads;
 	bool list;	   /* its data is a list (a JSON array), not a map */
 	const char *key;   /* a list's rows' key: ?after= names a row by it (paged: ?limit=&after=) */
 	/* Its data into out (an empty map or list): an HTTP status, 200 or 400/404/500 with one line in err. */
@@ -95,6 +89,12 @@ struct page_def {
 	 */
 	int (*file)(const struct page_env *env, const char *rest, const char *n, struct strbuf *body, char **type,
 		    char **name, struct strbuf *err);
+	/*
+	 * What of the store it reads: STORE_READS(STORE_TOPIC_...) bits (0:
+	 * all). Its kept copy (web/cache) stays while those topics are
+	 * unchanged, whatever else the store takes in.
+	 */
+	unsigned reads;
 };
 
 struct node *page_str(const char *s);

@@ -206,62 +206,6 @@ static const char migration_8[] =
 	" subject TEXT NOT NULL, author TEXT NOT NULL, state TEXT NOT NULL, why TEXT, parts TEXT, base TEXT,"
 	" branch TEXT, head TEXT, first_seen INTEGER NOT NULL, updated INTEGER NOT NULL, UNIQUE(list, key)) STRICT;\n";
 
-/*
- * Version 9: what changed, by topic (store_changes): a counter a topic,
- * moved on by triggers on every write to its tables, whoever writes.
- */
-static const char migration_9[] =
-	"CREATE TABLE changes (topic TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID, STRICT;\n"
-	"INSERT INTO changes VALUES ('runs', 0), ('heads', 0), ('bisections', 0), ('outbox', 0), ('boxes', 0),"
-	" ('series', 0);\n"
-	"CREATE TRIGGER changes_runs_insert AFTER INSERT ON runs BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
-	"CREATE TRIGGER changes_runs_update AFTER UPDATE ON runs BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
-	"CREATE TRIGGER changes_runs_delete AFTER DELETE ON runs BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
-	"CREATE TRIGGER changes_machines_insert AFTER INSERT ON machines BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
-	"CREATE TRIGGER changes_machines_update AFTER UPDATE ON machines BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
-	"CREATE TRIGGER changes_machines_delete AFTER DELETE ON machines BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
-	"CREATE TRIGGER changes_heads_insert AFTER INSERT ON heads BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'heads'; END;\n"
-	"CREATE TRIGGER changes_heads_update AFTER UPDATE ON heads BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'heads'; END;\n"
-	"CREATE TRIGGER changes_heads_delete AFTER DELETE ON heads BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'heads'; END;\n"
-	"CREATE TRIGGER changes_bisections_insert AFTER INSERT ON bisections BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'bisections'; END;\n"
-	"CREATE TRIGGER changes_bisections_update AFTER UPDATE ON bisections BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'bisections'; END;\n"
-	"CREATE TRIGGER changes_bisections_delete AFTER DELETE ON bisections BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'bisections'; END;\n"
-	"CREATE TRIGGER changes_outbox_insert AFTER INSERT ON outbox BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'outbox'; END;\n"
-	"CREATE TRIGGER changes_outbox_update AFTER UPDATE ON outbox BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'outbox'; END;\n"
-	"CREATE TRIGGER changes_outbox_delete AFTER DELETE ON outbox BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'outbox'; END;\n"
-	"CREATE TRIGGER changes_boxes_insert AFTER INSERT ON boxes BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'boxes'; END;\n"
-	"CREATE TRIGGER changes_boxes_update AFTER UPDATE ON boxes BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'boxes'; END;\n"
-	"CREATE TRIGGER changes_boxes_delete AFTER DELETE ON boxes BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'boxes'; END;\n"
-	"CREATE TRIGGER changes_series_insert AFTER INSERT ON series BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n"
-	"CREATE TRIGGER changes_series_update AFTER UPDATE ON series BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n"
-	"CREATE TRIGGER changes_series_delete AFTER DELETE ON series BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n"
-	"CREATE TRIGGER changes_list_epochs_insert AFTER INSERT ON list_epochs BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n"
-	"CREATE TRIGGER changes_list_epochs_update AFTER UPDATE ON list_epochs BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n"
-	"CREATE TRIGGER changes_list_epochs_delete AFTER DELETE ON list_epochs BEGIN"
-	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n";
 /* Version 10: the heads asked by what a page shows — by commit (head, base), by branch, the unfinished ones. */
 static const char migration_10[] =
 	"CREATE INDEX heads_head ON heads(head, base);\n"
@@ -278,7 +222,7 @@ static const struct migration migrations[] = {
 	{ "the reason a bisection ended", migration_6 },
 	{ "the checks of a bisection's culprit", migration_7 },
 	{ "mailing lists: their archives' epochs and series", migration_8 },
-	{ "what changed, by topic", migration_9 },
+	{ "what changed, by topic", store_migration_changes },
 	{ "the heads by commit, branch and state", migration_10 },
 };
 

@@ -6,6 +6,62 @@
 
 #include <string.h>
 
+/*
+ * Version 9 (store.c's migrations[]): what changed, by topic — a counter a
+ * topic, moved on by triggers on every write to its tables, whoever writes.
+ */
+const char store_migration_changes[] =
+	"CREATE TABLE changes (topic TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID, STRICT;\n"
+	"INSERT INTO changes VALUES ('runs', 0), ('heads', 0), ('bisections', 0), ('outbox', 0), ('boxes', 0),"
+	" ('series', 0);\n"
+	"CREATE TRIGGER changes_runs_insert AFTER INSERT ON runs BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
+	"CREATE TRIGGER changes_runs_update AFTER UPDATE ON runs BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
+	"CREATE TRIGGER changes_runs_delete AFTER DELETE ON runs BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
+	"CREATE TRIGGER changes_machines_insert AFTER INSERT ON machines BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
+	"CREATE TRIGGER changes_machines_update AFTER UPDATE ON machines BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
+	"CREATE TRIGGER changes_machines_delete AFTER DELETE ON machines BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'runs'; END;\n"
+	"CREATE TRIGGER changes_heads_insert AFTER INSERT ON heads BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'heads'; END;\n"
+	"CREATE TRIGGER changes_heads_update AFTER UPDATE ON heads BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'heads'; END;\n"
+	"CREATE TRIGGER changes_heads_delete AFTER DELETE ON heads BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'heads'; END;\n"
+	"CREATE TRIGGER changes_bisections_insert AFTER INSERT ON bisections BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'bisections'; END;\n"
+	"CREATE TRIGGER changes_bisections_update AFTER UPDATE ON bisections BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'bisections'; END;\n"
+	"CREATE TRIGGER changes_bisections_delete AFTER DELETE ON bisections BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'bisections'; END;\n"
+	"CREATE TRIGGER changes_outbox_insert AFTER INSERT ON outbox BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'outbox'; END;\n"
+	"CREATE TRIGGER changes_outbox_update AFTER UPDATE ON outbox BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'outbox'; END;\n"
+	"CREATE TRIGGER changes_outbox_delete AFTER DELETE ON outbox BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'outbox'; END;\n"
+	"CREATE TRIGGER changes_boxes_insert AFTER INSERT ON boxes BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'boxes'; END;\n"
+	"CREATE TRIGGER changes_boxes_update AFTER UPDATE ON boxes BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'boxes'; END;\n"
+	"CREATE TRIGGER changes_boxes_delete AFTER DELETE ON boxes BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'boxes'; END;\n"
+	"CREATE TRIGGER changes_series_insert AFTER INSERT ON series BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n"
+	"CREATE TRIGGER changes_series_update AFTER UPDATE ON series BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n"
+	"CREATE TRIGGER changes_series_delete AFTER DELETE ON series BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n"
+	"CREATE TRIGGER changes_list_epochs_insert AFTER INSERT ON list_epochs BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n"
+	"CREATE TRIGGER changes_list_epochs_update AFTER UPDATE ON list_epochs BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n"
+	"CREATE TRIGGER changes_list_epochs_delete AFTER DELETE ON list_epochs BEGIN"
+	" UPDATE changes SET version = version + 1 WHERE topic = 'series'; END;\n";
 /* The statements of this file, by id (store_int.h). */
 const char *const store_changes_sql[ST_NR] = {
 	[ST_CHANGES] = "SELECT topic, version FROM changes",

@@ -109,6 +109,8 @@ extern const char *const store_heads_sql[ST_NR];
 extern const char *const store_boxes_sql[ST_NR];
 extern const char *const store_lists_sql[ST_NR];
 extern const char *const store_changes_sql[ST_NR];
+/* Migration 9's SQL: the changes table and its triggers (store_changes.c). */
+extern const char store_migration_changes[];
 
 struct store {
 	sqlite3 *db;
