@@ -288,6 +288,8 @@ static double commit_page(const char *dir, const char *db, const char *commit)
 		double t = now() - t0;
 		if (rs.status != 200)
 			fprintf(stderr, "scale: %s: %u\n", path, rs.status), exit(1);
+		if (!strstr(rs.body.buf, "<h2>Against its base <"))
+			fprintf(stderr, "scale: %s: the head is not compared with its base\n", path), exit(1);
 		web_response_release(&rs);
 		web_stop(w);
 		strbuf_release(&err);
@@ -374,7 +376,7 @@ static void farm(const char *lkprobot, const char *tmp, long max)
 	int nsizes = 0;
 	double t[8], cpu[8], ct[8], pt[8], st[8], sv[8];
 
-	for (long n = 1000; n <= (max > 10000 ? max : 10000) && nsizes < 8; n *= 10)
+	for (long n = 1000; n <= (max ? max : 10000) && nsizes < 8; n *= 10)
 		sizes[nsizes++] = n;
 	for (int s = 0; s < nsizes; s++) {
 		char dir[4096], db[4200], conf[4200], head[64], branch[64];
