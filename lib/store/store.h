@@ -306,6 +306,8 @@ int store_heads_between(struct store *s, const char *base, const char *head, str
 int store_heads_of_branch(struct store *s, const char *tree, const char *branch, long limit, struct node **out,
 			  struct strbuf *err);
 int store_heads_branches(struct store *s, struct node **out, struct strbuf *err);
+/* Head id's tree, head and status, as a map: 1, 0 no such head (*out NULL), -1 with err set. */
+int store_head_one(struct store *s, int64_t id, struct node **out, struct strbuf *err);
 
 /* A head's row, typed (strings owned; NULL when the column is). */
 struct store_head {

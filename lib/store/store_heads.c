@@ -44,6 +44,7 @@ const char *const store_heads_sql[ST_NR] = {
 	[ST_HEADS_BRANCH] =
 		"SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads"
 		" WHERE tree = ?1 AND branch = ?2 ORDER BY id DESC LIMIT ?3",
+	[ST_HEAD_ONE] = "SELECT tree, head, status FROM heads WHERE id = ?1",
 	/* a count a branch: the index alone, no head read */
 	[ST_HEADS_BRANCHES] = "SELECT tree, branch, count(*), max(id) FROM heads GROUP BY tree, branch",
 };
@@ -193,6 +194,27 @@ int store_heads_of_branch(struct store *s, const char *tree, const char *branch,
 			  struct strbuf *err)
 {
 	return heads_where(s, ST_HEADS_BRANCH, tree, branch, limit, out, err);
+}
+
+int store_head_one(struct store *s, int64_t id, struct node **out, struct strbuf *err)
+{
+	static const char *const keys[] = { "tree", "head", "status" };
+	sqlite3_stmt *q = store_stmt(s, ST_HEAD_ONE, err);
+	struct node *rows = NULL;
+
+	*out = NULL;
+	if (!q)
+		return store_context(s, err, "read head %lld", (long long)id);
+	sqlite3_bind_int64(q, 1, id);
+	if (store_rows(s, q, keys, NKEYS(keys), &rows, err))
+		return store_context(s, err, "read head %lld", (long long)id);
+	if (rows->n) {
+		*out = rows->vals[0];
+		rows->vals[0] = NULL;
+		rows->n = 0;
+	}
+	node_free(rows);
+	return *out ? 1 : 0;
 }
 
 int store_heads_branches(struct store *s, struct node **out, struct strbuf *err)

@@ -86,6 +86,7 @@ enum stmt_id {
 	ST_HEADS_BETWEEN,
 	ST_HEADS_BRANCH,
 	ST_HEADS_BRANCHES,
+	ST_HEAD_ONE,
 	/* boxes (store_boxes.c) */
 	ST_BOX_GET,
 	ST_BOX_FAIL,

@@ -132,6 +132,7 @@ static void test_storeq_plans_search_an_index(void **state)
 	for (enum stmt_id st = ST_HEADS_ABOUT; st <= ST_HEADS_BRANCH; st++)
 		assert_searched(s, store_heads_sql[st]);
 	assert_searched(s, store_heads_sql[ST_HEAD_TODO]);
+	assert_searched(s, store_heads_sql[ST_HEAD_ONE]);
 	store_close(s);
 }
 
