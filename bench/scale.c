@@ -411,12 +411,12 @@ static void farm(const char *lkprobot, const char *tmp, long max)
 		char *rm[] = { "/bin/rm", "-rf", dir, NULL };
 		best_of(1, rm);
 	}
-	if (nsizes > 1)
-		printf("linear: 10x the roots <= 12x the reindex time: %s (k <= %.2f)\n",
-		       exponent(t[nsizes - 2], t[nsizes - 1], sizes[nsizes - 2], sizes[nsizes - 1]) <= log(12) / log(10)
-			       ? "met"
-			       : "NOT met",
-		       log(12) / log(10));
+	/* on the CPU seconds: a shared machine's wall time moves with its load */
+	if (nsizes > 1) {
+		double k = exponent(cpu[nsizes - 2], cpu[nsizes - 1], sizes[nsizes - 2], sizes[nsizes - 1]);
+		printf("linear: 10x the roots <= 12x the reindex's CPU time: %s (k = %.2f; <= %.2f)\n",
+		       k <= log(12) / log(10) ? "met" : "NOT met", k, log(12) / log(10));
+	}
 }
 
 int main(int argc, char **argv)
