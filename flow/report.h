@@ -22,7 +22,7 @@ struct mailconf;
 struct report_request {
 	struct reportjob_opts what; /* the change and its runs; .live is set from mc */
 	const char *from, *domain;  /* NULL: mail.from, mail.domain */
-	const char *tree_name;	    /* what.tree's name in serve.trees (subscriptions, the report's row; NULL: the path) */
+	const char *tree_name; /* what.tree's name in serve.trees (subscriptions, the report's row; NULL: the path) */
 	const char *url, *tree_url, *lkprobot_url, *closes, *note, *signature;
 	time_t date;
 	const struct mailconf *mc;
@@ -38,8 +38,8 @@ struct report_request {
 	const char *const *also_cc;	/* Cc as well (a series' list and mails' people), NULL-terminated or NULL */
 	const char *const *conf_floors; /* serve.change_floor, "GLOB=PCT" each (NULL-terminated, or NULL) */
 	/* the report's row in the store (its home: replies and follow-ups find it there) */
-	const char *branch, *job;	      /* the service's branch (tree: tree_name), the job file (NULL: unknown) */
-	long long bisection;		      /* the bisection that named the culprit (0: none) */
+	const char *branch, *job; /* the service's branch (tree: tree_name), the job file (NULL: unknown) */
+	long long bisection;	  /* the bisection that named the culprit (0: none) */
 };
 
 enum report_verdict {

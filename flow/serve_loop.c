@@ -99,23 +99,24 @@ static void worker_stop(struct worker *w)
 	}
 }
 
-/* The ids of the heads cancelled from the dashboard among those in ws. */
+/* The heads cancelled from the dashboard among those in ws: each asked by its id, not every head read. */
 static void mark_cancelled(struct store *s, struct worker *ws, size_t n)
 {
-	struct store_heads heads;
 	struct strbuf err = STRBUF_INIT;
 
-	if (!store_head_rows(s, false, &heads, &err)) {
-		for (size_t i = 0; i < heads.n; i++) {
-			const struct store_head *h = &heads.v[i];
-			for (size_t k = 0; h->status && k < n; k++)
-				if (ws[k].id == h->id && !strcmp(h->status, "cancelled") && !ws[k].cancelled) {
-					ws[k].cancelled = true;
-					serve_say("%s %.12s: cancelled from the dashboard: its bisection is stopped",
-						  h->tree, h->head);
-				}
+	for (size_t k = 0; k < n; k++) {
+		struct node *h = NULL;
+		if (ws[k].cancelled || store_head_one(s, ws[k].id, &h, &err) != 1) {
+			node_free(h);
+			continue;
 		}
-		store_heads_release(&heads);
+		const char *status = node_str(node_get(h, "status"));
+		if (status && !strcmp(status, "cancelled")) {
+			ws[k].cancelled = true;
+			serve_say("%s %.12s: cancelled from the dashboard: its bisection is stopped",
+				  node_str(node_get(h, "tree")), node_str(node_get(h, "head")));
+		}
+		node_free(h);
 	}
 	strbuf_release(&err);
 }

@@ -76,7 +76,7 @@ static struct node *run_job(const struct group *g, struct strbuf *err)
 static int compare_group(struct reportjob *rj, const struct reportjob_opts *o, const struct group *bg,
 			 const struct group *hit, struct compare_result *res, struct strbuf *err)
 {
-	const struct node *mats[2] = { bg->matrix, hit->matrix };
+	const struct matrix *mats[2] = { bg->matrix, hit->matrix };
 	const char *labels[2] = { rj->sides[0].label, rj->sides[1].label };
 	const struct group *grs[2] = { bg, hit };
 	const uint64_t *rounds[2];
@@ -90,7 +90,7 @@ static int compare_group(struct reportjob *rj, const struct reportjob_opts *o, c
 	strbuf_release(&e2);
 	sides_rounds(grs, 2, rounds, nrounds);
 	struct compare_opts co = { .floors = o->floors, .rounds = rounds, .nrounds = nrounds };
-	int cr = compare_matrices(mats, labels, 2, &co, res, err);
+	int cr = compare_tables(mats, labels, 2, &co, res, err);
 	compare_floors_truncate(o->floors, ours);
 	return cr;
 }
@@ -148,12 +148,11 @@ static int compare_all(struct reportjob *rj, const struct reportjob_opts *o, con
 /* The highest 1-minute load average a group's runs recorded (each run's job.yaml loadavg); 0: none. */
 static double group_load(const struct group *g)
 {
-	const struct node *src = node_get(g->matrix, "stats_source");
 	double most = 0;
 
-	for (size_t i = 0; src && src->type == NODE_SEQ && i < src->n; i++) {
+	for (size_t i = 0; i < g->matrix->nsource; i++) {
 		/* a run's stats.json, or its directory (the store's) */
-		const char *st = node_str(src->vals[i]);
+		const char *st = g->matrix->source[i];
 		size_t len = st ? strlen(st) : 0, tail = strlen("/stats.json");
 		if (len > tail && !strcmp(st + len - tail, "/stats.json"))
 			len -= tail;

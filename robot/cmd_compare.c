@@ -9,10 +9,10 @@
 #include "../lib/store/store.h"
 #include "../lib/results/compare.h"
 #include "../lib/results/result.h"
-#include "../lib/util/json.h"
 #include "../lib/results/sides.h"
 #include "../lib/stats/lkpetc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +56,7 @@ struct compare_out {
 
 /* One group of the base matched on every side: each side's matrix, label, group and rounds. */
 struct matched {
-	const struct node **mats;
+	const struct matrix **mats;
 	const char **labels;
 	const struct group **grs;
 	const uint64_t **rounds;
@@ -86,18 +86,19 @@ static bool match_group(const struct side *sides, size_t nsides, size_t gi, stru
 static bool field_row(const struct matched *m, size_t nsides, const char *field, const char *desc,
 		      struct compare_field_row *row)
 {
-	const struct node *b = node_get(m->mats[0], field), *n = node_get(m->mats[nsides - 1], field);
+	const struct matrix_col *b = matrix_get(m->mats[0], field), *n = matrix_get(m->mats[nsides - 1], field);
 
-	if (!b || !n || b->type != NODE_SEQ || n->type != NODE_SEQ)
+	if (!b || !n || !b->list || !n->list)
 		return false;
 	double *bv = xcalloc(b->n + 1, sizeof(double)), *nv = xcalloc(n->n + 1, sizeof(double));
 	size_t nb = 0, nn = 0;
+	/* the cells that are numbers (NAN: one that is not) */
 	for (size_t k = 0; k < b->n; k++)
-		if (json_number(b->vals[k], &bv[nb]))
-			nb++;
+		if (!isnan(b->v[k]))
+			bv[nb++] = b->v[k];
 	for (size_t k = 0; k < n->n; k++)
-		if (json_number(n->vals[k], &nv[nn]))
-			nn++;
+		if (!isnan(n->v[k]))
+			nv[nn++] = n->v[k];
 	*row = (struct compare_field_row){ desc, bv, nv, nb, nn };
 	return true;
 }
@@ -120,7 +121,7 @@ static int compare_group(const struct matched *m, size_t nsides, const struct gr
 	sides_rounds(m->grs, nsides, m->rounds, m->nrounds);
 	co->rounds = m->rounds;
 	co->nrounds = m->nrounds;
-	int rc = compare_matrices(m->mats, m->labels, nsides, co, &res, err);
+	int rc = compare_tables(m->mats, m->labels, nsides, co, &res, err);
 	compare_floors_truncate(floors, ours);
 	if (rc)
 		return -1;
@@ -247,6 +248,7 @@ int cmd_compare(int argc, char **argv, struct lkp_ctx *ctx)
 		goto bad;
 	}
 	co.floors = &floors;
+	co.shown_only = !json; /* the tables show the changed rows: only those (and the headline's) are kept */
 	if (lkpetc_load(&err))
 		goto bad;
 

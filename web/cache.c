@@ -2,6 +2,7 @@
  * cache: rendered pages while the store is unchanged. See cache.h.
  */
 #include "cache.h"
+#include "../lib/store/store.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@ struct cache_entry {
 struct cache {
 	char *db, *wal;
 	pthread_mutex_t lock;
+	struct store *store; /* for the counters, opened on first use (under lock) */
+	bool no_counters;    /* a store without them: file stamps */
 	struct cache_entry e[CACHE_ENTRIES];
 	size_t next;		/* the slot the next page takes (round robin: the oldest) */
 };
@@ -43,6 +46,8 @@ void cache_free(struct cache *c)
 		free(c->e[i].key);
 		free(c->e[i].body);
 	}
+	if (c->store)
+		store_close(c->store);
 	pthread_mutex_destroy(&c->lock);
 	free(c->db);
 	free(c->wal);
@@ -63,10 +68,49 @@ static void stamp_file(const char *path, long long *v)
 	v[3] = (long long)st.st_mtim.tv_nsec;
 }
 
-void cache_stamp(const struct cache *c, struct cache_stamp *st)
+_Static_assert(2 + STORE_NTOPICS <= sizeof(((struct cache_stamp *)0)->v) / sizeof(long long),
+	       "a stamp holds the file and every topic's counter");
+
+/* The store's counters into v (STORE_NTOPICS of them); false when it cannot say. */
+static bool counters(struct cache *c, long long *v)
 {
-	stamp_file(c->db, st->v);
-	stamp_file(c->wal, st->v + 4);
+	struct strbuf err = STRBUF_INIT;
+	int64_t n[STORE_NTOPICS];
+	bool ok = false;
+
+	pthread_mutex_lock(&c->lock);
+	if (!c->store && !c->no_counters && !(c->store = store_open(c->db, &err)))
+		c->no_counters = true;
+	if (c->store && !store_changes(c->store, n, &err)) {
+		for (int i = 0; i < STORE_NTOPICS; i++)
+			v[i] = n[i];
+		ok = true;
+	} else if (c->store) {
+		/* a fault now: file stamps this time, the store again next time */
+		store_close(c->store);
+		c->store = NULL;
+	}
+	pthread_mutex_unlock(&c->lock);
+	strbuf_release(&err);
+	return ok;
+}
+
+void cache_stamp(struct cache *c, unsigned reads, struct cache_stamp *st)
+{
+	long long n[STORE_NTOPICS];
+	struct stat sb;
+
+	memset(st, 0, sizeof(*st));
+	if (counters(c, n)) {
+		/* what the page reads, and the file (a store put in its place starts over) */
+		st->v[0] = 1;
+		st->v[1] = stat(c->db, &sb) ? 0 : (long long)sb.st_ino;
+		for (int i = 0; i < STORE_NTOPICS; i++)
+			st->v[2 + i] = reads & STORE_READS(i) ? n[i] : -1;
+		return;
+	}
+	stamp_file(c->db, st->v + 2);
+	stamp_file(c->wal, st->v + 6);
 }
 
 bool cache_get(struct cache *c, const char *key, const struct cache_stamp *st, struct strbuf *body,

@@ -81,7 +81,10 @@ static struct node *ways_on(struct page_ctx *c, const struct node *row, const ch
 		node_append(see, "mail", page_num(page_getnum(m, "id")));
 		node_append(see, "mail_subject", page_str(page_get(m, "subject")));
 	}
-	const struct node *heads = page_heads(c, err);
+	/* the head it bisects: asked by its ends, not every head read */
+	struct node *heads = NULL;
+	if (store_heads_between(c->s, page_get(row, "good"), page_get(row, "bad"), &heads, err))
+		heads = NULL;
 	for (size_t i = heads ? heads->n : 0; i-- > 0;)
 		if (!strcmp(page_get(heads->vals[i], "base"), page_get(row, "good")) &&
 		    !strcmp(page_get(heads->vals[i], "head"), page_get(row, "bad"))) {
@@ -92,6 +95,7 @@ static struct node *ways_on(struct page_ctx *c, const struct node *row, const ch
 			node_append(see, "head", hr);
 			break;
 		}
+	node_free(heads);
 	return see;
 }
 
@@ -311,4 +315,6 @@ const struct page_def page_def_bisection = {
 	.rest = "ID",
 	.data = bisection_data,
 	.html = bisection_html,
+	.reads = STORE_READS(STORE_TOPIC_BISECTIONS) | STORE_READS(STORE_TOPIC_HEADS) |
+		 STORE_READS(STORE_TOPIC_OUTBOX) | STORE_READS(STORE_TOPIC_RUNS),
 };

@@ -139,7 +139,7 @@ static int compare_pair(struct store *s, const char *base, const char *commit, b
 		const struct group *bg = &sides[0].g[gi], *ng = side_match(&sides[1], &sides[0], bg);
 		if (!ng)
 			continue;
-		const struct node *mats[2] = { bg->matrix, ng->matrix };
+		const struct matrix *mats[2] = { bg->matrix, ng->matrix };
 		const char *labels[2] = { sides[0].label, sides[1].label };
 		const struct group *grs[2] = { bg, ng };
 		const uint64_t *rounds[2];
@@ -157,7 +157,7 @@ static int compare_pair(struct store *s, const char *base, const char *commit, b
 		sides_rounds(grs, 2, rounds, nrounds);	/* runs of one round are compared as pairs */
 		co.rounds = rounds;
 		co.nrounds = nrounds;
-		int rc = compare_matrices(mats, labels, 2, &co, &res, err);
+		int rc = compare_tables(mats, labels, 2, &co, &res, err);
 		compare_floors_release(&floors);
 		if (rc) {
 			code = 500;
@@ -411,10 +411,12 @@ static int commit_data(struct page_ctx *c, const struct page_args *a, struct nod
 		return code;
 	}
 	struct store_query q = { .commit = commit };
-	struct node *runs;
-	const struct node *heads = page_heads(c, err), *bis = heads ? page_bisections(c, err) : NULL;
+	struct node *runs, *heads = NULL;
+	/* the heads it is (or is the base of), asked by the commit: not every head read */
+	const struct node *bis = store_heads_about(c->s, commit, &heads, err) ? NULL : page_bisections(c, err);
 	const struct node *mails = bis ? page_mails(c, err) : NULL;
 	if (!mails || store_list_runs(c->s, &q, &runs, err)) {
+		node_free(heads);
 		strbuf_release(&full);
 		return 500;
 	}
@@ -472,6 +474,7 @@ static int commit_data(struct page_ctx *c, const struct page_args *a, struct nod
 		strbuf_setf(err, "no commit %s in the watched trees, and no run, head or bisection of it in the store", name);
 		code = 404;
 	}
+	node_free(heads);
 	strbuf_release(&full);
 	return code;
 }
@@ -658,6 +661,8 @@ const struct page_def page_def_commit = {
 	.rest = "COMMIT",
 	.data = commit_data,
 	.html = commit_html,
+	.reads = STORE_READS(STORE_TOPIC_RUNS) | STORE_READS(STORE_TOPIC_HEADS) | STORE_READS(STORE_TOPIC_BISECTIONS) |
+		 STORE_READS(STORE_TOPIC_OUTBOX),
 };
 
 const struct page_def page_def_compare = {
@@ -665,4 +670,6 @@ const struct page_def page_def_compare = {
 	.query = "?base=COMMIT&commit=COMMIT",
 	.data = compare_data,
 	.html = compare_html,
+	.reads = STORE_READS(STORE_TOPIC_RUNS) | STORE_READS(STORE_TOPIC_HEADS) | STORE_READS(STORE_TOPIC_BISECTIONS) |
+		 STORE_READS(STORE_TOPIC_OUTBOX),
 };

@@ -376,4 +376,5 @@ const struct page_def page_def_history = {
 	.query = "?testcase=T&path_params=P[&metric=M][&tbox_group=G][&tree=T][&branch=B]",
 	.data = history_data,
 	.html = history_html,
+	.reads = STORE_READS(STORE_TOPIC_RUNS) | STORE_READS(STORE_TOPIC_BISECTIONS) | STORE_READS(STORE_TOPIC_OUTBOX),
 };

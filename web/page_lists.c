@@ -1,6 +1,7 @@
 /*
  * page_lists: the store's lists as pages — every bisection, every report
- * mail (as /reports and, JSON only, as /outbox), every head and every
+ * mail (as /reports, newest first, and, JSON only, as /outbox, oldest
+ * first), every head and every
  * machine, each row as the overview shows it, a page at a time
  * (?limit=&after=: paging.h). See pagekit.h.
  */
@@ -44,24 +45,38 @@ const struct page_def page_def_bisections = {
 	.key = "id",
 	.data = bisections_data,
 	.html = bisections_html,
+	.reads = STORE_READS(STORE_TOPIC_BISECTIONS) | STORE_READS(STORE_TOPIC_HEADS) | STORE_READS(STORE_TOPIC_OUTBOX),
 };
 
-static int mails_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
+/* The mails, oldest first (/outbox: the queue's order) or newest first (/reports: what a reader wants first). */
+static int mails_in_order(struct page_ctx *c, const struct page_args *a, bool newest_first, struct node *out,
+			  struct strbuf *err)
 {
 	const struct node *list = page_mails(c, err);
 
 	if (!list)
 		return 500;
-	for (size_t i = 0; i < list->n; i++)
-		node_push(out, node_dup(list->vals[i]));
+	for (size_t k = 0; k < list->n; k++)
+		node_push(out, node_dup(list->vals[newest_first ? list->n - 1 - k : k]));
 	return window(out, a, "id", err);
+}
+
+static int mails_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
+{
+	return mails_in_order(c, a, false, out, err);
+}
+
+/* /reports: newest first, so that its first page has the newest mails and ?after= goes back in time */
+static int reports_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
+{
+	return mails_in_order(c, a, true, out, err);
 }
 
 static void mails_html(const struct page_env *env, const struct node *d, struct page_doc *doc)
 {
 	(void)env;
 	strbuf_addstr(&doc->title, "report mails");
-	page_mails_html(&doc->body, d, true);
+	page_mails_html(&doc->body, d, false); /* in the data's order: newest first */
 }
 
 const struct page_def page_def_reports = {
@@ -69,8 +84,9 @@ const struct page_def page_def_reports = {
 	.nav = "mails",
 	.list = true,
 	.key = "id",
-	.data = mails_data,
+	.data = reports_data,
 	.html = mails_html,
+	.reads = STORE_READS(STORE_TOPIC_OUTBOX),
 };
 
 const struct page_def page_def_outbox = {
@@ -78,6 +94,7 @@ const struct page_def page_def_outbox = {
 	.list = true,
 	.key = "id",
 	.data = mails_data,
+	.reads = STORE_READS(STORE_TOPIC_OUTBOX),
 };
 
 static int heads_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
@@ -103,6 +120,7 @@ const struct page_def page_def_heads = {
 	.list = true,
 	.key = "id",
 	.data = heads_data,
+	.reads = STORE_READS(STORE_TOPIC_HEADS) | STORE_READS(STORE_TOPIC_BISECTIONS) | STORE_READS(STORE_TOPIC_OUTBOX),
 };
 
 static int machines_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
@@ -122,4 +140,5 @@ const struct page_def page_def_machines = {
 	.list = true,
 	.key = "name",
 	.data = machines_data,
+	.reads = STORE_READS(STORE_TOPIC_RUNS) | STORE_READS(STORE_TOPIC_BOXES),
 };

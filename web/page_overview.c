@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define OVERVIEW_HEADS 20	/* a branch's newest heads on the overview */
@@ -66,10 +67,61 @@ static void farm_now(const struct page_env *env, struct node *out)
 	strbuf_release(&errs);
 }
 
+static int newest_first(const void *a, const void *b)
+{
+	double x = page_getnum(*(const struct node *const *)a, "newest");
+	double y = page_getnum(*(const struct node *const *)b, "newest");
+	return (x < y) - (x > y);
+}
+
+/*
+ * Each wanted branch's newest heads and count, and the queue (newest
+ * first): asked of the store branch by branch, so that the page reads the
+ * heads it shows, not every head. *total: every head of every branch.
+ */
+static int overview_heads(struct page_ctx *c, const struct page_args *a, struct node *groups, struct node *queue,
+			  double *total, struct strbuf *err)
+{
+	struct node *branches = NULL, *todo = NULL;
+
+	*total = 0;
+	if (store_heads_branches(c->s, &branches, err) || store_heads(c->s, true, &todo, err)) {
+		node_free(branches);
+		return -1;
+	}
+	/* the branches the configuration does not name come in the order of their newest heads */
+	if (branches->n > 1)
+		qsort(branches->vals, branches->n, sizeof(*branches->vals), newest_first);
+	for (size_t i = 0; i < branches->n; i++) {
+		const struct node *b = branches->vals[i];
+		const char *tree = page_get(b, "tree"), *branch = page_get(b, "branch");
+		struct node *hs = NULL;
+		*total += page_getnum(b, "total");
+		if (!wanted(a, tree, branch))
+			continue;
+		struct node *g = group_of(groups, tree, branch), *gh = node_get(g, "heads");
+		node_set(g, "total", page_num(page_getnum(b, "total")));
+		if (store_heads_of_branch(c->s, tree, branch, OVERVIEW_HEADS, &hs, err)) {
+			node_free(branches);
+			node_free(todo);
+			return -1;
+		}
+		for (size_t k = 0; k < hs->n; k++)
+			node_push(gh, page_head_row(c, hs->vals[k], true));
+		node_free(hs);
+	}
+	for (size_t i = todo->n; i-- > 0;)
+		if (wanted(a, page_get(todo->vals[i], "tree"), page_get(todo->vals[i], "branch")))
+			node_push(queue, page_head_row(c, todo->vals[i], true));
+	node_free(branches);
+	node_free(todo);
+	return 0;
+}
+
 static int overview_data(struct page_ctx *c, const struct page_args *a, struct node *out, struct strbuf *err)
 {
 	const struct page_env *env = c->env;
-	const struct node *heads = page_heads(c, err), *bis = heads ? page_bisections(c, err) : NULL;
+	const struct node *bis = page_bisections(c, err);
 	const struct node *mails = bis ? page_mails(c, err) : NULL;
 	struct node *machines = NULL, *boxes = NULL;
 
@@ -90,17 +142,14 @@ static int overview_data(struct page_ctx *c, const struct page_args *a, struct n
 		node_append(t, "branches", brs);
 		node_push(trees, t);
 	}
-	for (size_t i = heads->n; i-- > 0;) {
-		const struct node *h = heads->vals[i];
-		const char *tree = page_get(h, "tree"), *branch = page_get(h, "branch"), *status = page_get(h, "status");
-		if (!wanted(a, tree, branch))
-			continue;
-		struct node *g = group_of(groups, tree, branch), *gh = node_get(g, "heads");
-		node_set(g, "total", page_num(page_getnum(g, "total") + 1));
-		if (gh->n < OVERVIEW_HEADS)
-			node_push(gh, page_head_row(c, h, true));
-		if (!strcmp(status, "queued") || !strcmp(status, "testing"))
-			node_push(queue, page_head_row(c, h, true));
+	double heads_total;
+	if (overview_heads(c, a, groups, queue, &heads_total, err)) {
+		node_free(trees);
+		node_free(groups);
+		node_free(queue);
+		node_free(machines);
+		node_free(boxes);
+		return 500;
 	}
 	struct node *recent = node_new(NODE_SEQ);
 	const char *ft = page_arg(a, "tree");
@@ -121,7 +170,7 @@ static int overview_data(struct page_ctx *c, const struct page_args *a, struct n
 	node_append(out, "trees", trees);
 	node_append(out, "queue", queue);
 	node_append(out, "branches", groups);
-	node_append(out, "heads_total", page_num((double)heads->n));
+	node_append(out, "heads_total", page_num(heads_total));
 	node_append(out, "bisections", recent);
 	node_append(out, "mails", last_mails);
 	node_append(out, "mails_total", page_num((double)mails->n));

@@ -211,4 +211,6 @@ const struct page_def page_def_regressions = {
 	.key = "id",
 	.data = regressions_data,
 	.html = regressions_html,
+	.reads = STORE_READS(STORE_TOPIC_REPORTS) | STORE_READS(STORE_TOPIC_OUTBOX) |
+		 STORE_READS(STORE_TOPIC_BISECTIONS),
 };

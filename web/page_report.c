@@ -307,4 +307,6 @@ const struct page_def page_def_report = {
 	.data = report_data,
 	.html = report_html,
 	.file = attachment,
+	.reads = STORE_READS(STORE_TOPIC_OUTBOX) | STORE_READS(STORE_TOPIC_BISECTIONS) |
+		 STORE_READS(STORE_TOPIC_REPORTS),
 };

@@ -413,7 +413,10 @@ struct node *page_bisection_state(struct page_ctx *c, const struct node *b)
 	if (!strcmp(status, "running")) {
 		/* running only while the service's test of its head is under way */
 		struct strbuf e = STRBUF_INIT;
-		const struct node *heads = page_heads(c, &e), *h = NULL;
+		struct node *heads = NULL; /* its head, asked by the bisection's ends: not every head read */
+		const struct node *h = NULL;
+		if (store_heads_between(c->s, page_get(b, "good"), page_get(b, "bad"), &heads, &e))
+			heads = NULL;
 		strbuf_release(&e);
 		for (size_t i = heads ? heads->n : 0; i-- > 0 && !h;)
 			if (!strcmp(page_get(heads->vals[i], "base"), page_get(b, "good")) &&
@@ -430,6 +433,7 @@ struct node *page_bisection_state(struct page_ctx *c, const struct node *b)
 		} else if (!*reason) {
 			reason = "started by lkprobot bisect outside the service: its progress is what the store shows";
 		}
+		node_free(heads);
 	}
 	node_append(st, "state", page_str(state));
 	if (*reason)

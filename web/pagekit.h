@@ -96,6 +96,12 @@ struct page_def {
 	 */
 	int (*file)(const struct page_env *env, const char *rest, const char *n, struct strbuf *body, char **type,
 		    char **name, struct strbuf *err);
+	/*
+	 * What of the store it reads: STORE_READS(STORE_TOPIC_...) bits (0:
+	 * all). Its kept copy (web/cache) stays while those topics are
+	 * unchanged, whatever else the store takes in.
+	 */
+	unsigned reads;
 };
 
 struct node *page_str(const char *s);

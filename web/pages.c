@@ -7,6 +7,7 @@
 #include "html.h"
 #include "../lib/util/json.h"
 #include "../lib/util/paging.h"
+#include "../lib/store/store.h"
 
 #include <string.h>
 
@@ -69,6 +70,13 @@ bool pages_live(const struct page_env *env, const char *name)
 		if (named(table[i], name) && table[i]->live)
 			return true;
 	return false;
+}
+
+unsigned pages_reads(const char *name, const char *rest)
+{
+	const struct page_def *p = find(name, rest && *rest ? rest : NULL);
+
+	return p && p->reads ? p->reads : STORE_READS_ALL;
 }
 
 int pages_data(const struct page_env *env, const char *name, const struct page_args *a, struct node **out,

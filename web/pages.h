@@ -28,6 +28,9 @@ int pages_data(const struct page_env *env, const char *name, const struct page_a
 /* Does page `name` show more than the store (the farm's boxes now): never kept in the cache? */
 bool pages_live(const struct page_env *env, const char *name);
 
+/* What of the store page `name` (with rest after it: NULL, none) reads: STORE_READS() bits (store.h). */
+unsigned pages_reads(const char *name, const char *rest);
+
 /* The HTML page of `name` from its data, in the site's frame; false when the page is JSON only. */
 bool pages_html(const struct page_env *env, const char *name, const struct page_args *a, const struct node *data,
 		struct strbuf *out);

@@ -392,8 +392,9 @@ static void page(struct web *w, const struct web_request *rq, const char *path, 
 	strbuf_addf(&key, "%s%c%s", api ? "api" : "html", 0x1f, path);
 	for (size_t i = 0; i < rq->nargs; i++)
 		strbuf_addf(&key, "%c%s=%s", 0x1f, rq->keys[i], rq->vals[i] ? rq->vals[i] : "");
-	cache_stamp(w->cache, &st);
 	bool live = pages_live(&w->env, name.buf);
+	if (!live)
+		cache_stamp(w->cache, pages_reads(name.buf, a.rest), &st);
 	if (!live && cache_get(w->cache, key.buf, &st, &rs->body, &type)) {
 		rs->status = 200;
 		rs->type = type;

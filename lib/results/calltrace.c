@@ -4,8 +4,9 @@
  */
 #include "calltrace.h"
 #include "../run/programs/programs.h"
-#include "../util/json.h"
+#include "matrix.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,15 +25,14 @@ bool calltrace_new_oops(const struct compare_row *r, size_t last)
  */
 static char *run_with(const struct group *g, const char *metric)
 {
-	const struct node *col = node_get(g->matrix, metric), *src = node_get(g->matrix, "stats_source");
+	const struct matrix *m = g->matrix;
+	const struct matrix_col *col = m ? matrix_get(m, metric) : NULL;
 
-	for (size_t i = 0; col && src && col->type == NODE_SEQ && src->type == NODE_SEQ && i < col->n && i < src->n;
-	     i++) {
-		double v;
-		const char *path = node_str(src->vals[i]);
+	for (size_t i = 0; col && m->has_source && i < col->n && i < m->nsource; i++) {
+		const char *path = m->source[i];
 		size_t n = path ? strlen(path) : 0;
 
-		if (!path || !json_number(col->vals[i], &v) || v == 0)
+		if (!path || !isfinite(col->v[i]) || col->v[i] == 0)
 			continue;
 		if (n > 11 && !strcmp(path + n - 11, "/stats.json"))
 			n -= 11;

@@ -10,6 +10,7 @@
  * rows compare_lkp.c, the tables (ncompare, classic, JSON) compare_render.c.
  */
 #include "compare_int.h"
+#include "matrix.h"
 #include "../util/json.h"
 #include "../stats/sigtest.h"
 
@@ -84,40 +85,27 @@ static void summarize(struct compare_side *s, size_t max_margin)
 	}
 }
 
-/* The samples of one metric in a matrix: 0, 1 absent, -1 with why set. */
-static int samples(const struct column *index, size_t nindex, const char *key, double **v, size_t *n,
-		   const char **why)
+/* A metric: its name, and its id when the sides share a pool of names. */
+struct key {
+	const char *name;
+	int64_t id; /* -1: look it up by name */
+};
+
+/* The samples of one metric in a matrix (its cells, not copied): 0, 1 absent, -1 with why set. */
+static int samples(const struct matrix *m, const struct key *key, const double **v, size_t *n, const char **why)
 {
-	const struct node *col = compare_column_get(index, nindex, key);
+	const struct matrix_col *col = key->id >= 0 ? matrix_get_id(m, (uint32_t)key->id) : matrix_get(m, key->name);
 
 	*v = NULL;
 	*n = 0;
 	if (!col)
 		return 1;
-	if (col->type != NODE_SEQ) {
-		double x;
-		if (!json_number(col, &x)) {
-			*why = "not a number";
-			return -1;
-		}
-		*v = xmalloc(sizeof(**v));
-		(*v)[(*n)++] = x;
-	} else {
-		*v = xmalloc((col->n ? col->n : 1) * sizeof(**v));
-		for (size_t i = 0; i < col->n; i++) {
-			double x;
-			if (!json_number(col->vals[i], &x)) {
-				*why = "not a number";
-				return -1;
-			}
-			(*v)[(*n)++] = x;
-		}
+	if (col->bad) {
+		*why = "not a number";
+		return -1;
 	}
-	for (size_t i = 0; i < *n; i++)
-		if (!isfinite((*v)[i])) {
-			*why = "a sample is NaN or infinite";
-			return -1;
-		}
+	*v = col->v;
+	*n = col->n;
 	if (!*n) {
 		*why = "no samples";
 		return -1;
@@ -125,39 +113,24 @@ static int samples(const struct column *index, size_t nindex, const char *key, d
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
+static int cmp_key(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* lkp-tests' matrix_cols: the runs a matrix holds */
-static size_t matrix_cols(const struct node *m)
-{
-	const struct node *src = node_get(m, "stats_source");
-	size_t cols = 0;
-
-	if (src && src->type == NODE_SEQ)
-		return src->n;
-	for (size_t i = 0; i < m->n; i++)
-		if (!m->vals[i]->comment && m->vals[i]->type == NODE_SEQ && m->vals[i]->n > cols)
-			cols = m->vals[i]->n;
-	return cols;
+	return strcmp(((const struct key *)a)->name, ((const struct key *)b)->name);
 }
 
 /* The runs to leave out of perf stats: last_state.is_incomplete_run is 1 there. NULL: none to leave out. */
-static bool *complete_columns(const struct node *m, size_t ncols, size_t *kept, bool *has_key)
+static bool *complete_columns(const struct matrix *m, size_t ncols, size_t *kept, bool *has_key)
 {
-	const struct node *inc = node_get(m, "last_state.is_incomplete_run");
+	const struct matrix_col *inc = matrix_get(m, "last_state.is_incomplete_run");
 	bool *keep;
 
 	*kept = ncols;
 	*has_key = inc != NULL;
-	if (!inc || inc->type != NODE_SEQ)
+	if (!inc || !inc->list)
 		return NULL;
 	keep = xcalloc(ncols ? ncols : 1, sizeof(*keep));
 	for (size_t c = 0; c < ncols; c++) {
-		double x;
-		keep[c] = !(c < inc->n && json_number(inc->vals[c], &x) && x == 1);
+		keep[c] = !(c < inc->n && inc->v[c] == 1);
 		if (!keep[c])
 			(*kept)--;
 	}
@@ -169,41 +142,66 @@ static void side_values(struct compare_side *side, const double *v, size_t n, co
 {
 	struct pass_side p = { .keep = keep, .ncols = ncols };
 	size_t m;
-	double *x = compare_pass_values(&p, v, n, &m);
 
-	side->v = x;
+	if (!keep && n >= ncols) {
+		side->v = v; /* every cell: the matrix's own (the result holds it) */
+		side->n = n;
+		return;
+	}
+	side->own = compare_pass_values(&p, v, n, &m);
+	side->v = side->own;
 	side->n = m;
 }
 
-static int check_matrices(const struct node *const *matrices, const char *const *labels, size_t nsides,
+static int check_matrices(const struct matrix *const *matrices, const char *const *labels, size_t nsides,
 			  struct strbuf *err)
 {
 	if (nsides < 2) {
 		strbuf_setf(err, "compare needs two sides or more: a base and a commit");
 		return -1;
 	}
-	for (size_t s = 0; s < nsides; s++)
-		if (!matrices[s] || matrices[s]->type != NODE_MAP) {
+	for (size_t s = 0; s < nsides; s++) {
+		if (!matrices[s]) {
 			strbuf_setf(err, "%s: not a matrix (a map of metric -> samples)", labels[s]);
 			return -1;
 		}
+	}
 	return 0;
 }
 
-/* Every metric of every side, sorted: a metric of several sides comes once a side, side by side. */
-static char **matrix_keys(const struct node *const *matrices, size_t nsides, size_t *nkeys)
+/* Every metric of every side (stats_source aside) once, sorted by name. */
+static struct key *matrix_keys(const struct matrix *const *matrices, size_t nsides, size_t *nkeys)
 {
-	char **keys = NULL;
+	const struct matrix_names *names = matrices[0]->names;
+	bool one_pool = true;
+	size_t alloc = 0;
+	struct key *keys = NULL;
 
+	for (size_t s = 1; s < nsides; s++)
+		one_pool &= matrices[s]->names == names;
+	/* one pool (the usual): each name once by its id; else every side's, deduplicated once sorted */
+	size_t nnames = one_pool ? matrix_names_count(names) : 0;
+	bool *seen = xcalloc(nnames ? nnames : 1, sizeof(*seen));
 	*nkeys = 0;
 	for (size_t s = 0; s < nsides; s++)
-		for (size_t i = 0; i < matrices[s]->n; i++)
-			if (!matrices[s]->vals[i]->comment && strcmp(matrices[s]->keys[i], "stats_source")) {
-				keys = xrealloc(keys, (*nkeys + 1) * sizeof(*keys));
-				keys[(*nkeys)++] = matrices[s]->keys[i];
-			}
+		for (size_t i = 0; i < matrices[s]->ncol; i++) {
+			uint32_t id = matrices[s]->col[i].name;
+			const char *k = matrix_names_get(matrices[s]->names, id);
+			if ((one_pool && seen[id]) || !strcmp(k, "stats_source"))
+				continue;
+			if (one_pool)
+				seen[id] = true;
+			ALLOC_GROW(keys, *nkeys + 1, alloc);
+			keys[(*nkeys)++] = (struct key){ k, one_pool ? (int64_t)id : -1 };
+		}
+	free(seen);
 	if (*nkeys)
-		qsort(keys, *nkeys, sizeof(*keys), cmp_str);
+		qsort(keys, *nkeys, sizeof(*keys), cmp_key);
+	size_t n = 0;
+	for (size_t k = 0; k < *nkeys; k++)
+		if (!n || strcmp(keys[k].name, keys[n - 1].name))
+			keys[n++] = keys[k];
+	*nkeys = n;
 	return keys;
 }
 
@@ -213,19 +211,17 @@ static char **matrix_keys(const struct node *const *matrices, size_t nsides, siz
  */
 struct sides {
 	size_t n;
-	struct column **index;
-	size_t *nindex;
+	const struct matrix *const *m;
 	struct pass_side *all, *done;
 	bool **keep;		/* each side's complete columns (NULL: every one) */
 	bool incomplete;	/* a side says which of its runs are incomplete */
 	bool second_pass;	/* every side has a complete run */
 };
 
-static void sides_init(struct sides *sd, const struct node *const *matrices, size_t nsides)
+static void sides_init(struct sides *sd, const struct matrix *const *matrices, size_t nsides)
 {
 	sd->n = nsides;
-	sd->index = xcalloc(nsides, sizeof(*sd->index));
-	sd->nindex = xcalloc(nsides, sizeof(*sd->nindex));
+	sd->m = matrices;
 	sd->all = xcalloc(nsides, sizeof(*sd->all));
 	sd->done = xcalloc(nsides, sizeof(*sd->done));
 	sd->keep = xcalloc(nsides, sizeof(*sd->keep));
@@ -234,24 +230,19 @@ static void sides_init(struct sides *sd, const struct node *const *matrices, siz
 	for (size_t s = 0; s < nsides; s++) {
 		bool has_key;
 		size_t kept;
-		sd->index[s] = compare_index_matrix(matrices[s], &sd->nindex[s]);
-		size_t ncols = matrix_cols(matrices[s]);
+		size_t ncols = matrix_runs(matrices[s]);
 		sd->keep[s] = complete_columns(matrices[s], ncols, &kept, &has_key);
 		sd->incomplete |= has_key;
-		sd->all[s] = (struct pass_side){ sd->index[s], sd->nindex[s], NULL, ncols, ncols };
-		sd->done[s] = (struct pass_side){ sd->index[s], sd->nindex[s], sd->keep[s], ncols, kept };
+		sd->all[s] = (struct pass_side){ matrices[s], NULL, ncols, ncols };
+		sd->done[s] = (struct pass_side){ matrices[s], sd->keep[s], ncols, kept };
 		sd->second_pass &= kept > 0;
 	}
 }
 
 static void sides_release(struct sides *sd)
 {
-	for (size_t s = 0; s < sd->n; s++) {
-		free(sd->index[s]);
+	for (size_t s = 0; s < sd->n; s++)
 		free(sd->keep[s]);
-	}
-	free(sd->index);
-	free(sd->nindex);
 	free(sd->all);
 	free(sd->done);
 	free(sd->keep);
@@ -260,7 +251,8 @@ static void sides_release(struct sides *sd)
 /* A row of metric, nothing measured yet. */
 static void row_init(struct compare_row *r, const char *metric, size_t nsides)
 {
-	r->metric = xstrdup(metric);
+	memset(r, 0, sizeof(*r));
+	r->metric = metric;
 	r->kind = compare_is_failure(r->metric) ? COMPARE_FAILURE : COMPARE_PERF;
 	r->side = xcalloc(nsides, sizeof(*r->side));
 	r->change = xcalloc(nsides, sizeof(*r->change));
@@ -273,13 +265,14 @@ static void row_init(struct compare_row *r, const char *metric, size_t nsides)
 }
 
 /* Each side's samples of the row's metric (raw); false when a side's are unusable (r->why says why). */
-static bool row_samples(struct compare_row *r, const struct sides *sd, double **raw, size_t *nraw)
+static bool row_samples(struct compare_row *r, const struct key *key, const struct sides *sd, const double **raw,
+			size_t *nraw)
 {
 	bool ok = true;
 
 	for (size_t s = 0; s < sd->n; s++) {
 		const char *why = NULL;
-		int rc = samples(sd->index[s], sd->nindex[s], r->metric, &raw[s], &nraw[s], &why);
+		int rc = samples(sd->m[s], key, &raw[s], &nraw[s], &why);
 		if (rc < 0) {
 			r->why = why;
 			ok = false;
@@ -291,7 +284,7 @@ static bool row_samples(struct compare_row *r, const struct sides *sd, double **
 }
 
 /* What the tables show: the complete runs of perf stats, every run of failure stats. */
-static void row_summarize(struct compare_row *r, const struct sides *sd, double *const *raw, const size_t *nraw)
+static void row_summarize(struct compare_row *r, const struct sides *sd, const double *const *raw, const size_t *nraw)
 {
 	bool fail = r->kind == COMPARE_FAILURE;
 
@@ -340,7 +333,7 @@ static void row_changes(struct compare_row *r, size_t nsides, double *lc)
  * a failure stat when runs are incomplete, then over the complete runs.
  * True when selected; else *why says why not.
  */
-static bool row_select_side(const struct compare_row *r, const struct sides *sd, size_t s, double *const *raw,
+static bool row_select_side(const struct compare_row *r, const struct sides *sd, size_t s, const double *const *raw,
 			    const size_t *nraw, const struct compare_opts *o, const char **why)
 {
 	bool fail = r->kind == COMPARE_FAILURE;
@@ -374,7 +367,7 @@ static bool row_select_side(const struct compare_row *r, const struct sides *sd,
 }
 
 /* lkp-tests' selection, each side against the base: the row is shown when one of them changed. */
-static void row_select(struct compare_row *r, const struct sides *sd, double *const *raw, const size_t *nraw,
+static void row_select(struct compare_row *r, const struct sides *sd, const double *const *raw, const size_t *nraw,
 		       const struct compare_opts *o)
 {
 	const struct compare_side *b = &r->side[0];
@@ -396,8 +389,27 @@ static void row_select(struct compare_row *r, const struct sides *sd, double *co
 	}
 }
 
-/* Our tests and the decision for the last side against the base (a perf stat it has). */
-static void row_decide(struct compare_row *r, size_t nsides, const struct compare_opts *o)
+/* The decision for the last side against the base (a perf stat it has); terse: without its words. */
+static void row_decide(struct compare_row *r, size_t nsides, const struct compare_opts *o, bool terse)
+{
+	const struct compare_side *b = &r->side[0], *a = &r->side[nsides - 1];
+
+	/* paired where both sides ran in the same rounds */
+	const uint64_t *ra = NULL, *rb = NULL;
+	if (o && o->rounds && o->nrounds) {
+		ra = o->nrounds[0] == b->n ? o->rounds[0] : NULL;
+		rb = o->nrounds[nsides - 1] == a->n ? o->rounds[nsides - 1] : NULL;
+	}
+	struct decide_side db = { b->v, ra, b->n }, da = { a->v, rb, a->n };
+	/* the row's direction is compare_metric_spec's, made once (lkp-tests' index files are many patterns) */
+	struct decide_metric dm = { r->direction, compare_floor_of(o ? o->floors : NULL, r->metric) };
+	(terse ? decide_terse : decide)(&db, &da, &dm, &r->decision);
+	r->verdict = r->decision.verdict == DECIDE_CHANGED ? r->decision.kind : 0;
+	r->decided = true;
+}
+
+/* Our tests beside the decision (the p-values, effect sizes), for a row that is kept. */
+static void row_tests(struct compare_row *r, size_t nsides)
 {
 	const struct compare_side *b = &r->side[0], *a = &r->side[nsides - 1];
 
@@ -405,25 +417,15 @@ static void row_decide(struct compare_row *r, size_t nsides, const struct compar
 	r->p_mwu = sigtest_mwu(b->v, b->n, a->v, a->n, NULL, &r->mwu_exact);
 	r->hedges_g = sigtest_hedges_g(b->v, b->n, a->v, a->n);
 	r->cliffs_delta = sigtest_cliffs_delta(b->v, b->n, a->v, a->n);
-	/* the decision, paired where both sides ran in the same rounds */
-	const uint64_t *ra = NULL, *rb = NULL;
-	if (o && o->rounds && o->nrounds) {
-		ra = o->nrounds[0] == b->n ? o->rounds[0] : NULL;
-		rb = o->nrounds[nsides - 1] == a->n ? o->rounds[nsides - 1] : NULL;
-	}
-	struct decide_side db = { b->v, ra, b->n }, da = { a->v, rb, a->n };
-	struct decide_metric dm = compare_metric_spec(o ? o->floors : NULL, r->metric);
-	decide(&db, &da, &dm, &r->decision);
-	r->verdict = r->decision.verdict == DECIDE_CHANGED ? r->decision.kind : 0;
 }
 
 /* One row: its samples, what the tables show, the changes, lkp-tests' selection and our decision. */
-static void compare_row(struct compare_result *res, struct compare_row *r, const struct sides *sd, double *lc,
-			const struct compare_opts *o)
+static void compare_row(struct compare_result *res, struct compare_row *r, const struct key *key,
+			const struct sides *sd, double *lc, const struct compare_opts *o)
 {
-	double **raw = xcalloc(sd->n, sizeof(*raw));
+	const double **raw = xcalloc(sd->n, sizeof(*raw));
 	size_t *nraw = xcalloc(sd->n, sizeof(*nraw));
-	bool ok = row_samples(r, sd, raw, nraw);
+	bool ok = row_samples(r, key, sd, raw, nraw);
 
 	if (ok)
 		row_summarize(r, sd, raw, nraw);
@@ -437,22 +439,35 @@ static void compare_row(struct compare_result *res, struct compare_row *r, const
 	row_changes(r, sd->n, lc);
 	row_select(r, sd, raw, nraw, o);
 	if (r->kind == COMPARE_PERF && r->side[sd->n - 1].present)
-		row_decide(r, sd->n, o);
+		row_decide(r, sd->n, o, o && o->shown_only); /* worded once it is known to be kept */
 	if (r->changed)
 		res->nchanged++;
 out:
-	for (size_t s = 0; s < sd->n; s++)
-		free(raw[s]);
 	free(raw);
 	free(nraw);
 }
 
-int compare_matrices(const struct node *const *matrices, const char *const *labels, size_t nsides,
-		     const struct compare_opts *o, struct compare_result *res, struct strbuf *err)
+static void row_release(struct compare_row *r, size_t nsides)
+{
+	for (size_t s = 0; s < nsides; s++)
+		free(r->side[s].own);
+	free(r->side);
+	free(r->change);
+}
+
+/* Is a row one to keep with o->shown_only: a table shows it, or the decision says it changed? */
+static bool row_shown(const struct compare_row *r, const struct compare_opts *o)
+{
+	return !o || !o->shown_only || r->changed || (o->all && r->side[0].present) ||
+	       r->decision.verdict == DECIDE_CHANGED;
+}
+
+int compare_tables(const struct matrix *const *matrices, const char *const *labels, size_t nsides,
+		   const struct compare_opts *o, struct compare_result *res, struct strbuf *err)
 {
 	struct sides sd;
-	size_t nkeys;
-	char **keys;
+	size_t nkeys, alloc = 0;
+	struct key *keys;
 	double *lkp_changes;
 
 	memset(res, 0, sizeof(*res));
@@ -463,18 +478,28 @@ int compare_matrices(const struct node *const *matrices, const char *const *labe
 	res->nsides = nsides;
 	res->all = o && o->all;
 	res->labels = xcalloc(nsides, sizeof(*res->labels));
-	for (size_t s = 0; s < nsides; s++)
+	res->mats = xcalloc(nsides, sizeof(*res->mats));
+	for (size_t s = 0; s < nsides; s++) {
 		res->labels[s] = xstrdup(labels[s]);
-	res->rows = xcalloc(nkeys ? nkeys : 1, sizeof(*res->rows));
+		res->mats[s] = matrix_ref((struct matrix *)matrices[s]);
+	}
 	lkp_changes = xcalloc(nkeys ? nkeys * (nsides - 1) : 1, sizeof(*lkp_changes));
 	for (size_t k = 0; k < nkeys; k++) {
-		if (k && !strcmp(keys[k], keys[k - 1]))
-			continue;
+		ALLOC_GROW(res->rows, res->nrows + 1, alloc);
 		struct compare_row *r = &res->rows[res->nrows];
-		row_init(r, keys[k], nsides);
+		row_init(r, keys[k].name, nsides);
 		if (o && o->floors) /* the job's word on which way is better comes first */
 			r->direction = compare_direction_of(o->floors, r->metric);
-		compare_row(res, r, &sd, lkp_changes + res->nrows * (nsides - 1), o);
+		compare_row(res, r, &keys[k], &sd, lkp_changes + res->nrows * (nsides - 1), o);
+		res->ncompared++;
+		if (!row_shown(r, o)) {
+			row_release(r, nsides); /* its slot is the next row's */
+			continue;
+		}
+		if (r->decided && o && o->shown_only)
+			row_decide(r, nsides, o, false);
+		if (r->decided)
+			row_tests(r, nsides);
 		res->nrows++;
 	}
 	sides_release(&sd);
@@ -484,19 +509,34 @@ int compare_matrices(const struct node *const *matrices, const char *const *labe
 	return 0;
 }
 
+int compare_matrices(const struct node *const *matrices, const char *const *labels, size_t nsides,
+		     const struct compare_opts *o, struct compare_result *res, struct strbuf *err)
+{
+	struct matrix_names *names = matrix_names_new();
+	struct matrix **m = xcalloc(nsides ? nsides : 1, sizeof(*m));
+	int ret;
+
+	for (size_t s = 0; s < nsides; s++)
+		m[s] = matrix_from_node(matrices[s], names);
+	ret = compare_tables((const struct matrix *const *)m, labels, nsides, o, res, err);
+	for (size_t s = 0; s < nsides; s++)
+		matrix_unref(m[s]);
+	free(m);
+	matrix_names_unref(names);
+	return ret;
+}
+
 void compare_result_release(struct compare_result *res)
 {
-	for (size_t i = 0; i < res->nrows; i++) {
-		struct compare_row *r = &res->rows[i];
-		for (size_t s = 0; s < res->nsides; s++)
-			free((double *)r->side[s].v);
-		free(r->side);
-		free(r->change);
-		free(r->metric);
-	}
-	for (size_t s = 0; s < res->nsides; s++)
+	for (size_t i = 0; i < res->nrows; i++)
+		row_release(&res->rows[i], res->nsides);
+	for (size_t s = 0; s < res->nsides; s++) {
 		free(res->labels[s]);
+		if (res->mats)
+			matrix_unref(res->mats[s]);
+	}
 	free(res->labels);
+	free(res->mats);
 	free(res->rows);
 	memset(res, 0, sizeof(*res));
 }

@@ -24,7 +24,8 @@ struct compare_side {
 	double mean, stddev;		/* over all samples; population stddev (divided by n) */
 	double median, min, max;	/* after LKP's trimming (n>>5 a side, at most 3) */
 	size_t fails;			/* failure stats: runs where it is not 0 */
-	const double *v;		/* the samples, in run order */
+	const double *v;		/* the samples, in run order (the matrix's, or own) */
+	double *own;			/* v when it is the side's own copy (runs left out, padding) */
 };
 
 enum compare_kind {
@@ -33,7 +34,7 @@ enum compare_kind {
 };
 
 struct compare_row {
-	char *metric;
+	const char *metric; /* a matrix's pool's (the result holds the matrices) */
 	enum compare_kind kind;
 	struct compare_side *side;	/* [nsides]; side[0] is the base */
 	double *change;			/* [nsides]: side i against the base; [0] unused.
@@ -49,14 +50,19 @@ struct compare_row {
 	struct decision decision;	/* the one decision (decide.h), the last side against the base;
 					 * perf rows only (verdict DECIDE_UNSURE with why "" otherwise) */
 	int verdict;			/* the decision's: +1 improvement, -1 regression, 0 none or unknown */
+	bool decided;			/* the decision (and the tests) were made */
 };
+
+struct matrix;
 
 struct compare_result {
 	size_t nsides;
 	char **labels;			/* [nsides] commits (or what stands for a side) */
-	struct compare_row *rows;	/* every metric, changed first in LKP's order */
+	struct compare_row *rows;	/* every metric (o->shown_only: those kept), changed first in LKP's order */
 	size_t nrows, nchanged;
+	size_t ncompared;		/* the metrics compared (nrows, unless o->shown_only left some out) */
 	bool all;			/* render every row the base has, changed or not */
+	struct matrix **mats;		/* [nsides]: the samples and names the rows point into, held */
 };
 
 /*
@@ -114,7 +120,22 @@ struct compare_opts {
 	 */
 	const uint64_t *const *rounds;
 	const size_t *nrounds;
+	/*
+	 * Keep only the rows a table shows (changed by lkp-tests' rules; with
+	 * all, every row of the base) and those the decision says changed
+	 * (the headline's): a compare of 1,000,000 metrics keeps the few it
+	 * prints. The p-values and effect sizes are reckoned for kept rows only.
+	 */
+	bool shown_only;
 };
+
+/*
+ * Compare matrices[1..n-1] with matrices[0] (compact matrices, matrix.h;
+ * one pool of names for all is the quickest; the result holds them). Returns 0, or -1 with err
+ * set (fewer than two sides, a NULL side: one that was no map).
+ */
+int compare_tables(const struct matrix *const *matrices, const char *const *labels, size_t nsides,
+		   const struct compare_opts *o, struct compare_result *res, struct strbuf *err);
 
 /*
  * Compare matrices[1..n-1] with matrices[0] (each a map metric -> sequence

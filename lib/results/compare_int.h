@@ -1,6 +1,6 @@
 /*
  * compare_int: what the files of lib/results/compare share and nobody else
- * may see: a matrix's index of columns, a side's moments, lkp-tests'
+ * may see: a side's moments, lkp-tests'
  * summaries, selection and order of rows. The public API is compare.h.
  * The calls go one way: compare_render.c -> compare.c -> compare_lkp.c ->
  * compare_metric.c (each may also call those after it).
@@ -25,20 +25,10 @@ static inline bool has_suffix(const char *s, const char *x)
 	return n >= m && !strcmp(s + n - m, x);
 }
 
-/* ---- metrics and a matrix's columns (compare_metric.c) ---- */
+/* ---- metrics (compare_metric.c) ---- */
 
 /* The part before the first dot: the program that made the metric. */
 size_t compare_metric_base_len(const char *m);
-
-/* A matrix's columns sorted by metric, for lookups in O(log n) */
-struct column {
-	const char *key;
-	const struct node *col;
-};
-
-/* The columns of matrix m (its comments left out), sorted; *n of them (free()). */
-struct column *compare_index_matrix(const struct node *m, size_t *n);
-const struct node *compare_column_get(const struct column *c, size_t n, const char *key);
 
 /* ---- the rows (compare.c), for the tables ---- */
 
@@ -61,9 +51,9 @@ struct lkp_summary {
 bool compare_lkp_summarize(const double *v, size_t n, size_t max_margin, struct lkp_summary *out);
 
 /* A side in one pass of the selection: its matrix, and the columns (runs) that count. */
+struct matrix;
 struct pass_side {
-	const struct column *index;
-	size_t nindex;
+	const struct matrix *m;
 	const bool *keep;	/* columns kept (NULL: every one) */
 	size_t ncols;		/* the matrix's columns */
 	size_t cols;		/* those kept: lkp-tests' matrix_cols */

@@ -5,6 +5,7 @@
  * and the order of the changed rows (Compare.sort_stats). See compare.c.
  */
 #include "compare_int.h"
+#include "matrix.h"
 #include "../stats/lkpetc.h"
 
 #include <math.h>
@@ -27,9 +28,21 @@ bool compare_lkp_summarize(const double *v, size_t n, size_t max_margin, struct 
 	memset(out, 0, sizeof(*out));
 	if (!n)
 		return false;
-	sorted = xmalloc(n * sizeof(*sorted));
+	double small[64];
+	sorted = n <= 64 ? small : xmalloc(n * sizeof(*sorted));
 	memcpy(sorted, v, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	if (n <= 64) {
+		/* a side's runs: an insertion sort beats qsort's calls on a few dozen */
+		for (size_t i = 1; i < n; i++) {
+			double x = sorted[i];
+			size_t j = i;
+			for (; j && sorted[j - 1] > x; j--)
+				sorted[j] = sorted[j - 1];
+			sorted[j] = x;
+		}
+	} else {
+		qsort(sorted, n, sizeof(*sorted), cmp_double);
+	}
 	if (margin > max_margin)
 		margin = max_margin;
 	while (lo < hi && sorted[lo] == -1)
@@ -43,7 +56,8 @@ bool compare_lkp_summarize(const double *v, size_t n, size_t max_margin, struct 
 		out->max = sorted[hi - 1];
 		out->median = sorted[lo + (hi - lo) / 2];
 	}
-	free(sorted);
+	if (sorted != small)
+		free(sorted);
 	return out->n > 0;
 }
 
@@ -90,7 +104,7 @@ double *compare_pass_values(const struct pass_side *p, const double *v, size_t n
 
 static bool in_index(const struct pass_side *p, const char *key)
 {
-	return compare_column_get(p->index, p->nindex, key) != NULL;
+	return matrix_get(p->m, key) != NULL;
 }
 
 /* Does the base have a stat of this program (lock_stat, perf-profile: a monitor it ran)? */
@@ -98,8 +112,8 @@ static bool monitored(const struct pass_side *b, const char *k)
 {
 	size_t len = compare_metric_base_len(k) + 1;	/* "perf-profile." */
 
-	for (size_t i = 0; i < b->nindex; i++)
-		if (!strncmp(b->index[i].key, k, len))
+	for (size_t i = 0; i < b->m->ncol; i++)
+		if (!strncmp(matrix_col_name(b->m, &b->m->col[i]), k, len))
 			return true;
 	return false;
 }

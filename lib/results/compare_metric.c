@@ -1,8 +1,7 @@
 /*
  * compare_metric: what a metric is to a comparison — a failure stat, a
  * test's own figure, a perf metric (lkp-tests' 1 % rule); which way is
- * better and the floor of a change worth reporting — and a matrix's
- * columns indexed by metric. The rest of compare calls these; they call
+ * better and the floor of a change worth reporting. The rest of compare calls these; they call
  * nothing of it (compare.c the rows, compare_lkp.c lkp-tests' rules).
  */
 #include "compare_int.h"
@@ -171,30 +170,4 @@ double compare_floor_of(const struct compare_floors *f, const char *metric)
 struct decide_metric compare_metric_spec(const struct compare_floors *f, const char *metric)
 {
 	return (struct decide_metric){ compare_direction_of(f, metric), compare_floor_of(f, metric) };
-}
-
-/* ---- a matrix's columns by metric ---- */
-
-static int cmp_column(const void *a, const void *b)
-{
-	return strcmp(((const struct column *)a)->key, ((const struct column *)b)->key);
-}
-
-struct column *compare_index_matrix(const struct node *m, size_t *n)
-{
-	struct column *c = xcalloc(m->n ? m->n : 1, sizeof(*c));
-
-	*n = 0;
-	for (size_t i = 0; i < m->n; i++)
-		if (!m->vals[i]->comment)
-			c[(*n)++] = (struct column){ m->keys[i], m->vals[i] };
-	qsort(c, *n, sizeof(*c), cmp_column);
-	return c;
-}
-
-const struct node *compare_column_get(const struct column *c, size_t n, const char *key)
-{
-	struct column k = { key, NULL };
-	const struct column *hit = bsearch(&k, c, n, sizeof(*c), cmp_column);
-	return hit ? hit->col : NULL;
 }

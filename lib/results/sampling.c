@@ -75,14 +75,28 @@ uint64_t sampling_run_round(const char *run_dir)
 uint64_t *sampling_matrix_rounds(const struct node *matrix, size_t *n)
 {
 	const struct node *src = node_get(matrix, "stats_source");
-	uint64_t *ids;
 
 	*n = 0;
 	if (!src || src->type != NODE_SEQ || !src->n)
 		return NULL;
-	ids = xcalloc(src->n, sizeof(*ids));
-	for (size_t i = 0; i < src->n; i++) {
-		const char *s = node_str(src->vals[i]);
+	const char **s = xcalloc(src->n, sizeof(*s));
+	for (size_t i = 0; i < src->n; i++)
+		s[i] = node_str(src->vals[i]);
+	uint64_t *ids = sampling_rounds(s, src->n, n);
+	free(s);
+	return ids;
+}
+
+uint64_t *sampling_rounds(const char *const *sources, size_t nsources, size_t *n)
+{
+	uint64_t *ids;
+
+	*n = 0;
+	if (!nsources)
+		return NULL;
+	ids = xcalloc(nsources, sizeof(*ids));
+	for (size_t i = 0; i < nsources; i++) {
+		const char *s = sources[i];
 		if (!s)
 			continue;
 		size_t len = strlen(s), tail = strlen("/stats.json");
@@ -90,6 +104,6 @@ uint64_t *sampling_matrix_rounds(const struct node *matrix, size_t *n)
 		ids[i] = sampling_run_round(dir);
 		free(dir);
 	}
-	*n = src->n;
+	*n = nsources;
 	return ids;
 }

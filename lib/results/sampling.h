@@ -44,5 +44,7 @@ uint64_t sampling_run_round(const char *run_dir);
  * *n 0 when the matrix names no sources.
  */
 uint64_t *sampling_matrix_rounds(const struct node *matrix, size_t *n);
+/* The same from the sources themselves (a compact matrix's, matrix.h; NULL entries: none). */
+uint64_t *sampling_rounds(const char *const *sources, size_t nsources, size_t *n);
 
 #endif

@@ -5,8 +5,8 @@
  */
 #include "sides.h"
 #include "result.h"
+#include "matrix.h"
 #include "sampling.h"
-#include "../stats/stats.h"
 #include "../store/store.h"
 
 #include <stdio.h>
@@ -22,13 +22,13 @@ static void side_release(struct side *s)
 		free(s->g[i].desc);
 		free(s->g[i].run_dir);
 		free(s->g[i].rounds);
-		node_free(s->g[i].matrix);
+		matrix_unref(s->g[i].matrix);
 	}
 	free(s->g);
 	free(s->label);
 }
 
-static struct group *add_group(struct side *s, const char *key, const char *desc)
+static struct group *add_group(struct side *s, const char *key, const char *desc, struct matrix_names *names)
 {
 	for (size_t i = 0; i < s->ng; i++)
 		if (!strcmp(s->g[i].key, key))
@@ -37,7 +37,7 @@ static struct group *add_group(struct side *s, const char *key, const char *desc
 	struct group *g = &s->g[s->ng++];
 	g->key = xstrdup(key);
 	g->desc = xstrdup(desc);
-	g->matrix = node_new(NODE_MAP);
+	g->matrix = matrix_new(names);
 	g->run_dir = NULL;
 	g->rounds = NULL;
 	g->nrounds = 0;
@@ -96,7 +96,7 @@ static int load_run(struct group *g, const char *run_dir, struct strbuf *err)
 		node_free(stats);
 		return -1;
 	}
-	stats_matrix_add(g->matrix, stats, run_dir);
+	matrix_add_stats(g->matrix, stats, run_dir);
 	node_free(stats);
 	if (!g->run_dir)
 		g->run_dir = xstrdup(run_dir);
@@ -126,21 +126,23 @@ static char *first_run(const char *commit_dir)
 }
 
 /* A side from the file system: a commit directory, or run directories. */
-static int side_from_files(struct side *s, const char *arg, struct strbuf *err)
+static int side_from_files(struct side *s, const char *arg, struct matrix_names *names, struct strbuf *err)
 {
 	if (!strchr(arg, ',') && is_dir_with(arg, "matrix.json")) {
 		char *mp = xasprintf("%s/matrix.json", arg), *key, *desc;
-		struct node *m = NULL;
-		int r = result_load_json(mp, &m, err);
+		struct matrix *m = NULL;
+		int r = matrix_load_json(mp, names, &m, err);
 		free(mp);
+		s->label = path_tail(arg, 1, 0);
+		if (r > 0)
+			strbuf_setf(err, "%s: not a matrix (a map of metric -> samples)", s->label ? s->label : arg);
 		if (r)
 			return -1;
 		group_of(arg, 0, &key, &desc);
-		struct group *g = add_group(s, key, desc);
-		node_free(g->matrix);
+		struct group *g = add_group(s, key, desc, names);
+		matrix_unref(g->matrix);
 		g->matrix = m;
 		g->run_dir = first_run(arg);
-		s->label = path_tail(arg, 1, 0);
 		free(key);
 		free(desc);
 		return 0;
@@ -155,7 +157,7 @@ static int side_from_files(struct side *s, const char *arg, struct strbuf *err)
 			break;
 		}
 		group_of(d, 1, &key, &desc);
-		ret = load_run(add_group(s, key, desc), d, err);
+		ret = load_run(add_group(s, key, desc, names), d, err);
 		if (!s->label)
 			s->label = path_tail(d, 1, 1);
 		free(key);
@@ -170,7 +172,8 @@ static void side_rounds(struct side *s)
 {
 	for (size_t i = 0; i < s->ng; i++) {
 		free(s->g[i].rounds);
-		s->g[i].rounds = sampling_matrix_rounds(s->g[i].matrix, &s->g[i].nrounds);
+		s->g[i].rounds = sampling_rounds((const char *const *)s->g[i].matrix->source, s->g[i].matrix->nsource,
+						 &s->g[i].nrounds);
 	}
 }
 
@@ -179,7 +182,8 @@ static void side_rounds(struct side *s)
  * asked of the store by that commit (indexed: the cost does not grow with
  * the runs of other commits).
  */
-int sides_from_store(struct side *s, struct store *st, const char *arg, struct strbuf *err)
+static int side_from_store(struct side *s, struct store *st, const char *arg, struct matrix_names *names,
+			   struct strbuf *err)
 {
 	struct node *runs = NULL, *match = NULL;
 	char *commit = NULL;
@@ -212,13 +216,13 @@ int sides_from_store(struct side *s, struct store *st, const char *arg, struct s
 		char *key = xasprintf("%s/%s/%s/%s/%s/%s", tc ? tc : "", pp ? pp : "", tg ? tg : "", rootfs ? rootfs : "",
 				      kc ? kc : "", cc ? cc : "");
 		char *desc = xasprintf("%s/%s/%s", tc ? tc : "", pp ? pp : "", tg ? tg : "");
-		struct group *g = add_group(s, key, desc);
+		struct group *g = add_group(s, key, desc, names);
 		free(key);
 		free(desc);
 		if (store_run_stats(st, rt, &stats, err) < 0)
 			goto out;
 		if (stats)
-			stats_matrix_add(g->matrix, stats, rt);
+			matrix_add_stats(g->matrix, stats, rt);
 		node_free(stats);
 		if (!g->run_dir)
 			g->run_dir = xstrdup(rt);
@@ -234,6 +238,14 @@ out:
 	return ret;
 }
 
+int sides_from_store(struct side *s, struct store *st, const char *commit, struct strbuf *err)
+{
+	struct matrix_names *names = matrix_names_new();
+	int ret = side_from_store(s, st, commit, names, err);
+
+	matrix_names_unref(names); /* the matrices hold it */
+	return ret;
+}
 
 void sides_rounds(const struct group *const *groups, size_t n, const uint64_t **rounds, size_t *nrounds)
 {
@@ -247,6 +259,7 @@ int sides_load(char *const *args, size_t n, const char *db, const char *result_d
 	       struct strbuf *err)
 {
 	struct side *sides = xcalloc(n ? n : 1, sizeof(*sides));
+	struct matrix_names *names = matrix_names_new(); /* one for every side: a metric's name is kept once */
 	struct store *st = NULL;
 	char *dbpath = NULL;
 	int ret = -1;
@@ -254,7 +267,7 @@ int sides_load(char *const *args, size_t n, const char *db, const char *result_d
 	for (size_t i = 0; i < n; i++) {
 		const char *arg = args[i];
 		if (!access(arg, F_OK) || strchr(arg, '/') || strchr(arg, ',')) {
-			if (side_from_files(&sides[i], arg, err))
+			if (side_from_files(&sides[i], arg, names, err))
 				goto out;
 			side_rounds(&sides[i]);
 			continue;
@@ -269,13 +282,14 @@ int sides_load(char *const *args, size_t n, const char *db, const char *result_d
 			if (!(st = store_open(dbpath, err)))
 				goto out;
 		}
-		if (sides_from_store(&sides[i], st, arg, err))
+		if (side_from_store(&sides[i], st, arg, names, err))
 			goto out;
 	}
 	ret = 0;
 out:
 	if (st)
 		store_close(st);
+	matrix_names_unref(names);
 	free(dbpath);
 	if (ret) {
 		sides_release(sides, n);

@@ -6,6 +6,7 @@
 #ifndef LKP_SIDES_H
 #define LKP_SIDES_H
 
+#include "matrix.h"
 #include "../util/node.h"
 #include "../util/strbuf.h"
 
@@ -17,7 +18,7 @@ struct group {
 	char *key;		/* testcase/path_params/tbox_group/rootfs/kconfig/compiler */
 	char *desc;		/* testcase/path_params/tbox_group (the classic rows' label) */
 	char *run_dir;		/* one of its runs (job.yaml, reproduce.sh); may be NULL */
-	struct node *matrix;	/* metric -> one sample per run */
+	struct matrix *matrix;	/* metric -> one sample per run (its stats_source: the runs) */
 	uint64_t *rounds;	/* the round of each run (column), 0: none (sampling.h) */
 	size_t nrounds;
 };

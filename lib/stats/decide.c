@@ -284,8 +284,8 @@ static void explain(struct decision *d, const char *what, bool paired)
 		snprintf(d->why, sizeof(d->why), "%s: not beyond %s, nor within it", d->summary, fl);
 }
 
-void decide(const struct decide_side *a, const struct decide_side *b, const struct decide_metric *m,
-	    struct decision *d)
+static void decide_worded(const struct decide_side *a, const struct decide_side *b, const struct decide_metric *m,
+			  struct decision *d, bool terse)
 {
 	double *xa, *xb, *u, ma, va;
 	char what[56];
@@ -332,9 +332,21 @@ void decide(const struct decide_side *a, const struct decide_side *b, const stru
 		goto out;
 	interval(d, sh.positive, ma);
 	verdict(d, m, paired ? np < 3 : a->n < 3 || b->n < 3);
-	explain(d, what, paired);
+	if (!terse)
+		explain(d, what, paired);
 out:
 	free(xa);
+}
+
+void decide(const struct decide_side *a, const struct decide_side *b, const struct decide_metric *m, struct decision *d)
+{
+	decide_worded(a, b, m, d, false);
+}
+
+void decide_terse(const struct decide_side *a, const struct decide_side *b, const struct decide_metric *m,
+		  struct decision *d)
+{
+	decide_worded(a, b, m, d, true);
 }
 
 double decide_p(const struct decision *d)

@@ -77,6 +77,13 @@ struct decision {
  */
 void decide(const struct decide_side *a, const struct decide_side *b, const struct decide_metric *m,
 	    struct decision *d);
+/*
+ * decide() without the words: the verdict and figures only, why and
+ * summary left empty where the figures would make them (a compare of
+ * 200,000 metrics words the few it prints).
+ */
+void decide_terse(const struct decide_side *a, const struct decide_side *b, const struct decide_metric *m,
+		  struct decision *d);
 
 /*
  * The persistence rule: how many rounds a comparison that has `have`

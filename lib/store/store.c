@@ -206,6 +206,13 @@ static const char migration_8[] =
 	" subject TEXT NOT NULL, author TEXT NOT NULL, state TEXT NOT NULL, why TEXT, parts TEXT, base TEXT,"
 	" branch TEXT, head TEXT, first_seen INTEGER NOT NULL, updated INTEGER NOT NULL, UNIQUE(list, key)) STRICT;\n";
 
+/* Version 11: the heads asked by what a page shows — by commit (head, base), by branch, the unfinished ones. */
+static const char migration_11[] =
+	"CREATE INDEX heads_head ON heads(head, base);\n"
+	"CREATE INDEX heads_base ON heads(base);\n"
+	"CREATE INDEX heads_branch ON heads(tree, branch, id);\n"
+	"CREATE INDEX heads_status ON heads(status);\n";
+
 static const struct migration migrations[] = {
 	{ "runs, stats, machines, commits and jobs", migration_1 },
 	{ "bisections", migration_2 },
@@ -216,6 +223,8 @@ static const struct migration migrations[] = {
 	{ "the checks of a bisection's culprit", migration_7 },
 	{ "mailing lists: their archives' epochs and series", migration_8 },
 	{ "reports, their triage history and their replies' commands", store_reports_schema },
+	{ "what changed, by topic", store_migration_changes },
+	{ "the heads by commit, branch and state", migration_11 },
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION,
@@ -252,8 +261,8 @@ static const char *const stmt_sql_tx[ST_NR] = {
 };
 
 static const char *const *const stmt_tables[] = {
-	stmt_sql_tx,	 store_runs_sql,  store_bisect_sql, store_outbox_sql,
-	store_heads_sql, store_boxes_sql, store_lists_sql,  store_reports_sql,
+	stmt_sql_tx,	 store_runs_sql,  store_bisect_sql,  store_outbox_sql,	store_heads_sql,
+	store_boxes_sql, store_lists_sql, store_reports_sql, store_changes_sql,
 };
 
 /* The SQL of a statement: in the one table that has it. */

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 11
 /* How long a write waits for another process's write to finish. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -292,6 +292,22 @@ int store_head_set_base(struct store *s, int64_t id, const char *base, int64_t n
 int store_heads(struct store *s, bool todo, struct node **out, struct strbuf *err);
 /* At most limit heads with an id above after, oldest first, as store_heads() gives them. 0, or -1 with err set. */
 int store_heads_page(struct store *s, int64_t after, long limit, struct node **out, struct strbuf *err);
+/*
+ * What a page shows of the heads, asked by what it shows (indexed: the
+ * cost does not grow with the heads of other commits), as store_heads()
+ * gives them: the heads whose head or base is commit (a full id), oldest
+ * first; those of base..head (a bisection's good and bad), oldest first;
+ * the last `limit` heads of a tree's branch, newest first; and each
+ * branch with heads, {tree, branch, total, newest (its last head's id)},
+ * counted on the index.
+ */
+int store_heads_about(struct store *s, const char *commit, struct node **out, struct strbuf *err);
+int store_heads_between(struct store *s, const char *base, const char *head, struct node **out, struct strbuf *err);
+int store_heads_of_branch(struct store *s, const char *tree, const char *branch, long limit, struct node **out,
+			  struct strbuf *err);
+int store_heads_branches(struct store *s, struct node **out, struct strbuf *err);
+/* Head id's tree, head and status, as a map: 1, 0 no such head (*out NULL), -1 with err set. */
+int store_head_one(struct store *s, int64_t id, struct node **out, struct strbuf *err);
 
 /* A head's row, typed (strings owned; NULL when the column is). */
 struct store_head {
@@ -461,5 +477,27 @@ int store_command_set(struct store *s, int64_t id, const char *status, const cha
 int store_commands_todo(struct store *s, struct node **out, struct strbuf *err);
 /* The commands of report (0: of every report), oldest first, with created and updated. */
 int store_commands(struct store *s, int64_t report, struct node **out, struct strbuf *err);
+
+/*
+ * What changed, by topic: a counter a topic that every write to its
+ * tables moves on (the store's triggers: whoever writes, whichever
+ * process). A reader that kept what it made from a topic knows it is
+ * still right while the topic's counter is the same (the dashboard's
+ * pages: web/cache). One bit a topic.
+ */
+enum store_topic {
+	STORE_TOPIC_RUNS,	/* runs (their stats), machines */
+	STORE_TOPIC_HEADS,	/* heads */
+	STORE_TOPIC_BISECTIONS, /* bisections */
+	STORE_TOPIC_OUTBOX,	/* outbox */
+	STORE_TOPIC_BOXES,	/* boxes */
+	STORE_TOPIC_SERIES,	/* series, list_epochs */
+	STORE_TOPIC_REPORTS,	/* reports, their history and their replies' commands */
+	STORE_NTOPICS
+};
+#define STORE_READS(t) (1u << (t))
+#define STORE_READS_ALL ((1u << STORE_NTOPICS) - 1)
+/* Each topic's counter now, v[STORE_NTOPICS]. 0, or -1 with err set. */
+int store_changes(struct store *s, int64_t *v, struct strbuf *err);
 
 #endif

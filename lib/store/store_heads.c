@@ -34,7 +34,23 @@ const char *const store_heads_sql[ST_NR] = {
 		" WHERE id = ?1 AND status IN ('done', 'baseline', 'failed', 'build_failed', 'cancelled')",
 	[ST_HEAD_CANCEL] =
 		"UPDATE heads SET status = 'cancelled', updated = ?2 WHERE id = ?1 AND status IN ('queued', 'testing')",
+	/* what a page shows, on the indexes of migration 10: never every head */
+	[ST_HEADS_ABOUT] =
+		"SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads"
+		" WHERE head = ?1 OR base = ?1 ORDER BY id",
+	[ST_HEADS_BETWEEN] =
+		"SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads"
+		" WHERE head = ?2 AND base = ?1 ORDER BY id",
+	[ST_HEADS_BRANCH] =
+		"SELECT id, tree, branch, head, base, status, result, first_seen, updated FROM heads"
+		" WHERE tree = ?1 AND branch = ?2 ORDER BY id DESC LIMIT ?3",
+	[ST_HEAD_ONE] = "SELECT tree, head, status FROM heads WHERE id = ?1",
+	/* a count a branch: the index alone, no head read */
+	[ST_HEADS_BRANCHES] = "SELECT tree, branch, count(*), max(id) FROM heads GROUP BY tree, branch",
 };
+
+static const char *const head_keys[] = { "id",	   "tree",   "branch",	   "head",   "base",
+					 "status", "result", "first_seen", "updated" };
 
 int64_t store_head_add(struct store *s, const char *tree, const char *branch, const char *head, const char *base,
 		       int64_t now, struct strbuf *err)
@@ -143,6 +159,69 @@ int store_heads_page(struct store *s, int64_t after, long limit, struct node **o
 	if (store_rows(s, q, keys, NKEYS(keys), out, err))
 		return store_context(s, err, "list the heads");
 	return 0;
+}
+
+/* The rows of statement st with up to two texts and a number bound (NULL, 0: none). */
+static int heads_where(struct store *s, enum stmt_id st, const char *a, const char *b, long limit, struct node **out,
+		       struct strbuf *err)
+{
+	sqlite3_stmt *q = store_stmt(s, st, err);
+
+	*out = NULL;
+	if (!q)
+		return store_context(s, err, "list the heads");
+	store_bind_text(q, 1, a);
+	if (b)
+		store_bind_text(q, 2, b);
+	if (limit)
+		sqlite3_bind_int64(q, 3, limit);
+	if (store_rows(s, q, head_keys, NKEYS(head_keys), out, err))
+		return store_context(s, err, "list the heads");
+	return 0;
+}
+
+int store_heads_about(struct store *s, const char *commit, struct node **out, struct strbuf *err)
+{
+	return heads_where(s, ST_HEADS_ABOUT, commit, NULL, 0, out, err);
+}
+
+int store_heads_between(struct store *s, const char *base, const char *head, struct node **out, struct strbuf *err)
+{
+	return heads_where(s, ST_HEADS_BETWEEN, base, head, 0, out, err);
+}
+
+int store_heads_of_branch(struct store *s, const char *tree, const char *branch, long limit, struct node **out,
+			  struct strbuf *err)
+{
+	return heads_where(s, ST_HEADS_BRANCH, tree, branch, limit, out, err);
+}
+
+int store_head_one(struct store *s, int64_t id, struct node **out, struct strbuf *err)
+{
+	static const char *const keys[] = { "tree", "head", "status" };
+	sqlite3_stmt *q = store_stmt(s, ST_HEAD_ONE, err);
+	struct node *rows = NULL;
+
+	*out = NULL;
+	if (!q)
+		return store_context(s, err, "read head %lld", (long long)id);
+	sqlite3_bind_int64(q, 1, id);
+	if (store_rows(s, q, keys, NKEYS(keys), &rows, err))
+		return store_context(s, err, "read head %lld", (long long)id);
+	if (rows->n) {
+		*out = rows->vals[0];
+		rows->vals[0] = NULL;
+		rows->n = 0;
+	}
+	node_free(rows);
+	return *out ? 1 : 0;
+}
+
+int store_heads_branches(struct store *s, struct node **out, struct strbuf *err)
+{
+	static const char *const keys[] = { "tree", "branch", "total", "newest" };
+
+	return store_list(s, ST_HEADS_BRANCHES, keys, NKEYS(keys), "count the heads", out, err);
 }
 
 int store_head_rows(struct store *s, bool todo, struct store_heads *out, struct strbuf *err)

@@ -82,6 +82,11 @@ enum stmt_id {
 	ST_HEAD_BASE,
 	ST_HEAD_RETEST,
 	ST_HEAD_CANCEL,
+	ST_HEADS_ABOUT,
+	ST_HEADS_BETWEEN,
+	ST_HEADS_BRANCH,
+	ST_HEADS_BRANCHES,
+	ST_HEAD_ONE,
 	/* boxes (store_boxes.c) */
 	ST_BOX_GET,
 	ST_BOX_FAIL,
@@ -109,6 +114,8 @@ enum stmt_id {
 	ST_CMD_SET,
 	ST_CMD_TODO,
 	ST_CMD_LIST,
+	/* what changed (store_changes.c) */
+	ST_CHANGES,
 	ST_NR
 };
 
@@ -121,6 +128,9 @@ extern const char *const store_lists_sql[ST_NR];
 extern const char *const store_reports_sql[ST_NR];
 /* The reports' tables (a migration of store.c's, its SQL in store_reports.c). */
 extern const char store_reports_schema[];
+extern const char *const store_changes_sql[ST_NR];
+/* Migration 9's SQL: the changes table and its triggers (store_changes.c). */
+extern const char store_migration_changes[];
 
 struct store {
 	sqlite3 *db;

@@ -18,6 +18,7 @@ struct jp {
 	struct strbuf *err;
 	int depth;
 	size_t memory, max; /* what the tree made so far takes, about; its bound (JSON_MAX_MEMORY) */
+	int line, col;	    /* the position of s[0] (1:1 for a whole text) */
 };
 
 /*
@@ -30,7 +31,7 @@ struct jp {
 
 static int jp_fail(struct jp *p, const char *at, const char *msg)
 {
-	int line = 1, col = 1;
+	int line = p->line, col = p->col;
 
 	for (const char *c = p->s; c < at && c < p->end; c++) {
 		if (*c == '\n') {
@@ -300,7 +301,7 @@ struct node *json_parse(const char *text, size_t len, const char *what, struct s
 
 struct node *json_parse_max(const char *text, size_t len, const char *what, size_t max_memory, struct strbuf *err)
 {
-	struct jp p = { text, text + len, what, err, 0, 0, max_memory };
+	struct jp p = { text, text + len, what, err, 0, 0, max_memory, 1, 1 };
 	const char *c = text;
 	struct node *n = parse_value(&p, &c);
 
@@ -312,6 +313,17 @@ struct node *json_parse_max(const char *text, size_t len, const char *what, size
 		node_free(n);
 		return NULL;
 	}
+	return n;
+}
+
+struct node *json_parse_at(const char *text, size_t len, size_t *pos, const struct json_at *at, struct strbuf *err)
+{
+	struct jp p = { text, text + len, at->what, err, at->depth, 0, at->max_memory, at->line, at->col };
+	const char *c = text + *pos;
+	struct node *n = parse_value(&p, &c);
+
+	if (n)
+		*pos = (size_t)(c - text);
 	return n;
 }
 

@@ -33,6 +33,20 @@ struct node *json_parse(const char *text, size_t len, const char *what, struct s
 /* The same with another bound than JSON_MAX_MEMORY (at least 1 MiB: its message says MiB). */
 struct node *json_parse_max(const char *text, size_t len, const char *what, size_t max_memory, struct strbuf *err);
 
+/*
+ * One value of text[*pos..len) (white space before it skipped), for a
+ * reader of a file in pieces: *pos then after it. Errors as json_parse's,
+ * "what:line:col: ...", counted from text[0], which is at line:col of the
+ * file; depth: the containers the value is in (200 in all at most).
+ */
+struct json_at {
+	const char *what;
+	int line, col;
+	int depth;
+	size_t max_memory;
+};
+struct node *json_parse_at(const char *text, size_t len, size_t *pos, const struct json_at *at, struct strbuf *err);
+
 /* Number value of a scalar; false (and *out untouched) if it is not a finite number. */
 bool json_number(const struct node *n, double *out);
 

@@ -258,7 +258,7 @@ static void test_store_open_creates_schema_v1(void **state)
 	assert_int_equal(access(f->db, F_OK), 0);
 	db = raw_open(f->db);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 9);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 11);
 	assert_true(raw_has_table(db, "reports"));
 	assert_true(raw_has_table(db, "report_history"));
 	assert_true(raw_has_table(db, "report_commands"));
@@ -1217,6 +1217,45 @@ static void test_store_reports_triage(void **state)
 	store_close(s);
 }
 
+/* The heads a page or the service asks for, by what they show: a commit's, a bisection's, a branch's, one by id. */
+static void test_store_heads_asked_by_what_is_shown(void **state)
+{
+	struct fixture *f = *state;
+	struct store *s = open_ok(f->db);
+	struct strbuf err = STRBUF_INIT;
+	struct node *out;
+
+	/* master: a <- b <- c; next: c <- d */
+	assert_true(store_head_add(s, "t", "master", "b", "a", 1, &err) == 1);
+	assert_true(store_head_add(s, "t", "master", "c", "b", 2, &err) == 2);
+	assert_true(store_head_add(s, "t", "next", "d", "c", 3, &err) == 3);
+	assert_int_equal(store_heads_about(s, "c", &out, &err), 0);
+	assert_int_equal(out->n, 2);
+	assert_string_equal(node_str(node_get(out->vals[0], "head")), "c");
+	assert_string_equal(node_str(node_get(out->vals[1], "base")), "c");
+	node_free(out);
+	assert_int_equal(store_heads_between(s, "b", "c", &out, &err), 0);
+	assert_int_equal(out->n, 1);
+	node_free(out);
+	assert_int_equal(store_heads_of_branch(s, "t", "master", 1, &out, &err), 0);
+	assert_int_equal(out->n, 1);
+	assert_string_equal(node_str(node_get(out->vals[0], "head")), "c"); /* the newest */
+	node_free(out);
+	assert_int_equal(store_heads_branches(s, &out, &err), 0);
+	assert_int_equal(out->n, 2);
+	assert_string_equal(node_str(node_get(out->vals[0], "total")), "2");
+	assert_string_equal(node_str(node_get(out->vals[0], "newest")), "2");
+	node_free(out);
+	assert_int_equal(store_head_cancel(s, 2, 4, &err), 0);
+	assert_int_equal(store_head_one(s, 2, &out, &err), 1);
+	assert_string_equal(node_str(node_get(out, "status")), "cancelled");
+	node_free(out);
+	assert_int_equal(store_head_one(s, 99, &out, &err), 0);
+	assert_null(out);
+	strbuf_release(&err);
+	store_close(s);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -1246,6 +1285,7 @@ int main(void)
 		T(test_store_outbox_lifecycle),
 		T(test_store_box_service),
 		T(test_store_reports_triage),
+		T(test_store_heads_asked_by_what_is_shown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,6 +128,11 @@ static void test_storeq_plans_search_an_index(void **state)
 	assert_searched(s, store_runs_sql[ST_COMMIT_PREFIX]);
 	assert_searched(s, store_runs_sql[ST_COMMIT_PREFIX_RUNS]);
 	assert_searched(s, store_runs_sql[ST_RUN_STATS]);
+	/* the heads a page shows: by commit, by a bisection's ends, by branch, the unfinished */
+	for (enum stmt_id st = ST_HEADS_ABOUT; st <= ST_HEADS_BRANCH; st++)
+		assert_searched(s, store_heads_sql[st]);
+	assert_searched(s, store_heads_sql[ST_HEAD_TODO]);
+	assert_searched(s, store_heads_sql[ST_HEAD_ONE]);
 	store_close(s);
 }
 

@@ -32,6 +32,7 @@
 #include "../../mail/mailread.h"
 #include "../../mail/mime.h"
 #include "../../lib/util/json.h"
+#include "../../web/cache.h"
 #include "../../web/html.h"
 #include "../../web/web.h"
 
@@ -214,6 +215,45 @@ static void test_paged_lists(void **state)
 		assert_non_null(strstr(rs.body.buf, bad[i][0]));
 		web_response_release(&rs);
 	}
+	/* the overview: the branch's newest 20 heads (asked of the store by branch), all counted */
+	assert_int_equal(ask(st, "GET", "/api/overview", 0, NULL, NULL, NULL, &rs), 200);
+	struct node *ov = json_parse(rs.body.buf, rs.body.len, "overview", &err);
+	assert_non_null(ov);
+	const struct node *g = node_get(ov, "branches")->vals[0];
+	assert_int_equal(node_get(g, "heads")->n, 20);
+	assert_string_equal(node_str(node_get(node_get(g, "heads")->vals[0], "id")), "1200");
+	assert_string_equal(node_str(node_get(g, "total")), "1200");
+	assert_string_equal(node_str(node_get(ov, "heads_total")), "1200");
+	node_free(ov);
+	web_response_release(&rs);
+	/* /reports newest first (its first page the newest mails); /outbox, the queue, oldest first */
+	s = store_open(st->db, &err);
+	assert_non_null(s);
+	for (int i = 0; i < 600; i++) {
+		char id[32];
+		snprintf(id, sizeof(id), "<m%d@x>", i);
+		assert_true(store_outbox_add(s, id, "a@x", "b@x", "Subject: s\n\nbody\n", 17, 1700000000 + i, &err) >
+			    0);
+	}
+	store_close(s);
+	assert_int_equal(ask(st, "GET", "/api/reports", 0, NULL, NULL, NULL, &rs), 200);
+	ids = ids_of(&rs);
+	assert_true(!strncmp(ids, "600 599 598 ", 12));
+	assert_non_null(strstr(ids, " 102 101"));
+	assert_null(strstr(ids, " 100"));
+	free(ids);
+	web_response_release(&rs);
+	const char *back[] = { "3", "101" };
+	assert_int_equal(ask(st, "GET", "/api/reports", 2, keys, back, NULL, &rs), 200);
+	ids = ids_of(&rs);
+	assert_string_equal(ids, "100 99 98");
+	free(ids);
+	web_response_release(&rs);
+	assert_int_equal(ask(st, "GET", "/api/outbox", 1, keys, page, NULL, &rs), 200);
+	ids = ids_of(&rs);
+	assert_string_equal(ids, "1 2 3");
+	free(ids);
+	web_response_release(&rs);
 	/* a list paged in memory: after names a row it has */
 	const char *after[] = { "after" }, *none[] = { "7" };
 	assert_int_equal(ask(st, "GET", "/api/bisections", 1, after, none, NULL, NULL), 400);
@@ -575,6 +615,45 @@ static int http_status(const char *host, int port, const char *path)
 }
 
 /* --listen: a name, an IPv6 address in brackets; a real daemon answers a query too long for its memory with 400. */
+/* A kept page stays while what it reads is unchanged: a run leaves the mails' pages, a mail the runs'. */
+static void test_cache_by_what_a_page_reads(void **state)
+{
+	struct site *st = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct cache *c = cache_new(st->db);
+	struct cache_stamp runs[3], mails[3], all[3];
+	const unsigned r = STORE_READS(STORE_TOPIC_RUNS), m = STORE_READS(STORE_TOPIC_OUTBOX);
+	struct store *s = store_open(st->db, &err);
+
+	assert_non_null(s);
+	for (int k = 0; k < 3; k++) {
+		if (k == 1)
+			record(s, st->root, SHA_A, 10, "command.later", 1);
+		if (k == 2)
+			assert_true(store_outbox_add(s, "<k@x>", "a@x", "b@x", "text", 4, 1, &err) > 0);
+		cache_stamp(c, r, &runs[k]);
+		cache_stamp(c, m, &mails[k]);
+		cache_stamp(c, STORE_READS_ALL, &all[k]);
+	}
+	assert_memory_not_equal(&runs[0], &runs[1], sizeof(runs[0]));
+	assert_memory_equal(&mails[0], &mails[1], sizeof(mails[0]));
+	assert_memory_equal(&runs[1], &runs[2], sizeof(runs[1]));
+	assert_memory_not_equal(&mails[1], &mails[2], sizeof(mails[1]));
+	assert_memory_not_equal(&all[0], &all[1], sizeof(all[0]));
+	assert_memory_not_equal(&all[1], &all[2], sizeof(all[1]));
+	/* a kept page comes back under its stamp, not under another */
+	struct strbuf body = STRBUF_INIT;
+	const char *type;
+	cache_put(c, "k", &mails[2], "text/plain", "page", 4);
+	assert_true(cache_get(c, "k", &mails[2], &body, &type));
+	assert_string_equal(body.buf, "page");
+	assert_false(cache_get(c, "k", &mails[1], &body, &type));
+	strbuf_release(&body);
+	store_close(s);
+	cache_free(c);
+	strbuf_release(&err);
+}
+
 static void test_listen(void **state)
 {
 	struct site *st = *state;
@@ -615,6 +694,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_ids_and_arguments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paged_lists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_series_page, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_by_what_a_page_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_actions_only_by_post, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_static_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_files, setup, teardown),
