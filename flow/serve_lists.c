@@ -129,7 +129,8 @@ static int one_series(const struct serve_conf *c, const struct list_conf *l, con
 				    .state = series_state_name(s->state),
 				    .version = s->version,
 				    .why = s->why,
-				    .parts = parts };
+				    .parts = parts,
+				    .change_id = s->change_id };
 	struct lists_applied a = { 0 };
 	int ret = 0;
 
@@ -150,14 +151,17 @@ out:
 	return ret;
 }
 
-/* Is the store's row r the same work as s: its thread, or its subject and author (vN sent anew)? */
+/*
+ * Is the store's row r the same work as s: its thread, b4's change-id: of
+ * both, or its subject and author (vN sent anew)?
+ */
 static bool same_work(const struct node *r, const struct series *s)
 {
 	const char *key = node_str(node_get(r, "key")), *subject = node_str(node_get(r, "subject"));
-	const char *author = node_str(node_get(r, "author"));
+	const char *author = node_str(node_get(r, "author")), *cid = node_str(node_get(r, "change_id"));
 	size_t n = strcspn(s->key, " ");
 
-	if (key && !strncmp(key, s->key, n) && key[n] == ' ')
+	if ((key && !strncmp(key, s->key, n) && key[n] == ' ') || (cid && s->change_id && !strcmp(cid, s->change_id)))
 		return true;
 	return subject && author && s->subject && s->author_email && !strcmp(subject, s->subject) &&
 	       !strcasecmp(author, s->author_email);
@@ -221,7 +225,7 @@ static int supersede_row(const struct list_conf *l, const struct node *r, const 
  * recorded one of an earlier version that one of this pass supersedes, not
  * tested yet, is recorded superseded (supersede_row). The set's own
  * versions are series_set_settle()'s. b4's change-id: ties versions in a
- * pass (the store keeps no change-id).
+ * pass and across passes (the store keeps each series' change-id).
  */
 static int supersede_across(const struct list_conf *l, struct series_set *set, const struct node *rows,
 			    struct store *st, struct strbuf *err)

@@ -225,6 +225,7 @@ static const struct migration migrations[] = {
 	{ "reports, their triage history and their replies' commands", store_reports_schema },
 	{ "what changed, by topic", store_migration_changes },
 	{ "the heads by commit, branch and state", migration_11 },
+	{ "a series' b4 change-id (its versions tied across passes)", store_migration_change_id },
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION,

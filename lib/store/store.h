@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 /* How long a write waits for another process's write to finish. */
 #define STORE_BUSY_TIMEOUT_MS 10000
 
@@ -400,6 +400,7 @@ struct store_series {
 	const char *why;   /* incomplete: what is missing; does not apply: the first failing patch; refused: why */
 	const char *parts; /* the archive commits of its mails, "epoch:id" each, space-separated */
 	const char *base, *branch, *head;
+	const char *change_id; /* b4's change-id: (NULL: none, or keep the one recorded) */
 };
 /* Record it (made or updated by list and key): its id, or -1 with err set. */
 int64_t store_series_put(struct store *s, const struct store_series *ser, int64_t now, struct strbuf *err);

@@ -125,6 +125,8 @@ extern const char *const store_outbox_sql[ST_NR];
 extern const char *const store_heads_sql[ST_NR];
 extern const char *const store_boxes_sql[ST_NR];
 extern const char *const store_lists_sql[ST_NR];
+/* Migration 12's SQL: a series' change-id (store_lists.c). */
+extern const char store_migration_change_id[];
 extern const char *const store_reports_sql[ST_NR];
 /* The reports' tables (a migration of store.c's, its SQL in store_reports.c). */
 extern const char store_reports_schema[];

@@ -7,6 +7,9 @@
 
 #include <stdlib.h>
 
+/* Version 12 (store.c's migrations[]): b4's change-id: of a series, so that a later pass ties its next version to it. */
+const char store_migration_change_id[] = "ALTER TABLE series ADD COLUMN change_id TEXT;\n";
+
 /* The statements of this file, by id (store_int.h). */
 const char *const store_lists_sql[ST_NR] = {
 	[ST_EPOCH_GET] = "SELECT last FROM list_epochs WHERE list = ?1 AND epoch = ?2",
@@ -15,12 +18,13 @@ const char *const store_lists_sql[ST_NR] = {
 		" ON CONFLICT(list, epoch) DO UPDATE SET last = ?3, updated = ?4",
 	[ST_SERIES_PUT] =
 		"INSERT INTO series(list, key, version, subject, author, state, why, parts, base, branch, head,"
-		" first_seen, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)"
+		" first_seen, updated, change_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)"
 		" ON CONFLICT(list, key) DO UPDATE SET version = ?3, subject = ?4, author = ?5, state = ?6, why = ?7,"
-		" parts = ?8, base = ?9, branch = ?10, head = ?11, updated = ?12 RETURNING id",
+		" parts = ?8, base = ?9, branch = ?10, head = ?11, updated = ?12,"
+		" change_id = coalesce(?13, change_id) RETURNING id",
 	[ST_SERIES_LIST] =
 		"SELECT id, list, key, version, subject, author, state, why, parts, base, branch, head,"
-		" first_seen, updated FROM series WHERE ?1 IS NULL OR list = ?1 ORDER BY id",
+		" first_seen, updated, change_id FROM series WHERE ?1 IS NULL OR list = ?1 ORDER BY id",
 };
 
 int store_list_epoch(struct store *s, const char *list, int epoch, char **last, struct strbuf *err)
@@ -72,6 +76,7 @@ int64_t store_series_put(struct store *s, const struct store_series *ser, int64_
 				store_bind_text(q, i + 1, text[i]);
 		sqlite3_bind_int64(q, 3, ser->version);
 		sqlite3_bind_int64(q, 12, now);
+		store_bind_text(q, 13, ser->change_id);
 		id = store_returned_id(store_step_id(s, q, err), err);
 	}
 	if (id < 0)
@@ -79,8 +84,9 @@ int64_t store_series_put(struct store *s, const struct store_series *ser, int64_
 	return id;
 }
 
-static const char *const series_keys[] = { "id",  "list",  "key",  "version", "subject", "author",     "state",
-					   "why", "parts", "base", "branch",  "head",	 "first_seen", "updated" };
+static const char *const series_keys[] = { "id",     "list",  "key",	    "version", "subject",
+					   "author", "state", "why",	    "parts",   "base",
+					   "branch", "head",  "first_seen", "updated", "change_id" };
 
 int store_series_list(struct store *s, const char *list, struct node **out, struct strbuf *err)
 {

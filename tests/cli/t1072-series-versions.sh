@@ -6,7 +6,9 @@
 # applied; a v1 applied whose head was not tested yet (the service stopped
 # while its test was under way) is superseded when its v2 comes — its head
 # cancelled, not tested any more — and the v2 is tested; a RESEND of a
-# series read before is not tested again; hostile mails are recorded
+# series read before is not tested again; a v2 renamed in a new thread is
+# tied to its v1 of an earlier pass by b4's change-id: (stored with the
+# series); hostile mails are recorded
 # refused with their reasons.
 # wall-clock limit: 300 s
 . "$(dirname "$0")/lib.sh"
@@ -97,6 +99,35 @@ test_expect_success 'a v1 applied, its test under way when the service stops; it
 	test ! -e "$HOLD_GO"
 '
 
+test_expect_success 'b4: a v1 applied, its test under way when the service stops; its v2, renamed in a new thread, with the same change-id: the v1 head cancelled' '
+	cd "$TMP/repo" &&
+	git checkout -qb e1 master && echo 1 >hold && git add hold && git commit -qm "e: one" &&
+	echo 2 >e2 && git add e2 && git commit -qm "e: two" && patches "$TMP/e1" 1 2 --cover-letter &&
+	git checkout -qb e2 master && echo 1 >e1 && git add e1 && git commit -qm "e: one, again" &&
+	echo 22 >e2 && git add e2 && git commit -qm "e: two, again" && patches "$TMP/e2" 2 2 --cover-letter &&
+	git checkout -q master && cd "$SRC" &&
+	for v in 1 2; do
+		t="e: first name" && { [ $v = 1 ] || t="e: a new name"; } &&
+		sed -i "s/\*\*\* SUBJECT HERE \*\*\*/$t/; s/^\*\*\* BLURB HERE \*\*\*/change-id: 20261207-e-0123456789ab/" \
+			"$TMP"/e$v/v$v-0000-cover-letter.patch &&
+		sed -i "s/<cover\./<cover-v$v./g" "$TMP"/e$v/*.patch || return 1
+	done &&
+	grep -q "^change-id: 20261207-e-0123456789ab$" "$TMP/e2/v2-0000-cover-letter.patch" &&
+	deliver "$TMP"/e1/*.patch &&
+	{ setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" --once >"$TMP/p7" 2>&1 & echo $! >"$TMP/spid"; } &&
+	for i in $(seq 1 300); do
+		lkprobot status -c "$TMP/robot.yaml" >"$TMP/st7" 2>&1 && grep -q "^nvdimm Dan-Williams/e-first-name/.* testing" "$TMP/st7" && break
+		sleep 0.1
+	done &&
+	cat "$TMP/st7" && grep -q "^nvdimm Dan-Williams/e-first-name/.* testing" "$TMP/st7" &&
+	stop_pid "$(cat "$TMP/spid")" && rm "$TMP/spid" && cat "$TMP/p7" &&
+	deliver "$TMP"/e2/*.patch && pass "$TMP/p8" &&
+	grep -q "nvdimm: series \"e: first name\" v1 superseded by v2, <.*>: its head is not tested$" "$TMP/p8" &&
+	grep -q "nvdimm: series \"e: a new name\" v2 applied: " "$TMP/p8" &&
+	series_state "e: first name" 1 | grep -q "^superseded: superseded by v2, <cover-v2\..*>$" &&
+	test ! -e "$HOLD_GO"
+'
+
 test_expect_success 'a RESEND of a series read in an earlier pass: recorded, not applied or tested again' '
 	sed "s/^Subject: \[PATCH v2\]/Subject: [PATCH RESEND v2]/; s/^Message-I[dD]: </Message-ID: <resend./" "$TMP"/c2/*.patch >"$TMP/resend.eml" &&
 	grep -q "^Subject: \[PATCH RESEND v2\] c: late$" "$TMP/resend.eml" &&
@@ -121,7 +152,7 @@ open(sys.argv[2], \"w\").write(head + \"\n\n\" + (\"x\" * 75 + \"\n\") * 150000)
 	grep -q "^refused: its diff names the path .a/../../outside., which leaves the tree (absolute, .... or .\.git.)$" "$TMP/s" &&
 	lkprobot status -c "$TMP/robot.yaml" | grep "^nvdimm: series \"\" v1 by  refused: a mail of 1[0-9]* bytes: lkprobot reads mails of 10 MiB at most$" &&
 	test ! -e "$TMP/outside" && test ! -e "$TMP/../outside" &&
-	test "$(git -C "$TMP/series.git" for-each-ref refs/heads | wc -l)" = 4
+	test "$(git -C "$TMP/series.git" for-each-ref refs/heads | wc -l)" = 6
 '
 
 test_done

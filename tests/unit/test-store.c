@@ -258,7 +258,7 @@ static void test_store_open_creates_schema_v1(void **state)
 	assert_int_equal(access(f->db, F_OK), 0);
 	db = raw_open(f->db);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 11);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 12);
 	assert_true(raw_has_table(db, "reports"));
 	assert_true(raw_has_table(db, "report_history"));
 	assert_true(raw_has_table(db, "report_commands"));
