@@ -24,6 +24,7 @@
  * usage (from the source tree):
  *   build/rel/bench/boot [-k IMAGE] [-n ROUNDS] [lkprobot [cache]]
  */
+#include "bench.h"
 #include "../lib/sys/fsutil.h"
 #include "../lib/util/strbuf.h"
 #include "../providers/qemu.h"
@@ -40,13 +41,6 @@
 
 #define MAX_ROUNDS 15
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static double run(char *const argv[], const char *out_path)
 {
 	double t0 = now();
@@ -61,18 +55,6 @@ static double run(char *const argv[], const char *out_path)
 	int status;
 	waitpid(pid, &status, 0);
 	return now() - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* The guest uptime in "@@LKPROBOT <what> ... (U s since boot)", or -1. */

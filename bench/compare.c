@@ -11,6 +11,7 @@
  * Ruby 3.1). Targets (issue 35): 20x faster at 2,000 and 200,000 metrics,
  * within lkp-tests' 545 MiB at 200,000, within 1 GiB at 1,000,000.
  */
+#include "bench.h"
 #include "../lib/results/compare.h"
 #include "../lib/results/matrix.h"
 #include "../lib/stats/lkpetc.h"
@@ -28,13 +29,6 @@
 
 #define RUNS 25
 #define METRICS 2000
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static struct node *matrix(unsigned seed, bool shifted)
 {

@@ -17,6 +17,7 @@
  * Needs root, slurm-wlm and munge (else it says so and exits 0).
  *   build/rel/bench/farm [BOXES[:POINTS]...]   (default: 1 2 4 4:2; POINTS: --max-points)
  */
+#include "bench.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <limits.h>
@@ -33,13 +34,6 @@
 #define CULPRIT 27		/* the first slow commit, 1-based */
 #define SLEEP "2"		/* s a benchmark run takes */
 #define LIMIT 1800		/* s a bisection may take at most */
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Run argv with stdout to out, stderr to err (NULL: ours), at most limit seconds; its exit status, -1 on a timeout. */
 static int run(char *const argv[], const char *out, const char *err, int limit)

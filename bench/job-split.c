@@ -19,6 +19,7 @@
  *
  * usage: build/rel/bench/job-split [path/to/lkprobot]
  */
+#include "bench.h"
 #include <errno.h>
 #include <glob.h>
 #include <stdio.h>
@@ -46,13 +47,6 @@ static const char job[] =
 	"  iodepth: [1, 2, 4, 8, 16, 32, 64]\n"
 	"  test_size: 200G\n"
 	"fio:\n";
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static double cpu_seconds;	/* user + system time of the last run() */
 

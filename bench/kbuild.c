@@ -11,6 +11,7 @@
  * usage (from the source tree): build/rel/bench/kbuild [TREE [path/to/lkprobot [KCONFIG]]]
  * It commits a one-line change to drivers/nvdimm/pmem.c in TREE.
  */
+#include "bench.h"
 #include "../lib/run/run.h"
 #include "../lib/util/strbuf.h"
 
@@ -21,13 +22,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Run argv with stdout into `out` (a file); its exit status. */
 static int run_to(char *const argv[], const char *out)

@@ -23,6 +23,7 @@
  *   build/rel/bench/overhead fixed [path/to/lkprobot] [runs]
  *   build/rel/bench/overhead monitors [path/to/lkprobot] [seconds] [rounds]
  */
+#include "bench.h"
 #include "../lib/util/json.h"
 #include "../lib/results/result.h"
 #include "../lib/util/strbuf.h"
@@ -37,13 +38,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The fixed part: lkprobot run's wall time less the test's, on the smoke fio job. */
 static int fixed(const char *bin, int runs)
@@ -135,18 +129,6 @@ static const char *const conf_name[NCONF] = { "none", "no perf", "all 28" };
 struct sample {
 	double test, test_cpu, run_cpu;
 };
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* The job of a configuration: the work, and its monitors. */
 static char *write_job(const char *dir, int conf, const char *work)

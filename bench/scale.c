@@ -24,6 +24,7 @@
  * usage: build/rel/bench/scale [-s] [path/to/lkprobot [max-roots]]
  * (-s: the farm's part alone)
  */
+#include "bench.h"
 #include "../lib/store/store.h"
 #include "../lib/util/strbuf.h"
 #include "../web/web.h"
@@ -43,13 +44,6 @@
 #include <stdbool.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The CPU seconds (user + system) of the fastest of best_of's runs: steadier than wall time on a busy machine. */
 static double best_cpu;

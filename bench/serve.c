@@ -17,6 +17,7 @@
  * clients, every new client answered within 1 s (issue 18). Peak RSS of
  * the whole process (server and clients).
  */
+#include "bench.h"
 #include "../lib/util/node.h"
 #include "../lib/store/store.h"
 #include "../lib/util/strbuf.h"
@@ -43,13 +44,6 @@
 #define SLOW_ADDRS 10		/* spread over 127.0.0.2 .. 127.0.0.11 */
 #define SLOW_EVERY 5		/* seconds between their header lines (under the idle timeout) */
 #define PROBES 30		/* new clients, one at a time, while they hold on */
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 struct client {
 	int port;
@@ -104,12 +98,6 @@ static void *run_client(void *arg)
 		c->lat[c->n++] = l;
 	}
 	return NULL;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 /* `clients` clients on path for SECONDS; prints the figures, returns the p99 in seconds */

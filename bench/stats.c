@@ -7,6 +7,7 @@
  *
  * usage (from the source tree): build/rel/bench/stats [N]
  */
+#include "bench.h"
 #include "../lib/util/json.h"
 #include "../lib/results/result.h"
 #include "../lib/util/strbuf.h"
@@ -19,13 +20,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void copy(const char *from, const char *to)
 {
