@@ -2,6 +2,7 @@
  * serve_head: a head's outcome and its JSON form. See serve_head.h.
  */
 #include "serve_head.h"
+#include "bisect_result.h"
 #include "../lib/results/compare.h"
 #include "../lib/util/json.h"
 
@@ -12,7 +13,15 @@
 
 static const char *const head_names[] = { "done", "build_failed", "failed", "baseline" };
 static const char *const report_names[] = { NULL, "queued", "not sent", "delivery failed", "error", "held" };
-static const char *const check_names[] = { "not-made", "confirms", "refutes", "not-sure", "cannot" };
+
+/* The name of a check's status as check_status_name() spells it (NULL: none, or not one). */
+static const char *check_name(const char *s)
+{
+	for (int k = CHECK_NOT_MADE; s && k <= CHECK_CANNOT; k++)
+		if (!strcmp(s, check_status_name(k)))
+			return check_status_name(k);
+	return NULL;
+}
 
 const char *head_status_name(enum head_status s)
 {
@@ -154,10 +163,8 @@ static void job_parse(const struct node *n, struct job_outcome *j)
 		memcpy(j->culprit, culprit, GITREPO_HEXSZ + 1);
 	}
 	j->report = r > 0 ? (enum job_report)r : JOB_REPORT_NONE;
-	int rv = name_index(check_names, 5, node_str(node_get(n, "revert")));
-	int ly = name_index(check_names, 5, node_str(node_get(n, "layout")));
-	j->revert = rv >= 0 ? check_names[rv] : NULL;
-	j->layout = ly >= 0 ? check_names[ly] : NULL;
+	j->revert = check_name(node_str(node_get(n, "revert")));
+	j->layout = check_name(node_str(node_get(n, "layout")));
 	j->mail_error = dup_or_null(node_get(n, "mail_error"));
 	j->report_why = dup_or_null(node_get(n, "report_why"));
 	j->metric = dup_or_null(node_get(n, "metric"));
