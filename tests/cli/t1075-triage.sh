@@ -196,7 +196,7 @@ test_expect_success SETUP '#lkprobot test <git-url> <branch>: (git daemon) what 
 	answer_of "<reply$n2@example.org>" >"$TMP/test3.txt" && cat "$TMP/test3.txt" &&
 	grep -q "Nothing was tested: $G has no branch or commit nosuchbranch." "$TMP/test3.txt" &&
 	answer_of "<reply$n3@example.org>" >"$TMP/test4.txt" && cat "$TMP/test4.txt" &&
-	grep -q "Nothing was tested: $G bad ([0-9a-f]*: what it brings since its merge base with the culprit): speed does not apply on [0-9a-f]*." "$TMP/test4.txt" &&
+	grep -q "Nothing was tested: $G bad ([0-9a-f]*: what it brings since its merge base with the culprit): speed: hunk #1 (@@ -1 +1 @@) does not apply on [0-9a-f]*." "$TMP/test4.txt" &&
 	answer_of "<reply$n4@example.org>" >"$TMP/test5.txt" && cat "$TMP/test5.txt" &&
 	grep -q "Nothing was tested: git://127.0.0.1:$gport/nowhere cannot be fetched: " "$TMP/test5.txt" &&
 	answer_of "<reply$n5@example.org>" >"$TMP/test6.txt" && cat "$TMP/test6.txt" &&
