@@ -8,6 +8,7 @@
 # the cover letter naming patch 2, whose url: is the branch, fetchable.
 # wall-clock limit: 600 s
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/serieslib.sh"
 test_need_cmd public-inbox-mda public-inbox
 
 # libgit2's fetch leaks inside libpcre2 (tests/lsan.supp, as make check runs it)
@@ -21,17 +22,7 @@ test_prereq_cmd CHROMIUM chromium chromium
 test_at_exit 'spid=$(cat "$TMP/spid" 2>/dev/null); [ -z "$spid" ] || { stop_pid "$spid"; stop_session KILL "$spid"; }'
 
 test_expect_success 'setup: a tree with a command benchmark, a series whose patch 2 makes it slower, an archive' '
-	mkdir -p "$HOME" && git init -q -b master "$TMP/repo" && cd "$TMP/repo" &&
-	git config user.name "Dan Williams" && git config user.email dan.j.williams@intel.com &&
-	printf "all:\n\t@if [ -e slow ]; then echo 70 >speed; else echo 100 >speed; fi\n" >Makefile &&
-	printf "speed\n" >.gitignore && cp "$SRC/tests/fixtures/command/bench.sh" bench.sh &&
-	git add -A && git commit -qm root && echo 1 >one && git add -A && git commit -qm "one" &&
-	git checkout -qb topic &&
-	echo a >a && git add a && git commit -qm "a: add a" &&
-	echo s >slow && git add slow && git commit -qm "slow: the slow path" &&
-	echo c >c && git add c && git commit -qm "c: add c" &&
-	git format-patch -q --thread --cover-letter --base=master -3 -o "$TMP/s1" --to=nvdimm@lists.example.org &&
-	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/speed: a slow path/" "$TMP/s1/0000-cover-letter.patch" &&
+	series_slow_repo && cd "$TMP/repo" &&
 	sed -i "/^To: /a Cc: Ross Zwisler <ross@example.org>, \"Mail, Some\" <some@example.org>" "$TMP/s1/0000-cover-letter.patch" &&
 	sed -i "/^To: /a Cc: Vishal Verma <vishal@example.org>" "$TMP/s1/0002-slow-the-slow-path.patch" &&
 	sed -i "/^To: /a Cc: Not Here <third@example.org>" "$TMP/s1/0003-c-add-c.patch" &&

@@ -8,6 +8,7 @@
 # report in reply to the cover letter; the next pass reads nothing again.
 # wall-clock limit: 300 s
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/serieslib.sh"
 test_need_cmd python3 python3
 test_need_cmd curl curl
 
@@ -21,18 +22,7 @@ test_log "$TMP/smtpd.log" "$TMP/serve.out"
 
 test_expect_success 'setup: a tree, a series whose patch 2 makes it slower, mailed to a list delivered to a Maildir' '
 	mkdir -p "$HOME" "$TMP/list/new" "$TMP/list/cur" "$TMP/list/tmp" "$TMP/spool" &&
-	git init -q -b master "$TMP/repo" && cd "$TMP/repo" &&
-	git config user.name "Dan Williams" && git config user.email dan.j.williams@intel.com &&
-	printf "all:\n\t@if [ -e slow ]; then echo 70 >speed; else echo 100 >speed; fi\n" >Makefile &&
-	printf "speed\n" >.gitignore && cp "$SRC/tests/fixtures/command/bench.sh" bench.sh &&
-	git add -A && git commit -qm root && echo 1 >one && git add -A && git commit -qm "one" &&
-	git checkout -qb topic &&
-	echo a >a && git add a && git commit -qm "a: add a" &&
-	echo s >slow && git add slow && git commit -qm "slow: the slow path" &&
-	echo c >c && git add c && git commit -qm "c: add c" &&
-	git format-patch -q --thread --cover-letter --base=master -3 -o "$TMP/s1" --to=nvdimm@lists.example.org &&
-	sed -i "s/\*\*\* SUBJECT HERE \*\*\*/speed: a slow path/" "$TMP/s1/0000-cover-letter.patch" &&
-	git checkout -q master && cd "$SRC" &&
+	series_slow_repo &&
 	{ "$PY" "$SRC/tests/fixtures/smtp/smtpd.py" --port $port --spool "$TMP/spool" --maildir "$TMP/list" >"$TMP/smtpd.log" 2>&1 & echo $! >"$TMP/smtpd.pid"; } &&
 	for i in $(seq 1 100); do curl -s "smtp://127.0.0.1:$port" -X NOOP >/dev/null && break; sleep 0.1; done &&
 	for f in "$TMP"/s1/*.patch; do
