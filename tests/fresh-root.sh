@@ -20,9 +20,16 @@
 # of the make check it ran. Exit status: that of the make checks; 2 not
 # root; 75 when debootstrap could not make the root (the mirror, the
 # network: nothing of the project's was run).
+#
+# Each run has a directory of its own (/var/tmp/lkprobot-fresh.XXXXXX, or
+# LKPROBOT_FRESH_DIR) and holds a lock on its .lock for its life: two runs
+# on one machine (a developer's and CI's) do not touch each other's roots,
+# and what a run that was killed left (mounts, processes, loop devices, a
+# root kept after a failure) is cleaned up by the next one, which knows it
+# is dead because nothing holds its lock.
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-WORK=${LKPROBOT_FRESH_DIR:-/var/tmp/lkprobot-fresh}
+WORK=
 MIRROR=${LKPROBOT_FRESH_MIRROR:-http://deb.debian.org/debian}
 BASE=$WORK/base
 ROOT=$WORK/root
@@ -35,9 +42,9 @@ die() { say "$*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { say "needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
 command -v debootstrap >/dev/null || die "no debootstrap here (Debian package debootstrap)"
 
-# the mount points under $WORK, deepest first
+# the mount points under directory $1 (default $WORK), deepest first
 mounts_under() {
-	awk -v w="$WORK/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r
+	awk -v w="${1:-$WORK}/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r
 }
 
 # end the processes still running inside directory $1 (a daemon a failed test left), by pid
@@ -48,29 +55,54 @@ end_processes() {
 	done
 }
 
+# end what runs and is mounted in run directory $1: processes, mounts, loop
+# devices over its files (a test killed before its teardown); 1 when
+# something stays mounted
+release() {
+	end_processes "$1"
+	for m in $(mounts_under "$1"); do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || say "cannot unmount $m" >&2
+	done
+	losetup -a 2>/dev/null | awk -v w="($1/" 'index($0, w) { sub(/:.*/, ""); print }' |
+		while read -r d; do losetup -d "$d" 2>/dev/null || say "cannot detach $d" >&2; done
+	[ -z "$(mounts_under "$1")" ] || { say "still mounted under $1:" >&2; mounts_under "$1" >&2; return 1; }
+}
+
+# the directories of runs that ended without cleaning up (killed, or a
+# failure's roots kept for a look): nothing holds their lock
+for d in /var/tmp/lkprobot-fresh.*; do
+	[ -d "$d" ] && [ -f "$d/.lock" ] || continue
+	if flock -n "$d/.lock" true; then
+		say "cleaning up $d (a run that is over)"
+		release "$d" && rm -rf "$d"
+	else
+		say "another check-fresh is running in $d; this one runs beside it"
+	fi
+done
+
+if [ -n "${LKPROBOT_FRESH_DIR:-}" ]; then
+	WORK=$LKPROBOT_FRESH_DIR
+	mkdir -p "$WORK"
+else
+	WORK=$(mktemp -d /var/tmp/lkprobot-fresh.XXXXXX)
+fi
+exec 9>>"$WORK/.lock"
+flock -n 9 || die "$WORK is used by a check-fresh that is running; give another LKPROBOT_FRESH_DIR"
+
 cleanup() {
 	rc=$?
 	trap - EXIT HUP INT TERM
-	end_processes "$WORK"
-	for m in $(mounts_under); do
-		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || say "cannot unmount $m" >&2
-	done
-	# loop devices over files in the roots (a test killed before its teardown)
-	losetup -a 2>/dev/null | awk -v w="($WORK/" 'index($0, w) { sub(/:.*/, ""); print }' |
-		while read -r d; do losetup -d "$d" 2>/dev/null || say "cannot detach $d" >&2; done
-	if [ -n "$(mounts_under)" ]; then
-		say "still mounted under $WORK:" >&2
-		mounts_under >&2
-		rc=1
-	elif [ "$rc" = 0 ]; then
-		rm -rf "$WORK"
-	fi
+	release "$WORK" || rc=1
+	case "$rc" in 0 | 75) [ -n "$(mounts_under)" ] || rm -rf "$WORK" ;; esac
 	exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
+# what a run that was killed left here (LKPROBOT_FRESH_DIR given again)
+release "$WORK" || die "cannot unmount what is mounted under $WORK"
+find "$WORK" -mindepth 1 -maxdepth 1 ! -name .lock -exec rm -rf {} +
 
 # step NAME COMMAND...: run it, note its time
 step() {
@@ -123,7 +155,7 @@ in_root() {
 	r=$1
 	shift
 	chroot "$r" /usr/bin/env -i HOME=/root USER=root LOGNAME=root TERM=dumb LANG=C.UTF-8 \
-		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@" 9>&-
 }
 
 # how long the apt-get install of make deps took in root $1 (apt's own log)
@@ -140,10 +172,6 @@ deps_time() {
 clone_and() {	# the commands after a fresh clone of the bundle, in ~/lkprobot
 	echo "cd && git -c advice.detachedHead=false clone -q /srv/lkprobot.bundle lkprobot && cd lkprobot && $1"
 }
-
-for m in $(mounts_under); do die "$m is mounted (a run that did not end?); unmount it first"; done
-rm -rf "$WORK"
-mkdir -p "$WORK"
 
 bootstrap() {
 	debootstrap --variant=minbase --include=git,make bookworm "$BASE" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 ||
@@ -165,7 +193,7 @@ step "user: apt-get install sudo (the premise, not the project's)" \
 in_root "$USERROOT" sh -c 'useradd -m -s /bin/sh dev && echo "dev ALL=(ALL) NOPASSWD: ALL" >/etc/sudoers.d/dev && chmod 440 /etc/sudoers.d/dev'
 as_dev() {
 	chroot "$USERROOT" /usr/sbin/runuser -u dev -- /usr/bin/env -i HOME=/home/dev USER=dev LOGNAME=dev TERM=dumb \
-		LANG=C.UTF-8 PATH=/usr/local/bin:/usr/bin:/bin sh -c "$1"
+		LANG=C.UTF-8 PATH=/usr/local/bin:/usr/bin:/bin sh -c "$1" 9>&-
 }
 step "user: make demo (deps through sudo, build, demo without /dev/kvm)" as_dev "$(clone_and "make demo")"
 # the tests that need root skip, and say so; the others run as this user
@@ -198,7 +226,7 @@ SUMMARY=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$ROOT/root/check.log" | tail
 [ -n "$SUMMARY" ] || die "make check ended without its summary line"
 printf '%s' "$TIMES" | sed 's/^/check-fresh: /'
 say "user: make check: ${USER_SUMMARY:-no summary line} (exit $user_rc)"
-[ "$rc" = 0 ] && [ "$user_rc" = 0 ] || say "a make check failed; the roots are kept in $WORK for a look"
+[ "$rc" = 0 ] && [ "$user_rc" = 0 ] || say "a make check failed; the roots are kept in $WORK for a look (until the next run)"
 echo "$SUMMARY"
 [ "$user_rc" = 0 ] || exit "$user_rc"
 exit "$rc"
