@@ -21,6 +21,7 @@ struct store;
 struct tree_conf {
 	char *name, *path, *base, *provider, *kconfig;
 	char *url;	    /* fetched into the mirror at path; NULL: path is kept up to date by others */
+	long fetch_stall;   /* seconds a fetch of url may receive nothing before it is given up */
 	char *layout_check; /* the layout check's alignment N, or off */
 	const struct provider_ops *ops;
 	struct provider_options *opts; /* the provider's own settings, from its table */

@@ -140,6 +140,10 @@ static const struct conf_key tree_keys[] = {
 	  .what = "not a repository address lkprobot fetches from (https://, git://, ssh://, file:// or /path)",
 	  .form = "https://, http://, git://, ssh://, file:// or /path",
 	  .help = "fetched with libgit2 into <cache>/mirrors/<name>.git at every poll" },
+	{ "fetch_timeout", CONF_NUMBER, T(fetch_stall), .def = "300", .min = 1, .max = 86400,
+	  .what = "must be a number of seconds from 1 to 86400",
+	  .help = "url: seconds a poll's fetch may receive nothing from the server before it is given up (skipped that "
+		  "poll); a fetch that moves runs on, up to 12 hours" },
 	{ "branches", CONF_LIST, T(branches), .flags = CONF_REQUIRED | CONF_NONEMPTY | CONF_ONE_OK | CONF_COUNTED,
 	  .count_off = offsetof(struct tree_conf, nbranches), .help = "the branches whose heads are tested" },
 	{ "base", CONF_STRING, T(base), .def = "last-tested", .help = "last-tested, parent, or a revision (v6.1)" },
@@ -329,8 +333,8 @@ static int tree_provider(struct tree_conf *tc, const char *file, const struct no
 }
 
 /*
- * The tree's repository (a path: it must be one; a url: its mirror, when
- * fetched already) has each branch the service watches: a branch it lacks
+ * The tree's repository (a path: it must be one; a url: its mirror, once
+ * a fetch into it has worked) has each branch the service watches: a branch it lacks
  * would be "skipped this time" at every poll. A path that is no repository
  * says what to change. 0, or -1 with one line in err.
  */
@@ -349,6 +353,10 @@ static int tree_repo_check(const struct tree_conf *tc, const char *file, const s
 			   tc->url ? "trees.url" : "trees.path", why);
 		free(why);
 		return -1;
+	}
+	if (tc->url && !gitrepo_count_refs(repo, "refs/heads/*")) {
+		gitrepo_close(repo);
+		return 0; /* made, but no fetch into it has worked yet (a server that did not answer) */
 	}
 	const struct node *bl = node_get(t, "branches");
 	int ret = 0;

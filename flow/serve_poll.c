@@ -13,6 +13,9 @@
 #include <string.h>
 #include <time.h>
 
+/* s a poll's fetch of a tree's url may take in all, moving (a first clone of linux.git is minutes) */
+#define SERVE_FETCH_MAX (12 * 3600.0)
+
 /*
  * The branches that could not be read, with what was said of each: a
  * deleted branch is said once (and again when the reason changes), not at
@@ -68,7 +71,7 @@ int serve_poll_trees(const struct serve_conf *c, struct store *s, struct strbuf 
 	for (size_t i = 0; i < c->ntrees; i++) {
 		const struct tree_conf *t = &c->trees[i];
 		struct gitrepo *repo;
-		if (t->url && gitrepo_mirror(t->url, t->path, err)) {
+		if (t->url && gitrepo_fetch_within(t->path, t->url, NULL, (unsigned)t->fetch_stall, SERVE_FETCH_MAX, err)) {
 			serve_say("%s: %s (skipped this time)", t->name, err->buf);
 			strbuf_reset(err);
 			continue;

@@ -10,11 +10,9 @@
 #include "bisect.h"
 #include "serve_int.h"
 #include "../lib/kernel/git.h"
-#include "../lib/sys/proc.h"
 #include "../mail/mailconf.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,50 +125,10 @@ static int is_patch(const char *text)
 
 #define TRIAGE_FETCH_TIMEOUT 600 /* s a test's fetch may take: a server that never answers ends it */
 
-struct fetch_child {
-	const char *repo, *url, *spec;
-};
-
-static int fetch_child_main(void *arg)
-{
-	const struct fetch_child *fc = arg;
-	struct gitrepo *r = NULL;
-	struct strbuf e = STRBUF_INIT;
-	int rc = gitrepo_open_bare(&r, fc->repo, &e) || gitrepo_fetch(r, fc->url, fc->spec, &e);
-
-	if (rc)
-		fprintf(stderr, "%s\n", e.buf);
-	if (r)
-		gitrepo_close(r);
-	strbuf_release(&e);
-	return rc;
-}
-
-/* url's refs by spec into the bare repository repo, in a child bounded by TRIAGE_FETCH_TIMEOUT. 0, or -1 with why. */
+/* url's refs by spec into the bare repository repo, bounded by TRIAGE_FETCH_TIMEOUT. 0, or -1 with why. */
 static int fetch_bounded(const char *repo, const char *url, const char *spec, struct strbuf *why)
 {
-	struct fetch_child fc = { repo, url, spec };
-	struct strbuf out = STRBUF_INIT;
-	struct proc p = { .fn = fetch_child_main,
-			  .arg = &fc,
-			  .in = PROC_NULL,
-			  .out = PROC_CAPTURE,
-			  .err = PROC_TO_OUT,
-			  .capture = &out,
-			  .capture_max = 4096,
-			  .pgroup = true,
-			  .death_sig = SIGKILL,
-			  .timeout = TRIAGE_FETCH_TIMEOUT,
-			  .stop = &proc_stop_signal };
-	int rc = proc_run(&p, why);
-
-	strbuf_rtrim(&out);
-	if (p.timed_out)
-		strbuf_setf(why, "no answer in %d s", TRIAGE_FETCH_TIMEOUT);
-	else if (rc > 0)
-		strbuf_setf(why, "%s", out.len ? out.buf : "the fetch failed");
-	strbuf_release(&out);
-	return rc ? -1 : 0;
+	return gitrepo_fetch_within(repo, url, spec, 0, TRIAGE_FETCH_TIMEOUT, why);
 }
 
 /*

@@ -4,11 +4,13 @@
  * git_checkout.c; what both share is in git_int.h.
  */
 #include "git_int.h"
+#include "../sys/proc.h"
 
 #include <mbedtls/sha1.h>
 
 #include <errno.h>
 #include <iconv.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,38 @@ int gitrepo_open(struct gitrepo **out, const char *path, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * In gitrepo_fetch_within's child: the seconds a fetch may receive nothing
+ * (0: no limit, the parent's case). Every sign of life from the server —
+ * its progress lines, pack data — sets the alarm again; SIGALRM's default
+ * action ends the child, which the parent reads as a stall.
+ */
+static unsigned fetch_stall;
+
+static int fetch_alive_sideband(const char *str, int len, void *payload)
+{
+	(void)str, (void)len, (void)payload;
+	alarm(fetch_stall);
+	return 0;
+}
+
+static int fetch_alive_transfer(const git_indexer_progress *stats, void *payload)
+{
+	(void)stats, (void)payload;
+	alarm(fetch_stall);
+	return 0;
+}
+
+void gitrepo_fetch_options(git_fetch_options *fo)
+{
+	gitrepo_g2.git_fetch_options_init(fo, GIT_FETCH_OPTIONS_VERSION);
+	fo->download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if (fetch_stall) {
+		fo->callbacks.sideband_progress = fetch_alive_sideband;
+		fo->callbacks.transfer_progress = fetch_alive_transfer;
+	}
+}
+
 int gitrepo_mirror(const char *url, const char *dir, struct strbuf *err)
 {
 	/* "+": a force-pushed branch replaces ours; prune: a deleted one goes */
@@ -93,9 +127,8 @@ int gitrepo_mirror(const char *url, const char *dir, struct strbuf *err)
 		gitrepo_fail(err, "%s: not a repository address", url);
 		goto out;
 	}
-	gitrepo_g2.git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+	gitrepo_fetch_options(&fo);	/* no tags but those of the refspec */
 	fo.prune = GIT_FETCH_PRUNE;
-	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;	/* the refspec has them */
 	if (gitrepo_g2.git_remote_fetch(remote, &refspecs, &fo, "lkprobot mirror")) {
 		gitrepo_fail(err, "%s: fetch failed", url);
 		goto out;
@@ -106,6 +139,65 @@ out:
 	gitrepo_g2.git_repository_free(repo);
 	gitrepo_g2.git_libgit2_shutdown();
 	return ret;
+}
+
+struct fetch_child {
+	const char *dir, *url, *refspec;
+	unsigned stall;
+};
+
+static int fetch_child_main(void *arg)
+{
+	const struct fetch_child *fc = arg;
+	struct gitrepo *r = NULL;
+	struct strbuf e = STRBUF_INIT;
+	int rc;
+
+	signal(SIGALRM, SIG_DFL);
+	fetch_stall = fc->stall;
+	alarm(fc->stall);	/* until the server's first sign of life */
+	if (fc->refspec)
+		rc = gitrepo_open_bare(&r, fc->dir, &e) || gitrepo_fetch(r, fc->url, fc->refspec, &e);
+	else
+		rc = gitrepo_mirror(fc->url, fc->dir, &e) != 0;
+	alarm(0);
+	if (rc)
+		fprintf(stderr, "%s\n", e.buf);
+	if (r)
+		gitrepo_close(r);
+	strbuf_release(&e);
+	return rc;
+}
+
+int gitrepo_fetch_within(const char *dir, const char *url, const char *refspec, unsigned stall, double total,
+			 struct strbuf *err)
+{
+	struct fetch_child fc = { dir, url, refspec, stall };
+	struct strbuf out = STRBUF_INIT;
+	struct proc p = { .fn = fetch_child_main,
+			  .arg = &fc,
+			  .in = PROC_NULL,
+			  .out = PROC_CAPTURE,
+			  .err = PROC_TO_OUT,
+			  .capture = &out,
+			  .capture_max = 4096,
+			  .pgroup = true,
+			  .death_sig = SIGKILL,
+			  .timeout = total,
+			  .stop = &proc_stop_signal };
+	int rc = proc_run(&p, err);
+
+	strbuf_rtrim(&out);
+	if (rc > 0 && p.timed_out)
+		strbuf_setf(err, "%s: not done in %.0f s", url, total);
+	else if (rc == 128 + SIGALRM)
+		strbuf_setf(err, "%s: nothing received for %u s", url, stall);
+	else if (rc > 0 && p.stopped)
+		strbuf_setf(err, "%s: the fetch was stopped", url);
+	else if (rc > 0)
+		strbuf_setf(err, "%s", out.len ? out.buf : "the fetch failed");
+	strbuf_release(&out);
+	return rc ? -1 : 0;
 }
 
 void gitrepo_close(struct gitrepo *r)
@@ -121,6 +213,21 @@ void gitrepo_close(struct gitrepo *r)
 const char *gitrepo_path(const struct gitrepo *r)
 {
 	return r->path;
+}
+
+static int count_ref(const char *name, void *payload)
+{
+	(void)name;
+	++*(size_t *)payload;
+	return 0;
+}
+
+size_t gitrepo_count_refs(struct gitrepo *r, const char *glob)
+{
+	size_t n = 0;
+
+	gitrepo_g2.git_reference_foreach_glob(r->repo, glob, count_ref, &n);
+	return n;
 }
 
 int gitrepo_lookup_commit(struct gitrepo *r, const char *rev, git_commit **out, struct strbuf *err)

@@ -33,9 +33,22 @@ void gitrepo_close(struct gitrepo *r);
  * force-push stay readable. 0, or -1 with one line in err.
  */
 int gitrepo_mirror(const char *url, const char *dir, struct strbuf *err);
+/*
+ * gitrepo_mirror (refspec NULL) or gitrepo_fetch of refspec into the bare
+ * repository at dir (made when missing), in a child process, so that a
+ * server that stops answering cannot hold the caller (libgit2 has no
+ * timeout of its own): given up when nothing arrives for `stall` seconds
+ * (0: no such limit; a big first clone that moves is never cut) or when
+ * it has taken `total`. 0, or -1 with one line in err ("nothing received
+ * for N s", "not done in N s", or the fetch's own error).
+ */
+int gitrepo_fetch_within(const char *dir, const char *url, const char *refspec, unsigned stall, double total,
+			 struct strbuf *err);
 
 /* The path it was opened with. */
 const char *gitrepo_path(const struct gitrepo *r);
+/* How many references match the pattern glob (the branches: "refs/heads/" and a star); 0 in an unfilled mirror. */
+size_t gitrepo_count_refs(struct gitrepo *r, const char *glob);
 
 /*
  * Resolve a revision (full or abbreviated id, branch, tag, HEAD~2, any

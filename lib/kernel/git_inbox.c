@@ -122,8 +122,7 @@ int gitrepo_fetch(struct gitrepo *r, const char *url, const char *refspec, struc
 
 	if (gitrepo_g2.git_remote_create_anonymous(&remote, r->repo, url))
 		return gitrepo_fail(err, "%s: not a repository address", url);
-	gitrepo_g2.git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
-	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	gitrepo_fetch_options(&fo);
 	if (gitrepo_g2.git_remote_fetch(remote, &specs, &fo, "lkprobot: the bases of series"))
 		ret = gitrepo_fail(err, "%s: fetch into '%s' failed", url, r->path);
 	gitrepo_g2.git_remote_free(remote);

@@ -15,9 +15,9 @@ port=$((20000 + ($$ + 7) % 20000))
 export BENCH_COUNTER="$TMP/counter" BENCH_NOISE=0.02
 
 test_need_cmd python3 python3
-test_at_exit 'stop_pid "$(cat "$TMP/smtpd.pid" 2>/dev/null)"; stop_pid "$(cat "$TMP/smtpd2.pid" 2>/dev/null)"'
+test_at_exit 'stop_pid "$(cat "$TMP/smtpd.pid" 2>/dev/null)"; stop_pid "$(cat "$TMP/smtpd2.pid" 2>/dev/null)"; stop_pid "$(cat "$TMP/silent.pid" 2>/dev/null)"'
 # the service's stderr of each pass
-test_log "$TMP/smtpd.log" "$TMP/smtpd2.log" "$TMP/e[0-9]" "$TMP/u[0-9]"
+test_log "$TMP/smtpd.log" "$TMP/smtpd2.log" "$TMP/silent.log" "$TMP/e[0-9]" "$TMP/u[0-9]"
 # Every matrix.json under the result root holds only samples of its own
 # commit: each command.throughput within 15 % of the commit's ./speed (the
 # noise is 2 %; neighbouring speeds differ by 30 % or more). And the store
@@ -207,6 +207,36 @@ test_expect_success SETUP 'a url that cannot be fetched: said once a pass, the s
 	sed "s|url: file://.*|url: ftp://example.org/linux.git|" "$TMP/url.yaml" >"$TMP/url-ftp.yaml" &&
 	expect_exit 2 lkprobot check-config -c "$TMP/url-ftp.yaml" &&
 	one_line_error "url-ftp.yaml:[0-9]+:[0-9]+: serve.trees.url: not a repository address"
+'
+
+test_expect_success SETUP 'a tree url whose server accepts and never answers: given up after fetch_timeout, said, the pass goes on (exit 0), and the next start too' '
+	sport=$((port + 2)) &&
+	{ "$PY" -c "
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((\"127.0.0.1\", int(sys.argv[1])))
+s.listen(8)
+held = []
+while True:
+    held.append(s.accept()[0])	# kept open, never read or answered
+" $sport >"$TMP/silent.log" 2>&1 & echo $! >"$TMP/silent.pid"; } &&
+	for i in $(seq 1 100); do "$PY" -c "import socket; socket.create_connection((\"127.0.0.1\", $sport), 1)" 2>/dev/null && break; sleep 0.1; done &&
+	sed "s|^\( *\)url: file://.*|\1url: http://127.0.0.1:$sport/linux.git\n\1fetch_timeout: 2|; s|$TMP/cache2|$TMP/cache3|" \
+		"$TMP/url.yaml" >"$TMP/url-silent.yaml" &&
+	grep -q "^ *fetch_timeout: 2$" "$TMP/url-silent.yaml" && grep -q "cache: $TMP/cache3$" "$TMP/url-silent.yaml" &&
+	for pass in 4 5; do
+		t0=$(date +%s) &&
+		lkprobot serve -c "$TMP/url-silent.yaml" --once 2>"$TMP/u$pass" && cat "$TMP/u$pass" &&
+		t=$(($(date +%s) - t0)) && echo "the pass took $t s" &&
+		[ "$t" -lt 60 ] &&
+		grep -q "demo-url: http://127.0.0.1:$sport/linux.git: nothing received for 2 s (skipped this time)" "$TMP/u$pass" ||
+		return 1
+	done &&
+	lkprobot check-config -c "$TMP/url-silent.yaml" &&
+	sed "s|fetch_timeout: 2|fetch_timeout: 0|" "$TMP/url-silent.yaml" >"$TMP/url-zero.yaml" &&
+	expect_exit 2 lkprobot check-config -c "$TMP/url-zero.yaml" &&
+	one_line_error "url-zero.yaml:[0-9]+:[0-9]+: serve.trees.fetch_timeout: must be a number of seconds from 1 to 86400"
 '
 
 test_expect_success SETUP 'a tree by url: a culprit.s mail names where it is, <tree url> <branch> (as the 2017 mails wrote a tree and its branch)' '
