@@ -29,11 +29,7 @@
 # is dead because nothing holds its lock.
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-WORK=
 MIRROR=${LKPROBOT_FRESH_MIRROR:-http://deb.debian.org/debian}
-BASE=$WORK/base
-ROOT=$WORK/root
-USERROOT=$WORK/user
 SUMMARY=
 TIMES=
 
@@ -86,6 +82,14 @@ if [ -n "${LKPROBOT_FRESH_DIR:-}" ]; then
 else
 	WORK=$(mktemp -d /var/tmp/lkprobot-fresh.XXXXXX)
 fi
+WORK=$(cd "$WORK" && pwd -P)
+# every path below is in $WORK: never / (a root copied over the host's
+# /root, a bound /sys removed file by file)
+[ -n "${WORK%/*}" ] ||
+	die "'$WORK' cannot be the work directory (/ or a directory of /); give LKPROBOT_FRESH_DIR one of its own"
+BASE=$WORK/base
+ROOT=$WORK/root
+USERROOT=$WORK/user
 exec 9>>"$WORK/.lock"
 flock -n 9 || die "$WORK is used by a check-fresh that is running; give another LKPROBOT_FRESH_DIR"
 
@@ -207,7 +211,7 @@ end_processes "$USERROOT"
 for m in $(mounts_under); do
 	case "$m" in "$USERROOT"/*) umount "$m" 2>/dev/null || umount -l "$m" ;; esac
 done
-[ "$user_rc" != 0 ] || rm -rf "$USERROOT"
+[ "$user_rc" != 0 ] || [ -n "$(mounts_under "$USERROOT")" ] || rm -rf "$USERROOT"
 
 # root, this host's /dev: make demo, then make check
 mount_root "$ROOT" host
