@@ -336,6 +336,34 @@ size_t monitor_words(char *line, char ***w, size_t *alloc)
 	return n;
 }
 
+int monitor_parse_lines(const char *text, size_t len, const char *name, const char *what,
+			size_t (*split)(char *line, char ***w, size_t *alloc), monitor_line_fn line, void *ctx,
+			struct stats_samples *out, struct strbuf *err)
+{
+	struct strbuf buf = STRBUF_INIT;
+	const char *p = text, *end = text + len;
+	char **w = NULL;
+	size_t walloc = 0, lineno = 0;
+	int rc;
+
+	if (memchr(text, '\0', len)) {
+		strbuf_setf(err, "%s: the file has NUL bytes; not %s", name, what);
+		return -1;
+	}
+	while ((rc = monitor_snapshot_line(&p, end, &lineno, &buf, name, out, err)) > 0) {
+		if (rc == 2)	/* a new snapshot: its time taken */
+			continue;
+		size_t n = (split ? split : monitor_words)(buf.buf, &w, &walloc);
+		if (n && line(ctx, w, n, lineno, out, err)) {
+			rc = -1;
+			break;
+		}
+	}
+	free(w);
+	strbuf_release(&buf);
+	return rc < 0 ? -1 : 0;
+}
+
 int monitor_run_to(char *const argv[], int out_fd, struct strbuf *said, struct strbuf *err)
 {
 	char path[] = "/tmp/lkprobot-monitor-err-XXXXXX";

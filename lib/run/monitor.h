@@ -105,6 +105,23 @@ int monitor_proc_file(const struct run *r, const struct program *p, const char *
  */
 size_t monitor_words(char *line, char ***w, size_t *alloc);
 
+/*
+ * What a snapshot monitor's parser does with one line of words (n >= 1):
+ * 0, or -1 with "<name>: line N: ..." in err.
+ */
+typedef int (*monitor_line_fn)(void *ctx, char **w, size_t n, size_t lineno, struct stats_samples *out,
+			       struct strbuf *err);
+/*
+ * A snapshot monitor's raw file read whole: refused when it has NUL bytes
+ * ("<name>: the file has NUL bytes; not <what>"), then each line that is
+ * not a "time:" line (monitor_snapshot_line) split into words by split
+ * (NULL: monitor_words) and, unless blank, given to line. 0, or -1 with
+ * err set.
+ */
+int monitor_parse_lines(const char *text, size_t len, const char *name, const char *what,
+			size_t (*split)(char *line, char ***w, size_t *alloc), monitor_line_fn line, void *ctx,
+			struct stats_samples *out, struct strbuf *err);
+
 /* monitor_exec flags */
 #define MONITOR_EXEC_STDERR	1	/* stderr to out_fd too (turbostat prints there; lkp: 2>&1) */
 #define MONITOR_EXEC_UTC	2	/* TZ=UTC in its environment (vmstat --timestamp) */

@@ -777,6 +777,40 @@ static void test_fio_parse_rejects(void **state)
 
 /* ---- time --------------------------------------------------------------- */
 
+/*
+ * latency_stats reads a line when lkp-tests' pattern /[0-9]+ [0-9]+ [0-9]+
+ * [a-zA-Z]+/ is found anywhere in it: its own words, not a fixture of the
+ * tool (this machine's kernel has no CONFIG_LATENCYTOP). A line of 200,000
+ * digits is read in one pass (glibc's regexec took minutes on it).
+ */
+static void test_latency_stats_pattern(void **state)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct stats_samples ss;
+	(void)state;
+
+	strbuf_addstr(&text, "Latency Top version : v0.1\n"
+			     "70 3085 1124 pipe_read vfs_read\n"
+			     "5 10 7 9abc\n"		/* a function that does not start with a letter */
+			     "4 100 60 pipe_read vfs_read\n"
+			     "2  4 6 poll\n");	/* two spaces: not the pattern */
+	for (int i = 0; i < 200000; i++)
+		strbuf_addch(&text, '7');
+	strbuf_addstr(&text, " 1 2\n");
+	stats_samples_init(&ss);
+	if (parser("latency_stats")(text.buf, text.len, &ss, &err))
+		fail_msg("%s", err.buf);
+	assert_close(value(&ss, "hits.pipe_read.vfs_read", 0), 74);
+	assert_close(value(&ss, "sum.pipe_read.vfs_read", 0), 3185);
+	assert_close(value(&ss, "max.pipe_read.vfs_read", 0), 1124);
+	assert_close(value(&ss, "hits.max", 0), 74);
+	assert_null(stats_find(&ss, "hits.9abc"));
+	assert_null(stats_find(&ss, "hits.poll"));
+	stats_samples_release(&ss);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 static void test_time_parse_gnu_time(void **state)
 {
 	struct strbuf text = STRBUF_INIT;
@@ -1562,6 +1596,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_kmsg_selftests),
 		cmocka_unit_test(test_klog_calltraces),
 		cmocka_unit_test(test_fio_parse_rejects),
+		cmocka_unit_test(test_latency_stats_pattern),
 		cmocka_unit_test(test_time_parse_gnu_time),
 		cmocka_unit_test(test_time_parse_concatenated),
 		cmocka_unit_test(test_time_format_rusage_as_gnu_time),

@@ -51,9 +51,11 @@ static bool diskstats_number(const char *s)
 	return true;
 }
 
-static int diskstats_line(char **w, size_t n, size_t lineno, struct strbuf *key, struct stats_samples *out,
-			  struct strbuf *err)
+/* One line of words (a monitor_line_fn; ctx: the key's buffer). */
+static int diskstats_line(void *ctx, char **w, size_t n, size_t lineno, struct stats_samples *out, struct strbuf *err)
 {
+	struct strbuf *key = ctx;
+
 	if (n != 14 && n != 18 && n != 20) {
 		strbuf_setf(err, "diskstats: line %zu: %zu fields, not 14, 18 or 20 (major minor name counters)",
 			    lineno, n);
@@ -71,33 +73,11 @@ static int diskstats_line(char **w, size_t n, size_t lineno, struct strbuf *key,
 
 static int diskstats_parse(const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
 {
-	struct strbuf line = STRBUF_INIT, key = STRBUF_INIT;
-	char **w = NULL;
-	size_t walloc = 0, lineno = 0;
-	int ret = -1, rc;
+	struct strbuf key = STRBUF_INIT;
+	int ret = monitor_parse_lines(text, len, "diskstats", "/proc/diskstats text", NULL, diskstats_line, &key,
+				      out, err);
 
-	if (memchr(text, '\0', len)) {
-		strbuf_setf(err, "diskstats: the file has NUL bytes; not /proc/diskstats text");
-		return -1;
-	}
-	const char *p = text, *end = text + len;
-
-	while ((rc = monitor_snapshot_line(&p, end, &lineno, &line, "diskstats", out, err)) > 0) {
-		size_t n;
-
-		if (rc == 2)
-			continue;
-		n = monitor_words(line.buf, &w, &walloc);
-		if (n && diskstats_line(w, n, lineno, &key, out, err))
-			goto out;
-	}
-	if (rc < 0)
-		goto out;
-	ret = 0;
-out:
-	free(w);
 	strbuf_release(&key);
-	strbuf_release(&line);
 	return ret;
 }
 

@@ -163,41 +163,24 @@ static int interrupts_counts(struct interrupts_state *st, char **w, size_t n, si
 	return stats_add(out, st->key.buf, (double)sum, false, err) ? -1 : 0;
 }
 
+/* One line of words (a monitor_line_fn; ctx: the state): the CPUs' header or an interrupt's counts. */
+static int interrupts_line(void *ctx, char **w, size_t n, size_t lineno, struct stats_samples *out,
+			   struct strbuf *err)
+{
+	struct interrupts_state *st = ctx;
+
+	return interrupts_is_cpu(w[0]) ? interrupts_header(st, w, n, lineno, err)
+				       : interrupts_counts(st, w, n, lineno, out, err);
+}
+
 static int interrupts_parse(const char *text, size_t len, struct stats_samples *out,
 			    struct strbuf *err)
 {
 	struct interrupts_state st = { .key = STRBUF_INIT, .name = STRBUF_INIT };
-	struct strbuf line = STRBUF_INIT;
-	char **w = NULL;
-	size_t walloc = 0, lineno = 0;
-	int ret = -1;
+	int ret = monitor_parse_lines(text, len, "interrupts", "/proc/interrupts text", interrupts_split,
+				      interrupts_line, &st, out, err);
 
-	if (memchr(text, '\0', len)) {
-		strbuf_setf(err, "interrupts: the file has NUL bytes; not /proc/interrupts text");
-		return -1;
-	}
-	const char *p = text, *end = text + len;
-	int rc;
-
-	while ((rc = monitor_snapshot_line(&p, end, &lineno, &line, "interrupts", out, err)) > 0) {
-		size_t n;
-
-		if (rc == 2) /* a new snapshot */
-			continue;
-		n = interrupts_split(line.buf, &w, &walloc);
-		if (!n)
-			continue;
-		if (interrupts_is_cpu(w[0]) ? interrupts_header(&st, w, n, lineno, err)
-					    : interrupts_counts(&st, w, n, lineno, out, err))
-			goto out;
-	}
-	if (rc < 0)
-		goto out;
-	ret = 0;
-out:
 	interrupts_free_cpus(&st);
-	free(w);
-	strbuf_release(&line);
 	strbuf_release(&st.key);
 	strbuf_release(&st.name);
 	return ret;

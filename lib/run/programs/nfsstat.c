@@ -91,50 +91,35 @@ static void nfsstat_free_names(struct nfsstat_state *st)
 	st->nnames = 0;
 }
 
+/* One line of words (a monitor_line_fn; ctx: the state): a section's title, its names, or their values. */
+static int nfsstat_line(void *ctx, char **w, size_t n, size_t lineno, struct stats_samples *out, struct strbuf *err)
+{
+	struct nfsstat_state *st = ctx;
+
+	if (w[n - 1][strlen(w[n - 1]) - 1] == ':') {
+		nfsstat_section(st, w, n);
+	} else if (!st->have_names) {
+		nfsstat_free_names(st);
+		st->names = xcalloc(n, sizeof(*st->names));
+		for (size_t i = 0; i < n; i++)
+			st->names[i] = xstrdup(w[i]);
+		st->nnames = n;
+		st->have_names = true;
+	} else {
+		st->have_names = false;
+		return nfsstat_values(st, w, n, lineno, out, err);
+	}
+	return 0;
+}
+
 static int nfsstat_parse(const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
 {
 	struct nfsstat_state st = { .prefix = STRBUF_INIT, .key = STRBUF_INIT };
-	struct strbuf line = STRBUF_INIT;
-	char **w = NULL;
-	size_t walloc = 0, lineno = 0;
-	int ret = -1, rc;
+	int ret = monitor_parse_lines(text, len, "nfsstat", "nfsstat's output", NULL, nfsstat_line, &st, out, err);
 
-	if (memchr(text, '\0', len)) {
-		strbuf_setf(err, "nfsstat: the file has NUL bytes; not nfsstat's output");
-		return -1;
-	}
-	const char *p = text, *end = text + len;
-	while ((rc = monitor_snapshot_line(&p, end, &lineno, &line, "nfsstat", out, err)) > 0) {
-		size_t n;
-		if (rc == 2)
-			continue;
-		n = monitor_words(line.buf, &w, &walloc);
-		if (!n)
-			continue;
-		if (w[n - 1][strlen(w[n - 1]) - 1] == ':') {
-			nfsstat_section(&st, w, n);
-		} else if (!st.have_names) {
-			nfsstat_free_names(&st);
-			st.names = xcalloc(n, sizeof(*st.names));
-			for (size_t i = 0; i < n; i++)
-				st.names[i] = xstrdup(w[i]);
-			st.nnames = n;
-			st.have_names = true;
-		} else {
-			st.have_names = false;
-			if (nfsstat_values(&st, w, n, lineno, out, err))
-				goto out;
-		}
-	}
-	if (rc < 0)
-		goto out;
-	ret = 0;
-out:
 	nfsstat_free_names(&st);
-	free(w);
 	strbuf_release(&st.prefix);
 	strbuf_release(&st.key);
-	strbuf_release(&line);
 	return ret;
 }
 

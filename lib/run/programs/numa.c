@@ -176,49 +176,37 @@ static int numa_counter_line(const char *name, char **w, size_t n, size_t lineno
 	return 0;
 }
 
+struct numa_parse {
+	const char *name;
+	bool meminfo;
+	struct strbuf key, node;
+};
+
+/* One line of words (a monitor_line_fn; ctx: struct numa_parse): "node: N" or a node's counters. */
+static int numa_line(void *ctx, char **w, size_t n, size_t lineno, struct stats_samples *out, struct strbuf *err)
+{
+	struct numa_parse *np = ctx;
+
+	if (!strcmp(w[0], "node:")) {
+		if (n != 2 || strspn(w[1], "0123456789") != strlen(w[1])) {
+			strbuf_setf(err, "%s: line %zu: a 'node:' line without a node number", np->name, lineno);
+			return -1;
+		}
+		strbuf_reset(&np->node);
+		strbuf_addstr(&np->node, w[1]);
+		return 0;
+	}
+	return np->meminfo ? numa_meminfo_line(w, n, lineno, &np->key, out, err)
+			   : numa_counter_line(np->name, w, n, lineno, np->node.buf, &np->key, out, err);
+}
+
 static int numa_parse_as(const char *name, const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
 {
-	struct strbuf line = STRBUF_INIT, key = STRBUF_INIT, node = STRBUF_INIT;
-	bool meminfo = !strcmp(name, "numa-meminfo");
-	char **w = NULL;
-	size_t walloc = 0, lineno = 0;
-	int ret = -1, rc;
+	struct numa_parse np = { name, !strcmp(name, "numa-meminfo"), STRBUF_INIT, STRBUF_INIT };
+	int ret = monitor_parse_lines(text, len, name, "a monitor's text", NULL, numa_line, &np, out, err);
 
-	if (memchr(text, '\0', len)) {
-		strbuf_setf(err, "%s: the file has NUL bytes; not a monitor's text", name);
-		return -1;
-	}
-	const char *p = text, *end = text + len;
-
-	while ((rc = monitor_snapshot_line(&p, end, &lineno, &line, name, out, err)) > 0) {
-		size_t n;
-
-		if (rc == 2)
-			continue;
-		n = monitor_words(line.buf, &w, &walloc);
-		if (!n)
-			continue;
-		if (!strcmp(w[0], "node:")) {
-			if (n != 2 || strspn(w[1], "0123456789") != strlen(w[1])) {
-				strbuf_setf(err, "%s: line %zu: a 'node:' line without a node number", name, lineno);
-				goto out;
-			}
-			strbuf_reset(&node);
-			strbuf_addstr(&node, w[1]);
-			continue;
-		}
-		if (meminfo ? numa_meminfo_line(w, n, lineno, &key, out, err)
-			    : numa_counter_line(name, w, n, lineno, node.buf, &key, out, err))
-			goto out;
-	}
-	if (rc < 0)
-		goto out;
-	ret = 0;
-out:
-	free(w);
-	strbuf_release(&line);
-	strbuf_release(&key);
-	strbuf_release(&node);
+	strbuf_release(&np.key);
+	strbuf_release(&np.node);
 	return ret;
 }
 

@@ -51,9 +51,10 @@ static bool softirqs_count(const char *s)
 	return true;
 }
 
-static int softirqs_line(struct softirqs_state *st, char **w, size_t n, size_t lineno, struct stats_samples *out,
-			 struct strbuf *err)
+/* One line of words (a monitor_line_fn; ctx: the state). */
+static int softirqs_line(void *ctx, char **w, size_t n, size_t lineno, struct stats_samples *out, struct strbuf *err)
 {
+	struct softirqs_state *st = ctx;
 	size_t klen = strlen(w[0]);
 	unsigned long long sum = 0;
 
@@ -85,34 +86,11 @@ static int softirqs_line(struct softirqs_state *st, char **w, size_t n, size_t l
 static int softirqs_parse(const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
 {
 	struct softirqs_state st = { .key = STRBUF_INIT };
-	struct strbuf line = STRBUF_INIT;
-	char **w = NULL;
-	size_t walloc = 0, lineno = 0;
-	int ret = -1, rc;
+	int ret = monitor_parse_lines(text, len, "softirqs", "/proc/softirqs text", NULL, softirqs_line, &st, out,
+				      err);
 
-	if (memchr(text, '\0', len)) {
-		strbuf_setf(err, "softirqs: the file has NUL bytes; not /proc/softirqs text");
-		return -1;
-	}
-	const char *p = text, *end = text + len;
-
-	while ((rc = monitor_snapshot_line(&p, end, &lineno, &line, "softirqs", out, err)) > 0) {
-		size_t n;
-
-		if (rc == 2)
-			continue;
-		n = monitor_words(line.buf, &w, &walloc);
-		if (n && softirqs_line(&st, w, n, lineno, out, err))
-			goto out;
-	}
-	if (rc < 0)
-		goto out;
-	ret = 0;
-out:
 	softirqs_free_cpus(&st);
-	free(w);
 	strbuf_release(&st.key);
-	strbuf_release(&line);
 	return ret;
 }
 
