@@ -875,12 +875,72 @@ static void test_kbuild_config_portable(void **state)
 	assert_string_equal(kbuild_config_portable("my.config", data), "kernel.config");
 }
 
+/*
+ * A culprit that is a merge is reverted against its first parent (as `git
+ * revert -m 1`): what the side branch brought goes, the rest stays; the
+ * revert is a commit of the robot's on top of the bad end, under
+ * refs/lkprobot/reverts/. A root commit has nothing to revert to: 1, said.
+ */
+static void test_gitrepo_revert_merge(void **state)
+{
+	char saved[sizeof(repo)], base[41], merge[41], tip[41], out[41], ref[41];
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct gitrepo *r;
+	(void)state;
+
+	memcpy(saved, repo, sizeof(repo));
+	snprintf(repo, sizeof(repo), "%s/merges", top);
+	put(repo, "a.c", "int a;\n");
+	git((const char *[]){ "init", "-q", "-b", "main", NULL });
+	git((const char *[]){ "add", "-A", NULL });
+	git((const char *[]){ "commit", "-q", "-m", "base", NULL });
+	head(base);
+	git((const char *[]){ "checkout", "-q", "-b", "side", NULL });
+	put(repo, "side.c", "int side;\n");
+	git((const char *[]){ "add", "-A", NULL });
+	git((const char *[]){ "commit", "-q", "-m", "side: the slow path", NULL });
+	git((const char *[]){ "checkout", "-q", "main", NULL });
+	put(repo, "main.c", "int m;\n");
+	git((const char *[]){ "add", "-A", NULL });
+	git((const char *[]){ "commit", "-q", "-m", "main", NULL });
+	git((const char *[]){ "merge", "-q", "--no-ff", "-m", "Merge branch side", "side", NULL });
+	head(merge);
+	put(repo, "later.c", "int l;\n");
+	git((const char *[]){ "add", "-A", NULL });
+	git((const char *[]){ "commit", "-q", "-m", "later", NULL });
+	head(tip);
+
+	assert_int_equal(gitrepo_open(&r, repo, &err), 0);
+	if (gitrepo_revert(r, merge, tip, out, &err))
+		fail_msg("revert of the merge: %s", err.buf);
+	assert_int_equal(gitrepo_read(r, out, "side.c", &text, &err), 1);	/* the side branch's file: gone */
+	assert_int_equal(gitrepo_read(r, out, "main.c", &text, &err), 0);	/* the first parent's: kept */
+	assert_int_equal(gitrepo_read(r, out, "later.c", &text, &err), 0);	/* the bad end's: kept */
+	assert_int_equal(gitrepo_is_ancestor(r, tip, out, &err), 1);
+	char *name = xasprintf("refs/lkprobot/reverts/%.12s-on-%.12s", merge, tip);
+	assert_int_equal(gitrepo_resolve(r, name, ref, &err), 0);
+	assert_string_equal(ref, out);
+	free(name);
+	/* the same revert again is the same commit */
+	char again[41];
+	assert_int_equal(gitrepo_revert(r, merge, tip, again, &err), 0);
+	assert_string_equal(again, out);
+	strbuf_reset(&err);
+	assert_int_equal(gitrepo_revert(r, base, tip, out, &err), 1);
+	assert_non_null(strstr(err.buf, "root commit"));
+	gitrepo_close(r);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	memcpy(repo, saved, sizeof(repo));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gitrepo_resolve_revisions),
 		cmocka_unit_test(test_gitrepo_commit_info),
 		cmocka_unit_test(test_gitrepo_diff_since),
+		cmocka_unit_test(test_gitrepo_revert_merge),
 		cmocka_unit_test(test_gitrepo_hash_is_git_blob_id),
 		cmocka_unit_test(test_gitrepo_checkout_rewrites_only_changed_files),
 		cmocka_unit_test(test_kbuild_build_cache_keys_and_hits),
