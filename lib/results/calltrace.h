@@ -19,7 +19,9 @@ bool calltrace_new_oops(const struct compare_row *r, size_t last);
 /*
  * The trace of `metric` (dmesg.<id>) in g's runs: the first run whose value
  * is not 0 (the matrix's stats_source; else the group's run), its dmesg,
- * else kmsg. Newly allocated, each line ending in '\n'; NULL: none.
+ * else kmsg. Newly allocated, each line ending in '\n', valid UTF-8 with
+ * the console's other bytes and control characters as \xNN (a mail's body
+ * must be UTF-8: one stray byte would stop the report); NULL: none.
  */
 char *calltrace_of(const struct group *g, const char *metric);
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,12 +339,18 @@ void strbuf_add_utf8(struct strbuf *sb, const char *s, size_t len)
 	}
 }
 
-void strbuf_add_oneline(struct strbuf *sb, const char *s, size_t len)
+/* strbuf_add_oneline (lines false) and strbuf_add_lines (true) */
+static void add_escaped(struct strbuf *sb, const char *s, size_t len, bool lines)
 {
 	for (size_t i = 0; i < len;) {
 		unsigned char c = (unsigned char)s[i];
 		size_t n = strbuf_utf8_len(s + i, len - i);
-		if (c == '\n' || c == '\r' || c == '\t') {
+		if (lines && (c == '\n' || c == '\t')) {
+			strbuf_addch(sb, (char)c);
+			i++;
+		} else if (lines && c == '\r' && i + 1 < len && s[i + 1] == '\n') {
+			i++;
+		} else if (c == '\n' || c == '\r' || c == '\t') {
 			strbuf_addstr(sb, c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t");
 			i++;
 		} else if (!n || c < 0x20 || c == 0x7f) {
@@ -357,6 +364,16 @@ void strbuf_add_oneline(struct strbuf *sb, const char *s, size_t len)
 			i += n;
 		}
 	}
+}
+
+void strbuf_add_oneline(struct strbuf *sb, const char *s, size_t len)
+{
+	add_escaped(sb, s, len, false);
+}
+
+void strbuf_add_lines(struct strbuf *sb, const char *s, size_t len)
+{
+	add_escaped(sb, s, len, true);
 }
 
 void strbuf_add_shell_word(struct strbuf *sb, const char *s)

@@ -49,11 +49,15 @@ void strbuf_setf(struct strbuf *sb, const char *fmt, ...)
  * part of a valid sequence replaced by U+FFFD; strbuf_add_oneline() appends
  * it for a one-line message: line breaks and other control characters as
  * \n, \r, \t, \xNN (C1 as \u00NN), invalid bytes as \xNN — nothing in it
- * can start a second line or move a terminal's cursor.
+ * can start a second line or move a terminal's cursor; strbuf_add_lines()
+ * the same for text of several lines quoted in a mail or a page (a kernel's
+ * call trace): its line breaks and tabs kept, a CR before a line break
+ * dropped (a serial console's CRLF).
  */
 size_t strbuf_utf8_len(const char *s, size_t left);
 void strbuf_add_utf8(struct strbuf *sb, const char *s, size_t len);
 void strbuf_add_oneline(struct strbuf *sb, const char *s, size_t len);
+void strbuf_add_lines(struct strbuf *sb, const char *s, size_t len);
 /* A name from the world (a metric, a subject, a path) in a text output: strbuf_add_oneline of all of s (NULL: nothing). */
 void strbuf_add_name(struct strbuf *sb, const char *s);
 

@@ -237,6 +237,20 @@ test_expect_success 'the new WARNING.s call trace quoted under the table, cut fr
 	rm "$TMP/kw/new/0/dmesg"
 '
 
+test_expect_success 'a call trace with bytes that are not UTF-8 (a garbled console line): quoted as \\xNN, the mail still made' '
+	python3 -c "import sys
+b = open(sys.argv[1], \"rb\").read()
+i = b.index(b\"RIP: 0010:lkprobot_warn_init\")
+open(sys.argv[2], \"wb\").write(b[:i] + b\"\\xff\\x1b[0m\" + b[i:])
+" "$SRC/tests/fixtures/klog/dmesg-warning-6.1.0-57" "$TMP/kw/new/0/dmesg" &&
+	lkprobot report --body --base "$TMP/kw/base" --commit "$TMP/kw/new" >"$TMP/kwu.txt" &&
+	grep -q "\\\\xff\\\\x1b\[0mRIP: 0010:lkprobot_warn_init" "$TMP/kwu.txt" &&
+	python3 -c "import sys; open(sys.argv[1], \"rb\").read().decode(\"utf-8\")" "$TMP/kwu.txt" &&
+	lkprobot report --base "$TMP/kw/base" --commit "$TMP/kw/new" --date 0 --domain example.org >"$TMP/kwu.eml" &&
+	grep -q "^Content-Type: text/plain; charset=" "$TMP/kwu.eml" &&
+	rm "$TMP/kw/new/0/dmesg"
+'
+
 test_expect_success 'perf-profile: the calltrace, children and self rows of what changed close the table, in that order' '
 	mkdir -p "$TMP/pp" && cp -r "$B/base" "$B/new" "$TMP/pp/" &&
 	for f in base-1 base-2 base-3 new-1 new-2 new-3; do

@@ -135,6 +135,10 @@ static void test_strbuf_utf8_and_oneline(void **state)
 	strbuf_reset(&sb);
 	strbuf_add_oneline(&sb, "a\nlkprobot: b\t\x1b[31m\xff\xc2\x9b\xc3\xa9", 24);
 	assert_string_equal(sb.buf, "a\\nlkprobot: b\\t\\x1b[31m\\xff\\u009b\xc3\xa9");
+	strbuf_reset(&sb);
+	static const char console[] = "RIP: f\r\n\tg\x1b[0m \xff\r\xc3\xa9\n";
+	strbuf_add_lines(&sb, console, sizeof(console) - 1);
+	assert_string_equal(sb.buf, "RIP: f\n\tg\\x1b[0m \\xff\\r\xc3\xa9\n");
 	strbuf_release(&sb);
 }
 
