@@ -10,6 +10,7 @@
 #include "../flow/lists.h"
 #include "../mail/series.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,12 +99,17 @@ static int one_mail(const char *file)
 	struct series_mail m;
 	static const char *const kinds[] = { "not a patch (ignored)", "cover letter", "patch", "refused" };
 
-	if (strbuf_read_bounded(&data, file, SERIES_MAX_MAIL, &err) && !strstr(err.buf, "more than")) {
-		int ret = say_error(EXIT_USAGE, "%s", err.buf);
-		strbuf_release(&err);
-		return ret;
+	bool too_big = false;
+
+	if (strbuf_read_bounded(&data, file, SERIES_MAX_MAIL, &err)) {
+		if (errno != EFBIG) {
+			int ret = say_error(EXIT_USAGE, "%s", err.buf);
+			strbuf_release(&err);
+			return ret;
+		}
+		too_big = true;	/* refused by the parser as the robot refuses it, with its reason */
 	}
-	series_mail_parse(err.len ? NULL : data.buf, err.len ? SERIES_MAX_MAIL + 1u : data.len, &m);
+	series_mail_parse(too_big ? NULL : data.buf, too_big ? SERIES_MAX_MAIL + 1u : data.len, &m);
 	strbuf_release(&err);
 	strbuf_release(&data);
 	int ret = EXIT_OK;
