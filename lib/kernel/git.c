@@ -4,6 +4,7 @@
  * git_checkout.c; what both share is in git_int.h.
  */
 #include "git_int.h"
+#include "../sys/fsutil.h"
 #include "../sys/proc.h"
 
 #include <mbedtls/sha1.h>
@@ -94,7 +95,8 @@ static int fetch_alive_transfer(const git_indexer_progress *stats, void *payload
 	return 0;
 }
 
-void gitrepo_fetch_options(git_fetch_options *fo)
+/* A fetch's options: no tags but a refspec's; in gitrepo_fetch_within's child, the stall alarm's callbacks. */
+static void gitrepo_fetch_options(git_fetch_options *fo)
 {
 	gitrepo_g2.git_fetch_options_init(fo, GIT_FETCH_OPTIONS_VERSION);
 	fo->download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
@@ -138,6 +140,47 @@ out:
 	gitrepo_g2.git_remote_free(remote);
 	gitrepo_g2.git_repository_free(repo);
 	gitrepo_g2.git_libgit2_shutdown();
+	return ret;
+}
+
+int gitrepo_open_bare(struct gitrepo **out, const char *dir, struct strbuf *err)
+{
+	struct stat st;
+	git_repository *repo = NULL;
+
+	*out = NULL;
+	if (stat(dir, &st)) {
+		if (fsutil_mkdir_p(dir)) {
+			strbuf_setf(err, "'%s': cannot make the directory: %s", dir, strerror(errno));
+			return -1;
+		}
+		if (gitrepo_load(err))
+			return -1;
+		int rc = gitrepo_g2.git_repository_init(&repo, dir, 1);
+		if (rc)
+			gitrepo_fail(err, "'%s': cannot make a bare repository", dir);
+		gitrepo_g2.git_repository_free(repo);
+		gitrepo_g2.git_libgit2_shutdown();
+		if (rc)
+			return -1;
+	}
+	return gitrepo_open(out, dir, err);
+}
+
+int gitrepo_fetch(struct gitrepo *r, const char *url, const char *refspec, struct strbuf *err)
+{
+	char *spec = (char *)refspec;
+	const git_strarray specs = { &spec, 1 };
+	git_remote *remote = NULL;
+	git_fetch_options fo;
+	int ret = 0;
+
+	if (gitrepo_g2.git_remote_create_anonymous(&remote, r->repo, url))
+		return gitrepo_fail(err, "%s: not a repository address", url);
+	gitrepo_fetch_options(&fo);
+	if (gitrepo_g2.git_remote_fetch(remote, &specs, &fo, "lkprobot: the bases of series"))
+		ret = gitrepo_fail(err, "%s: fetch into '%s' failed", url, r->path);
+	gitrepo_g2.git_remote_free(remote);
 	return ret;
 }
 

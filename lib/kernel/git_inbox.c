@@ -5,13 +5,11 @@
  * repository (objects only: nothing is written outside it). See git.h.
  */
 #include "git_int.h"
-#include "../sys/fsutil.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 /* The walk of rev hiding since, oldest first: NULL with err set when it cannot be made. */
 static git_revwalk *new_walk(struct gitrepo *r, const char *rev, const char *since, struct strbuf *err)
@@ -85,47 +83,6 @@ int gitrepo_each_file(struct gitrepo *r, const char *rev, const char *since, con
 		gitrepo_g2.git_blob_free(b);
 	}
 	gitrepo_g2.git_revwalk_free(w);
-	return ret;
-}
-
-int gitrepo_open_bare(struct gitrepo **out, const char *dir, struct strbuf *err)
-{
-	struct stat st;
-	git_repository *repo = NULL;
-
-	*out = NULL;
-	if (stat(dir, &st)) {
-		if (fsutil_mkdir_p(dir)) {
-			strbuf_setf(err, "'%s': cannot make the directory: %s", dir, strerror(errno));
-			return -1;
-		}
-		if (gitrepo_load(err))
-			return -1;
-		int rc = gitrepo_g2.git_repository_init(&repo, dir, 1);
-		if (rc)
-			gitrepo_fail(err, "'%s': cannot make a bare repository", dir);
-		gitrepo_g2.git_repository_free(repo);
-		gitrepo_g2.git_libgit2_shutdown();
-		if (rc)
-			return -1;
-	}
-	return gitrepo_open(out, dir, err);
-}
-
-int gitrepo_fetch(struct gitrepo *r, const char *url, const char *refspec, struct strbuf *err)
-{
-	char *spec = (char *)refspec;
-	const git_strarray specs = { &spec, 1 };
-	git_remote *remote = NULL;
-	git_fetch_options fo;
-	int ret = 0;
-
-	if (gitrepo_g2.git_remote_create_anonymous(&remote, r->repo, url))
-		return gitrepo_fail(err, "%s: not a repository address", url);
-	gitrepo_fetch_options(&fo);
-	if (gitrepo_g2.git_remote_fetch(remote, &specs, &fo, "lkprobot: the bases of series"))
-		ret = gitrepo_fail(err, "%s: fetch into '%s' failed", url, r->path);
-	gitrepo_g2.git_remote_free(remote);
 	return ret;
 }
 

@@ -128,11 +128,6 @@ int gitrepo_load(struct strbuf *err);
 /* libgit2's last error as "what: why". */
 int gitrepo_fail(struct strbuf *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/*
- * A fetch's options: no tags but a refspec's; in gitrepo_fetch_within's
- * child, the server's every sign of life keeps its stall alarm off.
- */
-void gitrepo_fetch_options(git_fetch_options *fo);
 /* The commit rev names in r. */
 int gitrepo_lookup_commit(struct gitrepo *r, const char *rev, git_commit **out, struct strbuf *err);
 
