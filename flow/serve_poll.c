@@ -71,7 +71,8 @@ int serve_poll_trees(const struct serve_conf *c, struct store *s, struct strbuf 
 	for (size_t i = 0; i < c->ntrees; i++) {
 		const struct tree_conf *t = &c->trees[i];
 		struct gitrepo *repo;
-		if (t->url && gitrepo_fetch_within(t->path, t->url, NULL, (unsigned)t->fetch_stall, SERVE_FETCH_MAX, err)) {
+		if (t->url &&
+		    gitrepo_fetch_within(t->path, t->url, NULL, (unsigned)t->fetch_stall, SERVE_FETCH_MAX, err)) {
 			serve_say("%s: %s (skipped this time)", t->name, err->buf);
 			strbuf_reset(err);
 			continue;

@@ -107,7 +107,7 @@ static int one_mail(const char *file)
 			strbuf_release(&err);
 			return ret;
 		}
-		too_big = true;	/* refused by the parser as the robot refuses it, with its reason */
+		too_big = true; /* refused by the parser as the robot refuses it, with its reason */
 	}
 	series_mail_parse(too_big ? NULL : data.buf, too_big ? SERIES_MAX_MAIL + 1u : data.len, &m);
 	strbuf_release(&err);

@@ -129,7 +129,7 @@ int gitrepo_mirror(const char *url, const char *dir, struct strbuf *err)
 		gitrepo_fail(err, "%s: not a repository address", url);
 		goto out;
 	}
-	gitrepo_fetch_options(&fo);	/* no tags but those of the refspec */
+	gitrepo_fetch_options(&fo); /* no tags but those of the refspec */
 	fo.prune = GIT_FETCH_PRUNE;
 	if (gitrepo_g2.git_remote_fetch(remote, &refspecs, &fo, "lkprobot mirror")) {
 		gitrepo_fail(err, "%s: fetch failed", url);
@@ -198,7 +198,7 @@ static int fetch_child_main(void *arg)
 
 	signal(SIGALRM, SIG_DFL);
 	fetch_stall = fc->stall;
-	alarm(fc->stall);	/* until the server's first sign of life */
+	alarm(fc->stall); /* until the server's first sign of life */
 	if (fc->refspec)
 		rc = gitrepo_open_bare(&r, fc->dir, &e) || gitrepo_fetch(r, fc->url, fc->refspec, &e);
 	else

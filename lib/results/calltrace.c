@@ -55,7 +55,7 @@ char *calltrace_of(const struct group *g, const char *metric)
 		if (!strbuf_read_file(&text, path)) {
 			n = klog_calltraces(text.buf, text.len, &t);
 			const struct klog_trace *hit = klog_trace_of(t, n, metric + 6);
-			if (hit) {	/* the console's bytes as a mail may carry them: UTF-8, \xNN for the rest */
+			if (hit) { /* the console's bytes as a mail may carry them: UTF-8, \xNN for the rest */
 				struct strbuf clean = STRBUF_INIT;
 				strbuf_add_lines(&clean, hit->text.buf, hit->text.len);
 				found = strbuf_detach(&clean);

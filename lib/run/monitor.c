@@ -351,7 +351,7 @@ int monitor_parse_lines(const char *text, size_t len, const char *name, const ch
 		return -1;
 	}
 	while ((rc = monitor_snapshot_line(&p, end, &lineno, &buf, name, out, err)) > 0) {
-		if (rc == 2)	/* a new snapshot: its time taken */
+		if (rc == 2) /* a new snapshot: its time taken */
 			continue;
 		size_t n = (split ? split : monitor_words)(buf.buf, &w, &walloc);
 		if (n && line(ctx, w, n, lineno, out, err)) {

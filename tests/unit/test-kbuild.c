@@ -913,9 +913,9 @@ static void test_gitrepo_revert_merge(void **state)
 	assert_int_equal(gitrepo_open(&r, repo, &err), 0);
 	if (gitrepo_revert(r, merge, tip, out, &err))
 		fail_msg("revert of the merge: %s", err.buf);
-	assert_int_equal(gitrepo_read(r, out, "side.c", &text, &err), 1);	/* the side branch's file: gone */
-	assert_int_equal(gitrepo_read(r, out, "main.c", &text, &err), 0);	/* the first parent's: kept */
-	assert_int_equal(gitrepo_read(r, out, "later.c", &text, &err), 0);	/* the bad end's: kept */
+	assert_int_equal(gitrepo_read(r, out, "side.c", &text, &err), 1);  /* the side branch's file: gone */
+	assert_int_equal(gitrepo_read(r, out, "main.c", &text, &err), 0);  /* the first parent's: kept */
+	assert_int_equal(gitrepo_read(r, out, "later.c", &text, &err), 0); /* the bad end's: kept */
 	assert_int_equal(gitrepo_is_ancestor(r, tip, out, &err), 1);
 	char *name = xasprintf("refs/lkprobot/reverts/%.12s-on-%.12s", merge, tip);
 	assert_int_equal(gitrepo_resolve(r, name, ref, &err), 0);

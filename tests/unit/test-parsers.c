@@ -789,11 +789,12 @@ static void test_latency_stats_pattern(void **state)
 	struct stats_samples ss;
 	(void)state;
 
-	strbuf_addstr(&text, "Latency Top version : v0.1\n"
-			     "70 3085 1124 pipe_read vfs_read\n"
-			     "5 10 7 9abc\n"		/* a function that does not start with a letter */
-			     "4 100 60 pipe_read vfs_read\n"
-			     "2  4 6 poll\n");	/* two spaces: not the pattern */
+	strbuf_addstr(&text,
+		      "Latency Top version : v0.1\n"
+		      "70 3085 1124 pipe_read vfs_read\n"
+		      "5 10 7 9abc\n" /* a function that does not start with a letter */
+		      "4 100 60 pipe_read vfs_read\n"
+		      "2  4 6 poll\n"); /* two spaces: not the pattern */
 	for (int i = 0; i < 200000; i++)
 		strbuf_addch(&text, '7');
 	strbuf_addstr(&text, " 1 2\n");

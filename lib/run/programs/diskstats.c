@@ -74,8 +74,8 @@ static int diskstats_line(void *ctx, char **w, size_t n, size_t lineno, struct s
 static int diskstats_parse(const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
 {
 	struct strbuf key = STRBUF_INIT;
-	int ret = monitor_parse_lines(text, len, "diskstats", "/proc/diskstats text", NULL, diskstats_line, &key,
-				      out, err);
+	int ret = monitor_parse_lines(text, len, "diskstats", "/proc/diskstats text", NULL, diskstats_line, &key, out,
+				      err);
 
 	strbuf_release(&key);
 	return ret;

@@ -164,8 +164,7 @@ static int interrupts_counts(struct interrupts_state *st, char **w, size_t n, si
 }
 
 /* One line of words (a monitor_line_fn; ctx: the state): the CPUs' header or an interrupt's counts. */
-static int interrupts_line(void *ctx, char **w, size_t n, size_t lineno, struct stats_samples *out,
-			   struct strbuf *err)
+static int interrupts_line(void *ctx, char **w, size_t n, size_t lineno, struct stats_samples *out, struct strbuf *err)
 {
 	struct interrupts_state *st = ctx;
 
@@ -173,8 +172,7 @@ static int interrupts_line(void *ctx, char **w, size_t n, size_t lineno, struct 
 				       : interrupts_counts(st, w, n, lineno, out, err);
 }
 
-static int interrupts_parse(const char *text, size_t len, struct stats_samples *out,
-			    struct strbuf *err)
+static int interrupts_parse(const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
 {
 	struct interrupts_state st = { .key = STRBUF_INIT, .name = STRBUF_INIT };
 	int ret = monitor_parse_lines(text, len, "interrupts", "/proc/interrupts text", interrupts_split,

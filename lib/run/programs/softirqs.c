@@ -86,8 +86,7 @@ static int softirqs_line(void *ctx, char **w, size_t n, size_t lineno, struct st
 static int softirqs_parse(const char *text, size_t len, struct stats_samples *out, struct strbuf *err)
 {
 	struct softirqs_state st = { .key = STRBUF_INIT };
-	int ret = monitor_parse_lines(text, len, "softirqs", "/proc/softirqs text", NULL, softirqs_line, &st, out,
-				      err);
+	int ret = monitor_parse_lines(text, len, "softirqs", "/proc/softirqs text", NULL, softirqs_line, &st, out, err);
 
 	softirqs_free_cpus(&st);
 	strbuf_release(&st.key);
