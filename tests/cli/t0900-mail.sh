@@ -15,28 +15,7 @@ port=$((20000 + $$ % 20000))
 # a commit whose report the mails are about: example 1's samples, a run with its job.yaml
 B="$TMP/r/fio-basic/2pmem-xfs-dax-200s-50%-tb-randwrite-2M-sync-200G-performance/lkp-hsw-ep6/debian/x86_64-rhel-7.2/gcc-6"
 
-start_smtpd() {	# start_smtpd SPOOL [smtpd.py options...]
-	spool=$1
-	shift
-	mkdir -p "$spool"
-	echo "== smtpd.py --spool $spool $*" >>"$TMP/smtpd.log"
-	"$PY" "$FIX/smtp/smtpd.py" --port $port --spool "$spool" "$@" >>"$TMP/smtpd.log" 2>&1 &
-	echo $! >"$TMP/smtpd.pid"
-	listening && return 0
-	echo "smtpd did not start:"; cat "$TMP/smtpd.log"; return 1
-}
-listening() {	# something accepts connections on $port (10 s at most)
-	for i in $(seq 1 100); do
-		"$PY" -c "import socket,sys; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-stop_smtpd() {
-	pid=$(cat "$TMP/smtpd.pid" 2>/dev/null)
-	rm -f "$TMP/smtpd.pid"
-	stop_pid "$pid"
-}
+. "$(dirname "$0")/smtplib.sh"
 test_need_cmd python3 python3
 test_at_exit stop_smtpd
 test_log "$TMP/smtpd.log"

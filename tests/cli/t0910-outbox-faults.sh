@@ -16,25 +16,7 @@ B="$TMP/r/fio-basic/2pmem-xfs-dax-200s-50%-tb-randwrite-2M-sync-200G-performance
 ID=0123456789abcdef0123456789abcdef01234567
 export B ID
 
-start_smtpd() {	# start_smtpd SPOOL [smtpd.py options...] (after the one a failed test left)
-	stop_smtpd
-	spool=$1
-	shift
-	mkdir -p "$spool"
-	echo "== smtpd.py --spool $spool $*" >>"$TMP/smtpd.log"
-	"$PY" "$FIX/smtp/smtpd.py" --port $port --spool "$spool" "$@" >>"$TMP/smtpd.log" 2>&1 &
-	echo $! >"$TMP/smtpd.pid"
-	for i in $(seq 1 100); do
-		"$PY" -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "smtpd did not start:"; cat "$TMP/smtpd.log"; return 1
-}
-stop_smtpd() {
-	pid=$(cat "$TMP/smtpd.pid" 2>/dev/null)
-	rm -f "$TMP/smtpd.pid"
-	stop_pid "$pid"
-}
+. "$(dirname "$0")/smtplib.sh"
 stop_holder() {
 	[ -s "$TMP/holder.pid" ] && stop_pid "$(cat "$TMP/holder.pid")"
 	rm -f "$TMP/holder.pid"

@@ -14,23 +14,7 @@ FIX="$SRC/tests/fixtures"
 port=$((21000 + $$ % 20000))
 B="$TMP/r/fio-basic/2pmem-xfs-dax-200s-50%-tb-randwrite-2M-sync-200G-performance/lkp-hsw-ep6/debian/x86_64-rhel-7.2/gcc-6"
 
-start_smtpd() {	# start_smtpd SPOOL (a server a failed test left is stopped first)
-	stop_smtpd
-	mkdir -p "$1"
-	echo "== smtpd.py --spool $1" >>"$TMP/smtpd.log"
-	"$PY" "$FIX/smtp/smtpd.py" --port $port --spool "$1" >>"$TMP/smtpd.log" 2>&1 &
-	echo $! >"$TMP/smtpd.pid"
-	for i in $(seq 1 100); do
-		"$PY" -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "smtpd did not start:"; cat "$TMP/smtpd.log"; return 1
-}
-stop_smtpd() {
-	pid=$(cat "$TMP/smtpd.pid" 2>/dev/null)
-	rm -f "$TMP/smtpd.pid"
-	stop_pid "$pid"
-}
+. "$(dirname "$0")/smtplib.sh"
 test_at_exit stop_smtpd
 test_log "$TMP/smtpd.log"
 
