@@ -29,6 +29,15 @@ pass() {	# pass OUT: one pass of the service, its lines in OUT; fails when it do
 	{ lkprobot serve -c "$TMP/robot.yaml" --once >"$1" 2>&1; echo "exit $?" >>"$1"; } &&
 	cat "$1" && grep -q "^exit 0$" "$1"
 }
+held_pass() {	# held_pass OUT ST BRANCH: a pass in the background, stopped (by pid) once BRANCH's head is testing
+	{ setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" --once >"$1" 2>&1 & echo $! >"$TMP/spid"; } &&
+	for i in $(seq 1 300); do
+		lkprobot status -c "$TMP/robot.yaml" >"$2" 2>&1 && grep -q "^nvdimm Dan-Williams/$3/.* testing" "$2" && break
+		sleep 0.1
+	done &&
+	cat "$2" && grep -q "^nvdimm Dan-Williams/$3/.* testing" "$2" &&
+	stop_pid "$(cat "$TMP/spid")" && rm "$TMP/spid" && cat "$1"
+}
 series_state() {	# series_state SUBJECT VERSION: "STATE: WHY" of that series as status says it (none: applied)
 	lkprobot status -c "$TMP/robot.yaml" >"$TMP/st" &&
 	sed -n "s/^nvdimm: series \"$1\" v$2 by [^ ]* //p" "$TMP/st"
@@ -82,13 +91,7 @@ test_expect_success 'the next pass: the waiting v1 superseded by its v2, never a
 
 test_expect_success 'a v1 applied, its test under way when the service stops; its v2 at the next pass: the v1 head cancelled, the v2 tested' '
 	deliver "$TMP"/d1/*.patch &&
-	{ setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" --once >"$TMP/p3" 2>&1 & echo $! >"$TMP/spid"; } &&
-	for i in $(seq 1 300); do
-		lkprobot status -c "$TMP/robot.yaml" >"$TMP/st3" 2>&1 && grep -q "^nvdimm Dan-Williams/d-held/.* testing" "$TMP/st3" && break
-		sleep 0.1
-	done &&
-	cat "$TMP/st3" && grep -q "^nvdimm Dan-Williams/d-held/.* testing" "$TMP/st3" &&
-	stop_pid "$(cat "$TMP/spid")" && rm "$TMP/spid" && cat "$TMP/p3" &&
+	held_pass "$TMP/p3" "$TMP/st3" d-held &&
 	deliver "$TMP"/d2/*.patch && pass "$TMP/p4" &&
 	grep -q "nvdimm: series \"d: held\" v1 superseded by v2, <.*>: its head is not tested$" "$TMP/p4" &&
 	grep -q "nvdimm: series \"d: held\" v2 applied: " "$TMP/p4" &&
@@ -114,13 +117,7 @@ test_expect_success 'b4: a v1 applied, its test under way when the service stops
 	done &&
 	grep -q "^change-id: 20261207-e-0123456789ab$" "$TMP/e2/v2-0000-cover-letter.patch" &&
 	deliver "$TMP"/e1/*.patch &&
-	{ setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" --once >"$TMP/p7" 2>&1 & echo $! >"$TMP/spid"; } &&
-	for i in $(seq 1 300); do
-		lkprobot status -c "$TMP/robot.yaml" >"$TMP/st7" 2>&1 && grep -q "^nvdimm Dan-Williams/e-first-name/.* testing" "$TMP/st7" && break
-		sleep 0.1
-	done &&
-	cat "$TMP/st7" && grep -q "^nvdimm Dan-Williams/e-first-name/.* testing" "$TMP/st7" &&
-	stop_pid "$(cat "$TMP/spid")" && rm "$TMP/spid" && cat "$TMP/p7" &&
+	held_pass "$TMP/p7" "$TMP/st7" e-first-name &&
 	deliver "$TMP"/e2/*.patch && pass "$TMP/p8" &&
 	grep -q "nvdimm: series \"e: first name\" v1 superseded by v2, <.*>: its head is not tested$" "$TMP/p8" &&
 	grep -q "nvdimm: series \"e: a new name\" v2 applied: " "$TMP/p8" &&
