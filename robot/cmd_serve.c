@@ -88,8 +88,9 @@ static bool series_url_default(struct serve_conf *conf, const char *listen)
 	return dflt && conf->series_url;
 }
 
-/* The dashboard on listen: it knows the trees and the providers' boxes. NULL with err set. */
-static struct web *dashboard(struct serve_conf *conf, const char *listen, const struct lkp_ctx *ctx, struct strbuf *err)
+/* The dashboard on listen, in a process of its own: it knows the trees and the providers' boxes. NULL with err set. */
+static struct web_proc *dashboard(struct serve_conf *conf, const char *listen, const struct lkp_ctx *ctx,
+				  struct strbuf *err)
 {
 	/* the providers whose boxes the dashboard shows: one inventory each (the first tree's settings) */
 	struct web_inventory *inv = xcalloc(conf->ntrees + 1, sizeof(*inv));
@@ -129,7 +130,7 @@ static struct web *dashboard(struct serve_conf *conf, const char *listen, const 
 			       .lists = wl,
 			       .nlists = conf->nlists,
 			       .series_url = conf->series_url };
-	struct web *web = web_start(&wo, err);
+	struct web_proc *web = web_spawn(&wo, err);
 	if (web && dflt)
 		serve_say("the series are at %s (git clone takes it; serve.series_url)", conf->series_url);
 	free(wl);
@@ -139,8 +140,37 @@ static struct web *dashboard(struct serve_conf *conf, const char *listen, const 
 	return web;
 }
 
-/* Pass after pass until a stop (or once); SIGHUP reads the configuration again. The exit code. */
-static int serve_loop(struct serve_conf *conf, const char *config, struct store *s, bool once)
+#define DASHBOARD_RESTART 60 /* s: a dashboard that ended is started again, at most once in this time */
+
+/* The dashboard's process ended (a crash)? Said, and started again — not more often than DASHBOARD_RESTART. */
+static void dashboard_check(struct web_proc **web)
+{
+	static double last;
+	struct strbuf why = STRBUF_INIT, err = STRBUF_INIT;
+
+	if (!*web || !web_proc_ended(*web, &why) || (last && proc_now() - last < DASHBOARD_RESTART))
+		goto out;
+	last = proc_now();
+	if (web_proc_restart(*web, &err)) {
+		serve_say(
+			"the dashboard's process ended (%s) and does not start again: %s; the service goes on "
+			"without it",
+			why.buf, err.buf);
+		web_proc_stop(*web);
+		*web = NULL;
+	} else {
+		serve_say("the dashboard's process ended (%s); started again", why.buf);
+	}
+out:
+	strbuf_release(&why);
+	strbuf_release(&err);
+}
+
+/*
+ * Pass after pass until a stop (or once); SIGHUP reads the configuration
+ * again; a dashboard that ended is started again between passes. The exit code.
+ */
+static int serve_loop(struct serve_conf *conf, const char *config, struct store *s, bool once, struct web_proc **web)
 {
 	struct strbuf err = STRBUF_INIT;
 	int ret = EXIT_OK;
@@ -168,8 +198,10 @@ static int serve_loop(struct serve_conf *conf, const char *config, struct store 
 		faulty = 0;
 		if (once)
 			break;
-		for (long i = 0; i < conf->poll && !proc_stop_signal && !reload_asked; i++)
+		for (long i = 0; i < conf->poll && !proc_stop_signal && !reload_asked; i++) {
+			dashboard_check(web);
 			sleep(1);
+		}
 		if (reload_asked) {
 			struct serve_conf fresh;
 			reload_asked = 0;
@@ -242,7 +274,7 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_STRING(0, "after", "ID", "status --json: the heads after head ID (the page before's last)", &after),
 		OPT_END(),
 	};
-	struct web *web = NULL;
+	struct web_proc *web = NULL;
 	struct serve_conf conf;
 	struct strbuf err = STRBUF_INIT;
 	struct store *s = NULL;
@@ -301,10 +333,10 @@ int cmd_serve(int argc, char **argv, struct lkp_ctx *ctx)
 	proc_catch_stop(NULL);
 	/* no walk of the result roots: a run on disk the store lacks is recorded when a bisection reads it */
 	serve_say("watching %zu tree%s (%s), every %ld s", conf.ntrees, conf.ntrees == 1 ? "" : "s", config, conf.poll);
-	ret = serve_loop(&conf, config, s, once);
+	ret = serve_loop(&conf, config, s, once, &web);
 	serve_say("stopped");
 out:
-	web_stop(web);
+	web_proc_stop(web);
 	free(dashboard_base);
 	if (s)
 		store_close(s);

@@ -1,7 +1,8 @@
 /*
  * httpd: the dashboard's HTTP side — web_start, web_new and web_stop of
- * web.h. libmicrohttpd's daemon (a pool of threads, each with its own
- * epoll set; connection, per-address and idle limits) hands each request
+ * web.h, web_listen of site.h. libmicrohttpd's daemon (a pool of threads,
+ * each with its own epoll set; connection, per-address and idle limits)
+ * hands each request
  * to web_handle() (route.c) and sends its answer back: a buffer, or a
  * result file streamed from its descriptor. The URLs others link to the
  * dashboard with are made here.
@@ -380,16 +381,13 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 	return (size_t)(w - s);
 }
 
-struct web *web_start(const struct web_opts *o, struct strbuf *err)
+int web_listen(struct web *w, const char *addr, struct strbuf *err)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
 
-	if (listen_addr(o->addr, &ss, &len, err) || dynlib_load(&mhd_lib, err))
-		return NULL;
-	struct web *w = web_new(o, err);
-	if (!w)
-		return NULL;
+	if (listen_addr(addr, &ss, &len, err) || dynlib_load(&mhd_lib, err))
+		return -1;
 	unsigned flags =
 		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
 	uint16_t port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
@@ -403,7 +401,17 @@ struct web *web_start(const struct web_opts *o, struct strbuf *err)
 				    request_start, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
 				    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
 	if (!w->d) {
-		strbuf_setf(err, "--listen %s: cannot listen there (in use? no such address here?)", o->addr);
+		strbuf_setf(err, "--listen %s: cannot listen there (in use? no such address here?)", addr);
+		return -1;
+	}
+	return 0;
+}
+
+struct web *web_start(const struct web_opts *o, struct strbuf *err)
+{
+	struct web *w = web_new(o, err);
+
+	if (w && web_listen(w, o->addr, err)) {
 		web_stop(w);
 		return NULL;
 	}

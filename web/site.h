@@ -1,7 +1,8 @@
 /*
  * site: what the two halves of web.h share — the site a daemon serves
  * (httpd.c: libmicrohttpd, listening, limits) and answers requests for
- * (route.c: routing, files, actions, pages). Internal to web/.
+ * (route.c: routing, files, actions, pages), and the process spawn.c runs
+ * it in. Internal to web/.
  */
 #ifndef LKP_WEB_SITE_H
 #define LKP_WEB_SITE_H
@@ -27,5 +28,8 @@ struct web {
 	struct cache *cache;		/* rendered pages while the store is unchanged */
 	struct page_env env;		/* what the pages see: points into this struct */
 };
+
+/* Start w's daemon on addr (httpd.c). 0, or -1 with err set. */
+int web_listen(struct web *w, const char *addr, struct strbuf *err);
 
 #endif

@@ -83,6 +83,25 @@ struct web *web_new(const struct web_opts *o, struct strbuf *err);
 /* Stop listening (if it did) and free. */
 void web_stop(struct web *w);
 
+/*
+ * The dashboard in a process of its own, as `lkprobot serve --listen` runs
+ * it: web_start there, the service told whether it listens (NULL with err
+ * set when not, within WEB_SPAWN_WAIT seconds). The service forks its
+ * workers and children from a process that must have no threads: a fork
+ * taken while a dashboard thread held a lock (libgit2's, SQLite's, the
+ * allocator's) left a child that waited on it for ever. The dashboard's
+ * process ignores SIGHUP and stops on SIGTERM (or when the service dies).
+ */
+#define WEB_SPAWN_WAIT 30
+struct web_proc;
+struct web_proc *web_spawn(const struct web_opts *o, struct strbuf *err);
+/* Has its process ended? 1 with how in why ("killed by signal 11"), else 0. */
+int web_proc_ended(struct web_proc *wp, struct strbuf *why);
+/* Start it again after it ended. 0, or -1 with err set. */
+int web_proc_restart(struct web_proc *wp, struct strbuf *err);
+/* Stop it (SIGTERM; SIGKILL after WEB_TIMEOUT + 5 s) and free. */
+void web_proc_stop(struct web_proc *wp);
+
 /* One request as it came; strings are not owned. */
 struct web_request {
 	const char *method;		/* "GET", "HEAD", "POST", ... */

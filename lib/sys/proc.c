@@ -239,6 +239,22 @@ static bool on_path(const char *name)
 	}
 	return false;
 }
+/* How many threads this process has (/proc/self/status); 1 when it cannot be read. */
+static int threads_here(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	int n = 1;
+
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
 static void __attribute__((noreturn)) child_run(const struct proc *p, struct start_fds *f, const int report[2],
 						char **env, pid_t parent_pid)
 {
@@ -345,6 +361,22 @@ int proc_start(struct proc *p, struct strbuf *err)
 		goto out;
 	if ((p->argv && !p->argv[0]) || (!p->argv && !p->fn)) {
 		strbuf_setf(err, "nothing to run");
+		goto out;
+	}
+	/*
+	 * A fork keeps only the thread that forks: a lock another holds then is
+	 * held in the child for ever. A thread on its way out (libcurl's
+	 * resolver, let go after a timeout) is waited for, a while.
+	 */
+	int threads = p->fn && !p->argv ? threads_here() : 1;
+	for (double end = proc_now() + PROC_THREADS_WAIT; threads > 1 && proc_now() < end; threads = threads_here())
+		usleep(20000);
+	if (threads > 1) {
+		p->start_errno = EDEADLK;
+		strbuf_setf(err,
+			    "cannot fork to run a function: this process has %d threads, and a lock one of them "
+			    "holds would stay held in the child (start the threads in a process of their own)",
+			    threads);
 		goto out;
 	}
 	if (p->env)

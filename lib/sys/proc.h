@@ -32,11 +32,19 @@
 #define PROC_TO_OUT	(-3)	/* err only: wherever stdout goes */
 #define PROC_CAPTURE	(-4)	/* out (and err): into p->capture, up to capture_max bytes */
 
+/* proc_start() of a function: how long other threads of ours may take to end, seconds */
+#define PROC_THREADS_WAIT 5
+
 /* proc_wait_for(): still running when the time was up */
 #define PROC_RUNNING	(-2)
 
 struct proc {
-	/* what runs: argv, or fn(arg) in a forked child (its return value is the exit status) */
+	/*
+	 * what runs: argv, or fn(arg) in a forked child (its return value is
+	 * the exit status) — only from a process with one thread: proc_start
+	 * waits PROC_THREADS_WAIT s for the others to end, then refuses
+	 * (EDEADLK): another thread could hold a lock the child needs
+	 */
 	char *const *argv;
 	int (*fn)(void *arg);
 	void *arg;

@@ -263,11 +263,56 @@ b = json.load(sys.stdin)[\"boxes\"]
 assert b[0][\"name\"] == \"pmem1\" and b[0][\"in_service\"] == 0, b"
 '
 
-test_expect_success SERVING 'SIGTERM: the service stops' '
+# The dashboard's process: the child of the service with the daemon's threads (the service has one thread).
+dashboard_pid() {
+	for c in $(ps -o pid= --ppid "$(cat "$TMP/spid")"); do
+		[ "$(awk "/^Threads:/ {print \$2}" /proc/$c/status 2>/dev/null)" -gt 1 ] 2>/dev/null && echo "$c"
+	done
+}
+
+# How many heads' tests have ended, by the service's log.
+outcomes() { grep -c ": \(not-reproduced\|found\|no change\|bisect failed\|failed\)" "$TMP/serve.log"; }
+# Commit heads 5, 6 and 7, each when the one before has been tested; print how many were (60 s each at most).
+hammered_heads() {
+	hh_ended=0
+	for k in 5 6 7; do
+		hh_n=$(outcomes)
+		(cd "$TMP/repo" && echo "$k" >f && git commit -qam "hammered $k") || break
+		for i in $(seq 1 300); do [ "$(outcomes)" -gt "$hh_n" ] && break; sleep 0.2; done
+		[ "$(outcomes)" -gt "$hh_n" ] || break
+		hh_ended=$((hh_ended + 1))
+	done
+	echo "$hh_ended"
+}
+hammer() { while [ -e "$TMP/hammer" ]; do get "http://127.0.0.1:$port/" >/dev/null; get "http://127.0.0.1:$port/api/heads" >/dev/null; done; }
+
+test_expect_success SERVING 'the dashboard hammered while heads are tested: each head ends (its worker is forked from a service with one thread, the dashboard in a process of its own)' '
+	spid=$(cat "$TMP/spid") &&
+	[ "$(awk "/^Threads:/ {print \$2}" /proc/$spid/status)" = 1 ] &&
+	[ -n "$(dashboard_pid)" ] &&
+	: >"$TMP/hammer" && { hammer & hammer & } &&
+	ended=$(hammered_heads) &&
+	rm -f "$TMP/hammer" && wait &&
+	echo "heads tested under the load: $ended of 3" && [ "$ended" = 3 ] &&
+	[ "$(awk "/^Threads:/ {print \$2}" /proc/$spid/status)" = 1 ]
+'
+
+test_expect_success SERVING 'the dashboard'"'"'s process killed: said, started again, it answers' '
+	d=$(dashboard_pid) && [ -n "$d" ] &&
+	kill -KILL "$d" &&
+	for i in $(seq 1 100); do grep -q "the dashboard.s process ended (killed by signal 9); started again" "$TMP/serve.log" && break; sleep 0.1; done &&
+	grep -q "the dashboard.s process ended (killed by signal 9); started again" "$TMP/serve.log" &&
+	[ "$(get "http://127.0.0.1:$port/api/heads" | head -1)" = 200 ] &&
+	[ -n "$(dashboard_pid)" ] && [ "$(dashboard_pid)" != "$d" ]
+'
+
+test_expect_success SERVING 'SIGTERM: the service stops, and its dashboard with it' '
+	d=$(dashboard_pid) && [ -n "$d" ] &&
 	kill -TERM "$(cat "$TMP/spid")" &&
 	for i in $(seq 1 50); do test_alive_ "$(cat "$TMP/spid")" || break; sleep 0.2; done &&
-	! test_alive_ "$(cat "$TMP/spid")" &&
-	grep -q "stopped" "$TMP/serve.log"
+	! test_alive_ "$(cat "$TMP/spid")" && ! test_alive_ "$d" &&
+	grep -q "stopped" "$TMP/serve.log" &&
+	! get "http://127.0.0.1:$port/" 2>/dev/null
 '
 
 test_done

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,56 @@ static void test_function_child_and_stdin_pipe(void **state)
 	strbuf_release(&err);
 }
 
+static void *wait_for_pipe(void *arg)
+{
+	char c;
+	return (void *)(intptr_t)read(*(int *)arg, &c, 1);
+}
+
+static void *end_soon(void *arg)
+{
+	(void)arg;
+	usleep(300000);
+	return NULL;
+}
+
+/*
+ * A function child forked while another thread runs is refused (EDEADLK),
+ * after PROC_THREADS_WAIT s: a lock that thread held would stay held in the
+ * child for ever (the service's worker once waited on libgit2's). An argv
+ * child is fine; once the thread is gone, the function child runs; a thread
+ * that ends within the wait (a resolver let go) is waited for.
+ */
+static void test_function_child_refused_beside_a_thread(void **state)
+{
+	int seven = 7, fds[2];
+	struct strbuf err = STRBUF_INIT;
+	pthread_t t;
+	void *ret;
+	(void)state;
+
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(pthread_create(&t, NULL, wait_for_pipe, &fds[0]), 0);
+	struct proc p = { .fn = child_fn, .arg = &seven };
+	assert_int_equal(proc_run(&p, &err), -1);
+	assert_int_equal(p.start_errno, EDEADLK);
+	assert_non_null(strstr(err.buf, "this process has 2 threads"));
+	char *argv[] = { "true", NULL };
+	struct proc a = { .argv = argv };
+	assert_int_equal(proc_run(&a, &err), 0);
+	assert_int_equal(write(fds[1], "x", 1), 1);
+	assert_int_equal(pthread_join(t, &ret), 0);
+	struct proc q = { .fn = child_fn, .arg = &seven };
+	assert_int_equal(proc_run(&q, &err), 7);
+	assert_int_equal(pthread_create(&t, NULL, end_soon, NULL), 0);
+	assert_int_equal(pthread_detach(t), 0);
+	struct proc r = { .fn = child_fn, .arg = &seven };
+	assert_int_equal(proc_run(&r, &err), 7);
+	close(fds[0]);
+	close(fds[1]);
+	strbuf_release(&err);
+}
+
 static void test_stop_flag_closes_stdin(void **state)
 {
 	volatile sig_atomic_t stop = 0;
@@ -177,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_capture_is_capped),
 		cmocka_unit_test(test_timeout_ends_the_group),
 		cmocka_unit_test(test_function_child_and_stdin_pipe),
+		cmocka_unit_test(test_function_child_refused_beside_a_thread),
 		cmocka_unit_test(test_stop_flag_closes_stdin),
 		cmocka_unit_test(test_death_signal_reaches_the_child),
 	};
