@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #define SPAWN_LISTENING "listening"
@@ -32,6 +33,8 @@ static int spawn_main(void *arg)
 	struct strbuf err = STRBUF_INIT;
 	sigset_t block, wait;
 
+	/* ps -o comm and top tell it from the service */
+	prctl(PR_SET_NAME, "lkprobot-web");
 	/* the service reads its configuration again on SIGHUP; the dashboard keeps the one it started with */
 	signal(SIGHUP, SIG_IGN);
 	proc_catch_stop(NULL);

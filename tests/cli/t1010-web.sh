@@ -263,12 +263,8 @@ b = json.load(sys.stdin)[\"boxes\"]
 assert b[0][\"name\"] == \"pmem1\" and b[0][\"in_service\"] == 0, b"
 '
 
-# The dashboard's process: the child of the service with the daemon's threads (the service has one thread).
-dashboard_pid() {
-	for c in $(ps -o pid= --ppid "$(cat "$TMP/spid")"); do
-		[ "$(awk "/^Threads:/ {print \$2}" /proc/$c/status 2>/dev/null)" -gt 1 ] 2>/dev/null && echo "$c"
-	done
-}
+# The dashboard's process: the service's child named lkprobot-web (the service itself has one thread).
+dashboard_pid() { ps -o pid=,comm= --ppid "$(cat "$TMP/spid")" | awk '$2 == "lkprobot-web" {print $1}'; }
 
 # How many heads' tests have ended, by the service's log.
 outcomes() { grep -c ": \(not-reproduced\|found\|no change\|bisect failed\|failed\)" "$TMP/serve.log"; }
