@@ -196,11 +196,15 @@ static void web_log(void *cls, const char *fmt, va_list ap)
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static time_t last;
 	static unsigned quiet;
+	struct web *w = cls;
 	time_t now = time(NULL);
-	(void)cls;
 
 	pthread_mutex_lock(&lock);
-	if (now != last) {
+	if (w->starting) {
+		/* why it cannot listen: the first complaint, in web_listen's one line */
+		if (!w->start_err.len)
+			strbuf_vaddf(&w->start_err, fmt, ap);
+	} else if (now != last) {
 		fprintf(stderr, "lkprobot serve: dashboard: ");
 		vfprintf(stderr, fmt, ap);
 		if (quiet)
@@ -293,6 +297,7 @@ struct web *web_new(const struct web_opts *o, struct strbuf *err)
 		return NULL;
 	}
 	struct web *w = xcalloc(1, sizeof(*w));
+	strbuf_init(&w->start_err, 0);
 	w->db = xstrdup(o->db);
 	w->root = xstrdup(real);
 	if (realpath(o->db, real))
@@ -392,7 +397,9 @@ int web_listen(struct web *w, const char *addr, struct strbuf *err)
 		MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
 	uint16_t port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
 						       : ((struct sockaddr_in *)&ss)->sin_port);
-	w->d = mhd.MHD_start_daemon(flags, port, NULL, NULL, handle, w, MHD_OPTION_EXTERNAL_LOGGER, web_log, NULL,
+	w->starting = true;
+	strbuf_reset(&w->start_err);
+	w->d = mhd.MHD_start_daemon(flags, port, NULL, NULL, handle, w, MHD_OPTION_EXTERNAL_LOGGER, web_log, w,
 				    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				    /* a few pages at once: each request reads the store on its own */
 				    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)WEB_THREADS, MHD_OPTION_CONNECTION_LIMIT,
@@ -400,8 +407,13 @@ int web_listen(struct web *w, const char *addr, struct strbuf *err)
 				    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WEB_TIMEOUT, MHD_OPTION_URI_LOG_CALLBACK,
 				    request_start, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
 				    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+	w->starting = false;
 	if (!w->d) {
-		strbuf_setf(err, "--listen %s: cannot listen there (in use? no such address here?)", addr);
+		strbuf_rtrim(&w->start_err);
+		if (w->start_err.len)
+			strbuf_setf(err, "--listen %s: cannot listen there: %s", addr, w->start_err.buf);
+		else
+			strbuf_setf(err, "--listen %s: cannot listen there (in use? no such address here?)", addr);
 		return -1;
 	}
 	return 0;
@@ -456,6 +468,7 @@ void web_stop(struct web *w)
 	free(w->git_repo);
 	free(w->git_name);
 	cache_free(w->cache);
+	strbuf_release(&w->start_err);
 	free(w);
 }
 

@@ -27,6 +27,8 @@ struct web {
 	char *series_url;
 	struct cache *cache;		/* rendered pages while the store is unchanged */
 	struct page_env env;		/* what the pages see: points into this struct */
+	bool starting;			/* web_listen under way: libmicrohttpd's complaint kept in start_err */
+	struct strbuf start_err;
 };
 
 /* Start w's daemon on addr (httpd.c). 0, or -1 with err set. */

@@ -302,6 +302,15 @@ test_expect_success SERVING 'the dashboard'"'"'s process killed: said, started a
 	[ -n "$(dashboard_pid)" ] && [ "$(dashboard_pid)" != "$d" ]
 '
 
+test_expect_success SERVING 'serve --listen where the dashboard already listens, or on a name that is no address: exit 2, one line, nothing of it left running' '
+	{ setsid "$LKPROBOT" serve -c "$TMP/robot.yaml" --listen "127.0.0.1:$port" 2>"$TMP/err" & p2=$!; } &&
+	rc=0 && { wait "$p2" || rc=$?; } &&
+	[ "$rc" = 2 ] && wait_session_gone "$p2" &&
+	one_line_error "^lkprobot: --listen 127.0.0.1:$port: cannot listen there: .*Address already in use$" &&
+	expect_exit 2 "$LKPROBOT" serve -c "$TMP/robot.yaml" --listen "nowhere.invalid:$port" &&
+	one_line_error "^lkprobot: --listen nowhere.invalid:$port: .nowhere.invalid.: "
+'
+
 test_expect_success SERVING 'SIGTERM: the service stops, and its dashboard with it' '
 	d=$(dashboard_pid) && [ -n "$d" ] &&
 	kill -TERM "$(cat "$TMP/spid")" &&
