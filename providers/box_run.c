@@ -505,10 +505,13 @@ int box_available(const char *name, const char *result_dir, struct store *s, str
 	return rc;
 }
 
+#define BOX_TAKE_WAIT (24 * 3600) /* s: another run's hold on a box (its boots and its job) */
+
 /*
  * The box for one run: in service (else -2, err says so), and ours alone —
  * one run at a time on a box: a second robot process waits (a kexec would
- * pull the box from under the first). The lock's fd (-1: no lock file).
+ * pull the box from under the first), up to BOX_TAKE_WAIT s and not past a
+ * SIGTERM (-2, err says who has it). The lock's fd (-1: no lock file).
  */
 static int box_take(const struct box *b, const char *result_dir, struct store *s, struct strbuf *err)
 {
@@ -518,7 +521,13 @@ static int box_take(const struct box *b, const char *result_dir, struct store *s
 	int lock_fd = box_lock_open(b->name, result_dir, &lock);
 	if (lock_fd >= 0 && flock(lock_fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
 		fprintf(stderr, "lkprobot: box %s: another run has it (%s); waiting\n", b->name, lock);
-		flock(lock_fd, LOCK_EX);
+		struct strbuf e = STRBUF_INIT;
+		if (fsutil_lock_fd(lock_fd, lock, BOX_TAKE_WAIT, FSUTIL_LOCK_STOP, &e)) {
+			strbuf_setf(err, "box %s: %s", b->name, e.buf);
+			close(lock_fd);
+			lock_fd = -2;
+		}
+		strbuf_release(&e);
 	}
 	free(lock);
 	return lock_fd;

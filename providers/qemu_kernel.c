@@ -192,6 +192,8 @@ static void debian_kernel(struct qemu_kernel *k, const char *dir, const char *re
 	k->kconfig = xasprintf("debian-%s", release);
 }
 
+#define DEBIAN_FETCH_WAIT 3600 /* s: another run's fetch and unpacking of the Debian kernel */
+
 int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *err)
 {
 	int ret = -1, lock_fd = -1;
@@ -208,15 +210,15 @@ int qemu_kernel_debian(struct qemu_kernel *k, const char *cache, struct strbuf *
 	char *lockp = xasprintf("%s/debian.lock", cache);
 	fsutil_mkdir_p(cache);
 	lock_fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	free(lockp);
-	if (lock_fd >= 0)
-		flock(lock_fd, LOCK_EX);
-	if ((exists(vmlinux) && exists(depfile)) || !debian_fetch(dir, root, release, vmlinux, err)) {
+	if (lock_fd >= 0 && fsutil_lock_fd(lock_fd, lockp, DEBIAN_FETCH_WAIT, FSUTIL_LOCK_STOP, err)) {
+		/* nothing fetched: err says who has it */
+	} else if ((exists(vmlinux) && exists(depfile)) || !debian_fetch(dir, root, release, vmlinux, err)) {
 		debian_kernel(k, dir, release);
 		ret = 0;
 	}
 	if (lock_fd >= 0)
 		close(lock_fd);
+	free(lockp);
 	free(release);
 	free(dir);
 	free(root);

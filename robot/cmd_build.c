@@ -26,7 +26,9 @@ static const char usage_head[] =
 	"\n";
 static const char usage_tail[] =
 	"\n"
-	"Builds in one cache run one at a time (they share its work tree).\n"
+	"Builds in one cache run one at a time (they share its work tree); one\n"
+	"waits for another for at most three of its timeouts and 10 minutes. A\n"
+	"SIGTERM or Ctrl-C ends the make under way with it; nothing is recorded.\n"
 	"On a terminal a line shows the build's progress.\n"
 	"\n"
 	"exit codes: 0 built or cached, 1 the build failed (recorded in the cache\n"
@@ -36,6 +38,7 @@ static const char usage_tail[] =
 int cmd_build(int argc, char **argv, struct lkp_ctx *ctx)
 {
 	struct kbuild_opts o = { .data_dir = ctx->data_dir };
+	int timeout = 0;
 	const struct opt table[] = {
 		OPT_STRING('C', "tree", "DIR", "the git repository (a work tree or a bare repository)", &o.tree),
 		OPT_STRING('k', "commit", "REV", "what to build: an id, branch, tag or HEAD~2", &o.rev),
@@ -57,6 +60,10 @@ int cmd_build(int argc, char **argv, struct lkp_ctx *ctx)
 		OPT_INT('j', "jobs", "N", "make -jN (default: the number of CPUs)", &o.jobs, 1, 4096,
 			"a number of jobs; write a whole number like 4"),
 		OPT_BOOL(0, "rebuild", "build even if the cache has the kernel or its failure", &o.rebuild),
+		OPT_INT(0, "timeout", "S",
+			"each make may run S seconds (default 21600, 6 h); longer:\n"
+			"stopped, exit 1, nothing recorded",
+			&timeout, 1, 7 * 86400, "seconds; write a whole number like 7200"),
 		OPT_END(),
 	};
 	struct kbuild_result res;
@@ -72,6 +79,7 @@ int cmd_build(int argc, char **argv, struct lkp_ctx *ctx)
 	if (!o.tree || !o.rev)
 		return say_error(EXIT_USAGE, "build: --tree DIR and --commit REV are both needed");
 
+	o.timeout = timeout;
 	machine_detect(&local);
 	o.compiler = local.compiler;
 	o.progress = isatty(STDOUT_FILENO);

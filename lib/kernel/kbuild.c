@@ -1,10 +1,11 @@
 /*
  * kbuild: kernel builds and the kernel cache. See kbuild.h for the cache
  * layout. make runs with stdout and stderr on a pipe that we copy to the
- * build log line by line, counting the objects for the progress line; the
- * first error line is taken from the log afterwards. The cache's own
- * steps (its directories and lock, lookups, a build recorded) are in
- * kbuild_cache.c.
+ * build log line by line, counting the objects for the progress line,
+ * within its timeout and until our stop; the first error line is taken
+ * from the log afterwards (kbuild_output.c reads make's lines). The
+ * cache's own steps (its directories and lock, lookups, a build recorded)
+ * are in kbuild_cache.c.
  */
 #include "kbuild.h"
 #include "kbuild_int.h"
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,126 +188,6 @@ void kbuild_config_release(struct kbuild_config *kc)
 	memset(kc, 0, sizeof(*kc));
 }
 
-/* ---- make's output ----------------------------------------------------- */
-
-bool kbuild_object_line(const char *line)
-{
-	const char *p = line, *end;
-	size_t n;
-
-	if (*p != ' ')
-		return false;
-	while (*p == ' ')
-		p++;
-	if (strncmp(p, "CC", 2) && strncmp(p, "AS", 2))
-		return false;
-	p += 2;
-	if (!strncmp(p, " [M]", 4))
-		p += 4;
-	if (*p != ' ')
-		return false;
-	while (*p == ' ')
-		p++;
-	end = p + strcspn(p, " \t\r\n");
-	n = (size_t)(end - p);
-	return n > 2 && !memcmp(end - 2, ".o", 2);
-}
-
-/*
- * A clean build of Linux 6.1 with x86_64-pmem (allnoconfig + the fragment)
- * compiled 1,360 objects for 591 "=y" lines in its .config: 2.3 per line.
- * Only a guide for the progress line (other configs were not measured).
- */
-#define OBJECTS_PER_Y_TENTHS 23
-
-size_t kbuild_estimate_objects(const char *config, size_t len)
-{
-	size_t ys = 0;
-
-	for (const char *p = config, *end = config + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		if (le - p > 9 && !strncmp(p, "CONFIG_", 7) && !memcmp(le - 2, "=y", 2))
-			ys++;
-		p = nl ? nl + 1 : end;
-	}
-	return ys * OBJECTS_PER_Y_TENTHS / 10;
-}
-
-static bool has_word(const char *line, size_t n, const char *w)
-{
-	size_t wl = strlen(w);
-
-	for (size_t i = 0; i + wl <= n; i++)
-		if (!memcmp(line + i, w, wl))
-			return true;
-	return false;
-}
-
-void kbuild_first_error(const char *log, size_t len, struct strbuf *out)
-{
-	/* by rank: what the compiler said beats what make said about it */
-	const char *best = NULL, *last = NULL;
-	size_t best_n = 0, last_n = 0;
-	int best_rank = 4;
-
-	strbuf_reset(out);
-	for (const char *p = log, *end = log + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
-		int rank = 4;
-
-		if (has_word(p, n, ": error:") || has_word(p, n, ": fatal error:") ||
-		    has_word(p, n, ": Error:") || (n >= 6 && !strncmp(p, "error:", 6)))
-			rank = 1;
-		else if (has_word(p, n, "undefined reference to") ||
-			 has_word(p, n, "multiple definition of"))
-			rank = 2;
-		else if (has_word(p, n, "*** "))
-			rank = 3;
-		if (rank < best_rank) {
-			best = p;
-			best_n = n;
-			best_rank = rank;
-		}
-		size_t k = n;
-		while (k && (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\r'))
-			k--;
-		if (k) {
-			last = p;
-			last_n = k;
-		}
-		p = nl ? nl + 1 : end;
-	}
-	if (!best) {
-		best = last;
-		best_n = last_n;
-	}
-	if (!best)
-		return;
-	while (best_n && (*best == ' ' || *best == '\t')) {
-		best++;
-		best_n--;
-	}
-	if (best_n > 300) {
-		best_n = 300;
-		/* cut before a character, not inside one: a compiler's UTF-8 quotes stay whole */
-		while (best_n && ((unsigned char)best[best_n] & 0xc0) == 0x80)
-			best_n--;
-	}
-	/*
-	 * One line that goes into YAML, the store, mails and onto a terminal:
-	 * its UTF-8 kept (gcc's ‘quotes’), a tab a space, other control
-	 * characters and bytes that are no UTF-8 as \xNN — never a '?'.
-	 */
-	struct strbuf line = STRBUF_INIT;
-	for (size_t i = 0; i < best_n; i++)
-		strbuf_addch(&line, best[i] == '\t' ? ' ' : best[i]);
-	strbuf_add_oneline(out, line.buf, line.len);
-	strbuf_release(&line);
-	strbuf_rtrim(out);
-}
-
 /* ---- one build --------------------------------------------------------- */
 
 static double elapsed(const struct timespec *since)
@@ -373,32 +255,56 @@ static void log_write(struct kb *kb, const char *buf, size_t n)
 }
 
 /* Copy make's output to the log, counting objects, until it ends. */
-static void pump(struct kb *kb, int fd)
+/*
+ * make's output into the log and the progress, until its end — its time
+ * and our stop applied meanwhile (proc_wait_for). make's status as
+ * proc_wait gives it, or -1 with err set.
+ */
+static int pump(struct kb *kb, struct proc *mk, struct strbuf *err)
 {
 	struct strbuf line = STRBUF_INIT;
 	char buf[8192];
-	ssize_t n;
+	int rc = PROC_RUNNING;
+	double ended = 0;
 
 	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+		struct pollfd pfd = { .fd = mk->out, .events = POLLIN };
+		int r = poll(&pfd, 1, 200);
+		if (r < 0 && errno != EINTR)
 			break;
-		log_write(kb, buf, (size_t)n);
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] != '\n') {
-				if (line.len < 4096)
-					strbuf_addch(&line, buf[i]);
+		if (r > 0) {
+			ssize_t n = read(mk->out, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
 				continue;
+			if (n <= 0)
+				break;
+			log_write(kb, buf, (size_t)n);
+			for (ssize_t i = 0; i < n; i++) {
+				if (buf[i] != '\n') {
+					if (line.len < 4096)
+						strbuf_addch(&line, buf[i]);
+					continue;
+				}
+				if (kbuild_object_line(line.buf))
+					kb->objects++;
+				strbuf_reset(&line);
 			}
-			if (kbuild_object_line(line.buf))
-				kb->objects++;
-			strbuf_reset(&line);
+			progress(kb, false);
 		}
-		progress(kb, false);
+		if (rc == PROC_RUNNING) {
+			/* its timeout and our stop: SIGTERM to its group, SIGKILL after the grace */
+			if ((rc = proc_wait_for(mk, 0, err)) == -1)
+				break;
+			if (rc != PROC_RUNNING)
+				ended = proc_now();
+		} else if (proc_now() - ended > 10) {
+			/* make is gone and something it started still holds the pipe */
+			proc_kill_group(mk, 5);
+			break;
+		}
 	}
 	strbuf_release(&line);
+	return rc == PROC_RUNNING ? proc_wait(mk, err) : rc;
 }
 
 /*
@@ -413,6 +319,9 @@ static int run_make(struct kb *kb, const char *const *args, struct strbuf *err)
 	/* its own group, and killed if we die: a build in a work tree we no longer own would spoil it */
 	struct proc mk = { .argv = argv, .env = make_env, .in = PROC_NULL, .out = PROC_PIPE, .err = PROC_TO_OUT,
 			   .pgroup = true, .death_sig = SIGKILL };
+	/* bounded, and ended by our stop: a SIGTERM'd service does not wait for a build */
+	mk.timeout = kb->o->timeout > 0 ? kb->o->timeout : KBUILD_TIMEOUT;
+	mk.stop = &proc_stop_signal;
 	int status = -1, rc;
 
 	argv[n++] = (char *)"make";
@@ -445,11 +354,24 @@ static int run_make(struct kb *kb, const char *const *args, struct strbuf *err)
 			strbuf_addstr(err, " (apt-get install build-essential)");
 		goto out;
 	}
-	pump(kb, mk.out);
+	rc = pump(kb, &mk, err);
 	close(mk.out);
-	if ((rc = proc_wait(&mk, err)) < 0)
+	if (rc < 0)
 		goto out;
 	status = mk.status;
+	if (mk.timed_out || mk.stopped) {
+		/* the robot's failure, not the commit's: nothing cached */
+		if (mk.timed_out)
+			strbuf_setf(err,
+				    "make ran for more than %.0f s and was stopped (a build that does not end?); "
+				    "nothing was recorded",
+				    mk.timeout);
+		else
+			strbuf_setf(err, "interrupted by signal %d while make ran; nothing was recorded",
+				    (int)proc_stop_signal);
+		status = -1;
+		goto out;
+	}
 	if (WIFSIGNALED(status)) {
 		/* interrupted, not failed: a verdict would be cached for good */
 		strbuf_setf(err, "make was killed by signal %d; nothing was recorded", WTERMSIG(status));

@@ -81,7 +81,17 @@ struct kbuild_opts {
 	 */
 	const char *kcflags;
 	bool progress;		/* show progress on stdout (a terminal) */
+	double timeout;		/* seconds one make may run; 0: KBUILD_TIMEOUT */
 };
+
+/*
+ * A make that runs longer (a compiler that never ends, a build waiting on
+ * a terminal) is stopped — SIGTERM to its group, SIGKILL 5 s later — and
+ * nothing is recorded: the build is the robot's failure, not the commit's.
+ * A SIGTERM to us stops it the same way. Another build of the same cache is
+ * waited for as long, and more.
+ */
+#define KBUILD_TIMEOUT (6 * 3600)
 
 struct kbuild_result {
 	bool built;		/* a kernel is there; false: its build failed */

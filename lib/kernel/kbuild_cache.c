@@ -312,12 +312,12 @@ int kbuild_cache_open(struct kb *kb, struct strbuf *err)
 			printf("  waiting for another build in %s\n", real);
 			fflush(stdout);
 		}
-		while (flock(kb->lock_fd, LOCK_EX))
-			if (errno != EINTR) {
-				strbuf_setf(err, "cannot lock '%s': %s", lock.buf, strerror(errno));
-				strbuf_release(&lock);
-				return -1;
-			}
+		/* its make is bounded by its timeout (KBUILD_TIMEOUT unless told): as long, and its checkout */
+		double t = kb->o->timeout > 0 ? kb->o->timeout : KBUILD_TIMEOUT;
+		if (fsutil_lock_fd(kb->lock_fd, lock.buf, 3 * t + 600, FSUTIL_LOCK_STOP, err)) {
+			strbuf_release(&lock);
+			return -1;
+		}
 	}
 	strbuf_release(&lock);
 	return 0;

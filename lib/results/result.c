@@ -485,6 +485,8 @@ static int cmp_int_names(const void *a, const void *b)
 	return atoi(*(const char *const *)a) - atoi(*(const char *const *)b);
 }
 
+#define RESULT_LOCK_WAIT 600 /* s: another process writing the same matrix (seconds, even at 1,000 runs) */
+
 int result_update_matrix(const char *rt, struct strbuf *err)
 {
 	char *lockp = xasprintf("%s/.lock", rt);
@@ -496,10 +498,12 @@ int result_update_matrix(const char *rt, struct strbuf *err)
 	DIR *d;
 	struct dirent *de;
 
-	if (lock < 0 || flock(lock, LOCK_EX)) {
+	if (lock < 0) {
 		strbuf_setf(err, "cannot lock '%s': %s", lockp, strerror(errno));
 		goto out;
 	}
+	if (fsutil_lock_fd(lock, lockp, RESULT_LOCK_WAIT, 0, err))
+		goto out;
 	if (!(d = opendir(rt))) {
 		strbuf_setf(err, "cannot read '%s': %s", rt, strerror(errno));
 		goto out;

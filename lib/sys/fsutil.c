@@ -2,6 +2,7 @@
  * fsutil: directories and whole-file writes. See fsutil.h.
  */
 #include "fsutil.h"
+#include "proc.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -106,37 +107,51 @@ int fsutil_remove_tree(const char *path)
 	return nftw(path, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
-int fsutil_lock(const char *path, double wait, struct strbuf *err)
+int fsutil_lock_fd(int fd, const char *path, double wait, unsigned flags, struct strbuf *err)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	struct timespec ts = { 0, 100000000L };
+	bool stoppable = flags & FSUTIL_LOCK_STOP;
+
+	double end = proc_now() + wait;
 	char pid[32];
 
-	if (fd < 0) {
-		strbuf_setf(err, "cannot open the lock '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	for (double waited = 0;; waited += 0.1) {
-		if (!flock(fd, LOCK_EX | LOCK_NB))
-			break;
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
 		if (errno != EWOULDBLOCK && errno != EINTR) {
 			strbuf_setf(err, "cannot lock '%s': %s", path, strerror(errno));
-			close(fd);
 			return -1;
 		}
-		if (waited >= wait) {
+		if ((stoppable && proc_stop_signal) || proc_now() >= end) {
 			ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
 			pid[n > 0 ? n : 0] = '\0';
 			pid[strcspn(pid, "\n")] = '\0';
-			strbuf_setf(err, "'%s' is in use by process %s", path, *pid ? pid : "(unknown)");
-			close(fd);
+			if (stoppable && proc_stop_signal)
+				strbuf_setf(err, "interrupted by signal %d while waiting for '%s' (process %s has it)",
+					    (int)proc_stop_signal, path, *pid ? pid : "(unknown)");
+			else
+				strbuf_setf(err, "'%s' is in use by process %s (waited %.0f s)", path,
+					    *pid ? pid : "(unknown)", wait);
 			return -1;
 		}
+		struct timespec ts = { 0, 100000000L };
 		nanosleep(&ts, NULL);
 	}
 	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
 		/* who holds it is a courtesy for the message above */
+	}
+	return 0;
+}
+
+int fsutil_lock(const char *path, double wait, struct strbuf *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		strbuf_setf(err, "cannot open the lock '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fsutil_lock_fd(fd, path, wait, 0, err)) {
+		close(fd);
+		return -1;
 	}
 	return fd;
 }

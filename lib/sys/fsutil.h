@@ -34,6 +34,14 @@ int fsutil_remove_tree(const char *path);
  * holds the lock too until it ends.
  */
 int fsutil_lock(const char *path, double wait, struct strbuf *err);
+/*
+ * The same on an open fd (a lock file another module opened): waits up to
+ * `wait` seconds — with FSUTIL_LOCK_STOP, no longer once the process's stop
+ * flag is set (SIGTERM: "interrupted by signal 15 while waiting for ...").
+ * 0, or -1 with err set.
+ */
+#define FSUTIL_LOCK_STOP 1u
+int fsutil_lock_fd(int fd, const char *path, double wait, unsigned flags, struct strbuf *err);
 
 /*
  * Read a file from outside (a job file, a raw output, a result's JSON)

@@ -7,6 +7,7 @@
  * and make.
  */
 #include "../../lib/sys/fsutil.h"
+#include "../../lib/sys/proc.h"
 #include "../../lib/kernel/git.h"
 #include "../../lib/kernel/kbuild.h"
 #include "../../lib/run/run.h"
@@ -21,13 +22,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-/* The fake Kbuild. Every target appends its name to $FAKEKBUILD_COUNTER. */
+/* The fake Kbuild. Every target appends its name to $FAKEKBUILD_COUNTER; with $FAKEKBUILD_HANG its link never ends. */
 static const char fake_makefile[] =
 	"O ?= .\n"
 	"SRCS := $(sort $(wildcard *.c))\n"
@@ -36,7 +39,8 @@ static const char fake_makefile[] =
 	".PHONY: allnoconfig defconfig olddefconfig bzImage\n"
 	"allnoconfig:\n"
 	"\t$(count)\n"
-	"\t@{ echo CONFIG_NO=y; if [ -n \"$(KCONFIG_ALLCONFIG)\" ]; then cat \"$(KCONFIG_ALLCONFIG)\"; fi; } | grep '^CONFIG_' | sort -u > $(O)/.config\n"
+	"\t@{ echo CONFIG_NO=y; if [ -n \"$(KCONFIG_ALLCONFIG)\" ]; then cat \"$(KCONFIG_ALLCONFIG)\"; fi; } | grep "
+	"'^CONFIG_' | sort -u > $(O)/.config\n"
 	"defconfig:\n"
 	"\t$(count)\n"
 	"\t@echo CONFIG_DEF=y > $(O)/.config\n"
@@ -51,6 +55,7 @@ static const char fake_makefile[] =
 	"\t@touch $(O)/marker\n"
 	"$(O)/vmlinux: $(OBJS)\n"
 	"\t@echo '  LD      vmlinux'\n"
+	"\t@[ -z \"$(FAKEKBUILD_HANG)\" ] || sleep 300\n"
 	"\t@cat $(OBJS) > $@\n"
 	"$(O)/%.o: %.c\n"
 	"\t@echo '  CC      $*.o'\n"
@@ -624,6 +629,95 @@ static void test_kbuild_build_failure_is_recorded(void **state)
 	free(cache);
 }
 
+/*
+ * A make that does not end is stopped after the build's timeout, and one
+ * under way when we are asked to stop is stopped at once: the robot's
+ * failure (KBUILD_EFAIL), nothing recorded — the same commit builds later.
+ */
+static void test_kbuild_make_bounded(void **state)
+{
+	char *cache = path_in(top, "cache-hang");
+	struct kbuild_opts o = opts_for(cache);
+	struct kbuild_result r;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	setenv("FAKEKBUILD_HANG", "1", 1);
+	o.rev = c1;
+	o.timeout = 1;
+	double t0 = proc_now();
+	assert_int_equal(kbuild_build(&o, &r, &err), KBUILD_EFAIL);
+	assert_non_null(strstr(err.buf, "make ran for more than 1 s and was stopped"));
+	assert_true(proc_now() - t0 < 30);
+	kbuild_result_release(&r);
+
+	proc_stop_signal = SIGTERM;
+	strbuf_reset(&err);
+	o.timeout = 0;
+	t0 = proc_now();
+	assert_int_equal(kbuild_build(&o, &r, &err), KBUILD_EFAIL);
+	proc_stop_signal = 0;
+	assert_non_null(strstr(err.buf, "interrupted by signal 15 while make ran"));
+	assert_true(proc_now() - t0 < 30);
+	kbuild_result_release(&r);
+
+	unsetenv("FAKEKBUILD_HANG");
+	build_ok(&o, c1, &r);
+	assert_true(r.built);
+	assert_false(r.cached);
+	kbuild_result_release(&r);
+	strbuf_release(&err);
+	free(cache);
+}
+
+/*
+ * Locks are waited for within bounds: fsutil_lock gives up after its wait
+ * and names the holder; a build waiting for another build of its cache
+ * stops waiting when we are asked to stop.
+ */
+static void test_locks_bounded(void **state)
+{
+	char *cache = path_in(top, "cache-lock");
+	struct kbuild_opts o = opts_for(cache);
+	struct kbuild_result r;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	build_ok(&o, c1, &r);
+	kbuild_result_release(&r);
+	char *lock = path_in(cache, "lock");
+	int held = fsutil_lock(lock, 1, &err);
+	assert_true(held >= 0);
+	/* another process asks: a forked child, as another robot would */
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct strbuf e = STRBUF_INIT;
+		int fd = fsutil_lock(lock, 0.3, &e);
+		char want[64];
+		snprintf(want, sizeof(want), "is in use by process %d (waited 0 s)", (int)getppid());
+		_exit(fd < 0 && strstr(e.buf, want) ? 0 : 1);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	pid = fork();
+	if (pid == 0) {
+		struct strbuf e = STRBUF_INIT;
+		struct kbuild_result rr;
+		proc_stop_signal = SIGTERM;
+		o.rebuild = true;
+		o.rev = c2;
+		int rc = kbuild_build(&o, &rr, &e);
+		_exit(rc == KBUILD_EFAIL && strstr(e.buf, "interrupted by signal 15 while waiting for") ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(held);
+	free(lock);
+	strbuf_release(&err);
+	free(cache);
+}
+
 static void test_kbuild_build_bad_input(void **state)
 {
 	char *cache = path_in(top, "cache-bad");
@@ -948,6 +1042,8 @@ int main(void)
 		cmocka_unit_test(test_kbuild_build_reuses_build_dir),
 		cmocka_unit_test(test_kbuild_build_failure_is_recorded),
 		cmocka_unit_test(test_kbuild_build_bad_input),
+		cmocka_unit_test(test_kbuild_make_bounded),
+		cmocka_unit_test(test_locks_bounded),
 		cmocka_unit_test(test_kbuild_config_resolve),
 		cmocka_unit_test(test_kbuild_first_error_ranks),
 		cmocka_unit_test(test_kbuild_object_line),
