@@ -269,7 +269,8 @@ static int run_batch(void *ctx, const struct bisect_batch *b, struct strbuf *err
 			if (end == RUN_DONE)
 				provider_run_release(&it->res);
 		}
-		if (!rc && proc_stop_signal) {
+		if (proc_stop_signal) {
+			/* whatever the batch said of it (a build stopped, a run cut short), the stop is the news */
 			strbuf_setf(err, "interrupted by signal %d; 'lkprobot bisect' with the same arguments goes on",
 				    (int)proc_stop_signal);
 			rc = -1;
