@@ -254,7 +254,6 @@ static void log_write(struct kb *kb, const char *buf, size_t n)
 	}
 }
 
-/* Copy make's output to the log, counting objects, until it ends. */
 /*
  * make's output into the log and the progress, until its end — its time
  * and our stop applied meanwhile (proc_wait_for). make's status as

@@ -110,7 +110,6 @@ int fsutil_remove_tree(const char *path)
 int fsutil_lock_fd(int fd, const char *path, double wait, unsigned flags, struct strbuf *err)
 {
 	bool stoppable = flags & FSUTIL_LOCK_STOP;
-
 	double end = proc_now() + wait;
 	char pid[32];
 
