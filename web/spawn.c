@@ -111,11 +111,7 @@ static void spawn_end(struct web_proc *wp)
 
 	if (!wp->p.pid || wp->p.ended)
 		return;
-	proc_signal(&wp->p, SIGTERM);
-	if (proc_wait_for(&wp->p, WEB_TIMEOUT + 5, &e) == PROC_RUNNING) {
-		proc_signal(&wp->p, SIGKILL);
-		proc_wait(&wp->p, &e);
-	}
+	proc_end(&wp->p, WEB_TIMEOUT + 5, &e);
 	strbuf_release(&e);
 }
 

@@ -154,11 +154,7 @@ static void stop_monitor(struct run *r, struct monitor_proc *mp)
 	ssize_t n;
 	int status;
 
-	proc_signal(&mp->proc, SIGTERM);
-	if (proc_wait_for(&mp->proc, 10, &e) == PROC_RUNNING) {
-		proc_signal(&mp->proc, SIGKILL);
-		proc_wait(&mp->proc, &e);
-	}
+	proc_end(&mp->proc, 10, &e);
 	status = mp->proc.status;
 	strbuf_release(&e);
 	while ((n = read(mp->proc.err, buf, sizeof(buf))) > 0 && msg.len < 4096)

@@ -551,6 +551,16 @@ int proc_wait_for(struct proc *p, double seconds, struct strbuf *err)
 	}
 }
 
+int proc_end(struct proc *p, double grace, struct strbuf *err)
+{
+	proc_signal(p, SIGTERM);
+	int rc = proc_wait_for(p, grace, err);
+	if (rc != PROC_RUNNING)
+		return rc;
+	proc_signal(p, SIGKILL);
+	return proc_wait(p, err);
+}
+
 int proc_wait(struct proc *p, struct strbuf *err)
 {
 	return proc_wait_for(p, -1, err);

@@ -102,6 +102,11 @@ int proc_run(struct proc *p, struct strbuf *err);
 /* Send sig to it, or to its group when it has one. */
 void proc_signal(const struct proc *p, int sig);
 /*
+ * End it now: SIGTERM (to its group when it has one), up to `grace`
+ * seconds for it to go, then SIGKILL. Its status as proc_wait gives it.
+ */
+int proc_end(struct proc *p, double grace, struct strbuf *err);
+/*
  * After it ended: SIGKILL what is left of its process group until nothing
  * is, for at most `seconds` (a test's children holding a mount).
  */

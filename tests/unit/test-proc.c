@@ -167,6 +167,28 @@ static void test_function_child_refused_beside_a_thread(void **state)
 	strbuf_release(&err);
 }
 
+/* proc_end: SIGTERM, and SIGKILL after the grace for a child that ignores it. */
+static void test_end_term_then_kill(void **state)
+{
+	char *sleeper[] = { "sleep", "30", NULL };
+	char *stubborn[] = { "sh", "-c", "trap '' TERM; echo ready; sleep 30", NULL };
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	struct proc a = { .argv = sleeper };
+	assert_int_equal(proc_start(&a, &err), 0);
+	assert_int_equal(proc_end(&a, 5, &err), 128 + SIGTERM);
+	struct proc b = { .argv = stubborn, .pgroup = true, .out = PROC_PIPE };
+	assert_int_equal(proc_start(&b, &err), 0);
+	char c;
+	assert_int_equal(read(b.out, &c, 1), 1); /* its trap is set */
+	double t0 = proc_now();
+	assert_int_equal(proc_end(&b, 0.3, &err), 128 + SIGKILL);
+	assert_true(proc_now() - t0 < 10);
+	close(b.out);
+	strbuf_release(&err);
+}
+
 static void test_stop_flag_closes_stdin(void **state)
 {
 	volatile sig_atomic_t stop = 0;
@@ -229,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_ends_the_group),
 		cmocka_unit_test(test_function_child_and_stdin_pipe),
 		cmocka_unit_test(test_function_child_refused_beside_a_thread),
+		cmocka_unit_test(test_end_term_then_kill),
 		cmocka_unit_test(test_stop_flag_closes_stdin),
 		cmocka_unit_test(test_death_signal_reaches_the_child),
 	};
