@@ -2,9 +2,8 @@
  * httpd: the dashboard's HTTP side — web_start, web_new and web_stop of
  * web.h, web_listen of site.h. libmicrohttpd's daemon (a pool of threads,
  * each with its own epoll set; connection, per-address and idle limits)
- * hands each request
- * to web_handle() (route.c) and sends its answer back: a buffer, or a
- * result file streamed from its descriptor. The URLs others link to the
+ * hands each request to web_handle() (route.c) and sends its answer back:
+ * a buffer, or a result file streamed from its descriptor. The URLs others link to the
  * dashboard with are made here.
  */
 #include "site.h"
